@@ -1,0 +1,5 @@
+import registry from "../../../migrations/platform/0001_registry.sql";
+import { defineMigrations } from "../sql";
+
+/** PlatformObject schema, append-only. */
+export const platformMigrations = defineMigrations("platform", [{ name: "0001_registry", sql: registry }]);

@@ -1,0 +1,120 @@
+import { fail, ok, type Result } from "../../shared/errors";
+import type { Tenant, TenantInput, TenantPatch } from "../../shared/types";
+import { iso, type Sql } from "../sql";
+
+interface TenantRow {
+  id: string;
+  name: string;
+  friendly_name: string | null;
+  audience: string | null;
+  sender_name: string | null;
+  sender_email: string | null;
+  deployment_type: Tenant["deployment_type"];
+  provisioning_state: Tenant["provisioning_state"];
+  provisioning_error: string | null;
+  provisioning_state_changed_at: number;
+  bundle_configuration: string;
+  worker_version: string;
+  worker_script_name: string | null;
+  storage_kind: Tenant["storage_kind"];
+  d1_database_id: string | null;
+  is_seeded: number;
+  created_at: number;
+  updated_at: number;
+}
+
+function toTenant(row: TenantRow): Tenant {
+  const { is_seeded: _seeded, ...rest } = row;
+  return {
+    ...rest,
+    worker_script_name: row.worker_script_name ?? `tenant-${row.id}-auth`,
+    provisioning_state_changed_at: iso(row.provisioning_state_changed_at) as string,
+    created_at: iso(row.created_at) as string,
+    updated_at: iso(row.updated_at) as string,
+  };
+}
+
+export function getTenant(sql: Sql, id: string): Tenant | null {
+  const row = sql.first<TenantRow>`SELECT * FROM tenants WHERE id = ${id}`;
+  return row ? toTenant(row) : null;
+}
+
+export function isSeeded(sql: Sql, id: string): boolean {
+  return sql.first<{ is_seeded: number }>`SELECT is_seeded FROM tenants WHERE id = ${id}`?.is_seeded === 1;
+}
+
+export function markSeeded(sql: Sql, id: string): void {
+  sql.run`UPDATE tenants SET is_seeded = 1 WHERE id = ${id}`;
+}
+
+/** Inserts a tenant; an existing id is a 409. */
+export function createTenant(sql: Sql, input: TenantInput, now: number): Result<Tenant> {
+  if (sql.first`SELECT 1 FROM tenants WHERE id = ${input.id}`) {
+    return fail(409, `A tenant with id "${input.id}" already exists`, "tenant_exists");
+  }
+  sql.run`INSERT INTO tenants (id, name, friendly_name, audience, sender_name, sender_email, deployment_type,
+      storage_kind, bundle_configuration, worker_version, provisioning_state_changed_at, created_at, updated_at)
+    VALUES (${input.id}, ${input.name}, ${input.friendly_name ?? null}, ${input.audience ?? null},
+      ${input.sender_name ?? null}, ${input.sender_email ?? null}, ${input.deployment_type ?? "shared"},
+      ${input.storage_kind ?? "own_d1"}, ${input.bundle_configuration ?? "default"},
+      ${input.worker_version ?? "current"}, ${now}, ${now}, ${now})`;
+  return ok(getTenant(sql, input.id) as Tenant);
+}
+
+/** Inserts the tenant only if absent (bootstrap); returns whether its seed already ran. */
+export function ensureTenant(sql: Sql, input: TenantInput, now: number): { seeded: boolean } {
+  sql.run`INSERT OR IGNORE INTO tenants (id, name, provisioning_state_changed_at, created_at, updated_at)
+    VALUES (${input.id}, ${input.name}, ${now}, ${now}, ${now})`;
+  return { seeded: isSeeded(sql, input.id) };
+}
+
+const PATCHABLE = [
+  "name",
+  "friendly_name",
+  "audience",
+  "sender_name",
+  "sender_email",
+  "storage_kind",
+  "bundle_configuration",
+  "worker_version",
+] as const;
+
+export function updateTenant(sql: Sql, id: string, patch: TenantPatch, now: number): Result<Tenant> {
+  if (!getTenant(sql, id)) return fail(404, "Tenant not found", "tenant_not_found");
+  for (const field of PATCHABLE) {
+    if (!(field in patch)) continue;
+    // The column name comes from the fixed list above, never from input.
+    sql.exec(`UPDATE tenants SET ${field} = ? WHERE id = ?`, patch[field] ?? null, id);
+  }
+  sql.run`UPDATE tenants SET updated_at = ${now} WHERE id = ${id}`;
+  return ok(getTenant(sql, id) as Tenant);
+}
+
+export function deleteTenant(sql: Sql, id: string): boolean {
+  return sql.run`DELETE FROM tenants WHERE id = ${id}` > 0;
+}
+
+/** Offset page of tenants, newest first. */
+export function listTenants(sql: Sql, offset: number, limit: number): { items: Tenant[]; total: number } {
+  const rows = sql.all<TenantRow>`SELECT * FROM tenants ORDER BY created_at DESC, id DESC
+    LIMIT ${limit} OFFSET ${offset}`;
+  const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM tenants`?.n ?? 0;
+  return { items: rows.map(toTenant), total };
+}
+
+/** Keyset page for checkpoint pagination: rows strictly after (createdAt, id) in the given direction. */
+export function listTenantsAfter(
+  sql: Sql,
+  after: { createdAt: number; id: string } | null,
+  limit: number,
+): Tenant[] {
+  const rows = after
+    ? sql.all<TenantRow>`SELECT * FROM tenants WHERE (created_at, id) < (${after.createdAt}, ${after.id})
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+    : sql.all<TenantRow>`SELECT * FROM tenants ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+  return rows.map(toTenant);
+}
+
+export function countTenants(sql: Sql): number {
+  return sql.first<{ n: number }>`SELECT count(*) AS n FROM tenants`?.n ?? 0;
+}

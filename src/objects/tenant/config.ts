@@ -1,0 +1,37 @@
+import type { TenantConfig } from "../../shared/types";
+import { json, type Sql } from "../sql";
+import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./rows";
+
+/** The configuration version; every configuration write bumps it so worker caches refetch. */
+export function configVersion(sql: Sql): number {
+  return Number(sql.first<{ value: string }>`SELECT value FROM _settings WHERE key = 'config_version'`?.value ?? 0);
+}
+
+/** Call inside the same transaction as any configuration write. */
+export function bumpConfigVersion(sql: Sql): void {
+  sql.run`UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'`;
+}
+
+export function getSetting<T>(sql: Sql, key: string, fallback: T): T {
+  return json(sql.first<{ value: string }>`SELECT value FROM _settings WHERE key = ${key}`?.value, fallback);
+}
+
+export function putSetting(sql: Sql, key: string, value: unknown): void {
+  sql.run`INSERT INTO _settings (key, value) VALUES (${key}, ${JSON.stringify(value)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  bumpConfigVersion(sql);
+}
+
+/** One read of everything a token request needs (ARCHITECTURE.md §4). */
+export function readConfig(sql: Sql, tenantId: string): TenantConfig {
+  return {
+    version: configVersion(sql),
+    tenantId,
+    settings: getSetting(sql, "tenant", {}),
+    signingKeys: sql.all<Record<string, unknown>>`SELECT * FROM signing_keys ORDER BY created_at DESC`.map(toSigningKey),
+    resourceServers: sql.all<Record<string, unknown>>`SELECT * FROM resource_servers`.map(toResourceServer),
+    clients: sql.all<Record<string, unknown>>`SELECT * FROM clients`.map(toClient),
+    clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
+    connections: sql.all<Record<string, unknown>>`SELECT * FROM connections`.map(toConnection),
+  };
+}

@@ -1,0 +1,59 @@
+import { randomId } from "../../shared/crypto/random";
+import type { TenantSeed } from "../../shared/types";
+import type { Sql } from "../sql";
+import { bumpConfigVersion } from "./config";
+
+/** The database connection every tenant starts with (reference platform default). */
+export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
+
+/**
+ * The idempotent tenant seed (SPEC "Provisioning hook entry points"): a signing key, the management API
+ * resource server, the default database connection and, on the control plane, the M2M client with a grant
+ * for every management scope plus the admin user. Running it again changes nothing except keeping the
+ * control-plane client's secret and the management scopes in step with the deployment's configuration.
+ */
+export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: string[] } {
+  const created: string[] = [];
+  if (!sql.first`SELECT 1 FROM signing_keys WHERE type = 'jwt_signing' AND is_current = 1 AND revoked_at IS NULL`) {
+    const k = seed.signingKey;
+    sql.run`INSERT INTO signing_keys (kid, type, alg, public_jwk, private_jwk_enc, is_current, created_at)
+      VALUES (${k.kid}, 'jwt_signing', ${k.alg}, ${JSON.stringify(k.public_jwk)}, ${k.private_jwk_enc}, 1, ${now})`;
+    created.push("signing_key");
+  }
+  const scopes = JSON.stringify(seed.managementScopes.map((value) => ({ value, description: value })));
+  const inserted = sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, is_system, created_at, updated_at)
+    VALUES (${randomId("rs_")}, ${seed.managementAudience}, 'Gatehouse Management API', ${scopes}, 1, ${now}, ${now})
+    ON CONFLICT (identifier) DO UPDATE SET scopes = excluded.scopes WHERE scopes <> excluded.scopes`;
+  if (inserted) created.push("management_api");
+  if (
+    sql.run`INSERT OR IGNORE INTO connections (id, name, strategy, options, created_at, updated_at)
+      VALUES (${randomId("con_")}, ${DEFAULT_DATABASE_CONNECTION}, 'auth0', '{}', ${now}, ${now})`
+  ) {
+    created.push("connection");
+  }
+  if (seed.controlPlaneClient) seedControlPlaneClient(sql, seed, now, created);
+  if (seed.admin && !sql.first`SELECT 1 FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${seed.admin.email}`) {
+    sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, created_at, updated_at)
+      VALUES (${`auth0|${randomId()}`}, ${DEFAULT_DATABASE_CONNECTION}, ${seed.admin.email}, 1,
+        ${seed.admin.password_hash}, ${seed.admin.email}, ${now}, ${now})`;
+    created.push("admin");
+  }
+  if (created.length) bumpConfigVersion(sql);
+  return { created };
+}
+
+function seedControlPlaneClient(sql: Sql, seed: TenantSeed, now: number, created: string[]): void {
+  const client = seed.controlPlaneClient;
+  if (!client) return;
+  const grantTypes = JSON.stringify(["client_credentials"]);
+  sql.run`INSERT INTO clients (client_id, name, app_type, client_secret_enc, token_endpoint_auth_method,
+      grant_types, is_system, created_at, updated_at)
+    VALUES (${client.client_id}, ${client.name}, 'non_interactive', ${client.client_secret_enc},
+      'client_secret_post', ${grantTypes}, 1, ${now}, ${now})
+    ON CONFLICT (client_id) DO UPDATE SET client_secret_enc = excluded.client_secret_enc`;
+  const scope = JSON.stringify(seed.managementScopes);
+  const grant = sql.run`INSERT INTO client_grants (id, client_id, audience, scope, created_at, updated_at)
+    VALUES (${randomId("cgr_")}, ${client.client_id}, ${seed.managementAudience}, ${scope}, ${now}, ${now})
+    ON CONFLICT (client_id, audience) DO UPDATE SET scope = excluded.scope WHERE scope <> excluded.scope`;
+  if (grant) created.push("control_plane_grant");
+}

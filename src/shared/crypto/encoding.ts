@@ -1,0 +1,21 @@
+/** base64url without padding (RFC 4648 §5), for ids, cursors and ciphertexts. */
+export function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Decodes base64url (padding optional); throws on characters outside the alphabet. */
+export function fromBase64Url(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("invalid base64url");
+  const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  const binary = atob(padded);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);
+export const fromUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes);

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+const param = z.string().max(4096);
+
+/** Client authentication parameters accepted in the body (RFC 6749 §2.3.1, RFC 7523 §2.2). */
+const clientAuth = {
+  client_id: param.optional(),
+  client_secret: param.optional(),
+  client_assertion: param.optional(),
+  client_assertion_type: param.optional(),
+};
+
+/**
+ * Token request parameters per grant (SPEC §4.1). They validate /oauth/token and generate its OpenAPI
+ * description. Unknown parameters are ignored, as RFC 6749 §3.2 requires.
+ */
+export const tokenRequestSchemas = {
+  client_credentials: z.looseObject({
+    grant_type: z.literal("client_credentials"),
+    audience: param.optional(),
+    scope: param.optional(),
+    ...clientAuth,
+  }),
+} as const;
+
+export type SupportedGrant = keyof typeof tokenRequestSchemas;

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/** A tenant id doubles as a subdomain label (`{tenant_id}.{issuer host}`), so it is a DNS-safe label. */
+export const tenantId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "id must be 2-63 lowercase letters, digits or hyphens, starting with a letter or digit");
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** POST /api/v2/tenants (SPEC §2.1, §4.2). Unknown properties are refused. */
+export const createTenantBody = z.strictObject({
+  id: tenantId,
+  name: text(255).optional(),
+  friendly_name: text(255).optional(),
+  audience: z.url().max(2048).optional(),
+  sender_name: text(255).optional(),
+  sender_email: z.email().max(320).optional(),
+  deployment_type: z.enum(["shared", "wfp"]).optional(),
+  storage_kind: z.enum(["own_d1", "existing_d1", "shared_planetscale"]).optional(),
+  bundle_configuration: text(128).optional(),
+  worker_version: text(128).optional(),
+});
+
+/** PATCH /api/v2/tenants/{id}: the same fields, all optional, id and deployment type immutable. */
+export const updateTenantBody = z
+  .strictObject({
+    name: text(255),
+    friendly_name: text(255).nullable(),
+    audience: z.url().max(2048).nullable(),
+    sender_name: text(255).nullable(),
+    sender_email: z.email().max(320).nullable(),
+    storage_kind: z.enum(["own_d1", "existing_d1", "shared_planetscale"]),
+    bundle_configuration: text(128),
+    worker_version: text(128),
+  })
+  .partial()
+  .refine((patch) => Object.keys(patch).length > 0, "At least one property must be provided");

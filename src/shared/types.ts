@@ -1,0 +1,143 @@
+/**
+ * Plain data that crosses Durable Object RPC (never class instances). Times are ISO 8601 strings on the
+ * wire and in these records; the objects store epoch milliseconds.
+ */
+
+/** A tenant as the management API shows it (SPEC §2.1). */
+export interface Tenant {
+  id: string;
+  name: string;
+  friendly_name: string | null;
+  audience: string | null;
+  sender_name: string | null;
+  sender_email: string | null;
+  deployment_type: "shared" | "wfp";
+  provisioning_state: "pending" | "ready" | "failed";
+  provisioning_error: string | null;
+  provisioning_state_changed_at: string;
+  bundle_configuration: string;
+  worker_version: string;
+  worker_script_name: string;
+  storage_kind: "own_d1" | "existing_d1" | "shared_planetscale";
+  d1_database_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Fields a caller may set on create (id optional: generated when absent). */
+export interface TenantInput {
+  id: string;
+  name: string;
+  friendly_name?: string | null;
+  audience?: string | null;
+  sender_name?: string | null;
+  sender_email?: string | null;
+  deployment_type?: "shared" | "wfp";
+  storage_kind?: Tenant["storage_kind"];
+  bundle_configuration?: string;
+  worker_version?: string;
+}
+
+export type TenantPatch = Partial<Omit<TenantInput, "id" | "deployment_type">>;
+
+/** How a host resolved (PlatformObject.resolveHost). */
+export interface HostResolution {
+  tenantId: string;
+  /** The custom domain that matched, when resolution was by custom domain. */
+  customDomain: string | null;
+}
+
+/** A JSON Web Key as stored (public members only unless encrypted). */
+export type Jwk = Record<string, string | string[] | undefined>;
+
+/** A signing key row as the worker needs it; the private half stays encrypted until the worker opens it. */
+export interface SigningKeyRecord {
+  kid: string;
+  type: "jwt_signing" | "saml_encryption";
+  alg: string;
+  public_jwk: Jwk;
+  private_jwk_enc: string;
+  is_current: boolean;
+  revoked_at: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface ResourceServerRecord {
+  id: string;
+  identifier: string;
+  name: string;
+  scopes: { value: string; description?: string }[];
+  signing_alg: string;
+  token_lifetime: number;
+  allow_offline_access: boolean;
+  is_system: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClientRecord {
+  client_id: string;
+  name: string;
+  description: string | null;
+  app_type: string;
+  client_secret_enc: string | null;
+  token_endpoint_auth_method: string;
+  grant_types: string[];
+  callbacks: string[];
+  allowed_logout_urls: string[];
+  web_origins: string[];
+  jwks: { keys: Jwk[] } | null;
+  is_first_party: boolean;
+  oidc_conformant: boolean;
+  client_metadata: Record<string, string>;
+  /** Less common settings kept as one JSON object (jwt_configuration, refresh_token, organization_usage ...). */
+  extra: Record<string, unknown>;
+  is_system: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClientGrantRecord {
+  id: string;
+  client_id: string;
+  audience: string;
+  scope: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectionRecord {
+  id: string;
+  name: string;
+  strategy: string;
+  options: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Everything a token request needs, read in one RPC and cached per isolate (ARCHITECTURE.md §4), stamped
+ * with the tenant object's configuration version.
+ */
+export interface TenantConfig {
+  version: number;
+  tenantId: string;
+  settings: Record<string, unknown>;
+  signingKeys: SigningKeyRecord[];
+  resourceServers: ResourceServerRecord[];
+  clients: ClientRecord[];
+  clientGrants: ClientGrantRecord[];
+  connections: ConnectionRecord[];
+}
+
+/** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */
+export interface TenantSeed {
+  tenantId: string;
+  signingKey: { kid: string; alg: string; public_jwk: Jwk; private_jwk_enc: string };
+  managementAudience: string;
+  managementScopes: string[];
+  /** The control plane's M2M client; absent for child tenants. */
+  controlPlaneClient?: { client_id: string; name: string; client_secret_enc: string };
+  admin?: { email: string; password_hash: string };
+}

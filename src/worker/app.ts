@@ -1,0 +1,35 @@
+import { Hono } from "hono";
+import { benchRoutes } from "./bench";
+import type { AppEnv } from "./context";
+import { managementRouter } from "./management";
+import type { ManagementAuthOptions } from "./middleware/management-auth";
+import { notFound, onError } from "./middleware/errors";
+import { requestContext, tenantFromRequest } from "./middleware/request-context";
+import { discoveryEndpoint } from "./oauth/discovery";
+import { jwksEndpoint } from "./oauth/jwks";
+import { authApiSpec } from "./oauth/openapi";
+import { tokenEndpoint } from "./oauth/token";
+
+/** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
+export type AppOptions = ManagementAuthOptions;
+
+/** The one route table: every endpoint of the service on one screen. */
+export function createApp(options: AppOptions = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(onError);
+  app.notFound(notFound);
+  app.use("*", requestContext);
+
+  // Auth API (SPEC §4.1)
+  app.get("/.well-known/openid-configuration", tenantFromRequest, discoveryEndpoint);
+  app.get("/.well-known/jwks.json", tenantFromRequest, jwksEndpoint);
+  app.get("/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
+  app.post("/oauth/token", tenantFromRequest, tokenEndpoint);
+
+  // Management API (SPEC §4.2, §5)
+  app.route("/api/v2", managementRouter(options));
+
+  app.use("/__bench/*", async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));
+  app.route("/__bench", benchRoutes());
+  return app;
+}

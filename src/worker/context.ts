@@ -1,0 +1,25 @@
+import type { Context } from "hono";
+import type { TenantContext } from "./routing/resolve-tenant";
+import type { Settings } from "./settings";
+
+/** What the management auth middleware established about the caller. */
+export interface ManagementAuth {
+  /** The tenant that issued the token. */
+  tenantId: string;
+  isControlPlane: boolean;
+  scopes: Set<string>;
+  subject: string;
+  clientId: string | null;
+}
+
+/** Hono environment shared by every route. */
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    settings: Settings;
+    tenant: TenantContext;
+    auth: ManagementAuth;
+  };
+};
+
+export type AppContext = Context<AppEnv>;

@@ -1,0 +1,108 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import { ManagementError, OAuthError } from "../../shared/errors";
+
+/** Largest request body accepted anywhere (management and OAuth). */
+export const MAX_BODY_BYTES = 100 * 1024;
+
+/** Reads the raw body as text, refusing anything over MAX_BODY_BYTES with a 413 before buffering it all. */
+export async function readBodyText(request: Request, tooLarge: () => Error): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ManagementError(400, "Request body is not valid UTF-8", "invalid_body");
+  }
+}
+
+/** Formats the first zod issue the way the reference platform words payload errors. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "Payload validation error";
+  const where = issue.path.length ? ` on property ${issue.path.join(".")}` : "";
+  if (issue.code === "unrecognized_keys") {
+    return `Payload validation error: 'Additional properties not allowed: ${issue.keys.join(",")}'`;
+  }
+  return `Payload validation error: '${issue.message}'${where}`;
+}
+
+/**
+ * Parses a management JSON body against a schema: non-JSON content type, malformed JSON, oversized bodies
+ * and schema violations are all 400/413/415 with a clear message, before anything is written.
+ */
+export async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const type = c.req.header("content-type") ?? "";
+  const text = await readBodyText(c.req.raw, () => new ManagementError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
+  if (text.trim() === "") throw new ManagementError(400, "Request body is required", "invalid_body");
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ManagementError(415, "Content-Type must be application/json", "unsupported_media_type");
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ManagementError(400, `Invalid JSON body: ${(error as Error).message}`, "invalid_body");
+  }
+  const result = schema.safeParse(data);
+  if (!result.success) throw new ManagementError(400, describeIssue(result.error), "invalid_body");
+  return result.data;
+}
+
+/**
+ * Reads an OAuth endpoint's parameters from a form or JSON body. Every value must be a single string
+ * (RFC 6749 §3.2: parameters must not be repeated); errors are OAuth `invalid_request`.
+ */
+export async function readOAuthParams(request: Request): Promise<Record<string, string>> {
+  const type = request.headers.get("content-type") ?? "";
+  const text = await readBodyText(request, () => new OAuthError("invalid_request", "Request body is too large", 413));
+  const params: Record<string, string> = {};
+  if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    for (const [key, value] of new URLSearchParams(text)) {
+      if (key in params) throw new OAuthError("invalid_request", `Parameter "${key}" is repeated`);
+      params[key] = value;
+    }
+    return params;
+  }
+  if (/^application\/(.+\+)?json\b/i.test(type)) {
+    let data: unknown;
+    try {
+      data = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      throw new OAuthError("invalid_request", "Request body is not valid JSON");
+    }
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      throw new OAuthError("invalid_request", "Request body must be a JSON object");
+    }
+    for (const [key, value] of Object.entries(data)) {
+      if (value === undefined || value === null) continue;
+      if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+        throw new OAuthError("invalid_request", `Parameter "${key}" must be a string`);
+      }
+      params[key] = String(value);
+    }
+    return params;
+  }
+  if (text.trim() === "") return params;
+  throw new OAuthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json");
+}

@@ -1,0 +1,119 @@
+import { errors, ManagementError, unwrap } from "../../shared/errors";
+import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
+import { createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
+import type { Tenant } from "../../shared/types";
+import type { AppContext } from "../context";
+import { forgetHost } from "../routing/resolve-tenant";
+import { seedChildTenant } from "../tenant/bootstrap";
+import { invalidateTenantConfig } from "../tenant/config-cache";
+import { platform, tenantObject } from "../tenant/stubs";
+import { defineRoute } from "./define";
+
+/** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
+function assertCanManage(c: AppContext, id: string): void {
+  if (id !== c.var.auth.tenantId && !c.var.auth.isControlPlane) throw errors.crossTenant();
+}
+
+async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
+  const tenant = await platform(c.env).getTenant(id);
+  if (!tenant) throw errors.notFound("Tenant not found");
+  return tenant;
+}
+
+const forgetTenantHost = (c: AppContext, id: string) => forgetHost(`${id}.${c.var.settings.apexHost}`);
+
+export const tenantRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/tenants",
+    scope: "create:tenants",
+    summary: "Create a tenant (control-plane tokens only); runs the idempotent tenant seed",
+    body: createTenantBody,
+    status: 201,
+    async handler(c, { body }) {
+      if (!c.var.auth.isControlPlane) throw new ManagementError(403, "Only a control-plane token may create tenants", "cross_tenant_forbidden");
+      if (body.deployment_type === "wfp") {
+        throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
+      }
+      const registry = platform(c.env);
+      const tenant = unwrap(await registry.createTenant({ ...body, name: body.name ?? body.id }));
+      try {
+        await seedChildTenant(c.env, tenant.id);
+        await registry.markTenantSeeded(tenant.id);
+      } catch (error) {
+        // Nothing lost and nothing half-made: without its keys the tenant must not exist.
+        await registry.deleteTenant(tenant.id);
+        await tenantObject(c.env, tenant.id).destroy();
+        throw error;
+      }
+      forgetTenantHost(c, tenant.id);
+      return c.json(tenant, 201);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/tenants",
+    scope: "read:tenants",
+    summary: "List tenants (all tenants on the control plane; the caller's own tenant elsewhere)",
+    query: { page: "0-based page", per_page: "1-100, default 50", include_totals: "true|false", from: "checkpoint cursor", take: "checkpoint page size" },
+    status: 200,
+    async handler(c) {
+      const q = parseListQuery(c.req.query(), { checkpoint: true });
+      const registry = platform(c.env);
+      if (!c.var.auth.isControlPlane) {
+        const own = [await loadTenant(c, c.var.auth.tenantId)];
+        return c.json(q.mode === "offset" ? offsetPage("tenants", own, q, 1) : { tenants: own });
+      }
+      if (q.mode === "checkpoint") {
+        const after = q.after ? { createdAt: Number(q.after.key), id: q.after.id } : null;
+        const rows = await registry.listTenantsAfter(after, q.take + 1);
+        return c.json(checkpointPage("tenants", rows, q, (t) => ({ key: Date.parse(t.created_at), id: t.id })));
+      }
+      const { items, total } = await registry.listTenants(q.page * q.perPage, q.perPage);
+      return c.json(offsetPage("tenants", items, q, total));
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/tenants/{id}",
+    scope: "read:tenants",
+    summary: "Get one tenant",
+    status: 200,
+    async handler(c, { params }) {
+      assertCanManage(c, params.id ?? "");
+      return c.json(await loadTenant(c, params.id ?? ""));
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/tenants/{id}",
+    scope: "update:tenants",
+    summary: "Update a tenant's settings",
+    body: updateTenantBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const id = params.id ?? "";
+      assertCanManage(c, id);
+      const tenant = unwrap(await platform(c.env).updateTenant(id, body));
+      invalidateTenantConfig(id);
+      return c.json(tenant);
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/tenants/{id}",
+    scope: "delete:tenants",
+    summary: "Delete a tenant and all of its data (control-plane tokens only)",
+    status: 204,
+    async handler(c, { params }) {
+      const id = params.id ?? "";
+      if (!c.var.auth.isControlPlane) throw errors.crossTenant();
+      if (id === c.var.settings.controlPlaneTenantId) throw errors.badRequest("The control-plane tenant cannot be deleted");
+      if (!(await platform(c.env).deleteTenant(id))) throw errors.notFound("Tenant not found");
+      await tenantObject(c.env, id).destroy();
+      invalidateTenantConfig(id);
+      forgetTenantHost(c, id);
+      return c.body(null, 204);
+    },
+  }),
+];

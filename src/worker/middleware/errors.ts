@@ -1,0 +1,48 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { HttpError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
+import { EncryptionKeyError } from "../../shared/crypto/encryption";
+
+/** Management API body: the spec's shape plus the reference platform SDK's fields. */
+function managementBody(status: number, message: string, errorCode: string) {
+  return { statusCode: status, error: reasonPhrase(status), error_description: message, message, errorCode };
+}
+
+const isManagementPath = (path: string) => path.startsWith("/api/v2");
+
+/**
+ * The one error sink (STYLE.md "Errors"). Known errors render in their shape; anything unexpected becomes
+ * a 500 `server_error` without internals in the body, and is logged.
+ */
+export function onError(error: Error, c: Context): Response {
+  const management = isManagementPath(c.req.path);
+  if (error instanceof OAuthError) {
+    return c.json({ error: error.code, error_description: error.description }, error.status as 400, error.headers);
+  }
+  if (error instanceof ManagementError) {
+    return c.json(managementBody(error.status, error.message, error.errorCode), error.status as 400, error.headers);
+  }
+  if (error instanceof HttpError) {
+    return c.json({ error: "server_error", error_description: error.message }, error.status as 400, error.headers);
+  }
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const message = error.message || reasonPhrase(status);
+    return management
+      ? c.json(managementBody(status, message, "invalid_request"), status)
+      : c.json({ error: status >= 500 ? "server_error" : "invalid_request", error_description: message }, status);
+  }
+  // A deployment without ENCRYPTION_KEY must fail loudly and clearly, never fall back to plaintext.
+  const description = error instanceof EncryptionKeyError ? error.message : "An unexpected error occurred";
+  console.error("unhandled error", c.req.method, c.req.path, error);
+  return management
+    ? c.json(managementBody(500, description, "server_error"), 500)
+    : c.json({ error: "server_error", error_description: description }, 500);
+}
+
+/** 404 for unknown routes, in the shape of the surface the path belongs to. */
+export function notFound(c: Context): Response {
+  return isManagementPath(c.req.path)
+    ? c.json(managementBody(404, "Not Found", "not_found"), 404)
+    : c.json({ error: "not_found", error_description: `No route for ${c.req.method} ${c.req.path}` }, 404);
+}

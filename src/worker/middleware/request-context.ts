@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context";
+import { resolveTenant } from "../routing/resolve-tenant";
+import { settingsOf } from "../settings";
+import { ensureControlPlane } from "../tenant/bootstrap";
+import { directory } from "../tenant/stubs";
+
+/** Every request: settings, and the control plane seeded (once per isolate; a missing key fails here). */
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const settings = settingsOf(c.env);
+  c.set("settings", settings);
+  await ensureControlPlane(c.env, settings);
+  await next();
+};
+
+/** Auth API and login routes: resolve the tenant from the request (SPEC §5.5). */
+export const tenantFromRequest: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("tenant", await resolveTenant(c.req.raw, c.var.settings, directory(c.env, c.var.settings)));
+  await next();
+};

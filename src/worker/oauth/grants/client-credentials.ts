@@ -1,0 +1,68 @@
+import { randomToken } from "../../../shared/crypto/random";
+import { OAuthError } from "../../../shared/errors";
+import type { ClientRecord, TenantConfig } from "../../../shared/types";
+import type { TenantContext } from "../../routing/resolve-tenant";
+import type { Signer } from "../../tenant/keys";
+import { signJwt } from "../../tenant/signing";
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope?: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
+/**
+ * `client_credentials` (RFC 6749 §4.4): an access token for the requested audience, carrying only scopes
+ * granted to this client for that audience (denied by default: no grant, no token).
+ */
+export async function clientCredentialsGrant(
+  params: Record<string, string>,
+  client: ClientRecord,
+  config: TenantConfig,
+  tenant: TenantContext,
+  signer: Signer,
+  now = Math.floor(Date.now() / 1000),
+): Promise<TokenResponse> {
+  const audience = params.audience ?? (config.settings.default_audience as string | undefined);
+  if (!audience) {
+    throw new OAuthError("access_denied", "No audience parameter was provided, and no default audience has been configured");
+  }
+  const api = config.resourceServers.find((r) => r.identifier === audience);
+  if (!api) throw new OAuthError("access_denied", `Service not found: ${audience}`);
+  const grant = config.clientGrants.find((g) => g.client_id === client.client_id && g.audience === audience);
+  if (!grant) {
+    throw new OAuthError(
+      "access_denied",
+      `Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`,
+    );
+  }
+  const requested = params.scope?.split(" ").filter(Boolean);
+  if (requested) {
+    const missing = requested.filter((s) => !grant.scope.includes(s));
+    if (missing.length) throw new OAuthError("access_denied", `Client has not been granted scopes: ${missing.join(", ")}`);
+  }
+  const scope = (requested ?? grant.scope).join(" ");
+  const expiresIn = api.token_lifetime;
+  const accessToken = await signJwt(
+    {
+      iss: tenant.issuer,
+      sub: `${client.client_id}@clients`,
+      aud: audience,
+      iat: now,
+      exp: now + expiresIn,
+      jti: randomToken(16),
+      scope,
+      gty: "client-credentials",
+      azp: client.client_id,
+      tenant_id: tenant.id,
+    },
+    signer.key,
+    signer.kid,
+    signer.alg,
+    "at+jwt",
+  );
+  return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope };
+}

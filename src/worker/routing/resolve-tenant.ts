@@ -1,0 +1,158 @@
+import { errors } from "../../shared/errors";
+import type { Settings } from "../settings";
+import { HostCache } from "./host-cache";
+
+/** The tenant a request is for, and the issuer that tenant has on this host (ARCHITECTURE.md §5). */
+export interface TenantContext {
+  id: string;
+  issuer: string;
+  /** How the tenant was found, for diagnostics and tests. */
+  via: "token" | "header" | "subdomain" | "custom_domain" | "query" | "single_tenant" | "apex";
+  customDomain: string | null;
+}
+
+/** What the resolver needs from the registry (PlatformObject over RPC, or a fake in unit tests). */
+export interface TenantDirectory {
+  hasTenant(id: string): Promise<boolean>;
+  resolveCustomDomain(host: string): Promise<{ tenantId: string; customDomain: string | null } | null>;
+  countTenants(): Promise<number>;
+}
+
+type Cached = { tenantId: string; customDomain: string | null; via: "subdomain" | "custom_domain" };
+
+let hostCache: HostCache<Cached> | undefined;
+let hostCacheKey = "";
+
+function cacheFor(settings: Settings): HostCache<Cached> {
+  const key = `${settings.hostCacheTtlMs}/${settings.hostCacheNegativeTtlMs}`;
+  if (!hostCache || hostCacheKey !== key) {
+    hostCache = new HostCache(settings.hostCacheTtlMs, settings.hostCacheNegativeTtlMs);
+    hostCacheKey = key;
+  }
+  return hostCache;
+}
+
+/** Forgets cached resolutions (a tenant or domain was created or deleted through this isolate). */
+export function forgetHost(host?: string): void {
+  if (host === undefined) hostCache?.clear();
+  else hostCache?.delete(host.toLowerCase());
+}
+
+/** The request's host: `x-forwarded-host` first (SPEC §5.5 step 4), lowercased, port kept. */
+export function requestHost(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+  const host = forwarded || request.headers.get("host") || new URL(request.url).host;
+  return host.toLowerCase();
+}
+
+/** Whether the host is the issuer apex, or a loopback alias of a localhost apex (127.0.0.1:port). */
+export function isApexHost(host: string, settings: Settings): boolean {
+  if (host === settings.apexHost) return true;
+  const [apexName, apexPort] = splitHost(settings.apexHost);
+  if (apexName !== "localhost") return false;
+  const [name, port] = splitHost(host);
+  return port === apexPort && (name === "127.0.0.1" || name === "[::1]");
+}
+
+function splitHost(host: string): [string, string] {
+  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host);
+  return [match?.[1] ?? host, match?.[2] ?? ""];
+}
+
+/** `{tenant_id}.{apex}` -> tenant_id; one label only. */
+export function subdomainTenant(host: string, settings: Settings): string | null {
+  const suffix = `.${settings.apexHost}`;
+  if (!host.endsWith(suffix)) return null;
+  const label = host.slice(0, -suffix.length);
+  return /^[a-z0-9][a-z0-9_-]{0,62}$/.test(label) ? label : null;
+}
+
+/** Issuer for a tenant reached on a host (ARCHITECTURE.md §5, SPEC §5.6). */
+export function issuerFor(via: TenantContext["via"], host: string, settings: Settings, customDomain: string | null) {
+  if (via === "custom_domain" && customDomain) return `https://${customDomain}/`;
+  if (via === "subdomain") return `${settings.issuerProtocol}//${host}/`;
+  return settings.issuer;
+}
+
+/**
+ * The explicit target of a request, when it names one (SPEC §5.5 steps 2-5): the `tenant-id` header, a
+ * tenant subdomain of the apex (unknown -> 404 `Tenant not found`), a custom domain (exact lowercased host,
+ * never probed for hosts under the apex), or the `tenant_id` query parameter. Null when none applies.
+ */
+export async function explicitTenant(
+  request: Request,
+  settings: Settings,
+  directory: TenantDirectory,
+  now = Date.now(),
+): Promise<TenantContext | null> {
+  const host = requestHost(request);
+  const header = request.headers.get("tenant-id")?.trim();
+  if (header) {
+    if (!(await directory.hasTenant(header))) throw errors.tenantNotFound();
+    return { id: header, issuer: issuerFor("header", host, settings, null), via: "header", customDomain: null };
+  }
+  const byHost = isApexHost(host, settings) ? null : await resolveHost(host, settings, directory, now);
+  if (byHost) {
+    return {
+      id: byHost.tenantId,
+      issuer: issuerFor(byHost.via, host, settings, byHost.customDomain),
+      via: byHost.via,
+      customDomain: byHost.customDomain,
+    };
+  }
+  const query = new URL(request.url).searchParams.get("tenant_id")?.trim();
+  if (query) {
+    if (!(await directory.hasTenant(query))) throw errors.tenantNotFound();
+    return { id: query, issuer: settings.issuer, via: "query", customDomain: null };
+  }
+  return null;
+}
+
+async function resolveHost(
+  host: string,
+  settings: Settings,
+  directory: TenantDirectory,
+  now: number,
+): Promise<Cached | null> {
+  const cache = cacheFor(settings);
+  const cached = cache.get(host, now);
+  if (cached !== undefined) {
+    if (cached === null && subdomainTenant(host, settings)) throw errors.tenantNotFound();
+    return cached;
+  }
+  const sub = subdomainTenant(host, settings);
+  if (sub !== null || host.endsWith(`.${settings.apexHost}`)) {
+    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains.
+    const found = sub !== null && (await directory.hasTenant(sub));
+    const value: Cached | null = found && sub ? { tenantId: sub, customDomain: null, via: "subdomain" } : null;
+    cache.set(host, value, now);
+    if (!value) throw errors.tenantNotFound();
+    return value;
+  }
+  const domain = await directory.resolveCustomDomain(host);
+  const value: Cached | null = domain ? { ...domain, via: "custom_domain" } : null;
+  cache.set(host, value, now);
+  return value;
+}
+
+/**
+ * Full resolution for the Auth API and login pages: the explicit target, else the only tenant when exactly
+ * one exists (step 6), else the control-plane tenant on the apex host. Anything else is 404.
+ */
+export async function resolveTenant(
+  request: Request,
+  settings: Settings,
+  directory: TenantDirectory,
+  now = Date.now(),
+): Promise<TenantContext> {
+  const explicit = await explicitTenant(request, settings, directory, now);
+  if (explicit) return explicit;
+  const host = requestHost(request);
+  if (isApexHost(host, settings)) {
+    return { id: settings.controlPlaneTenantId, issuer: settings.issuer, via: "apex", customDomain: null };
+  }
+  if ((await directory.countTenants()) === 1) {
+    return { id: settings.controlPlaneTenantId, issuer: settings.issuer, via: "single_tenant", customDomain: null };
+  }
+  throw errors.tenantNotFound();
+}

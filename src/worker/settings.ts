@@ -1,0 +1,68 @@
+/**
+ * Deployment settings read from the environment once per isolate. Every variable is listed in the README.
+ */
+export interface Settings {
+  /** Issuer on the apex host, verbatim (trailing slash kept). @default "http://localhost:8787/" */
+  issuer: string;
+  /** The apex host (`localhost:8787`), lowercased, port included. */
+  apexHost: string;
+  issuerProtocol: string;
+  /** @default "control_plane" */
+  controlPlaneTenantId: string;
+  /** @default "gatehouse-control-plane" */
+  controlPlaneClientId: string;
+  controlPlaneClientSecret: string | undefined;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  /** Host resolution cache lifetime. @default 30000 */
+  hostCacheTtlMs: number;
+  /** Lifetime of a cached "no such host". @default 5000 */
+  hostCacheNegativeTtlMs: number;
+  /** How long a tenant's configuration snapshot is trusted before its version is rechecked. @default 2000 */
+  configCacheTtlMs: number;
+  /** @default 300 */
+  clientAssertionMaxLifetimeS: number;
+  /** @default 5 */
+  clientAssertionLeewayS: number;
+  /** Extra origins allowed on the management API (comma separated). */
+  allowedOrigins: string[];
+  benchRoutes: boolean;
+}
+
+const cache = new WeakMap<object, Settings>();
+
+function int(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+/** Parses (once per env object) the deployment settings. */
+export function settingsOf(env: Env): Settings {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const e = env as unknown as Record<string, string | undefined>;
+  const issuer = e.ISSUER || "http://localhost:8787/";
+  const url = new URL(issuer);
+  const settings: Settings = {
+    issuer,
+    apexHost: url.host.toLowerCase(),
+    issuerProtocol: url.protocol,
+    controlPlaneTenantId: e.CONTROL_PLANE_TENANT_ID || "control_plane",
+    controlPlaneClientId: e.CONTROL_PLANE_CLIENT_ID || "gatehouse-control-plane",
+    controlPlaneClientSecret: e.CONTROL_PLANE_CLIENT_SECRET || undefined,
+    adminEmail: e.ADMIN_EMAIL ? e.ADMIN_EMAIL.trim().toLowerCase() : undefined,
+    adminPassword: e.ADMIN_PASSWORD || undefined,
+    hostCacheTtlMs: int(e.HOST_CACHE_TTL_MS, 30_000),
+    hostCacheNegativeTtlMs: int(e.HOST_CACHE_NEGATIVE_TTL_MS, 5_000),
+    configCacheTtlMs: int(e.CONFIG_CACHE_TTL_MS, 2_000),
+    clientAssertionMaxLifetimeS: int(e.CLIENT_ASSERTION_MAX_LIFETIME_SECONDS, 300),
+    clientAssertionLeewayS: int(e.CLIENT_ASSERTION_LEEWAY_SECONDS, 5),
+    allowedOrigins: (e.MANAGEMENT_ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+    benchRoutes: e.BENCH_ROUTES === "1",
+  };
+  cache.set(env, settings);
+  return settings;
+}

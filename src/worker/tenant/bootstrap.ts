@@ -1,0 +1,102 @@
+import bcrypt from "bcryptjs";
+import { fieldCipher } from "../../shared/crypto/encryption";
+import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
+import type { TenantConfig, TenantSeed } from "../../shared/types";
+import type { Settings } from "../settings";
+import { invalidateTenantConfig } from "./config-cache";
+import { currentSigningKey, generateSigningKey } from "./signing";
+import { platform, tenantObject } from "./stubs";
+
+/** AES-GCM context for a client secret: the ciphertext only opens for that client. */
+export const clientSecretContext = (clientId: string) => `client_secret:${clientId}`;
+
+/** bcrypt cost for stored passwords. */
+export const BCRYPT_COST = 10;
+
+/**
+ * Prepares a tenant seed in the worker (key generation, encryption and hashing are CPU work that must not
+ * run inside an object). A key is generated only when the tenant has none.
+ */
+export async function prepareSeed(
+  env: Env,
+  tenantId: string,
+  existing: TenantConfig | null,
+  extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {},
+): Promise<TenantSeed> {
+  const key = existing && currentSigningKey(existing);
+  const signingKey = key
+    ? { kid: key.kid, alg: key.alg, public_jwk: key.public_jwk, private_jwk_enc: key.private_jwk_enc }
+    : await generateSigningKey(env.ENCRYPTION_KEY);
+  return {
+    tenantId,
+    signingKey,
+    managementAudience: MANAGEMENT_AUDIENCE,
+    managementScopes: [...MANAGEMENT_SCOPES],
+    ...extra,
+  };
+}
+
+/** Runs the idempotent seed of a child tenant (SPEC: "A tenant seed routine is idempotent"). */
+export async function seedChildTenant(env: Env, tenantId: string): Promise<void> {
+  await tenantObject(env, tenantId).seed(await prepareSeed(env, tenantId, null));
+  invalidateTenantConfig(tenantId);
+}
+
+let bootstrap: Promise<void> | undefined;
+
+/**
+ * Seeds the control-plane tenant on first use of an empty store, once per isolate (issue #2 point 4). On
+ * later isolate starts it only re-checks that the control-plane client's secret matches the deployment's
+ * `CONTROL_PLANE_CLIENT_SECRET` (the environment is the source of truth for it).
+ */
+export function ensureControlPlane(env: Env, settings: Settings): Promise<void> {
+  bootstrap ??= runBootstrap(env, settings).catch((error) => {
+    bootstrap = undefined;
+    throw error;
+  });
+  return bootstrap;
+}
+
+/** Test hook: forget that this isolate bootstrapped. */
+export function resetBootstrap(): void {
+  bootstrap = undefined;
+}
+
+async function runBootstrap(env: Env, settings: Settings): Promise<void> {
+  const id = settings.controlPlaneTenantId;
+  const registry = platform(env);
+  const { seeded } = await registry.ensureTenant({ id, name: "Control plane" });
+  const tenant = tenantObject(env, id);
+  const existing = seeded ? await tenant.getConfig(id) : null;
+  if (seeded && existing && (await controlPlaneClientInStep(env, settings, existing))) return;
+  const cipher = await fieldCipher(env.ENCRYPTION_KEY);
+  const secret = settings.controlPlaneClientSecret;
+  if (!secret) console.warn("CONTROL_PLANE_CLIENT_SECRET is not set: no control-plane client will be seeded");
+  const extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {};
+  if (secret) {
+    extra.controlPlaneClient = {
+      client_id: settings.controlPlaneClientId,
+      name: "Gatehouse control plane",
+      client_secret_enc: await cipher.encrypt(secret, clientSecretContext(settings.controlPlaneClientId)),
+    };
+  }
+  if (!seeded && settings.adminEmail && settings.adminPassword) {
+    extra.admin = { email: settings.adminEmail, password_hash: await bcrypt.hash(settings.adminPassword, BCRYPT_COST) };
+  }
+  await tenant.seed(await prepareSeed(env, id, existing, extra));
+  await registry.markTenantSeeded(id);
+  invalidateTenantConfig(id);
+}
+
+async function controlPlaneClientInStep(env: Env, settings: Settings, config: TenantConfig): Promise<boolean> {
+  const client = config.clients.find((c) => c.client_id === settings.controlPlaneClientId);
+  if (!settings.controlPlaneClientSecret) return true;
+  if (!client?.client_secret_enc) return false;
+  const cipher = await fieldCipher(env.ENCRYPTION_KEY);
+  try {
+    const stored = await cipher.decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+    return stored === settings.controlPlaneClientSecret;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,75 @@
+import type { TenantConfig } from "../../shared/types";
+import type { Settings } from "../settings";
+
+/**
+ * Per-isolate cache of tenant configuration snapshots (ARCHITECTURE.md §4). A snapshot is served without a
+ * round trip for `configCacheTtlMs`; after that, one cheap `getConfigVersion()` call either extends it or
+ * triggers a refetch. Writes made through this isolate invalidate at once.
+ */
+interface Entry {
+  config: TenantConfig;
+  checkedAt: number;
+  /** Derived values memoized per snapshot (imported keys, decrypted secrets, origin sets). */
+  memo: Map<string, unknown>;
+}
+
+const entries = new Map<string, Entry>();
+const inflight = new Map<string, Promise<Entry>>();
+
+/** A stub of the tenant object, narrowed to what the cache calls. */
+export interface ConfigSource {
+  getConfig(tenantId: string): Promise<TenantConfig>;
+  getConfigVersion(): Promise<number>;
+}
+
+async function load(tenantId: string, source: ConfigSource, settings: Settings, now: number): Promise<Entry> {
+  const current = entries.get(tenantId);
+  if (current && now - current.checkedAt < settings.configCacheTtlMs) return current;
+  if (current && (await source.getConfigVersion()) === current.config.version) {
+    current.checkedAt = now;
+    return current;
+  }
+  const entry: Entry = { config: await source.getConfig(tenantId), checkedAt: now, memo: new Map() };
+  entries.set(tenantId, entry);
+  return entry;
+}
+
+async function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
+  const pending = inflight.get(tenantId);
+  if (pending) return pending;
+  const promise = load(tenantId, source, settings, Date.now()).finally(() => inflight.delete(tenantId));
+  inflight.set(tenantId, promise);
+  return promise;
+}
+
+/** The tenant's configuration snapshot. */
+export async function tenantConfig(tenantId: string, source: ConfigSource, settings: Settings): Promise<TenantConfig> {
+  return (await entryFor(tenantId, source, settings)).config;
+}
+
+/**
+ * A value derived from the snapshot (an imported CryptoKey, a decrypted secret), computed once per
+ * snapshot version and dropped with it.
+ */
+export async function memoized<T>(
+  tenantId: string,
+  source: ConfigSource,
+  settings: Settings,
+  key: string,
+  compute: (config: TenantConfig) => Promise<T> | T,
+): Promise<T> {
+  const entry = await entryFor(tenantId, source, settings);
+  if (!entry.memo.has(key)) entry.memo.set(key, Promise.resolve(compute(entry.config)));
+  try {
+    return (await entry.memo.get(key)) as T;
+  } catch (error) {
+    entry.memo.delete(key);
+    throw error;
+  }
+}
+
+/** Drops a tenant's snapshot (after a configuration write through this isolate, or tenant deletion). */
+export function invalidateTenantConfig(tenantId?: string): void {
+  if (tenantId === undefined) entries.clear();
+  else entries.delete(tenantId);
+}

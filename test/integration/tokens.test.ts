@@ -1,0 +1,141 @@
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, createLocalJWKSet } from "jose";
+import { describe, expect, it } from "vitest";
+import { CP, call, createTenant, token } from "../helpers/api";
+
+const cc = (extra: Record<string, unknown> = {}) => ({
+  grant_type: "client_credentials",
+  client_id: CP.clientId,
+  client_secret: CP.clientSecret,
+  audience: CP.audience,
+  ...extra,
+});
+
+describe("client_credentials at POST /oauth/token", () => {
+  it("issues an RS256 access token verifiable with the tenant JWKS, issuer = ISSUER verbatim", async () => {
+    const res = await token(cc());
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = (await res.json()) as { access_token: string; token_type: string; expires_in: number; scope: string };
+    expect(body.token_type).toBe("Bearer");
+    expect(body.expires_in).toBe(86400);
+    expect(body.scope.split(" ")).toContain("create:tenants");
+    const jwks = (await (await call("/.well-known/jwks.json")).json()) as { keys: JsonWebKey[] };
+    const { payload, protectedHeader } = await jwtVerify(body.access_token, createLocalJWKSet(jwks as never), {
+      issuer: CP.issuer,
+      audience: CP.audience,
+    });
+    expect(protectedHeader.alg).toBe("RS256");
+    expect(payload).toMatchObject({ sub: `${CP.clientId}@clients`, azp: CP.clientId, tenant_id: CP.tenantId, gty: "client-credentials" });
+  });
+
+  it("accepts form bodies and client_secret_basic", async () => {
+    const res = await call("/oauth/token", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${btoa(`${CP.clientId}:${CP.clientSecret}`)}`,
+      },
+      body: new URLSearchParams({ grant_type: "client_credentials", audience: CP.audience }).toString(),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it("narrows to requested scopes and refuses scopes never granted", async () => {
+    const narrowed = (await (await token(cc({ scope: "read:tenants" }))).json()) as { scope: string };
+    expect(narrowed.scope).toBe("read:tenants");
+    const refused = await token(cc({ scope: "read:tenants launch:missiles" }));
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: "access_denied", error_description: "Client has not been granted scopes: launch:missiles" });
+  });
+
+  it("answers invalid_client 401 for a wrong secret and an unknown client", async () => {
+    const wrong = await token(cc({ client_secret: "nope" }));
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: string }).error).toBe("invalid_client");
+    const unknown = await token(cc({ client_id: "who" }));
+    expect(unknown.status).toBe(401);
+  });
+
+  it("sends WWW-Authenticate when Basic authentication fails", async () => {
+    const res = await call("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${CP.clientId}:bad`)}` },
+      body: "grant_type=client_credentials&audience=urn%3Agatehouse%3Amanagement",
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Basic/);
+  });
+
+  it("answers unauthorized_client for a grant outside the allowlist, even with a wrong secret", async () => {
+    const res = await token({ grant_type: "client_credentials", client_id: CP.clientId, client_secret: "wrong" });
+    // control check: the allowlisted grant with a wrong secret is invalid_client ...
+    expect(res.status).toBe(401);
+  });
+
+  it("answers unsupported_grant_type and invalid_request for missing grant_type", async () => {
+    const unsupported = await token({ grant_type: "urn:example:magic", client_id: CP.clientId });
+    expect(unsupported.status).toBe(400);
+    expect(((await unsupported.json()) as { error: string }).error).toBe("unsupported_grant_type");
+    const missing = await token({ client_id: CP.clientId });
+    expect(((await missing.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
+  it("refuses an audience with no resource server or no client grant", async () => {
+    const res = await token(cc({ audience: "https://api.example.com/" }));
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: "access_denied", error_description: "Service not found: https://api.example.com/" });
+  });
+
+  it("answers malformed bodies with invalid_request, never 500", async () => {
+    for (const [type, body] of [
+      ["application/json", "{not json"],
+      ["application/json", "[1,2]"],
+      ["application/json", '{"grant_type":{"a":1}}'],
+      ["text/plain", "grant_type=client_credentials"],
+      ["application/x-www-form-urlencoded", "grant_type=client_credentials&grant_type=client_credentials"],
+    ]) {
+      const res = await call("/oauth/token", { method: "POST", headers: { "content-type": type as string }, body });
+      expect(res.status, `${type} ${body}`).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_request");
+    }
+  });
+
+  it("refuses oversized bodies with 413", async () => {
+    const res = await token(cc({ padding: "x".repeat(200 * 1024) }));
+    expect(res.status).toBe(413);
+  });
+});
+
+describe("JWKS and discovery", () => {
+  it("publishes only public key members with a long max-age", async () => {
+    const res = await call("/.well-known/jwks.json");
+    expect(res.headers.get("cache-control")).toMatch(/max-age=86400/);
+    const { keys } = (await res.json()) as { keys: Record<string, string>[] };
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      expect(key.kty).toBe("RSA");
+      for (const secret of ["d", "p", "q", "dp", "dq", "qi"]) expect(key[secret]).toBeUndefined();
+    }
+  });
+
+  it("discovery issuer is ISSUER verbatim on the apex and the subdomain origin on a tenant host", async () => {
+    const apex = (await (await call("/.well-known/openid-configuration")).json()) as { issuer: string; jwks_uri: string };
+    expect(apex.issuer).toBe("http://localhost:8787/");
+    expect(apex.jwks_uri).toBe("http://localhost:8787/.well-known/jwks.json");
+    const id = await createTenant();
+    const child = (await (await call("/.well-known/openid-configuration", { host: `${id}.localhost:8787` })).json()) as {
+      issuer: string;
+    };
+    expect(child.issuer).toBe(`http://${id}.localhost:8787/`);
+  });
+
+  it("each tenant has its own signing key", async () => {
+    const id = await createTenant();
+    const apexKeys = (await (await call("/.well-known/jwks.json")).json()) as { keys: { kid: string }[] };
+    const childKeys = (await (await call("/.well-known/jwks.json", { host: `${id}.localhost:8787` })).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(childKeys.keys).toHaveLength(1);
+    expect(apexKeys.keys.map((k) => k.kid)).not.toContain(childKeys.keys[0]?.kid);
+  });
+});

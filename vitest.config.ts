@@ -1,0 +1,19 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+/** Test-only secrets: the workers-pool suite runs the real worker and objects in workerd. */
+export const TEST_BINDINGS = {
+  ENCRYPTION_KEY: "test-only-encryption-key-0123456789abcdef",
+  CONTROL_PLANE_CLIENT_SECRET: "test-only-control-plane-secret",
+  ADMIN_EMAIL: "admin@example.com",
+  ADMIN_PASSWORD: "correct horse battery staple",
+  HOST_CACHE_NEGATIVE_TTL_MS: "0",
+};
+
+export default defineConfig({
+  plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_BINDINGS } })],
+  test: {
+    include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+    testTimeout: 30_000,
+  },
+});
