@@ -1,5 +1,9 @@
 import core from "../../../migrations/tenant/0001_core.sql";
+import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
-export const tenantMigrations = defineMigrations("tenant", [{ name: "0001_core", sql: core }]);
+export const tenantMigrations = defineMigrations("tenant", [
+  { name: "0001_core", sql: core },
+  { name: "0002_auth_flows", sql: authFlows },
+]);

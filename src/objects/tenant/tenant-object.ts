@@ -1,9 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
-import type { TenantConfig, TenantSeed } from "../../shared/types";
+import type { Result } from "../../shared/errors";
+import type {
+  AuthorizeRequest,
+  CodeRedemption,
+  LoginSession,
+  NewAuthorizationCode,
+  NewUser,
+  SessionRecord,
+  TenantConfig,
+  TenantSeed,
+  UserRecord,
+  UserWithSecret,
+} from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { configVersion, readConfig } from "./config";
 import { tenantMigrations } from "./migrations";
+import * as login from "./login";
 import { seedTenant } from "./seed";
+import * as singleUse from "./single-use";
+import * as users from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -35,6 +50,84 @@ export class TenantObject extends DurableObject<Env> {
   /** Idempotent seed; the worker prepared keys, ciphertexts and hashes. */
   seed(seed: TenantSeed): { created: string[] } {
     return this.tx(() => seedTenant(this.sql, seed, Date.now()));
+  }
+
+  // Users (login needs)
+
+  findUserByEmail(connection: string, email: string): UserWithSecret | null {
+    return users.findUserByEmail(this.sql, connection, email);
+  }
+
+  getUser(userId: string): UserRecord | null {
+    return users.getUser(this.sql, userId);
+  }
+
+  createUser(user: NewUser): Result<UserRecord> {
+    return this.tx(() => users.createUser(this.sql, user, Date.now()));
+  }
+
+  recordLogin(userId: string): void {
+    users.recordLogin(this.sql, userId, Date.now());
+  }
+
+  // Login sessions and sessions
+
+  createLoginSession(input: { id: string; request: AuthorizeRequest; csrf_token: string; expires_at: number }): LoginSession {
+    return login.createLoginSession(this.sql, input, Date.now());
+  }
+
+  getLoginSession(id: string): LoginSession | null {
+    return login.getLoginSession(this.sql, id, Date.now());
+  }
+
+  completeLoginSession(id: string, userId: string): boolean {
+    return login.completeLoginSession(this.sql, id, userId, Date.now());
+  }
+
+  createSession(input: { id: string; secret_hash: string; user_id: string; client_id: string; expires_at: number }): SessionRecord {
+    return login.createSession(this.sql, input, Date.now());
+  }
+
+  getSession(id: string): SessionRecord | null {
+    return login.getSession(this.sql, id, Date.now());
+  }
+
+  touchSession(id: string, clientId: string): void {
+    login.touchSession(this.sql, id, clientId, Date.now());
+  }
+
+  deleteSession(id: string): boolean {
+    return login.deleteSession(this.sql, id);
+  }
+
+  // Single-use artifacts: each consumed by one conditional statement
+
+  createAuthorizationCode(code: NewAuthorizationCode): void {
+    singleUse.createAuthorizationCode(this.sql, code, Date.now());
+  }
+
+  consumeAuthorizationCode(redemption: CodeRedemption): singleUse.CodeOutcome {
+    return singleUse.consumeAuthorizationCode(this.sql, redemption, Date.now());
+  }
+
+  consumeAssertionJti(clientId: string, jti: string, expiresAt: number): boolean {
+    return this.tx(() => singleUse.consumeAssertionJti(this.sql, clientId, jti, expiresAt, Date.now()));
+  }
+
+  createLoginTicket(ticket: { ticket_hash: string; client_id: string; user_id: string; expires_at: number }): void {
+    singleUse.createLoginTicket(this.sql, ticket, Date.now());
+  }
+
+  consumeLoginTicket(ticketHash: string, clientId: string): string | null {
+    return singleUse.consumeLoginTicket(this.sql, ticketHash, clientId, Date.now());
+  }
+
+  revokeAccessToken(jti: string, expiresAt: number): void {
+    this.tx(() => singleUse.revokeAccessToken(this.sql, jti, expiresAt, Date.now()));
+  }
+
+  isAccessTokenRevoked(jti: string): boolean {
+    return singleUse.isAccessTokenRevoked(this.sql, jti);
   }
 
   /** Deletes every row of this tenant (tenant deletion). */

@@ -1,0 +1,50 @@
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+
+/** The SSO session cookie: `<session id>.<secret>`; only the secret's hash is stored. */
+export const SESSION_COOKIE = "gh_session";
+/** Double-submit CSRF cookie for the login forms. */
+export const CSRF_COOKIE = "gh_csrf";
+
+/**
+ * `Secure` is relaxed only for plain-http localhost development (browsers treat localhost as a secure
+ * context, but a Secure cookie would not be set over http at all by some clients).
+ */
+export function isInsecureLocalhost(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "http:" && (hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1");
+}
+
+interface CookieOptions {
+  maxAgeS?: number;
+  sameSite?: "Lax" | "Strict" | "None";
+  path?: string;
+}
+
+/** Sets an HttpOnly cookie with the service's defaults (Secure except on http://localhost, SameSite). */
+export function setSecureCookie(c: Context, name: string, value: string, options: CookieOptions = {}): void {
+  setCookie(c, name, value, {
+    httpOnly: true,
+    secure: !isInsecureLocalhost(c.req.url),
+    sameSite: options.sameSite ?? "Lax",
+    path: options.path ?? "/",
+    ...(options.maxAgeS !== undefined ? { maxAge: options.maxAgeS } : {}),
+  });
+}
+
+export function readCookie(c: Context, name: string): string | undefined {
+  return getCookie(c, name);
+}
+
+export function clearCookie(c: Context, name: string, path = "/"): void {
+  deleteCookie(c, name, { path, secure: !isInsecureLocalhost(c.req.url), httpOnly: true });
+}
+
+/** Headers for every HTML page and /authorize: no framing (clickjacking), no caching. */
+export function pageSecurityHeaders(c: Context): void {
+  c.header("Content-Security-Policy", "frame-ancestors 'none'; base-uri 'none'; object-src 'none'");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Cache-Control", "no-store");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("X-Content-Type-Options", "nosniff");
+}

@@ -1,0 +1,31 @@
+/**
+ * SPEC §6.2: claims the server computes can never be set by tenant data or code; a colliding custom claim
+ * is dropped (and reported) while the exchange continues.
+ */
+export const PROTECTED_CLAIMS = new Set([
+  "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "azp", "scope", "permissions", "tenant_id", "nonce",
+  "at_hash", "c_hash", "auth_time", "sid", "org_id", "gty", "acr", "amr",
+]);
+
+/** Merges custom claims under computed ones; returns the dropped names so callers can log them. */
+export function mergeClaims(
+  computed: Record<string, unknown>,
+  custom: Record<string, unknown> = {},
+  options: { allowAzp?: boolean } = {},
+): { claims: Record<string, unknown>; dropped: string[] } {
+  const dropped: string[] = [];
+  const claims: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(custom)) {
+    if (PROTECTED_CLAIMS.has(name) && !(options.allowAzp && name === "azp")) dropped.push(name);
+    else claims[name] = value;
+  }
+  return { claims: { ...claims, ...computed }, dropped };
+}
+
+/** OIDC `at_hash` / `c_hash`: left half of the SHA-256 of the value, base64url (OIDC Core §3.1.3.6). */
+export async function halfHash(value: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)));
+  let binary = "";
+  for (const b of digest.slice(0, 16)) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}

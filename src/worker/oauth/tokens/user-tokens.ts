@@ -1,0 +1,96 @@
+import { randomToken } from "../../../shared/crypto/random";
+import type { ClientRecord, CodeGrant, TenantConfig, UserRecord } from "../../../shared/types";
+import type { TenantContext } from "../../routing/resolve-tenant";
+import type { Signer } from "../../tenant/keys";
+import { signJwt } from "../../tenant/signing";
+import { halfHash, mergeClaims } from "./claims";
+
+/** ID token lifetime (the reference platform's default is 10 hours). */
+export const ID_TOKEN_TTL_S = 36_000;
+/** Access token lifetime when the audience is only /userinfo. */
+export const USERINFO_TOKEN_TTL_S = 86_400;
+
+export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"];
+
+/** The audience of an access token that only serves /userinfo. */
+export const userinfoAudience = (tenant: TenantContext) => `${tenant.issuer.replace(/\/?$/, "/")}userinfo`;
+
+/** Profile claims released for the granted scopes (OIDC Core §5.4). */
+export function profileClaims(user: UserRecord, scopes: string[]): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  if (scopes.includes("profile")) {
+    Object.assign(claims, { name: user.name, nickname: user.nickname, picture: user.picture, updated_at: user.updated_at });
+  }
+  if (scopes.includes("email")) Object.assign(claims, { email: user.email, email_verified: user.email_verified });
+  return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== null && v !== undefined));
+}
+
+export interface IssuedUserTokens {
+  access_token?: string;
+  id_token?: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+}
+
+export interface UserTokenInput {
+  tenant: TenantContext;
+  config: TenantConfig;
+  signer: Signer;
+  client: ClientRecord;
+  user: UserRecord;
+  grant: CodeGrant;
+  sessionId: string | null;
+  withAccessToken: boolean;
+  withIdToken: boolean;
+  /** For hybrid responses: the code to bind with c_hash. */
+  code?: string;
+}
+
+/**
+ * Access and ID tokens for a user (OIDC Core §2, §3). Scopes are the OIDC scopes asked for plus those the
+ * audience's API defines; anything else is dropped (denied by default). Computed claims always win.
+ */
+export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Date.now() / 1000)): Promise<IssuedUserTokens> {
+  const { tenant, config, signer, client, user, grant } = input;
+  const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
+  const requested = grant.scope.split(" ").filter(Boolean);
+  const apiScopes = new Set(api?.scopes.map((s) => s.value) ?? []);
+  const scopes = requested.filter((s) => OIDC_SCOPES.includes(s) || apiScopes.has(s));
+  const scope = scopes.join(" ");
+  const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
+  const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
+  const result: IssuedUserTokens = { token_type: "Bearer", expires_in: expiresIn, scope };
+
+  if (input.withAccessToken) {
+    const audience = api ? [api.identifier, userinfoAudience(tenant)] : userinfoAudience(tenant);
+    const { claims } = mergeClaims({
+      ...common,
+      aud: audience,
+      exp: now + expiresIn,
+      jti: randomToken(16),
+      scope,
+      azp: client.client_id,
+      tenant_id: tenant.id,
+      ...(input.sessionId ? { sid: input.sessionId } : {}),
+      ...(grant.organization ? { org_id: grant.organization } : {}),
+    });
+    result.access_token = await signJwt(claims, signer.key, signer.kid, signer.alg, "at+jwt");
+  }
+  if (input.withIdToken && scopes.includes("openid")) {
+    const computed: Record<string, unknown> = {
+      ...common,
+      aud: client.client_id,
+      exp: now + ID_TOKEN_TTL_S,
+      auth_time: grant.auth_time,
+      ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
+      ...(input.sessionId ? { sid: input.sessionId } : {}),
+      ...(grant.organization ? { org_id: grant.organization } : {}),
+      ...(result.access_token ? { at_hash: await halfHash(result.access_token) } : {}),
+      ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
+    };
+    const { claims } = mergeClaims(computed, profileClaims(user, scopes));
+    result.id_token = await signJwt(claims, signer.key, signer.kid, signer.alg);
+  }
+  return result;
+}
