@@ -3,6 +3,9 @@
  * wire and in these records; the objects store epoch milliseconds.
  */
 
+/** Any JSON value (RPC-serializable, unlike `unknown`). */
+export type Json = string | number | boolean | null | object;
+
 /** A tenant as the management API shows it (SPEC §2.1). */
 export interface Tenant {
   id: string;
@@ -152,8 +155,8 @@ export interface UserRecord {
   nickname: string | null;
   picture: string | null;
   blocked: boolean;
-  app_metadata: Record<string, unknown>;
-  user_metadata: Record<string, unknown>;
+  app_metadata: Record<string, Json>;
+  user_metadata: Record<string, Json>;
   last_login: string | null;
   logins_count: number;
   created_at: string;
@@ -173,7 +176,7 @@ export interface NewUser {
   password_hash: string | null;
   name?: string | null;
   nickname?: string | null;
-  user_metadata?: Record<string, unknown>;
+  user_metadata?: Record<string, Json>;
 }
 
 /** A validated /authorize request, as kept in its login session. */

@@ -5,10 +5,15 @@ import { managementRouter } from "./management";
 import type { ManagementAuthOptions } from "./middleware/management-auth";
 import { notFound, onError } from "./middleware/errors";
 import { requestContext, tenantFromRequest } from "./middleware/request-context";
+import { managementCors, tokenCors } from "./middleware/cors";
+import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
 import { authApiSpec } from "./oauth/openapi";
+import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
+import { revokeEndpoint } from "./oauth/revoke";
 import { tokenEndpoint } from "./oauth/token";
+import { userinfoEndpoint } from "./oauth/userinfo";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
 export type AppOptions = ManagementAuthOptions;
@@ -24,9 +29,15 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   app.get("/.well-known/openid-configuration", tenantFromRequest, discoveryEndpoint);
   app.get("/.well-known/jwks.json", tenantFromRequest, jwksEndpoint);
   app.get("/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
-  app.post("/oauth/token", tenantFromRequest, tokenEndpoint);
+  app.get("/authorize", tenantFromRequest, authorizeEndpoint);
+  app.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tenantFromRequest, tokenEndpoint);
+  app.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, tenantFromRequest, revokeEndpoint);
+  app.on(["GET", "POST"], "/userinfo", tenantFromRequest, userinfoEndpoint);
+  app.get("/v2/logout", tenantFromRequest, legacyLogoutEndpoint);
+  app.get("/oidc/logout", tenantFromRequest, oidcLogoutEndpoint);
 
   // Management API (SPEC §4.2, §5)
+  app.use("/api/v2/*", managementCors);
   app.route("/api/v2", managementRouter(options));
 
   app.use("/__bench/*", async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-const param = z.string().max(4096);
+const param = z.string().max(8192);
 
 /** Client authentication parameters accepted in the body (RFC 6749 §2.3.1, RFC 7523 §2.2). */
 const clientAuth = {
@@ -19,6 +19,23 @@ export const tokenRequestSchemas = {
     grant_type: z.literal("client_credentials"),
     audience: param.optional(),
     scope: param.optional(),
+    ...clientAuth,
+  }),
+  authorization_code: z.looseObject({
+    grant_type: z.literal("authorization_code"),
+    code: param,
+    redirect_uri: param,
+    code_verifier: param.optional(),
+    ...clientAuth,
+  }),
+  "urn:ietf:params:oauth:grant-type:token-exchange": z.looseObject({
+    grant_type: z.literal("urn:ietf:params:oauth:grant-type:token-exchange"),
+    subject_token: param,
+    subject_token_type: param,
+    scope: param.optional(),
+    audience: param.optional(),
+    requested_token_type: param.optional(),
+    organization: param.optional(),
     ...clientAuth,
   }),
 } as const;

@@ -2,13 +2,17 @@ import { fieldCipher } from "../../shared/crypto/encryption";
 import { timingSafeEqualText } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../shared/types";
+import type { AppContext } from "../context";
 import { clientSecretContext } from "../tenant/bootstrap";
+import { tenantObject } from "../tenant/stubs";
+import { assertionClientId, JWT_BEARER_ASSERTION, verifyClientAssertion } from "./client-assertion";
 
-/** How the client presented itself at the token endpoint (RFC 6749 §2.3). */
+/** How the client presented itself at the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2). */
 export interface PresentedClient {
   clientId: string;
-  method: "client_secret_basic" | "client_secret_post" | "none";
+  method: "client_secret_basic" | "client_secret_post" | "client_assertion" | "none";
   secret: string | null;
+  assertion: string | null;
 }
 
 function decodeBasicPart(part: string): string {
@@ -20,12 +24,16 @@ function decodeBasicPart(part: string): string {
 }
 
 /**
- * Reads the client's identity from the Authorization header or the body. Using two methods at once is
- * refused (RFC 6749 §2.3: the client MUST NOT use more than one authentication method).
+ * Reads the client's identity from the Authorization header, a client assertion or the body. Using two
+ * methods at once is refused (RFC 6749 §2.3: the client MUST NOT use more than one method).
  */
 export function presentedClient(request: Request, params: Record<string, string>): PresentedClient {
   const header = request.headers.get("authorization");
+  const hasAssertion = params.client_assertion !== undefined || params.client_assertion_type !== undefined;
   if (header && /^basic\s/i.test(header)) {
+    if (params.client_secret !== undefined || hasAssertion) {
+      throw new OAuthError("invalid_request", "Client authentication must use only one method");
+    }
     let decoded: string;
     try {
       decoded = atob(header.slice(6).trim());
@@ -34,19 +42,28 @@ export function presentedClient(request: Request, params: Record<string, string>
     }
     const colon = decoded.indexOf(":");
     if (colon < 0) throw new OAuthError("invalid_client", "Malformed Basic authorization header");
-    if (params.client_secret !== undefined) {
-      throw new OAuthError("invalid_request", "Client authentication must use only one method");
-    }
     const clientId = decodeBasicPart(decoded.slice(0, colon));
     if (params.client_id !== undefined && params.client_id !== clientId) {
       throw new OAuthError("invalid_request", "client_id in the body does not match the Authorization header");
     }
-    return { clientId, method: "client_secret_basic", secret: decodeBasicPart(decoded.slice(colon + 1)) };
+    return { clientId, method: "client_secret_basic", secret: decodeBasicPart(decoded.slice(colon + 1)), assertion: null };
+  }
+  if (hasAssertion) {
+    if (params.client_secret !== undefined) throw new OAuthError("invalid_request", "Client authentication must use only one method");
+    if (params.client_assertion_type !== JWT_BEARER_ASSERTION) {
+      throw new OAuthError("invalid_client", `client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+    }
+    if (!params.client_assertion) throw new OAuthError("invalid_request", "Missing required parameter: client_assertion");
+    const clientId = assertionClientId(params.client_assertion);
+    if (params.client_id !== undefined && params.client_id !== clientId) {
+      throw new OAuthError("invalid_client", "client_id does not match the client_assertion");
+    }
+    return { clientId, method: "client_assertion", secret: null, assertion: params.client_assertion };
   }
   const clientId = params.client_id;
   if (!clientId) throw new OAuthError("invalid_request", "Missing required parameter: client_id");
   const secret = params.client_secret ?? null;
-  return { clientId, method: secret === null ? "none" : "client_secret_post", secret };
+  return { clientId, method: secret === null ? "none" : "client_secret_post", secret, assertion: null };
 }
 
 /** Looks the client up in the tenant's snapshot; unknown is `invalid_client`. */
@@ -66,18 +83,31 @@ export function assertGrantAllowed(client: ClientRecord, grantType: string): voi
   }
 }
 
-/** Verifies a client secret in constant time; failure is `invalid_client` 401. */
-export async function authenticateClient(
-  encryptionKey: string | undefined,
-  client: ClientRecord,
-  presented: PresentedClient,
-): Promise<void> {
-  const fail = () => {
-    const error = new OAuthError("invalid_client", "Client authentication failed");
+/**
+ * Authenticates the client with the method it is registered for: a secret (Basic or body, compared in
+ * constant time), a JWT assertion (jti consumed exactly once), or nothing for public clients.
+ */
+export async function authenticateClient(c: AppContext, client: ClientRecord, presented: PresentedClient): Promise<void> {
+  const fail = (description = "Client authentication failed") => {
+    const error = new OAuthError("invalid_client", description);
     return presented.method === "client_secret_basic" ? error.withHeader("WWW-Authenticate", 'Basic realm="token"') : error;
   };
+  const registered = client.token_endpoint_auth_method;
+  if (registered === "none") {
+    if (presented.method !== "none") throw fail("Public clients must not authenticate");
+    return;
+  }
+  if (registered === "private_key_jwt" || registered === "client_secret_jwt") {
+    if (presented.method !== "client_assertion" || !presented.assertion) throw fail(`The client must authenticate with ${registered}`);
+    const issuer = c.var.tenant.issuer;
+    const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
+    const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.var.settings, c.env.ENCRYPTION_KEY, audiences);
+    const fresh = await tenantObject(c.env, c.var.tenant.id).consumeAssertionJti(client.client_id, jti, expiresAtMs);
+    if (!fresh) throw fail("client_assertion jti has already been used");
+    return;
+  }
   if (presented.secret === null || !client.client_secret_enc) throw fail();
-  const cipher = await fieldCipher(encryptionKey);
+  const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
   const stored = await cipher.decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
   if (!(await timingSafeEqualText(stored, presented.secret))) throw fail();
 }

@@ -1,9 +1,14 @@
 import type { AppContext } from "../context";
+import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { SUPPORTED_GRANTS } from "./token";
+import { OIDC_SCOPES } from "./tokens/user-tokens";
+
+/** Client authentication methods the token endpoint implements (src/worker/oauth/client-auth.ts). */
+export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt", "none"];
 
 /**
- * GET /.well-known/openid-configuration. Lists only what is implemented; `issuer` is ISSUER verbatim on
- * the apex and the host's own origin on a tenant subdomain or custom domain (SPEC §5.6).
+ * GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0 §3). Lists only what is implemented;
+ * `issuer` is ISSUER verbatim on the apex and the host's own origin on a tenant subdomain or custom domain.
  */
 export function discoveryEndpoint(c: AppContext): Response {
   const issuer = c.var.tenant.issuer;
@@ -11,13 +16,27 @@ export function discoveryEndpoint(c: AppContext): Response {
   return c.json(
     {
       issuer,
-      jwks_uri: `${base}.well-known/jwks.json`,
+      authorization_endpoint: `${base}authorize`,
       token_endpoint: `${base}oauth/token`,
-      grant_types_supported: [...SUPPORTED_GRANTS],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
-      id_token_signing_alg_values_supported: ["RS256"],
-      response_types_supported: [],
+      userinfo_endpoint: `${base}userinfo`,
+      jwks_uri: `${base}.well-known/jwks.json`,
+      revocation_endpoint: `${base}oauth/revoke`,
+      end_session_endpoint: `${base}oidc/logout`,
+      scopes_supported: OIDC_SCOPES.filter((s) => s !== "address" && s !== "phone"),
+      response_types_supported: RESPONSE_TYPES,
+      response_modes_supported: [...RESPONSE_MODES],
+      grant_types_supported: [...SUPPORTED_GRANTS, "implicit"],
       subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: ["RS256"],
+      token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
+      token_endpoint_auth_signing_alg_values_supported: ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"],
+      revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
+      code_challenge_methods_supported: ["S256", "plain"],
+      claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
+      prompt_values_supported: ["none", "login", "consent"],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+      claims_parameter_supported: false,
     },
     200,
     { "Cache-Control": "public, max-age=300" },

@@ -26,6 +26,9 @@ export async function clientCredentialsGrant(
   signer: Signer,
   now = Math.floor(Date.now() / 1000),
 ): Promise<TokenResponse> {
+  if (client.token_endpoint_auth_method === "none") {
+    throw new OAuthError("unauthorized_client", "Public clients cannot use the client_credentials grant");
+  }
   const audience = params.audience ?? (config.settings.default_audience as string | undefined);
   if (!audience) {
     throw new OAuthError("access_denied", "No audience parameter was provided, and no default audience has been configured");

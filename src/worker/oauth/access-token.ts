@@ -1,0 +1,52 @@
+import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { OAuthError } from "../../shared/errors";
+import type { AppContext } from "../context";
+import { memoized } from "../tenant/config-cache";
+import { publicJwks } from "../tenant/signing";
+import { tenantObject } from "../tenant/stubs";
+
+/** The tenant's JWKS as a verifier, built once per configuration snapshot. */
+export function tenantVerifier(c: AppContext) {
+  const tenant = c.var.tenant;
+  return memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
+    createLocalJWKSet(publicJwks(config) as never),
+  );
+}
+
+const bearerError = (description: string) =>
+  new OAuthError("invalid_token", description, 401).withHeader(
+    "WWW-Authenticate",
+    `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
+  );
+
+/**
+ * Verifies an access token issued by this tenant on this host for a given audience (RFC 6750): signature,
+ * issuer, audience, expiry, and not revoked (RFC 7009).
+ */
+export async function verifyAccessToken(c: AppContext, token: string, audience: string): Promise<JWTPayload> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, await tenantVerifier(c), {
+      issuer: c.var.tenant.issuer,
+      audience,
+      algorithms: ["RS256", "ES256"],
+    }));
+  } catch {
+    throw bearerError("The access token is invalid or expired");
+  }
+  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).isAccessTokenRevoked(payload.jti))) {
+    throw bearerError("The access token has been revoked");
+  }
+  return payload;
+}
+
+/** The bearer token of a request (header, or form body for POST per RFC 6750 §2.2). */
+export async function bearerToken(c: AppContext): Promise<string> {
+  const header = c.req.header("authorization");
+  if (header) {
+    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header.trim());
+    if (!match?.[1]) throw new OAuthError("invalid_request", "Malformed Authorization header", 400);
+    return match[1];
+  }
+  throw new OAuthError("invalid_token", "Missing access token", 401).withHeader("WWW-Authenticate", 'Bearer realm="userinfo"');
+}

@@ -1,0 +1,19 @@
+import { OAuthError } from "../../../shared/errors";
+import type { ClientRecord, TenantConfig } from "../../../shared/types";
+import type { AppContext } from "../../context";
+import type { Signer } from "../../tenant/keys";
+
+/** What every grant handler receives. */
+export interface GrantContext {
+  c: AppContext;
+  params: Record<string, string>;
+  config: TenantConfig;
+  signer: () => Promise<Signer>;
+}
+
+/**
+ * SPEC §7: `invalid_grant` is 403 by default; a client whose `oidc_conformant` is false gets 400.
+ */
+export function invalidGrant(client: ClientRecord, description: string): OAuthError {
+  return new OAuthError("invalid_grant", description, client.oidc_conformant === false ? 400 : 403);
+}

@@ -1,0 +1,72 @@
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { randomToken } from "../../../shared/crypto/random";
+import { OAuthError } from "../../../shared/errors";
+import type { ClientRecord } from "../../../shared/types";
+import { memoized } from "../../tenant/config-cache";
+import { publicJwks, signJwt } from "../../tenant/signing";
+import { tenantObject } from "../../tenant/stubs";
+import type { GrantContext } from "./context";
+import { invalidGrant } from "./context";
+
+export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+
+/**
+ * RFC 8693 token exchange, limited to what SPEC §4.1 allows: a self-issued access token (signed by this
+ * tenant, issued to this same client) exchanged for one with fewer scopes. The new token never outlives the
+ * subject token; switching organization needs organizations, which do not exist yet (refused).
+ */
+export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord) {
+  const { params, c } = ctx;
+  if (!params.subject_token) throw new OAuthError("invalid_request", "Missing required parameter: subject_token");
+  if (params.subject_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new OAuthError("invalid_request", `subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  if (params.actor_token) throw new OAuthError("invalid_request", "actor_token is not supported");
+  if (params.requested_token_type && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new OAuthError("invalid_request", `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  }
+  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
+  const tenant = c.var.tenant;
+  const keys = await memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
+    createLocalJWKSet(publicJwks(config) as never),
+  );
+  let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
+  try {
+    ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms: ["RS256", "ES256"] }));
+  } catch {
+    throw invalidGrant(client, "subject_token is invalid or expired");
+  }
+  if (subject.azp !== client.client_id || subject.tenant_id !== tenant.id) {
+    throw invalidGrant(client, "subject_token was not issued to this client");
+  }
+  if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).isAccessTokenRevoked(subject.jti))) {
+    throw invalidGrant(client, "subject_token has been revoked");
+  }
+  const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
+  const requested = params.scope ? params.scope.split(" ").filter(Boolean) : held;
+  const extra = requested.filter((s) => !held.includes(s));
+  if (extra.length) throw new OAuthError("invalid_scope", `Scopes not held by the subject token: ${extra.join(" ")}`);
+  if (params.audience && params.audience !== subject.aud && !(Array.isArray(subject.aud) && subject.aud.includes(params.audience))) {
+    throw new OAuthError("invalid_request", "audience must be one of the subject token's audiences");
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const exp = subject.exp as number;
+  const signer = await ctx.signer();
+  const scope = requested.join(" ");
+  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...kept } = subject;
+  const accessToken = await signJwt(
+    { ...kept, aud: params.audience ?? subject.aud, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
+    signer.key,
+    signer.kid,
+    signer.alg,
+    "at+jwt",
+  );
+  return {
+    access_token: accessToken,
+    issued_token_type: ACCESS_TOKEN_TYPE,
+    token_type: "Bearer" as const,
+    expires_in: Math.max(exp - now, 0),
+    scope,
+  };
+}

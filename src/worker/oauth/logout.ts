@@ -1,0 +1,67 @@
+import { jwtVerify } from "jose";
+import { OAuthError } from "../../shared/errors";
+import type { ClientRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+import { endSession } from "../login/session";
+import { tenantConfig } from "../tenant/config-cache";
+import { tenantObject } from "../tenant/stubs";
+import { tenantVerifier } from "./access-token";
+import { matchesRegistered } from "./authorize/redirect-uri";
+
+const loggedOutPage = "/u2/logged-out";
+
+async function clientById(c: AppContext, clientId: string | undefined): Promise<ClientRecord | undefined> {
+  if (!clientId) return undefined;
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  return config.clients.find((cl) => cl.client_id === clientId);
+}
+
+function assertAllowedLogoutUrl(client: ClientRecord | undefined, url: string): void {
+  if (!client || !client.allowed_logout_urls.some((entry) => matchesRegistered(entry, url))) {
+    throw new OAuthError("invalid_request", `The logout URL is not allowed for this client: ${url}`);
+  }
+}
+
+/**
+ * GET /v2/logout (reference platform): ends the browser session and returns to `returnTo`, which must be one
+ * of the client's allowed_logout_urls. Refresh tokens are not touched (SPEC §3.3).
+ */
+export async function legacyLogoutEndpoint(c: AppContext): Promise<Response> {
+  const returnTo = c.req.query("returnTo");
+  const client = await clientById(c, c.req.query("client_id"));
+  if (returnTo) assertAllowedLogoutUrl(client, returnTo);
+  await endSession(c);
+  return c.redirect(returnTo ?? loggedOutPage, 302);
+}
+
+/**
+ * GET /oidc/logout (OpenID Connect RP-Initiated Logout 1.0): id_token_hint identifies the client (its
+ * signature is checked; expiry is tolerated), post_logout_redirect_uri must be registered, state is echoed.
+ */
+export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
+  const hint = c.req.query("id_token_hint");
+  let clientId = c.req.query("client_id");
+  if (hint) {
+    let aud: unknown;
+    try {
+      ({ payload: { aud } } = await jwtVerify(hint, await tenantVerifier(c), {
+        issuer: c.var.tenant.issuer,
+        currentDate: new Date(0),
+      }));
+    } catch {
+      throw new OAuthError("invalid_request", "id_token_hint is not an ID token issued by this server");
+    }
+    const hinted = Array.isArray(aud) ? aud[0] : aud;
+    if (clientId && clientId !== hinted) throw new OAuthError("invalid_request", "client_id does not match id_token_hint");
+    clientId = String(hinted);
+  }
+  const target = c.req.query("post_logout_redirect_uri");
+  const client = await clientById(c, clientId);
+  if (target) assertAllowedLogoutUrl(client, target);
+  await endSession(c);
+  if (!target) return c.redirect(loggedOutPage, 302);
+  const url = new URL(target);
+  const state = c.req.query("state");
+  if (state) url.searchParams.set("state", state);
+  return c.redirect(url.toString(), 302);
+}

@@ -1,0 +1,21 @@
+import { OAuthError } from "../../shared/errors";
+import type { AppContext } from "../context";
+import { tenantObject } from "../tenant/stubs";
+import { bearerToken, verifyAccessToken } from "./access-token";
+import { profileClaims, userinfoAudience } from "./tokens/user-tokens";
+
+/** GET/POST /userinfo (OIDC Core §5.3): claims of the token's user for the token's scopes. */
+export async function userinfoEndpoint(c: AppContext): Promise<Response> {
+  const payload = await verifyAccessToken(c, await bearerToken(c), userinfoAudience(c.var.tenant));
+  const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : [];
+  if (!scopes.includes("openid")) {
+    throw new OAuthError("invalid_token", "The access token lacks the openid scope", 403).withHeader(
+      "WWW-Authenticate",
+      'Bearer error="insufficient_scope", scope="openid"',
+    );
+  }
+  const user = await tenantObject(c.env, c.var.tenant.id).getUser(String(payload.sub));
+  if (!user || user.blocked) throw new OAuthError("invalid_token", "The user no longer exists or is blocked", 401);
+  // Computed `sub` is written last: profile data can never override it.
+  return c.json({ ...profileClaims(user, scopes), sub: user.user_id }, 200, { "Cache-Control": "no-store" });
+}
