@@ -52,7 +52,8 @@ export function parseAuthorizeRequest(
   const state = get("state");
   const rawType = get("response_type");
   const responseType = rawType ? normalizeType(rawType) : undefined;
-  const carriesToken = responseType !== undefined && responseType !== "code";
+  // Only a known type that returns a token from this endpoint changes the default mode to fragment.
+  const carriesToken = responseType !== undefined && RESPONSE_TYPES.includes(responseType) && responseType !== "code";
   const defaultMode = carriesToken ? "fragment" : "query";
   const requestedMode = get("response_mode");
   const modeForErrors = requestedMode && (RESPONSE_MODES as readonly string[]).includes(requestedMode) && !(requestedMode === "query" && carriesToken)
