@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { forgetHost } from "../routing/resolve-tenant";
 import { seedChildTenant } from "../tenant/bootstrap";
 import { invalidateTenantConfig } from "../tenant/config-cache";
-import { platform, tenantObject } from "../tenant/stubs";
+import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
 
 /** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
@@ -20,7 +20,10 @@ async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
   return tenant;
 }
 
-const forgetTenantHost = (c: AppContext, id: string) => forgetHost(`${id}.${c.var.settings.apexHost}`);
+const forgetTenantHost = (c: AppContext, id: string) => {
+  forgetHost(`${id}.${c.var.settings.apexHost}`);
+  forgetTenant(id);
+};
 
 export const tenantRoutes = [
   defineRoute({

@@ -6,7 +6,7 @@ import type { AppEnv } from "../context";
 import { explicitTenant } from "../routing/resolve-tenant";
 import { memoized } from "../tenant/config-cache";
 import { publicJwks } from "../tenant/signing";
-import { directory, tenantObject } from "../tenant/stubs";
+import { directory, tenantExists, tenantObject } from "../tenant/stubs";
 
 /**
  * Host configuration hooks (SPEC §5.3). Each receives the token's tenant_id and returns extra values to
@@ -38,7 +38,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     } catch {
       throw errors.invalidToken();
     }
-    if (typeof tenantId !== "string" || !(await c.env.PLATFORM.getByName("platform").hasTenant(tenantId))) {
+    if (typeof tenantId !== "string" || !(await tenantExists(c.env, settings, tenantId))) {
       throw errors.invalidToken();
     }
     const source = tenantObject(c.env, tenantId);

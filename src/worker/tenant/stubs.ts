@@ -1,5 +1,6 @@
-import type { Settings } from "../settings";
+import { HostCache } from "../routing/host-cache";
 import type { TenantDirectory } from "../routing/resolve-tenant";
+import type { Settings } from "../settings";
 
 /** The registry singleton. */
 export const platform = (env: Env) => env.PLATFORM.getByName("platform");
@@ -11,11 +12,33 @@ export const tenantObject = (env: Env, tenantId: string) => env.TENANT.getByName
 export const userObject = (env: Env, tenantId: string, userId: string) =>
   env.USER.getByName(`${tenantId}/${userId}`);
 
+let known: HostCache<true> | undefined;
+
+/** Forgets cached tenant existence (a tenant was created or deleted through this isolate). */
+export function forgetTenant(id?: string): void {
+  if (id === undefined) known?.clear();
+  else known?.delete(id);
+}
+
+/**
+ * Whether a tenant exists, cached per isolate like host resolution (SPEC §8: about 30 s, shorter for
+ * misses), so that management requests and `tenant-id` headers do not cost a registry round trip each.
+ */
+export async function tenantExists(env: Env, settings: Settings, id: string): Promise<boolean> {
+  known ??= new HostCache<true>(settings.hostCacheTtlMs, settings.hostCacheNegativeTtlMs);
+  const now = Date.now();
+  const cached = known.get(id, now);
+  if (cached !== undefined) return cached === true;
+  const exists = await platform(env).hasTenant(id);
+  known.set(id, exists ? true : null, now);
+  return exists;
+}
+
 /** The registry as the tenant resolver sees it. */
-export function directory(env: Env, _settings: Settings): TenantDirectory {
+export function directory(env: Env, settings: Settings): TenantDirectory {
   const stub = platform(env);
   return {
-    hasTenant: (id) => stub.hasTenant(id),
+    hasTenant: (id) => tenantExists(env, settings, id),
     resolveCustomDomain: (host) => stub.resolveCustomDomain(host),
     countTenants: () => stub.countTenants(),
   };
