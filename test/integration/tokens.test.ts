@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, createLocalJWKSet } from "jose";
 import { describe, expect, it } from "vitest";
 import { CP, call, createTenant, token } from "../helpers/api";
+import { createApi, createClient, grantClient } from "../helpers/management";
 
 const cc = (extra: Record<string, unknown> = {}) => ({
   grant_type: "client_credentials",
@@ -67,9 +68,23 @@ describe("client_credentials at POST /oauth/token", () => {
   });
 
   it("answers unauthorized_client for a grant outside the allowlist, even with a wrong secret", async () => {
-    const res = await token({ grant_type: "client_credentials", client_id: CP.clientId, client_secret: "wrong" });
-    // control check: the allowlisted grant with a wrong secret is invalid_client ...
-    expect(res.status).toBe(401);
+    const api = await createApi(["read:things"]);
+    const codeOnly = await createClient({ grant_types: ["authorization_code"] });
+    await grantClient(codeOnly.client_id, api.identifier, ["read:things"]);
+    // SPEC §4.1 rule 2: the allowlist is checked before the secret, so a wrong secret still hears why.
+    const refused = await token({ grant_type: "client_credentials", client_id: codeOnly.client_id, client_secret: "wrong", audience: api.identifier });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe("unauthorized_client");
+    // Even the right secret does not get a token for a grant outside the allowlist.
+    const right = await token({ grant_type: "client_credentials", client_id: codeOnly.client_id, client_secret: codeOnly.client_secret, audience: api.identifier });
+    expect(((await right.json()) as { error: string }).error).toBe("unauthorized_client");
+
+    // An empty allowlist allows every grant: with a client grant, client_credentials issues a token.
+    const open = await createClient({ grant_types: [] });
+    await grantClient(open.client_id, api.identifier, ["read:things"]);
+    const issued = await token({ grant_type: "client_credentials", client_id: open.client_id, client_secret: open.client_secret, audience: api.identifier });
+    expect(issued.status).toBe(200);
+    expect(await issued.json()).toMatchObject({ token_type: "Bearer", scope: "read:things" });
   });
 
   it("answers unsupported_grant_type and invalid_request for missing grant_type", async () => {

@@ -32,6 +32,7 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     resourceServers: sql.all<Record<string, unknown>>`SELECT * FROM resource_servers`.map(toResourceServer),
     clients: sql.all<Record<string, unknown>>`SELECT * FROM clients`.map(toClient),
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
-    connections: sql.all<Record<string, unknown>>`SELECT * FROM connections`.map(toConnection),
+    connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
+    branding: getSetting(sql, "branding", {}),
   };
 }

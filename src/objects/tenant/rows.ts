@@ -67,6 +67,7 @@ export function toConnection(r: Row): ConnectionRecord {
     name: String(r.name),
     strategy: String(r.strategy),
     options: json(text(r.options), {}),
+    secrets_enc: text(r.secrets_enc),
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),
   };
@@ -84,4 +85,9 @@ export function toSigningKey(r: Row): SigningKeyRecord {
     expires_at: iso(r.expires_at as number | null),
     created_at: time(r.created_at),
   };
+}
+
+/** A patch without its undefined members (RPC keeps `{ a: undefined }` as an own property, which a spread would copy). */
+export function definedOnly<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -2,7 +2,22 @@ import { DurableObject } from "cloudflare:workers";
 import type { Result } from "../../shared/errors";
 import type {
   AuthorizeRequest,
+  Branding,
+  BrandingPatch,
+  ClientGrantRecord,
+  ClientPatch,
+  ClientRecord,
   CodeRedemption,
+  ConnectionPatch,
+  ConnectionRecord,
+  ListPage,
+  ListWindow,
+  NewClient,
+  NewClientGrant,
+  NewConnection,
+  NewResourceServer,
+  ResourceServerPatch,
+  ResourceServerRecord,
   LoginSession,
   NewAuthorizationCode,
   NewUser,
@@ -13,9 +28,14 @@ import type {
   UserWithSecret,
 } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import * as branding from "./branding";
+import * as clientGrants from "./client-grants";
+import * as clients from "./clients";
 import { configVersion, readConfig } from "./config";
+import * as connections from "./connections";
 import { tenantMigrations } from "./migrations";
 import * as login from "./login";
+import * as resourceServers from "./resource-servers";
 import { seedTenant } from "./seed";
 import * as singleUse from "./single-use";
 import * as users from "./users";
@@ -50,6 +70,112 @@ export class TenantObject extends DurableObject<Env> {
   /** Idempotent seed; the worker prepared keys, ciphertexts and hashes. */
   seed(seed: TenantSeed): { created: string[] } {
     return this.tx(() => seedTenant(this.sql, seed, Date.now()));
+  }
+
+  // Clients (configuration: every write bumps the configuration version in its transaction)
+
+  listClients(window: ListWindow): ListPage<ClientRecord> {
+    return clients.listClients(this.sql, window);
+  }
+
+  getClient(clientId: string): ClientRecord | null {
+    return clients.getClient(this.sql, clientId);
+  }
+
+  createClient(client: NewClient): Result<ClientRecord> {
+    return this.tx(() => clients.createClient(this.sql, client, Date.now()));
+  }
+
+  updateClient(clientId: string, patch: ClientPatch): Result<ClientRecord> {
+    return this.tx(() => clients.updateClient(this.sql, clientId, patch, Date.now()));
+  }
+
+  deleteClient(clientId: string): Result<true> {
+    return this.tx(() => clients.deleteClient(this.sql, clientId));
+  }
+
+  rotateClientSecret(clientId: string, secretEnc: string): Result<ClientRecord> {
+    return this.tx(() => clients.rotateClientSecret(this.sql, clientId, secretEnc, Date.now()));
+  }
+
+  getClientConnections(clientId: string): Result<ConnectionRecord[]> {
+    return connections.getClientConnections(this.sql, clientId);
+  }
+
+  setClientConnections(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
+    return this.tx(() => connections.setClientConnections(this.sql, clientId, ids, Date.now()));
+  }
+
+  // Resource servers
+
+  listResourceServers(window: ListWindow): ListPage<ResourceServerRecord> {
+    return resourceServers.listResourceServers(this.sql, window);
+  }
+
+  getResourceServer(id: string): ResourceServerRecord | null {
+    return resourceServers.getResourceServer(this.sql, id);
+  }
+
+  createResourceServer(api: NewResourceServer): Result<ResourceServerRecord> {
+    return this.tx(() => resourceServers.createResourceServer(this.sql, api, Date.now()));
+  }
+
+  updateResourceServer(id: string, patch: ResourceServerPatch): Result<ResourceServerRecord> {
+    return this.tx(() => resourceServers.updateResourceServer(this.sql, id, patch, Date.now()));
+  }
+
+  deleteResourceServer(id: string): Result<true> {
+    return this.tx(() => resourceServers.deleteResourceServer(this.sql, id));
+  }
+
+  // Client grants
+
+  listClientGrants(window: ListWindow, filter: { audience?: string; client_id?: string }): ListPage<ClientGrantRecord> {
+    return clientGrants.listClientGrants(this.sql, window, filter);
+  }
+
+  createClientGrant(grant: NewClientGrant): Result<ClientGrantRecord> {
+    return this.tx(() => clientGrants.createClientGrant(this.sql, grant, Date.now()));
+  }
+
+  updateClientGrant(id: string, scope: string[]): Result<ClientGrantRecord> {
+    return this.tx(() => clientGrants.updateClientGrant(this.sql, id, scope, Date.now()));
+  }
+
+  deleteClientGrant(id: string): Result<true> {
+    return this.tx(() => clientGrants.deleteClientGrant(this.sql, id));
+  }
+
+  // Connections
+
+  listConnections(window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
+    return connections.listConnections(this.sql, window, filter);
+  }
+
+  getConnection(id: string): ConnectionRecord | null {
+    return connections.getConnection(this.sql, id);
+  }
+
+  createConnection(connection: NewConnection): Result<ConnectionRecord> {
+    return this.tx(() => connections.createConnection(this.sql, connection, Date.now()));
+  }
+
+  updateConnection(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
+    return this.tx(() => connections.updateConnection(this.sql, id, patch, Date.now()));
+  }
+
+  deleteConnection(id: string): Result<true> {
+    return this.tx(() => connections.deleteConnection(this.sql, id));
+  }
+
+  // Branding
+
+  getBranding(): Branding {
+    return branding.getBranding(this.sql);
+  }
+
+  updateBranding(patch: BrandingPatch): Branding {
+    return this.tx(() => branding.updateBranding(this.sql, patch));
   }
 
   // Users (login needs)

@@ -1,11 +1,23 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
+import { brandingRoutes } from "./branding";
+import { clientGrantRoutes } from "./client-grants";
+import { clientRoutes } from "./clients";
+import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
+import { resourceServerRoutes } from "./resource-servers";
 import { tenantRoutes } from "./tenants";
 
 /** Every management route, one list per resource. */
-export const managementRoutes: readonly ManagementRoute[] = [...tenantRoutes];
+export const managementRoutes: readonly ManagementRoute[] = [
+  ...tenantRoutes,
+  ...clientRoutes,
+  ...connectionRoutes,
+  ...resourceServerRoutes,
+  ...clientGrantRoutes,
+  ...brandingRoutes,
+];
 
 let spec: string | undefined;
 

@@ -1,0 +1,36 @@
+import type { Branding, BrandingPatch } from "../../shared/types";
+import type { Sql } from "../sql";
+import { getSetting, putSetting } from "./config";
+
+/** Settings key of the branding object (configuration: read by the login pages from the snapshot). */
+const KEY = "branding";
+
+export function getBranding(sql: Sql): Branding {
+  return getSetting<Branding>(sql, KEY, {});
+}
+
+/** Applies one level of a patch: a null value removes its key, undefined leaves it. */
+function apply<T extends object>(current: T, patch: Record<string, unknown>): T {
+  const next = { ...current } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return next as T;
+}
+
+/** Fields replaced; `colors` and `font` merged key by key (an emptied group disappears). */
+export function updateBranding(sql: Sql, patch: BrandingPatch): Branding {
+  const current = getBranding(sql);
+  const { colors, font, ...urls } = patch;
+  const next = apply(current, urls);
+  for (const [key, group] of [["colors", colors], ["font", font]] as const) {
+    if (group === undefined) continue;
+    const merged = group === null ? {} : apply(current[key] ?? {}, group);
+    if (Object.keys(merged).length) next[key] = merged;
+    else delete next[key];
+  }
+  // putSetting bumps the configuration version in this same transaction.
+  putSetting(sql, KEY, next);
+  return next;
+}

@@ -1,0 +1,71 @@
+import { fail, ok, type Result } from "../../shared/errors";
+import type { ListPage, ListWindow, NewResourceServer, ResourceServerPatch, ResourceServerRecord } from "../../shared/types";
+import { json, type Sql } from "../sql";
+import { bumpConfigVersion } from "./config";
+import { listRows } from "./listing";
+import { definedOnly, toResourceServer } from "./rows";
+
+const notFound = () => fail(404, "The resource server does not exist", "inexistent_resource_server");
+
+export function getResourceServer(sql: Sql, id: string): ResourceServerRecord | null {
+  const row = sql.first<Record<string, unknown>>`SELECT * FROM resource_servers WHERE id = ${id}`;
+  return row ? toResourceServer(row) : null;
+}
+
+export function findResourceServer(sql: Sql, identifier: string): ResourceServerRecord | null {
+  const row = sql.first<Record<string, unknown>>`SELECT * FROM resource_servers WHERE identifier = ${identifier}`;
+  return row ? toResourceServer(row) : null;
+}
+
+export function listResourceServers(sql: Sql, window: ListWindow): ListPage<ResourceServerRecord> {
+  const { rows, total } = listRows(sql, "resource_servers", window);
+  return { items: rows.map(toResourceServer), total };
+}
+
+export function createResourceServer(sql: Sql, api: NewResourceServer, now: number): Result<ResourceServerRecord> {
+  if (findResourceServer(sql, api.identifier)) {
+    return fail(409, `A resource server with identifier "${api.identifier}" already exists`, "resource_server_conflict");
+  }
+  sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, signing_alg, token_lifetime, allow_offline_access,
+      created_at, updated_at)
+    VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
+      ${api.allow_offline_access}, ${now}, ${now})`;
+  bumpConfigVersion(sql);
+  return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
+}
+
+/**
+ * Updates a resource server. When scopes are removed, client grants for this API lose them too, so that a
+ * grant never holds a scope its API does not define (the rule POST /client-grants enforces).
+ */
+export function updateResourceServer(sql: Sql, id: string, patch: ResourceServerPatch, now: number): Result<ResourceServerRecord> {
+  const current = getResourceServer(sql, id);
+  if (!current) return notFound();
+  if (current.is_system) return fail(400, "You cannot modify a system API", "operation_not_supported");
+  const next = { ...current, ...definedOnly(patch) };
+  sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
+      token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access}, updated_at = ${now}
+    WHERE id = ${id}`;
+  if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
+  bumpConfigVersion(sql);
+  return ok(getResourceServer(sql, id) as ResourceServerRecord);
+}
+
+function pruneGrantScopes(sql: Sql, audience: string, defined: Set<string>, now: number): void {
+  for (const grant of sql.all<{ id: string; scope: string }>`SELECT id, scope FROM client_grants WHERE audience = ${audience}`) {
+    const scope = json<string[]>(grant.scope, []);
+    const kept = scope.filter((s) => defined.has(s));
+    if (kept.length !== scope.length) sql.run`UPDATE client_grants SET scope = ${kept}, updated_at = ${now} WHERE id = ${grant.id}`;
+  }
+}
+
+/** Deletes a resource server and every client grant for its audience. */
+export function deleteResourceServer(sql: Sql, id: string): Result<true> {
+  const current = getResourceServer(sql, id);
+  if (!current) return notFound();
+  if (current.is_system) return fail(400, "You cannot delete a system API", "operation_not_supported");
+  sql.run`DELETE FROM client_grants WHERE audience = ${current.identifier}`;
+  sql.run`DELETE FROM resource_servers WHERE id = ${id}`;
+  bumpConfigVersion(sql);
+  return ok(true);
+}

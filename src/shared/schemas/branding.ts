@@ -1,0 +1,16 @@
+import { z } from "zod";
+
+/** Branding assets are fetched by browsers: web URLs only (no javascript: or data: URLs). */
+const webUrl = z.url({ protocol: /^https?$/, message: "must be an http or https URL" }).max(2048);
+
+const colour = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "colours must be #rgb or #rrggbb");
+
+/** PATCH /api/v2/branding: fields replaced, colors and font merged key by key; null removes a value. */
+export const updateBrandingBody = z
+  .strictObject({
+    logo_url: webUrl.nullable(),
+    favicon_url: webUrl.nullable(),
+    colors: z.strictObject({ primary: colour.nullable(), page_background: colour.nullable() }).partial().nullable(),
+    font: z.strictObject({ url: webUrl.nullable() }).partial().nullable(),
+  })
+  .partial();

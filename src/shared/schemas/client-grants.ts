@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { scopeValue } from "./resource-servers";
+
+const scope = z.array(scopeValue).max(1000);
+
+/** POST /api/v2/client-grants. Unknown properties are refused. */
+export const createClientGrantBody = z.strictObject({
+  client_id: z.string().min(1).max(64),
+  audience: z.string().min(1).max(600),
+  scope,
+});
+
+/** PATCH /api/v2/client-grants/{id}: the scope list replaces the old one. */
+export const updateClientGrantBody = z.strictObject({ scope });

@@ -1,0 +1,121 @@
+import { z } from "zod";
+
+/** Application types of the reference platform. */
+export const APP_TYPES = ["native", "spa", "regular_web", "non_interactive"] as const;
+
+/** Token endpoint authentication methods (RFC 7591 §2, OIDC Core §9). */
+export const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic", "private_key_jwt", "client_secret_jwt"] as const;
+
+/** Client settings kept in the `extra` JSON column and shown top-level. */
+export const CLIENT_EXTRA_FIELDS = [
+  "jwt_configuration",
+  "refresh_token",
+  "organization_usage",
+  "organization_require_behavior",
+  "user_linking_mode",
+] as const;
+
+/** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
+const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+/** Members each public key type needs (RFC 7518 §6.2.1, §6.3.1; RFC 8037 §2). */
+const REQUIRED_JWK_MEMBERS: Record<string, string[]> = { RSA: ["n", "e"], EC: ["crv", "x", "y"], OKP: ["crv", "x"] };
+
+const jwk = z
+  .record(z.string(), z.union([z.string(), z.array(z.string())]))
+  .refine((key) => PRIVATE_JWK_MEMBERS.every((member) => !(member in key)), {
+    message: "jwks must hold public keys only (no d, p, q, dp, dq, qi, oth or k member)",
+  })
+  .refine((key) => typeof key.kty === "string" && key.kty in REQUIRED_JWK_MEMBERS, { message: "kty must be RSA, EC or OKP" })
+  .refine((key) => (REQUIRED_JWK_MEMBERS[String(key.kty)] ?? []).every((member) => typeof key[member] === "string"), {
+    message: "the key lacks a public member its kty requires",
+  });
+
+/** Public keys for `private_key_jwt` (a Gatehouse extension: the reference platform uses credentials). */
+export const clientJwks = z.strictObject({ keys: z.array(jwk).min(1).max(10) });
+
+const uriList = z.array(z.string().trim().min(1).max(2048)).max(100);
+
+const metadataKey = z.string().min(1).max(255);
+/** The reference platform allows at most 10 client_metadata properties of up to 255 characters. */
+export const MAX_CLIENT_METADATA_KEYS = 10;
+
+const jwtConfiguration = z
+  .strictObject({
+    lifetime_in_seconds: z.int().min(1).max(2_592_000),
+    secret_encoded: z.boolean(),
+    scopes: z.record(z.string(), z.json()),
+    alg: z.enum(["RS256", "HS256", "PS256"]),
+  })
+  .partial();
+
+const refreshToken = z
+  .strictObject({
+    rotation_type: z.enum(["rotating", "non-rotating"]),
+    expiration_type: z.enum(["expiring", "non-expiring"]),
+    leeway: z.int().min(0).max(3600),
+    token_lifetime: z.int().min(1).max(157_680_000),
+    infinite_token_lifetime: z.boolean(),
+    idle_token_lifetime: z.int().min(1).max(157_680_000),
+    infinite_idle_token_lifetime: z.boolean(),
+  })
+  .partial();
+
+const organizationUsage = z.enum(["deny", "allow", "require"]);
+const organizationRequireBehavior = z.enum(["no_prompt", "pre_login_prompt", "post_login_prompt"]);
+const userLinkingMode = z.enum(["builtin", "template", "off"]);
+
+const name = z.string().trim().min(1).max(255);
+const description = z.string().max(140);
+
+/** Settings that create and update share, each replaced as a whole. */
+const settings = {
+  app_type: z.enum(APP_TYPES),
+  token_endpoint_auth_method: z.enum(AUTH_METHODS),
+  grant_types: z.array(z.string().trim().min(1).max(256)).max(20),
+  callbacks: uriList,
+  allowed_logout_urls: uriList,
+  web_origins: uriList,
+  is_first_party: z.boolean(),
+  oidc_conformant: z.boolean(),
+};
+
+/** POST /api/v2/clients. Unknown properties are refused. */
+export const createClientBody = z.strictObject({
+  name,
+  description: description.optional(),
+  ...z.object(settings).partial().shape,
+  client_metadata: z
+    .record(metadataKey, z.string().max(255))
+    .refine((m) => Object.keys(m).length <= MAX_CLIENT_METADATA_KEYS, `client_metadata allows at most ${MAX_CLIENT_METADATA_KEYS} properties`)
+    .optional(),
+  jwks: clientJwks.optional(),
+  jwt_configuration: jwtConfiguration.optional(),
+  refresh_token: refreshToken.optional(),
+  organization_usage: organizationUsage.optional(),
+  organization_require_behavior: organizationRequireBehavior.optional(),
+  user_linking_mode: userLinkingMode.optional(),
+});
+
+/**
+ * PATCH /api/v2/clients/{id}: every field optional; null clears description, jwks and the extra settings;
+ * client_metadata is merged key by key (a null value removes the key).
+ */
+export const updateClientBody = z.strictObject({
+  name: name.optional(),
+  description: description.nullable().optional(),
+  ...z.object(settings).partial().shape,
+  client_metadata: z.record(metadataKey, z.string().max(255).nullable()).optional(),
+  jwks: clientJwks.nullable().optional(),
+  jwt_configuration: jwtConfiguration.nullable().optional(),
+  refresh_token: refreshToken.nullable().optional(),
+  organization_usage: organizationUsage.nullable().optional(),
+  organization_require_behavior: organizationRequireBehavior.nullable().optional(),
+  user_linking_mode: userLinkingMode.nullable().optional(),
+});
+
+export type CreateClientBody = z.infer<typeof createClientBody>;
+export type UpdateClientBody = z.infer<typeof updateClientBody>;
+
+/** PATCH /api/v2/clients/{id}/connections: the ordered connection ids shown on the login screen. */
+export const clientConnectionsBody = z.array(z.string().min(1).max(64)).max(100);

@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/**
+ * Connection fields shown top-level but stored inside the `options` column (the table has no columns for
+ * them); options given by a caller never set them.
+ */
+export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection"] as const;
+
+/** Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`. */
+export const CONNECTION_SECRET_OPTIONS = ["client_secret", "twilio_token"] as const;
+
+/** The reference platform's connection-name rule (e.g. `Username-Password-Authentication`). */
+const name = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/, "name must be letters, digits and inner hyphens");
+
+const strategy = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, "strategy must be lowercase letters, digits and hyphens (e.g. auth0)");
+
+const options = z.record(z.string(), z.json());
+const displayName = z.string().trim().min(1).max(128);
+const enabledClients = z.array(z.string().min(1).max(64)).max(1000);
+const metadata = z
+  .record(z.string().min(1).max(255), z.string().max(255))
+  .refine((m) => Object.keys(m).length <= 10, "metadata allows at most 10 properties");
+
+/** POST /api/v2/connections. Unknown properties are refused. */
+export const createConnectionBody = z.strictObject({
+  name,
+  strategy,
+  options: options.optional(),
+  display_name: displayName.optional(),
+  enabled_clients: enabledClients.optional(),
+  metadata: metadata.optional(),
+  is_domain_connection: z.boolean().optional(),
+});
+
+/** PATCH /api/v2/connections/{id}: name and strategy are immutable; `options` replaces the whole object. */
+export const updateConnectionBody = z
+  .strictObject({
+    options,
+    display_name: displayName.nullable(),
+    enabled_clients: enabledClients,
+    metadata: metadata.nullable(),
+    is_domain_connection: z.boolean(),
+  })
+  .partial();

@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/** A scope or permission name: one token of the space-separated `scope` parameter (RFC 6749 §3.3). */
+export const scopeValue = z
+  .string()
+  .min(1)
+  .max(280)
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, "scope values are printable ASCII without spaces, quotes or backslashes");
+
+const scopes = z
+  .array(z.strictObject({ value: scopeValue, description: z.string().max(500).optional() }))
+  .max(1000)
+  .refine((list) => new Set(list.map((s) => s.value)).size === list.length, "scope values must be unique");
+
+const name = z.string().trim().min(1).max(200);
+
+/** Only RS256 for now: the tenant's signing keys are RSA. */
+const signingAlg = z.enum(["RS256"], { message: "signing_alg must be RS256" });
+
+/** Access-token lifetime in seconds: one minute to 30 days. */
+const tokenLifetime = z.int().min(60).max(2_592_000);
+
+/** POST /api/v2/resource-servers. Unknown properties are refused. */
+export const createResourceServerBody = z.strictObject({
+  identifier: z.string().trim().min(1).max(600),
+  name: name.optional(),
+  scopes: scopes.optional(),
+  signing_alg: signingAlg.optional(),
+  token_lifetime: tokenLifetime.optional(),
+  allow_offline_access: z.boolean().optional(),
+});
+
+/** PATCH /api/v2/resource-servers/{id}: the identifier is immutable (it is the audience of issued tokens). */
+export const updateResourceServerBody = z
+  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean() })
+  .partial();
+
+/** @default 86400 (one day), the reference platform's default access-token lifetime. */
+export const DEFAULT_TOKEN_LIFETIME_S = 86_400;

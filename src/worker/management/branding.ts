@@ -1,0 +1,29 @@
+import { updateBrandingBody } from "../../shared/schemas/branding";
+import { defineRoute } from "./define";
+import { configChanged, targetTenant } from "./tenant-scoped";
+
+export const brandingRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/branding",
+    scope: "read:branding",
+    summary: "The tenant's universal-login branding (logo_url, favicon_url, colors, font)",
+    status: 200,
+    async handler(c) {
+      return c.json(await targetTenant(c).getBranding());
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/branding",
+    scope: "update:branding",
+    summary: "Update branding: http(s) URLs and #rgb/#rrggbb colours; null removes a value",
+    body: updateBrandingBody,
+    status: 200,
+    async handler(c, { body }) {
+      const branding = await targetTenant(c).updateBranding(body);
+      configChanged(c);
+      return c.json(branding);
+    },
+  }),
+];

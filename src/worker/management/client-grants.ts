@@ -1,0 +1,70 @@
+import { randomId } from "../../shared/crypto/random";
+import { unwrap } from "../../shared/errors";
+import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
+import type { ClientGrantRecord } from "../../shared/types";
+import { defineRoute } from "./define";
+import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+
+/** The reference platform's shape (no timestamps). */
+function present(grant: ClientGrantRecord) {
+  return { id: grant.id, client_id: grant.client_id, audience: grant.audience, scope: grant.scope };
+}
+
+export const clientGrantRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/client-grants",
+    scope: "create:client_grants",
+    summary: "Grant an application scopes of an API for client_credentials (one grant per client and audience: 409)",
+    body: createClientGrantBody,
+    status: 201,
+    async handler(c, { body }) {
+      const grant = unwrap(await targetTenant(c).createClientGrant({ id: randomId("cgr_"), ...body }));
+      configChanged(c);
+      return c.json(present(grant), 201);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/client-grants",
+    scope: "read:client_grants",
+    summary: "List client grants, newest first, optionally for one audience and/or client_id",
+    query: { ...LIST_QUERY, audience: "only grants for this audience", client_id: "only grants of this client" },
+    status: 200,
+    handler(c) {
+      const filter = { audience: c.req.query("audience"), client_id: c.req.query("client_id") };
+      return listResponse(
+        c,
+        "client_grants",
+        (window) => targetTenant(c).listClientGrants(window, filter),
+        (grant) => grant.id,
+        present,
+      );
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/client-grants/{id}",
+    scope: "update:client_grants",
+    summary: "Replace a client grant's scopes (each must be defined on its API)",
+    body: updateClientGrantBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const grant = unwrap(await targetTenant(c).updateClientGrant(params.id ?? "", body.scope));
+      configChanged(c);
+      return c.json(present(grant));
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/client-grants/{id}",
+    scope: "delete:client_grants",
+    summary: "Delete a client grant",
+    status: 204,
+    async handler(c, { params }) {
+      unwrap(await targetTenant(c).deleteClientGrant(params.id ?? ""));
+      configChanged(c);
+      return c.body(null, 204);
+    },
+  }),
+];
