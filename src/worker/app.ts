@@ -6,6 +6,12 @@ import type { ManagementAuthOptions } from "./middleware/management-auth";
 import { notFound, onError } from "./middleware/errors";
 import { requestContext, tenantFromRequest } from "./middleware/request-context";
 import { managementCors, tokenCors } from "./middleware/cors";
+import { browserCors } from "./login/cors";
+import { coAuthenticateEndpoint } from "./login/cross-origin";
+import { dbSignupEndpoint } from "./login/dbconnections";
+import { infoPage, loggedOutPage } from "./login/info";
+import { loginPage, loginSubmit } from "./login/login-flow";
+import { signupPage, signupSubmit } from "./login/signup-flow";
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
@@ -35,6 +41,17 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   app.on(["GET", "POST"], "/userinfo", tenantFromRequest, userinfoEndpoint);
   app.get("/v2/logout", tenantFromRequest, legacyLogoutEndpoint);
   app.get("/oidc/logout", tenantFromRequest, oidcLogoutEndpoint);
+
+  // Universal login (SPEC §4.1, §5.11, §7): HTML pages render their own error screens; the two JSON
+  // endpoints throw OAuth errors and allow CORS from the applications' web_origins.
+  app.get("/u2/login", tenantFromRequest, loginPage);
+  app.post("/u2/login", tenantFromRequest, loginSubmit);
+  app.get("/u2/signup", tenantFromRequest, signupPage);
+  app.post("/u2/signup", tenantFromRequest, signupSubmit);
+  app.get("/u2/info", tenantFromRequest, infoPage);
+  app.get("/u2/logged-out", tenantFromRequest, loggedOutPage);
+  app.on(["POST", "OPTIONS"], "/co/authenticate", tenantFromRequest, browserCors({ credentials: true }), coAuthenticateEndpoint);
+  app.on(["POST", "OPTIONS"], "/dbconnections/signup", tenantFromRequest, browserCors({ credentials: false }), dbSignupEndpoint);
 
   // Management API (SPEC §4.2, §5)
   app.use("/api/v2/*", managementCors);

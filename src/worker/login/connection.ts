@@ -1,0 +1,38 @@
+import type { ClientRecord, ConnectionRecord, TenantConfig } from "../../shared/types";
+import type { AppContext } from "../context";
+import { tenantConfig } from "../tenant/config-cache";
+import { tenantObject } from "../tenant/stubs";
+
+/** The tenant's configuration snapshot (clients, connections, branding), cached per isolate. */
+export const configOf = (c: AppContext): Promise<TenantConfig> =>
+  tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+
+/** Strategy of database (username/password) connections, as the reference platform names it. */
+export const DATABASE_STRATEGY = "auth0";
+
+/**
+ * The database connection `name` as a client may use it: it must exist with the database strategy and, when
+ * the client has an explicit connection list (`PATCH /clients/{id}/connections`, SPEC §4.2), be on it.
+ * Null otherwise.
+ */
+export function databaseConnection(config: TenantConfig, name: string, client?: ClientRecord): ConnectionRecord | null {
+  const connection = config.connections.find((c) => c.name === name && c.strategy === DATABASE_STRATEGY);
+  if (!connection) return null;
+  const enabled = client?.extra.enabled_connections;
+  if (Array.isArray(enabled) && !enabled.map(String).includes(connection.id)) return null;
+  return connection;
+}
+
+/**
+ * Connection option `disable_signup` (reference platform name): when true, only administrators create users
+ * (management API, imports); /u2/signup and /dbconnections/signup refuse. @default false
+ */
+export const isSignupDisabled = (connection: Pick<ConnectionRecord, "options">) => connection.options.disable_signup === true;
+
+/**
+ * Connection option `requires_verified_email` (Gatehouse): when true, a user whose email is not verified
+ * cannot log in with a password (SPEC §7 `EMAIL_NOT_VERIFIED`); a sign-up creates the account and asks the
+ * user to verify first instead of logging in. @default false
+ */
+export const requiresVerifiedEmail = (connection: Pick<ConnectionRecord, "options">) =>
+  connection.options.requires_verified_email === true;

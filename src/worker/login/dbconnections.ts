@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { OAuthError, type OAuthErrorCode } from "../../shared/errors";
+import type { AppContext } from "../context";
+import { describeIssue, readBodyText, readOAuthParams } from "../http/body";
+import { configOf, databaseConnection, isSignupDisabled } from "./connection";
+import { assertClientOrigin } from "./cors";
+import { signUpDatabaseUser } from "./signup";
+
+/**
+ * The reference platform's sign-up error codes, outside the OAuth catalogue. The one error sink renders them
+ * as `{error, error_description}`; the reference platform writes `{code, description}` for these, and its
+ * client SDKs read either field pair.
+ */
+type SignupErrorCode = "invalid_signup" | "invalid_password";
+const signupError = (code: SignupErrorCode, description: string) => new OAuthError(code as OAuthErrorCode, description, 400);
+
+/** The reference platform's user_metadata rule for sign-ups: at most 10 string properties. */
+const userMetadata = z
+  .record(z.string().max(100), z.string().max(500))
+  .refine((m) => Object.keys(m).length <= 10, "user_metadata may have at most 10 properties");
+
+/** Request body of POST /dbconnections/signup (SPEC §4.1); unknown fields are ignored, as SDKs send extras. */
+const signupBody = z.object({
+  client_id: z.string().min(1),
+  email: z.string().min(1),
+  password: z.string().min(1),
+  connection: z.string().min(1),
+  user_metadata: userMetadata.optional(),
+  name: z.string().max(300).optional(),
+  nickname: z.string().max(300).optional(),
+});
+
+/** JSON bodies are parsed here (user_metadata is an object); form bodies carry flat fields only. */
+async function readSignupBody(c: AppContext): Promise<z.infer<typeof signupBody>> {
+  let data: unknown;
+  if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new OAuthError("invalid_request", "Request body is not valid JSON");
+    }
+  } else {
+    data = await readOAuthParams(c.req.raw);
+  }
+  const parsed = signupBody.safeParse(data);
+  if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * POST /dbconnections/signup (SPEC §4.1): self-service sign-up into a database connection, for browser SDKs
+ * (CORS from the application's web_origins) and servers. Answers the new user: `_id` (the id without the
+ * `auth0|` prefix, as the reference platform does), `id` (the full user_id), email and timestamps.
+ */
+export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
+  const body = await readSignupBody(c);
+  const config = await configOf(c);
+  const client = config.clients.find((cl) => cl.client_id === body.client_id);
+  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
+  assertClientOrigin(c, client);
+  const connection = databaseConnection(config, body.connection, client);
+  if (!connection) throw new OAuthError("invalid_request", "connection not found");
+  if (isSignupDisabled(connection)) throw new OAuthError("access_denied", "Public signup is disabled for this connection", 403);
+
+  const result = await signUpDatabaseUser(c, connection, {
+    email: body.email,
+    password: body.password,
+    ...(body.user_metadata ? { user_metadata: body.user_metadata } : {}),
+    ...(body.name ? { name: body.name } : {}),
+    ...(body.nickname ? { nickname: body.nickname } : {}),
+  });
+  if (!result.ok) {
+    const { code, message } = result.failure;
+    if (code === "USER_EXISTS") throw signupError("invalid_signup", "Invalid sign up");
+    if (code === "INVALID_EMAIL") throw new OAuthError("invalid_request", "email is not a valid email address");
+    throw signupError("invalid_password", `Password is too weak: ${message}`);
+  }
+  const { user } = result;
+  c.header("Cache-Control", "no-store");
+  return c.json({
+    _id: user.user_id.slice(user.user_id.indexOf("|") + 1),
+    id: user.user_id,
+    email: user.email,
+    email_verified: user.email_verified,
+    ...(body.user_metadata ? { user_metadata: user.user_metadata } : {}),
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+  });
+}

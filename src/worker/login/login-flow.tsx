@@ -1,0 +1,81 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
+import { normalizeEmail } from "../../objects/tenant/users";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppContext } from "../context";
+import { finishLogin } from "../oauth/authorize/complete";
+import { databaseConnection, isSignupDisabled } from "./connection";
+import type { FormFailure } from "./pages/login-page";
+import { LoginPage } from "./pages/login-page";
+import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
+import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
+import { badForm, csrfFailure, hasValidCsrf, type LoginTransaction, loadTransaction, readForm, setCsrfCookie } from "./transaction";
+
+/** Shown when the tenant's database connection is missing or not enabled for the application. */
+const NO_CONNECTION = {
+  code: "CONNECTION_NOT_FOUND",
+  title: "Login unavailable",
+  message: "This application has no email and password login.",
+} as const;
+
+function renderLogin(
+  c: AppContext,
+  t: LoginTransaction,
+  options: { email?: string; error?: FormFailure; canSignup: boolean },
+  status: ContentfulStatusCode = 200,
+) {
+  return sendPage(
+    c,
+    t.shell,
+    <LoginPage
+      shell={t.shell}
+      state={t.state}
+      csrf={t.loginSession.csrf_token}
+      clientName={t.client.name}
+      canSignup={options.canSignup}
+      {...(options.email ? { email: options.email } : {})}
+      {...(options.error ? { error: options.error } : {})}
+    />,
+    status,
+  );
+}
+
+/** GET /u2/login?state=<login session>: the email and password form; sets the CSRF cookie. */
+export async function loginPage(c: AppContext): Promise<Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  if (!connection) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  setCsrfCookie(c, t.loginSession);
+  const hint = t.loginSession.request.login_hint;
+  return renderLogin(c, t, { canSignup: !isSignupDisabled(connection), ...(hint ? { email: normalizeEmail(hint) } : {}) });
+}
+
+/**
+ * POST /u2/login?state=<login session>: CSRF check, then the password check shared with /co/authenticate.
+ * Failures re-render the form with status 403 and the SPEC §7 code; success completes the transaction
+ * (session cookie, authorization response) exactly once.
+ */
+export async function loginSubmit(c: AppContext): Promise<Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  const form = await readForm(c);
+  if (!form) return badForm(c, t);
+  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, "login");
+  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  if (!connection) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  const canSignup = !isSignupDisabled(connection);
+
+  const email = normalizeEmail(form.email ?? "");
+  const password = form.password ?? "";
+  if (!email || !password) {
+    const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };
+    return renderLogin(c, t, { email, error, canSignup }, 400);
+  }
+  const check = await verifyPassword(c, email, password, connection);
+  if (!check.ok) {
+    const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
+    return renderLogin(c, t, { email, error, canSignup }, check.status);
+  }
+  const response = await finishLogin(c, t.loginSession, t.client, check.user);
+  return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+}

@@ -1,0 +1,69 @@
+import type { FC } from "hono/jsx";
+import { FormError, Layout, type PageShell } from "./layout";
+
+export interface FormFailure {
+  /** Stable code (SPEC §7 table), exposed as data-error-code. */
+  code: string;
+  message: string;
+}
+
+export interface LoginPageProps {
+  shell: PageShell;
+  /** The login session id (the `state` query parameter of /u2 pages). */
+  state: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: FormFailure;
+  /** Whether the database connection accepts sign-ups (the link is shown only then). */
+  canSignup: boolean;
+}
+
+/** Email and password on one screen (the reference platform's "identifier + password" login). */
+export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup }) => {
+  const q = `?state=${encodeURIComponent(state)}`;
+  const describedBy = error ? "form-error" : undefined;
+  return (
+    <Layout shell={shell} title={`Log in | ${clientName}`}>
+      <h1 id="page-title">Welcome</h1>
+      <p class="subtitle">Log in to continue to {clientName}.</p>
+      <form method="post" action={`/u2/login${q}`} novalidate>
+        {error ? <FormError code={error.code} message={error.message} /> : null}
+        <input type="hidden" name="_csrf" value={csrf} />
+        <div class="field">
+          <label for="email">Email address</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            inputmode="email"
+            required
+            autofocus
+            value={email ?? ""}
+            aria-invalid={error ? "true" : undefined}
+            aria-describedby={describedBy}
+          />
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            aria-invalid={error ? "true" : undefined}
+            aria-describedby={describedBy}
+          />
+        </div>
+        <button type="submit">Continue</button>
+      </form>
+      {canSignup ? (
+        <p class="alt">
+          Don't have an account? <a href={`/u2/signup${q}`}>Sign up</a>
+        </p>
+      ) : null}
+    </Layout>
+  );
+};

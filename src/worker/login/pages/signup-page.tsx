@@ -1,0 +1,65 @@
+import type { FC } from "hono/jsx";
+import { MIN_PASSWORD_LENGTH } from "../signup";
+import { FormError, Layout, type PageShell } from "./layout";
+import type { FormFailure } from "./login-page";
+
+export interface SignupPageProps {
+  shell: PageShell;
+  state: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: FormFailure & { field?: "email" | "password" };
+}
+
+/** Email and password (no confirmation field: the password rule is stated up front instead). */
+export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName, email, error }) => {
+  const q = `?state=${encodeURIComponent(state)}`;
+  const emailInvalid = error !== undefined && error.field !== "password";
+  const passwordInvalid = error !== undefined && error.field !== "email";
+  return (
+    <Layout shell={shell} title={`Sign up | ${clientName}`}>
+      <h1 id="page-title">Create your account</h1>
+      <p class="subtitle">Sign up to continue to {clientName}.</p>
+      <form method="post" action={`/u2/signup${q}`} novalidate>
+        {error ? <FormError code={error.code} message={error.message} /> : null}
+        <input type="hidden" name="_csrf" value={csrf} />
+        <div class="field">
+          <label for="email">Email address</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            inputmode="email"
+            required
+            autofocus
+            value={email ?? ""}
+            aria-invalid={emailInvalid ? "true" : undefined}
+            aria-describedby={emailInvalid ? "form-error" : undefined}
+          />
+        </div>
+        <div class="field">
+          <label for="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minlength={MIN_PASSWORD_LENGTH}
+            aria-invalid={passwordInvalid ? "true" : undefined}
+            aria-describedby={passwordInvalid ? "form-error password-hint" : "password-hint"}
+          />
+          <p id="password-hint" class="hint">
+            At least {MIN_PASSWORD_LENGTH} characters.
+          </p>
+        </div>
+        <button type="submit">Sign up</button>
+      </form>
+      <p class="alt">
+        Already have an account? <a href={`/u2/login${q}`}>Log in</a>
+      </p>
+    </Layout>
+  );
+};

@@ -1,0 +1,51 @@
+import { html } from "hono/html";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSX } from "hono/jsx/jsx-runtime";
+import { randomToken } from "../../shared/crypto/random";
+import type { TenantConfig } from "../../shared/types";
+import type { AppContext } from "../context";
+import { pageBranding } from "./branding";
+import { pageSecurityHeaders } from "./cookies";
+import { MessagePage, type MessagePageProps } from "./pages/message-page";
+import type { PageShell } from "./pages/layout";
+
+/** What every page shares: validated branding, a fresh CSP nonce, and whose page it is. */
+export function shellFor(config: TenantConfig | null, brandName?: string): PageShell {
+  return { branding: pageBranding(config), nonce: randomToken(16), ...(brandName ? { brandName } : {}) };
+}
+
+/**
+ * Sends a server-rendered page with the login pages' headers: no framing, no caching (pageSecurityHeaders),
+ * and a CSP that allows nothing but the page's own nonce-tagged style sheet and http(s) images (the logo).
+ * No form-action restriction: a successful login POST redirects to the client's origin.
+ */
+export function sendPage(
+  c: AppContext,
+  shell: PageShell,
+  page: JSX.Element,
+  status: ContentfulStatusCode = 200,
+): Response | Promise<Response> {
+  pageSecurityHeaders(c);
+  c.header(
+    "Content-Security-Policy",
+    `default-src 'none'; style-src 'nonce-${shell.nonce}'; img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  return c.html(html`<!doctype html>${page}`, status);
+}
+
+/** The generic error (or notice) page. */
+export function sendMessage(
+  c: AppContext,
+  shell: PageShell,
+  props: Omit<MessagePageProps, "shell">,
+  status: ContentfulStatusCode,
+): Response | Promise<Response> {
+  return sendPage(c, shell, <MessagePage shell={shell} {...props} />, status);
+}
+
+/** The one wording for an unknown, expired or already completed login transaction. */
+export const EXPIRED_LOGIN = {
+  code: "INVALID_LOGIN_SESSION",
+  title: "Login link expired",
+  message: "This login link has expired or is invalid",
+} as const;

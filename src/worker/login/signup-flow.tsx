@@ -1,0 +1,72 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
+import { normalizeEmail } from "../../objects/tenant/users";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppContext } from "../context";
+import { finishLogin } from "../oauth/authorize/complete";
+import { databaseConnection, isSignupDisabled, requiresVerifiedEmail } from "./connection";
+import { SignupPage, type SignupPageProps } from "./pages/signup-page";
+import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
+import { signUpDatabaseUser } from "./signup";
+import { badForm, csrfFailure, hasValidCsrf, type LoginTransaction, loadTransaction, readForm, setCsrfCookie } from "./transaction";
+
+const SIGNUP_UNAVAILABLE = {
+  code: "SIGNUP_DISABLED",
+  title: "Sign-up unavailable",
+  message: "New accounts cannot be created for this application.",
+} as const;
+
+/** The database connection when it exists for the client and accepts sign-ups. */
+function signupConnection(t: LoginTransaction) {
+  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  return connection && !isSignupDisabled(connection) ? connection : null;
+}
+
+function renderSignup(
+  c: AppContext,
+  t: LoginTransaction,
+  extra: Pick<SignupPageProps, "email" | "error"> = {},
+  status: ContentfulStatusCode = 200,
+) {
+  const props: SignupPageProps = { shell: t.shell, state: t.state, csrf: t.loginSession.csrf_token, clientName: t.client.name };
+  if (extra.email) props.email = extra.email;
+  if (extra.error) props.error = extra.error;
+  return sendPage(c, t.shell, <SignupPage {...props} />, status);
+}
+
+/** GET /u2/signup?state=<login session>: the sign-up form (only when the connection allows sign-ups). */
+export async function signupPage(c: AppContext): Promise<Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  if (!signupConnection(t)) return sendMessage(c, t.shell, SIGNUP_UNAVAILABLE, 403);
+  setCsrfCookie(c, t.loginSession);
+  const hint = t.loginSession.request.login_hint;
+  return renderSignup(c, t, hint ? { email: normalizeEmail(hint) } : {});
+}
+
+/**
+ * POST /u2/signup?state=<login session>: CSRF check, password policy, user creation (email not verified),
+ * then the login completes as after a password login. A connection with `requires_verified_email` gets a
+ * "verify your email" notice instead of a session.
+ */
+export async function signupSubmit(c: AppContext): Promise<Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  const form = await readForm(c);
+  if (!form) return badForm(c, t);
+  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, "signup");
+  const connection = signupConnection(t);
+  if (!connection) return sendMessage(c, t.shell, SIGNUP_UNAVAILABLE, 403);
+
+  const email = normalizeEmail(form.email ?? "");
+  const result = await signUpDatabaseUser(c, connection, { email, password: form.password ?? "" });
+  if (!result.ok) {
+    const status = result.failure.code === "USER_EXISTS" ? 409 : 400;
+    return renderSignup(c, t, { email, error: result.failure }, status);
+  }
+  if (requiresVerifiedEmail(connection)) {
+    const notice = { title: "Verify your email", message: "Your account was created. Verify your email address, then log in." };
+    return sendMessage(c, t.shell, notice, 200);
+  }
+  const response = await finishLogin(c, t.loginSession, t.client, result.user);
+  return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+}

@@ -1,0 +1,85 @@
+import bcrypt from "bcryptjs";
+import { normalizeEmail } from "../../objects/tenant/users";
+import { utf8 } from "../../shared/crypto/encoding";
+import { randomId } from "../../shared/crypto/random";
+import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+import { BCRYPT_COST } from "../tenant/bootstrap";
+import { tenantObject } from "../tenant/stubs";
+
+/** Password policy: at least this many characters. @default 8 */
+export const MIN_PASSWORD_LENGTH = 8;
+/** bcrypt only reads the first 72 bytes; a longer password would be silently truncated, so it is refused. */
+export const MAX_PASSWORD_BYTES = 72;
+const MAX_EMAIL_LENGTH = 254;
+
+export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS";
+
+export interface SignupFailure {
+  code: SignupFailureCode;
+  message: string;
+  /** The form field the failure is about. */
+  field: "email" | "password";
+}
+
+export type SignupResult = { ok: true; user: UserRecord } | { ok: false; failure: SignupFailure };
+
+export interface SignupInput {
+  email: string;
+  password: string;
+  user_metadata?: Record<string, Json>;
+  name?: string;
+  nickname?: string;
+}
+
+const fail = (code: SignupFailureCode, message: string, field: SignupFailure["field"]): SignupResult => ({
+  ok: false,
+  failure: { code, message, field },
+});
+
+/** The password rule, stated the same way on the page and in the API. */
+export function checkPassword(password: string): SignupFailure | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    const message = `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
+    return { code: "PASSWORD_TOO_SHORT", message, field: "password" };
+  }
+  if (utf8(password).byteLength > MAX_PASSWORD_BYTES) {
+    const message = `Password must be at most ${MAX_PASSWORD_BYTES} bytes long.`;
+    return { code: "PASSWORD_TOO_LONG", message, field: "password" };
+  }
+  return null;
+}
+
+/** A plausible address: one @, something on both sides, no whitespace or control characters. */
+export function isPlausibleEmail(email: string): boolean {
+  return email.length <= MAX_EMAIL_LENGTH && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u.test(email);
+}
+
+/**
+ * Creates a user in a database connection from a self-service sign-up (universal login or
+ * /dbconnections/signup): email trimmed and lowercased, password checked against the policy and stored as a
+ * bcrypt hash (hashed here in the worker, never in the object), email not verified yet.
+ */
+export async function signUpDatabaseUser(
+  c: AppContext,
+  connection: Pick<ConnectionRecord, "name">,
+  input: SignupInput,
+): Promise<SignupResult> {
+  const email = normalizeEmail(input.email);
+  if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
+  const weak = checkPassword(input.password);
+  if (weak) return { ok: false, failure: weak };
+  const result = await tenantObject(c.env, c.var.tenant.id).createUser({
+    user_id: `auth0|${randomId()}`,
+    connection: connection.name,
+    email,
+    email_verified: false,
+    password_hash: await bcrypt.hash(input.password, BCRYPT_COST),
+    ...(input.name ? { name: input.name } : {}),
+    ...(input.nickname ? { nickname: input.nickname } : {}),
+    ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
+  });
+  if (result.ok) return { ok: true, user: result.value };
+  if (result.error.status === 409) return fail("USER_EXISTS", "This email is already registered.", "email");
+  throw new Error(`createUser failed: ${result.error.message}`);
+}

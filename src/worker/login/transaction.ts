@@ -1,0 +1,100 @@
+import { timingSafeEqualText } from "../../shared/crypto/compare";
+import type { ClientRecord, LoginSession, TenantConfig } from "../../shared/types";
+import type { AppContext } from "../context";
+import { readBodyText } from "../http/body";
+import { tenantObject } from "../tenant/stubs";
+import { CSRF_COOKIE, readCookie, setSecureCookie } from "./cookies";
+import { configOf } from "./connection";
+import type { PageShell } from "./pages/layout";
+import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
+
+/** One /authorize transaction as a /u2 page sees it. */
+export interface LoginTransaction {
+  config: TenantConfig;
+  shell: PageShell;
+  loginSession: LoginSession;
+  client: ClientRecord;
+  /** The login session id, as carried in the `state` query parameter. */
+  state: string;
+}
+
+/**
+ * Loads the login session named by `?state=` (the reference platform's convention for /u2 pages). Unknown,
+ * expired and already completed sessions, or a client deleted meanwhile, all answer the same 400 page:
+ * a completed session can never be completed twice (replayed form, back button).
+ */
+export async function loadTransaction(c: AppContext): Promise<LoginTransaction | Response> {
+  const config = await configOf(c);
+  const state = c.req.query("state") ?? "";
+  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).getLoginSession(state) : null;
+  const client = loginSession && config.clients.find((cl) => cl.client_id === loginSession.client_id);
+  if (!loginSession || loginSession.state !== "pending" || !client) {
+    return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
+  }
+  return { config, shell: shellFor(config, client.name), loginSession, client, state };
+}
+
+/**
+ * Sets the double-submit CSRF cookie: the login session's own token, HttpOnly, SameSite=Strict, scoped to
+ * /u2, for the life of the browser session.
+ */
+export function setCsrfCookie(c: AppContext, loginSession: LoginSession): void {
+  setSecureCookie(c, CSRF_COOKIE, loginSession.csrf_token, { sameSite: "Strict", path: "/u2" });
+}
+
+/**
+ * CSRF check of a login form post: the `_csrf` field, the cookie and the login session's token must all be
+ * equal, compared in constant time. The server-side token binds the form to this transaction; the cookie
+ * binds it to this browser, so a token obtained by an attacker for their own transaction cannot be used to
+ * log a victim's browser into the attacker's account (login CSRF).
+ */
+export async function hasValidCsrf(c: AppContext, form: Record<string, string>, loginSession: LoginSession): Promise<boolean> {
+  const field = form._csrf ?? "";
+  const cookie = readCookie(c, CSRF_COOKIE) ?? "";
+  const [fieldOk, cookieOk] = await Promise.all([
+    timingSafeEqualText(field, loginSession.csrf_token),
+    timingSafeEqualText(cookie, loginSession.csrf_token),
+  ]);
+  return fieldOk && cookieOk && loginSession.csrf_token !== "";
+}
+
+/** The 403 page of a failed CSRF check, with a link that reloads the form (and re-sets the cookie). */
+export function csrfFailure(c: AppContext, t: LoginTransaction, page: "login" | "signup"): Response | Promise<Response> {
+  return sendMessage(
+    c,
+    t.shell,
+    {
+      code: "INVALID_CSRF",
+      title: "Something went wrong",
+      message: "Your session could not be verified. Reload the form and try again.",
+      retryHref: `/u2/${page}?state=${encodeURIComponent(t.state)}`,
+    },
+    403,
+  );
+}
+
+/**
+ * Reads a form-urlencoded body (size-limited like every body). Null when the body is not a form, is too
+ * large, or repeats a field: the caller answers with an error page.
+ */
+export async function readForm(c: AppContext): Promise<Record<string, string> | null> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header("content-type") ?? "")) return null;
+  let text: string;
+  try {
+    text = await readBodyText(c.req.raw, () => new Error("too large"));
+  } catch {
+    return null;
+  }
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (key in form) return null;
+    form[key] = value;
+  }
+  return form;
+}
+
+/** The 400 page of an unreadable form post. */
+export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<Response> {
+  const message = "The form could not be read. Try again.";
+  return sendMessage(c, t.shell, { code: "INVALID_REQUEST", title: "Something went wrong", message }, 400);
+}
