@@ -83,6 +83,21 @@ export function reasonPhrase(status: number): string {
   return REASON[status] ?? "Error";
 }
 
+/**
+ * An error of the reference platform's database-connection endpoints (`/dbconnections/*`), whose SDKs read
+ * `{ name, code, description, statusCode }` rather than the OAuth pair.
+ */
+export class DbConnectionError extends HttpError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = "DbConnectionError";
+  }
+}
+
 /** A management-API error: `{ statusCode, error, error_description, message, errorCode }`. */
 export class ManagementError extends HttpError {
   constructor(

@@ -97,7 +97,9 @@ describe("OpenAPI documents", () => {
 
   it("GET /.well-known/openapi.json describes the Auth API", async () => {
     const doc = (await (await call("/.well-known/openapi.json")).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/oauth/token", "/.well-known/jwks.json"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/authorize", "/oauth/token", "/oauth/revoke", "/userinfo", "/oidc/logout", "/v2/logout", "/dbconnections/signup", "/co/authenticate", "/.well-known/jwks.json"]),
+    );
   });
 });
 

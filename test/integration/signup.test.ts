@@ -189,15 +189,15 @@ describe("POST /dbconnections/signup", () => {
     expect((await signup({ email: "dup@example.com", password: "password-123" })).status).toBe(200);
     const res = await signup({ email: "DUP@example.com", password: "password-456" });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "invalid_signup", error_description: "Invalid sign up" });
+    expect(await res.json()).toEqual({ name: "BadRequestError", code: "invalid_signup", description: "Invalid sign up", statusCode: 400 });
   });
 
   it("a weak password is 400 invalid_password", async () => {
     const res = await signup({ email: "weak@example.com", password: "abc" });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: string; error_description: string };
-    expect(body.error).toBe("invalid_password");
-    expect(body.error_description).toContain("at least 8 characters");
+    const body = (await res.json()) as { name: string; code: string; description: string; statusCode: number };
+    expect(body).toMatchObject({ name: "BadRequestError", code: "invalid_password", statusCode: 400 });
+    expect(body.description).toContain("at least 8 characters");
   });
 
   it("an unknown client or connection, or a malformed body, is 400 invalid_request", async () => {

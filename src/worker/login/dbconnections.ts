@@ -1,18 +1,14 @@
 import { z } from "zod";
-import { OAuthError, type OAuthErrorCode } from "../../shared/errors";
+import { DbConnectionError, OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { describeIssue, readBodyText, readOAuthParams } from "../http/body";
 import { configOf, databaseConnection, isSignupDisabled } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { signUpDatabaseUser } from "./signup";
 
-/**
- * The reference platform's sign-up error codes, outside the OAuth catalogue. The one error sink renders them
- * as `{error, error_description}`; the reference platform writes `{code, description}` for these, and its
- * client SDKs read either field pair.
- */
+/** The reference platform's sign-up error codes: rendered as `{name, code, description, statusCode}`. */
 type SignupErrorCode = "invalid_signup" | "invalid_password";
-const signupError = (code: SignupErrorCode, description: string) => new OAuthError(code as OAuthErrorCode, description, 400);
+const signupError = (code: SignupErrorCode, description: string) => new DbConnectionError(400, code, description);
 
 /** The reference platform's user_metadata rule for sign-ups: at most 10 string properties. */
 const userMetadata = z

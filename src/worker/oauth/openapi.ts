@@ -3,29 +3,73 @@ import { tokenRequestSchemas } from "../../shared/schemas/oauth";
 
 let document: string | undefined;
 
-/** GET /.well-known/openapi.json: the Auth API, built once per isolate from the request schemas. */
+const json = (description: string) => ({ description, content: { "application/json": {} } });
+const query = (names: string[], required: string[] = []) =>
+  names.map((name) => ({ name, in: "query", required: required.includes(name), schema: { type: "string" } }));
+const formOrJson = (schema: unknown) => ({
+  content: { "application/x-www-form-urlencoded": { schema }, "application/json": { schema } },
+});
+
+/**
+ * GET /.well-known/openapi.json: the Auth API, built once per isolate. The token endpoint's body schemas are
+ * the very zod schemas that validate /oauth/token.
+ */
 export function authApiSpec(): string {
   document ??= JSON.stringify({
     openapi: "3.1.0",
     info: { title: "Gatehouse Auth API", version: "1" },
     paths: {
+      "/authorize": {
+        get: {
+          summary: "Authorization request (RFC 6749 §4.1.1, OIDC Core §3)",
+          parameters: query(
+            ["client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "audience", "prompt", "max_age", "code_challenge", "code_challenge_method", "login_ticket", "screen_hint", "login_hint"],
+            ["client_id", "redirect_uri", "response_type"],
+          ),
+          responses: { "302": { description: "Redirect to the login page or to the client" }, "400": json("Invalid client or redirect URI") },
+        },
+      },
       "/oauth/token": {
         post: {
           summary: "Token endpoint (RFC 6749 §3.2)",
-          requestBody: {
-            content: Object.fromEntries(
-              ["application/x-www-form-urlencoded", "application/json"].map((type) => [
-                type,
-                { schema: { oneOf: Object.values(tokenRequestSchemas).map((s) => z.toJSONSchema(s, { io: "input" })) } },
-              ]),
-            ),
-          },
-          responses: { "200": { description: "Tokens" }, "400": { description: "OAuth error" }, "401": { description: "invalid_client" } },
+          requestBody: formOrJson({ oneOf: Object.values(tokenRequestSchemas).map((s) => z.toJSONSchema(s, { io: "input" })) }),
+          responses: { "200": json("Tokens"), "400": json("OAuth error"), "401": json("invalid_client"), "403": json("access_denied / invalid_grant") },
         },
       },
-      "/.well-known/jwks.json": { get: { summary: "The tenant's public signing keys", responses: { "200": { description: "JWK set" } } } },
-      "/.well-known/openid-configuration": { get: { summary: "OpenID Provider metadata", responses: { "200": { description: "Discovery document" } } } },
+      "/oauth/revoke": {
+        post: {
+          summary: "Token revocation (RFC 7009)",
+          requestBody: formOrJson({ type: "object", required: ["token"], properties: { token: { type: "string" }, token_type_hint: { type: "string" } } }),
+          responses: { "200": { description: "Revoked (or nothing to revoke)" }, "401": json("invalid_client") },
+        },
+      },
+      "/userinfo": { get: { summary: "Claims of the access token's user (OIDC Core §5.3)", security: [{ bearer: [] }], responses: { "200": json("Claims"), "401": json("invalid_token") } } },
+      "/.well-known/jwks.json": { get: { summary: "The tenant's public signing keys", responses: { "200": json("JWK set") } } },
+      "/.well-known/openid-configuration": { get: { summary: "OpenID Provider metadata", responses: { "200": json("Discovery document") } } },
+      "/v2/logout": { get: { summary: "End the browser session", parameters: query(["client_id", "returnTo"]), responses: { "302": { description: "To returnTo or the logged-out page" } } } },
+      "/oidc/logout": {
+        get: {
+          summary: "RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)",
+          parameters: query(["id_token_hint", "post_logout_redirect_uri", "state", "client_id"]),
+          responses: { "302": { description: "To post_logout_redirect_uri or the logged-out page" } },
+        },
+      },
+      "/dbconnections/signup": {
+        post: {
+          summary: "Sign up a database-connection user",
+          requestBody: { content: { "application/json": { schema: { type: "object", required: ["client_id", "email", "password", "connection"], properties: { client_id: { type: "string" }, email: { type: "string" }, password: { type: "string" }, connection: { type: "string" }, user_metadata: { type: "object" } } } } } },
+          responses: { "200": json("{id, email, email_verified, created_at, updated_at}"), "400": json("{name, code, description, statusCode}") },
+        },
+      },
+      "/co/authenticate": {
+        post: {
+          summary: "Cross-origin authentication: credentials for a login_ticket",
+          requestBody: { content: { "application/json": { schema: { type: "object", required: ["client_id", "username", "password"], properties: { client_id: { type: "string" }, username: { type: "string" }, password: { type: "string" }, realm: { type: "string" }, credential_type: { type: "string" } } } } } },
+          responses: { "200": json("{login_ticket, co_verifier, co_id}"), "403": json("access_denied") },
+        },
+      },
     },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   });
   return document;
 }
