@@ -34,6 +34,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Auth API (SPEC §4.1)
   app.get("/.well-known/openid-configuration", tenantFromRequest, discoveryEndpoint);
   app.get("/.well-known/jwks.json", tenantFromRequest, jwksEndpoint);
+  // Browsers ask every page for it; answer without a 404 in their console.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   app.get("/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
   app.get("/authorize", tenantFromRequest, authorizeEndpoint);
   app.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tenantFromRequest, tokenEndpoint);

@@ -180,6 +180,9 @@ describe("POST /u2/login", () => {
     expect(html).toContain("Wrong email or password.");
     expect(html).toMatch(/<input id="email"[^>]*aria-describedby="form-error"/);
     expect(html).toContain('value="wrong-pw@example.com"');
+    // The kept email means the password is next: focus goes there, not back to the email field.
+    expect(html).toMatch(/<input id="password"[^>]* autofocus/);
+    expect(html).not.toMatch(/<input id="email"[^>]* autofocus/);
 
     const unknown = await postLogin(await newLogin(), { email: "nobody@example.com", password: "whatever-1" });
     expect(unknown.status).toBe(403);

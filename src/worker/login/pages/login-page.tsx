@@ -23,6 +23,8 @@ export interface LoginPageProps {
 export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const describedBy = error ? "form-error" : undefined;
+  // With the email kept after a failed attempt, the password is what the user types next.
+  const focusPassword = Boolean(email);
   return (
     <Layout shell={shell} title={`Log in | ${clientName}`}>
       <h1 id="page-title">Welcome</h1>
@@ -39,7 +41,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
             autocomplete="username"
             inputmode="email"
             required
-            autofocus
+            autofocus={!focusPassword}
             value={email ?? ""}
             aria-invalid={error ? "true" : undefined}
             aria-describedby={describedBy}
@@ -53,6 +55,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
             type="password"
             autocomplete="current-password"
             required
+            autofocus={focusPassword}
             aria-invalid={error ? "true" : undefined}
             aria-describedby={describedBy}
           />
