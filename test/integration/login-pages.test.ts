@@ -58,6 +58,13 @@ const errorCode = (html: string) => /data-error-code="([A-Z_]+)"/.exec(html)?.[1
 const cookieNamed = (res: Response, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
 
 describe("GET /u2/login", () => {
+  it("focuses the email field when nothing is prefilled", async () => {
+    const login = await newLogin();
+    const html = await (await getPage(`/u2/login?state=${login.state}`)).text();
+    expect(html).toMatch(/<input id="email" name="email" type="email"[^>]* autofocus/);
+    expect(html).not.toMatch(/<input id="password"[^>]* autofocus/);
+  });
+
   it("renders an accessible form with a CSRF field and cookie, the app's name, and no-framing headers", async () => {
     const login = await newLogin({ login_hint: "Hinted@Example.com" });
     const res = await getPage(`/u2/login?state=${login.state}`);
@@ -69,7 +76,8 @@ describe("GET /u2/login", () => {
     expect(html).toMatch(/^<!doctype html><html lang="en">/);
     expect(html).toContain('<label for="email">');
     expect(html).toContain('<label for="password">');
-    expect(html).toMatch(/<input id="email" name="email" type="email"[^>]* autofocus/);
+    // The hinted email is prefilled, so focus starts on the password.
+    expect(html).toMatch(/<input id="password"[^>]* autofocus/);
     expect(html).toContain(`name="_csrf" value="${login.csrf}"`);
     expect(html).toContain("Test app");
     expect(html).toContain('value="hinted@example.com"');
