@@ -123,3 +123,32 @@ export function tokenForm(params: Record<string, string>, headers: Record<string
     body: new URLSearchParams(params).toString(),
   });
 }
+
+/**
+ * A pending login session as /authorize creates it; returns its id (the `state` of /u2 pages), its CSRF token
+ * and the matching CSRF cookie.
+ */
+export async function pendingLogin(
+  tenantId: string,
+  clientId: string,
+  request: Record<string, string> = {},
+  ttlMs = 600_000,
+): Promise<{ state: string; csrf: string; cookie: string }> {
+  const id = randomId("ls_");
+  const csrf = randomToken(24);
+  await env.TENANT.getByName(tenantId).createLoginSession({
+    id,
+    request: {
+      client_id: clientId,
+      redirect_uri: "https://app.example.com/callback",
+      response_type: "code",
+      response_mode: "query",
+      scope: "openid profile email",
+      state: "xyz",
+      ...request,
+    },
+    csrf_token: csrf,
+    expires_at: Date.now() + ttlMs,
+  });
+  return { state: id, csrf, cookie: `gh_csrf=${csrf}` };
+}

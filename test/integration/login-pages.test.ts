@@ -1,10 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { randomId, randomToken } from "../../src/shared/crypto/random";
+import { randomToken } from "../../src/shared/crypto/random";
 import { invalidateTenantConfig } from "../../src/worker/tenant/config-cache";
 import { call, createTenant } from "../helpers/api";
-import { authorize, redirectParams, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
+import { authorize, pendingLogin, redirectParams, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
 
 const CALLBACK = "https://app.example.com/callback";
 const PASSWORD = "correct-horse-9";
@@ -19,25 +19,8 @@ beforeAll(async () => {
 });
 
 /** A pending login session as /authorize creates it; returns its id (the `state` of /u2 pages) and CSRF token. */
-async function newLogin(extra: Record<string, string> = {}, options: { tenantId?: string; clientId?: string; ttlMs?: number } = {}) {
-  const id = randomId("ls_");
-  const csrf = randomToken(24);
-  await env.TENANT.getByName(options.tenantId ?? tenant).createLoginSession({
-    id,
-    request: {
-      client_id: options.clientId ?? client.client_id,
-      redirect_uri: CALLBACK,
-      response_type: "code",
-      response_mode: "query",
-      scope: "openid profile email",
-      state: "xyz",
-      ...extra,
-    },
-    csrf_token: csrf,
-    expires_at: Date.now() + (options.ttlMs ?? 600_000),
-  });
-  return { state: id, csrf, cookie: `gh_csrf=${csrf}` };
-}
+const newLogin = (extra: Record<string, string> = {}, options: { tenantId?: string; clientId?: string; ttlMs?: number } = {}) =>
+  pendingLogin(options.tenantId ?? tenant, options.clientId ?? client.client_id, { redirect_uri: CALLBACK, ...extra }, options.ttlMs);
 
 type Login = Awaited<ReturnType<typeof newLogin>>;
 

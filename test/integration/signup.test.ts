@@ -1,9 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { randomId, randomToken } from "../../src/shared/crypto/random";
 import { invalidateTenantConfig } from "../../src/worker/tenant/config-cache";
 import { call, createTenant } from "../helpers/api";
-import { redirectParams, seedClient, type TestClient } from "../helpers/flows";
+import { pendingLogin, redirectParams, seedClient, type TestClient } from "../helpers/flows";
 
 const CALLBACK = "https://app.example.com/callback";
 const APP_ORIGIN = "https://app.example.com";
@@ -19,17 +18,8 @@ beforeAll(async () => {
 });
 
 /** A pending login session as /authorize creates it (screen_hint=signup). */
-async function newLogin(tenantId = tenant, clientId = client.client_id) {
-  const id = randomId("ls_");
-  const csrf = randomToken(24);
-  await env.TENANT.getByName(tenantId).createLoginSession({
-    id,
-    request: { client_id: clientId, redirect_uri: CALLBACK, response_type: "code", response_mode: "query", scope: "openid email", state: "xyz", screen_hint: "signup" },
-    csrf_token: csrf,
-    expires_at: Date.now() + 600_000,
-  });
-  return { state: id, csrf, cookie: `gh_csrf=${csrf}` };
-}
+const newLogin = (tenantId = tenant, clientId = client.client_id) =>
+  pendingLogin(tenantId, clientId, { redirect_uri: CALLBACK, scope: "openid email", screen_hint: "signup" });
 
 type Login = Awaited<ReturnType<typeof newLogin>>;
 
