@@ -1,5 +1,5 @@
 /** Write DTOs and list windows for the management API. */
-import type { Jwk } from "./config";
+import type { ClientRecord, Jwk } from "./config";
 import type { Json } from "./index";
 /**
  * A page request as it crosses RPC (SPEC §4.3): an offset window, or the keyset position after which a
@@ -16,23 +16,7 @@ export interface ListPage<T> {
 }
 
 /** A client as the worker prepared it: id generated, secret already encrypted (or none for public clients). */
-export interface NewClient {
-  client_id: string;
-  name: string;
-  description: string | null;
-  app_type: string;
-  client_secret_enc: string | null;
-  token_endpoint_auth_method: string;
-  grant_types: string[];
-  callbacks: string[];
-  allowed_logout_urls: string[];
-  web_origins: string[];
-  jwks: { keys: Jwk[] } | null;
-  is_first_party: boolean;
-  oidc_conformant: boolean;
-  client_metadata: Record<string, string>;
-  extra: Record<string, Json>;
-}
+export type NewClient = Omit<ClientRecord, "is_system" | "created_at" | "updated_at">;
 
 /** PATCH /clients/{id}: fields replaced; client_metadata and extra merged key by key (null removes a key). */
 export interface ClientPatch {
