@@ -42,24 +42,24 @@ export async function seedChildTenant(env: Env, tenantId: string): Promise<void>
   invalidateTenantConfig(tenantId);
 }
 
-let bootstrap: Promise<void> | undefined;
+let isBootstrapped = false;
 
 /**
- * Seeds the control-plane tenant on first use of an empty store, once per isolate (issue #2 point 4). On
- * later isolate starts it only re-checks that the control-plane client's secret matches the deployment's
- * `CONTROL_PLANE_CLIENT_SECRET` (the environment is the source of truth for it).
+ * Seeds the control-plane tenant on first use of an empty store (issue #2 point 4); after one success the
+ * isolate skips it. On later isolate starts it only re-checks that the control-plane client's secret matches
+ * `CONTROL_PLANE_CLIENT_SECRET` (the environment is the source of truth for it). Requests arriving together
+ * on a cold isolate each run it (every step is idempotent) rather than await another request's I/O, which
+ * workerd forbids.
  */
-export function ensureControlPlane(env: Env, settings: Settings): Promise<void> {
-  bootstrap ??= runBootstrap(env, settings).catch((error) => {
-    bootstrap = undefined;
-    throw error;
-  });
-  return bootstrap;
+export async function ensureControlPlane(env: Env, settings: Settings): Promise<void> {
+  if (isBootstrapped) return;
+  await runBootstrap(env, settings);
+  isBootstrapped = true;
 }
 
 /** Test hook: forget that this isolate bootstrapped. */
 export function resetBootstrap(): void {
-  bootstrap = undefined;
+  isBootstrapped = false;
 }
 
 async function runBootstrap(env: Env, settings: Settings): Promise<void> {

@@ -14,7 +14,6 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
-const inflight = new Map<string, Promise<Entry>>();
 
 /** A stub of the tenant object, narrowed to what the cache calls. */
 export interface ConfigSource {
@@ -34,12 +33,13 @@ async function load(tenantId: string, source: ConfigSource, settings: Settings, 
   return entry;
 }
 
-async function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
-  const pending = inflight.get(tenantId);
-  if (pending) return pending;
-  const promise = load(tenantId, source, settings, Date.now()).finally(() => inflight.delete(tenantId));
-  inflight.set(tenantId, promise);
-  return promise;
+/**
+ * Only settled snapshots are shared between requests. A pending refresh is never handed to another request:
+ * workerd forbids one request from awaiting I/O started by another ("Cannot perform I/O on behalf of a
+ * different request"), which showed up as rare 500s under load. Concurrent cold misses each read once.
+ */
+function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
+  return load(tenantId, source, settings, Date.now());
 }
 
 /** The tenant's configuration snapshot. */
@@ -49,7 +49,8 @@ export async function tenantConfig(tenantId: string, source: ConfigSource, setti
 
 /**
  * A value derived from the snapshot (an imported CryptoKey, a decrypted secret), computed once per
- * snapshot version and dropped with it.
+ * snapshot version and dropped with it. `compute` must do no I/O (only CPU and WebCrypto): its promise is
+ * shared with other requests.
  */
 export async function memoized<T>(
   tenantId: string,

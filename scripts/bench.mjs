@@ -1,0 +1,264 @@
+/**
+ * `npm run bench`: throughput of the real bundle on bare workerd (PLATFORM.md, last section). Not a test.
+ *
+ * 1. build with `wrangler deploy --dry-run --outdir .bench/dist`;
+ * 2. generate `.bench/gatehouse.capnp` (Durable Objects with SQLite on a temporary local disk, every
+ *    wrangler.toml var plus fresh secrets, BENCH_ROUTES=1, ISSUER=http://localhost:PORT/) and run
+ *    `workerd serve --experimental` on 127.0.0.1:PORT;
+ * 3. run every scenario of scripts/bench/scenarios.mjs (autocannon, bounded) and print a table and ratios;
+ * 4. stop workerd and delete the temporary disk. Results also go to .bench/results.json.
+ *
+ * Options: --connections=N (default 4), --duration=S (default 8), --warmup=S (default 2),
+ * --only=id,id (scenario ids), --var=KEY=VALUE (extra worker variable, repeatable). Environment
+ * BENCH_CONNECTIONS / BENCH_DURATION_S / BENCH_WARMUP_S / BENCH_ONLY also work.
+ */
+import { spawn } from "node:child_process";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_ENV, WRANGLER_JS } from "./e2e-server.mjs";
+import { RATIOS, SCENARIOS } from "./bench/scenarios.mjs";
+import { startWorkerd, workerdBinary, writeWorkerdConfig } from "./bench/workerd.mjs";
+
+Object.assign(process.env, WRANGLER_ENV);
+
+const BENCH_DIR = join(ROOT, ".bench");
+
+function option(name, envName, fallback) {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const raw = arg ? arg.slice(name.length + 3) : process.env[envName];
+  return raw === undefined || raw === "" ? fallback : raw;
+}
+
+/** Bounded load (PLATFORM.md / env README: loopback only, bounded in count and time). */
+const CONNECTIONS = Math.min(Math.max(Number(option("connections", "BENCH_CONNECTIONS", 4)), 1), 64);
+const DURATION_S = Math.min(Math.max(Number(option("duration", "BENCH_DURATION_S", 8)), 1), 60);
+const WARMUP_S = Math.min(Math.max(Number(option("warmup", "BENCH_WARMUP_S", 2)), 0), 30);
+/** `--var=KEY=VALUE` (repeatable): extra worker variables, e.g. `--var=CONFIG_CACHE_TTL_MS=0`. */
+const EXTRA_VARS = Object.fromEntries(
+  process.argv
+    .filter((a) => a.startsWith("--var="))
+    .map((a) => {
+      const [key, ...rest] = a.slice("--var=".length).split("=");
+      return [key, rest.join("=")];
+    }),
+);
+const ONLY = option("only", "BENCH_ONLY", "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** Runs a command to completion, capturing output; throws with the output on failure. */
+function run(command, args, options) {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (c) => (output += c));
+    child.stderr.on("data", (c) => (output += c));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.slice(0, 3).join(" ")} failed (${code}):\n${output}`))));
+  });
+}
+
+async function build() {
+  const outdir = join(BENCH_DIR, "dist");
+  await rm(outdir, { recursive: true, force: true });
+  await run(nodeBinary(), [WRANGLER_JS, "deploy", "--dry-run", "--outdir", outdir], { cwd: ROOT, env: childEnv({ FORCE_COLOR: "0" }) });
+}
+
+async function readWranglerConfig() {
+  const { unstable_readConfig } = await import("wrangler");
+  return unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
+}
+
+/** One autocannon run. `target` is what a load scenario's setup returned. */
+function load(baseUrl, host, target, durationS) {
+  const { requests, method = "GET", path = "/", headers = {}, body } = target;
+  const url = new URL(baseUrl);
+  return autocannon({
+    // 127.0.0.1 so the generator never depends on how "localhost" resolves; the Host header keeps the apex.
+    url: `http://127.0.0.1:${url.port}${requests ? "" : path}`,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: durationS,
+    timeout: 10,
+    method,
+    headers: { host, ...headers },
+    body,
+    requests,
+  });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function main() {
+  const started = Date.now();
+  const workerd = workerdBinary();
+  console.log(`Building with wrangler deploy --dry-run --outdir .bench/dist ...`);
+  await build();
+  const config = await readWranglerConfig();
+
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const host = `localhost:${port}`;
+  const diskDir = await mkdtemp(join(tmpdir(), "gatehouse-bench-"));
+  const vars = {
+    ISSUER: `${baseUrl}/`,
+    ENCRYPTION_KEY: randomSecret(),
+    CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
+    BENCH_ROUTES: "1",
+    ...EXTRA_VARS,
+  };
+  const clientSecret = vars.CONTROL_PLANE_CLIENT_SECRET;
+  const clientId = vars.CONTROL_PLANE_CLIENT_ID ?? config.vars?.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
+  const { configPath, warnings } = await writeWorkerdConfig({ config, benchDir: BENCH_DIR, diskDir, port, vars });
+  for (const warning of warnings) console.warn(`warning: ${warning}`);
+
+  console.log(`Starting workerd ${workerd.version} on 127.0.0.1:${port} (${configPath.replace(`${ROOT}/`, "")}) ...`);
+  let server;
+  try {
+    server = await startWorkerd({ binary: workerd.path, configPath, baseUrl, readyPath: "/.well-known/openid-configuration" });
+  } catch (error) {
+    await rm(diskDir, { recursive: true, force: true });
+    throw error;
+  }
+  const cleanup = async () => {
+    await server.stop();
+    await writeFile(join(BENCH_DIR, "workerd.log"), server.log());
+    await rm(diskDir, { recursive: true, force: true });
+  };
+  const interrupt = () => {
+    cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+
+  const ctx = {
+    baseUrl,
+    host,
+    clientId,
+    clientSecret,
+    fetch: (path, init) => fetch(`${baseUrl}${path}`, init),
+    async managementToken() {
+      const res = await fetch(`${baseUrl}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret, audience: "urn:gatehouse:management" }),
+      });
+      if (!res.ok) throw new Error(`management token: HTTP ${res.status} ${await res.text()}`);
+      return (await res.json()).access_token;
+    },
+    /** Median of 3 in-worker runs after one warm-up (key generation and JIT happen in the warm-up). */
+    async signRate(alg, n) {
+      const once = async () => {
+        const res = await fetch(`${baseUrl}/__bench/sign?alg=${alg}&n=${n}`);
+        if (!res.ok) throw new Error(`/__bench/sign?alg=${alg}: HTTP ${res.status} ${await res.text()}`);
+        const json = await res.json();
+        if (json.alg !== alg || !json.per_second) throw new Error(`/__bench/sign?alg=${alg}: unexpected ${JSON.stringify(json)}`);
+        return json.per_second;
+      };
+      await once();
+      return median([await once(), await once(), await once()]);
+    },
+  };
+
+  const rows = [];
+  try {
+    const scenarios = ONLY.length ? SCENARIOS.filter((s) => ONLY.includes(s.id)) : SCENARIOS;
+    for (const scenario of scenarios) {
+      process.stdout.write(`  ${scenario.label} ... `);
+      try {
+        if (scenario.kind === "probe") {
+          const perSecond = await scenario.run(ctx);
+          rows.push({ id: scenario.id, label: scenario.label, unit: scenario.unit, perSecond });
+        } else {
+          const target = await scenario.setup(ctx);
+          if (!target.requests) {
+            // Fail fast with the server's answer instead of benchmarking an error page.
+            const probe = await ctx.fetch(target.path, { method: target.method ?? "GET", headers: target.headers, body: target.body });
+            const text = await probe.text();
+            if (probe.status !== (scenario.expectStatus ?? 200)) throw new Error(`probe answered HTTP ${probe.status}: ${text.slice(0, 300)}`);
+          }
+          if (WARMUP_S > 0) await load(baseUrl, host, target, WARMUP_S);
+          const result = await load(baseUrl, host, target, DURATION_S);
+          const bad = result.non2xx + result.errors + result.timeouts;
+          rows.push({
+            id: scenario.id,
+            label: scenario.label,
+            unit: scenario.unit,
+            perSecond: Math.round(result.requests.total / result.duration),
+            meanMs: result.latency.average,
+            p99: result.latency.p99,
+            total: result.requests.total,
+            failed: bad,
+            statusCodes: result.statusCodeStats,
+            errors: result.errors,
+            timeouts: result.timeouts,
+          });
+        }
+        const row = rows.at(-1);
+        console.log(`${row.perSecond.toLocaleString("en-US")} ${row.unit}${row.failed ? ` (${row.failed} failed)` : ""}`);
+      } catch (error) {
+        rows.push({ id: scenario.id, label: scenario.label, unit: scenario.unit, perSecond: null, error: error.message });
+        console.log(`FAILED: ${error.message}`);
+      }
+    }
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+    await cleanup();
+  }
+
+  printReport(rows, workerd.version);
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  const ratios = RATIOS.filter((r) => byId[r.numerator]?.perSecond && byId[r.denominator]?.perSecond).map((r) => ({
+    ...r,
+    value: byId[r.numerator].perSecond / byId[r.denominator].perSecond,
+  }));
+  await mkdir(BENCH_DIR, { recursive: true });
+  await writeFile(
+    join(BENCH_DIR, "results.json"),
+    `${JSON.stringify({ at: new Date().toISOString(), workerd: workerd.version, node: process.version, cpus: cpus().length, connections: CONNECTIONS, durationS: DURATION_S, rows, ratios }, null, 2)}\n`,
+  );
+  console.log(`\nResults in .bench/results.json, workerd's output in .bench/workerd.log (${Math.round((Date.now() - started) / 1000)} s in all).`);
+  if (rows.some((r) => r.perSecond === null)) process.exitCode = 1;
+}
+
+function printReport(rows, workerdVersion) {
+  const fmt = (n) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US"));
+  const table = rows.map((r) => [r.label, r.perSecond === null ? "FAILED" : fmt(r.perSecond), r.unit, r.meanMs === undefined ? "-" : r.meanMs.toFixed(2), fmt(r.p99), r.failed === undefined ? "-" : fmt(r.failed)]);
+  const head = ["scenario", "per second", "unit", "mean ms", "p99 ms", "non-2xx/err"];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 || i === 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
+  console.log(
+    `\nGatehouse on bare workerd ${workerdVersion}, ${availableParallelism()} cores, Node ${process.version}; autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per row (after ${WARMUP_S} s warm-up)\n`,
+  );
+  console.log(line(head));
+  console.log(`|${widths.map((w, i) => (i === 0 || i === 2 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+  for (const row of table) console.log(line(row));
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  console.log("\nRatios (same run):");
+  for (const ratio of RATIOS) {
+    const a = byId[ratio.numerator]?.perSecond;
+    const b = byId[ratio.denominator]?.perSecond;
+    console.log(`  ${ratio.label}: ${a && b ? (a / b).toFixed(3) : "n/a"}`);
+  }
+  for (const row of rows.filter((r) => r.error)) console.log(`\n${row.id} failed: ${row.error}`);
+  for (const row of rows.filter((r) => r.failed)) {
+    const codes = Object.entries(row.statusCodes ?? {})
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, { count }]) => `${count} x HTTP ${code}`);
+    if (row.errors) codes.push(`${row.errors} connection errors`);
+    if (row.timeouts) codes.push(`${row.timeouts} timeouts`);
+    console.log(`\nwarning: ${row.id} had failures (${codes.join(", ")}); workerd's output is in .bench/workerd.log`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,249 @@
+/**
+ * Start and stop a real `wrangler dev` for the end-to-end suite (and anything else that needs a live server).
+ *
+ * Each call gets its own free port, its own temporary persistence directory and freshly generated secrets, so
+ * runs never share state with each other or with `npm start`. Nothing is written into the repository except
+ * wrangler's own build scratch (`.wrangler/tmp`, git-ignored). Secrets go in an env file inside the temporary
+ * directory (passed with `--env-file`, which also stops wrangler from reading the developer's `.dev.vars`);
+ * ISSUER is passed with `--var` because it depends on the port.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+/** Environment every wrangler run gets: no telemetry, no outside fetch of `Request.cf` (PLATFORM.md). */
+export const WRANGLER_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
+/** @default 90000 */
+const READY_TIMEOUT_MS = 90_000;
+/** How long stop() waits after SIGTERM before SIGKILL. @default 10000 */
+const STOP_GRACE_MS = 10_000;
+/** Wrangler output kept for error messages. @default 200000 */
+const LOG_LIMIT_CHARS = 200_000;
+
+/** A random secret: 32 bytes, base64url (43 characters). */
+export const randomSecret = () => randomBytes(32).toString("base64url");
+
+/**
+ * The Node binary to run wrangler with. Wrangler needs Node >= 22.12; the repository pins Node 22 as a
+ * devDependency (`node_modules/.bin/node`), which npm scripts put first on PATH, but a plain `node` may be 20.
+ */
+export function nodeBinary() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return process.execPath;
+  const pinned = join(ROOT, "node_modules", ".bin", "node");
+  if (existsSync(pinned)) return pinned;
+  throw new Error(`wrangler needs Node >= 22.12 (running ${process.version}); run npm ci to install the pinned node`);
+}
+
+/** Child environment: wrangler flags plus the pinned Node first on PATH (wrangler's own children use it). */
+export function childEnv(extra = {}) {
+  const bin = join(ROOT, "node_modules", ".bin");
+  return { ...process.env, ...WRANGLER_ENV, PATH: `${dirname(nodeBinary())}:${bin}:${process.env.PATH ?? ""}`, ...extra };
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Poll `url` until it answers 200, the child exits, or the deadline passes.
+ * @returns {Promise<void>}
+ */
+export async function waitForHttp(url, { timeoutMs = READY_TIMEOUT_MS, exited = () => null, describe = () => "" } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer yet";
+  while (Date.now() < deadline) {
+    const exit = exited();
+    if (exit) throw new Error(`server exited (${exit}) before it was ready${describe()}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (error) {
+      last = error?.cause?.code ?? error?.message ?? String(error);
+    }
+    await sleep(250);
+  }
+  throw new Error(`server not ready after ${timeoutMs} ms at ${url} (last: ${last})${describe()}`);
+}
+
+/** Send a signal to a whole process group we started; ignore "already gone". */
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `fetch` that can reach tenant hosts (`http://{tenant_id}.localhost:PORT/`) from Node.
+ *
+ * Browsers and curl resolve `*.localhost` to loopback; Node's resolver does not (ENOTFOUND), and Node's fetch
+ * silently replaces a `Host` header. So for `*.localhost` URLs this sends the request with `node:http` to
+ * 127.0.0.1 with the real Host header and wraps the answer in a standard Response (redirects are not
+ * followed: callers see 3xx, as with `redirect: "manual"`). Every other URL goes to the global fetch.
+ * Usable as `customFetch` for openid-client / jose and as the auth0 SDK's `fetch` option.
+ *
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit} [init]
+ * @returns {Promise<Response>}
+ */
+export async function localFetch(input, init) {
+  const request = new Request(input, init);
+  const url = new URL(request.url);
+  if (url.protocol !== "http:" || !url.hostname.endsWith(".localhost")) return fetch(request);
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+  const headers = Object.fromEntries(request.headers);
+  headers.host = url.host;
+  if (body) headers["content-length"] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: "127.0.0.1", port: url.port || 80, method: request.method, path: `${url.pathname}${url.search}`, headers, signal: request.signal },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          const responseHeaders = new Headers();
+          for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+          const nullBody = [101, 204, 205, 304].includes(res.statusCode) || request.method === "HEAD";
+          resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status: res.statusCode, statusText: res.statusMessage, headers: responseHeaders }));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const running = new Set();
+let exitHookInstalled = false;
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last resort if the test runner dies without calling stop(): never leave a wrangler/workerd behind.
+  process.on("exit", () => {
+    for (const pid of running) killGroup(pid, "SIGKILL");
+  });
+}
+
+/**
+ * Start `wrangler dev` on a free port with fresh secrets and a temporary persistence directory.
+ *
+ * @param {object} [options]
+ * @param {Record<string, string>} [options.vars] extra variables/secrets for the worker (override the defaults)
+ * @param {number} [options.timeoutMs] readiness deadline. @default 90000
+ * @param {boolean} [options.echo] mirror wrangler's output to this process's stderr. @default env GATEHOUSE_E2E_LOG=1
+ * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
+ *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
+ */
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1" } = {}) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-"));
+  const baseUrl = `http://localhost:${port}`;
+  const issuer = `${baseUrl}/`;
+  const clientId = vars.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
+  const secrets = {
+    ENCRYPTION_KEY: randomSecret(),
+    CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
+    ...vars,
+  };
+  const clientSecret = secrets.CONTROL_PLANE_CLIENT_SECRET;
+  const envFile = join(persistDir, "e2e.env");
+  await writeFile(envFile, `${Object.entries(secrets).map(([k, v]) => `${k}=${JSON.stringify(String(v))}`).join("\n")}\n`, { mode: 0o600 });
+
+  const args = [
+    WRANGLER_JS,
+    "dev",
+    "--ip", "127.0.0.1",
+    "--port", String(port),
+    "--inspector-ip", "127.0.0.1",
+    "--inspector-port", String(inspectorPort),
+    "--persist-to", join(persistDir, "state"),
+    "--show-interactive-dev-session=false",
+    "--env-file", envFile,
+  ];
+  if (!("ISSUER" in vars)) args.push("--var", `ISSUER:${issuer}`);
+
+  let output = "";
+  const append = (chunk) => {
+    const text = chunk.toString();
+    output = (output + text).slice(-LOG_LIMIT_CHARS);
+    if (echo) process.stderr.write(text);
+  };
+  const child = spawn(nodeBinary(), args, {
+    cwd: ROOT,
+    env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // own process group: stop() signals wrangler and the workerd it spawns together
+  });
+  installExitHook();
+  running.add(child.pid);
+  child.stdout.on("data", append);
+  child.stderr.on("data", append);
+  let exitInfo = null;
+  const exited = new Promise((resolve) => {
+    child.on("exit", (code, signal) => {
+      exitInfo = signal ? `signal ${signal}` : `code ${code}`;
+      resolve();
+    });
+  });
+  child.on("error", (error) => {
+    exitInfo = `spawn error: ${error.message}`;
+  });
+
+  let stopped = false;
+  async function stop() {
+    if (stopped) return;
+    stopped = true;
+    if (!exitInfo && killGroup(child.pid, "SIGTERM")) {
+      const timer = sleep(STOP_GRACE_MS).then(() => "timeout");
+      if ((await Promise.race([exited, timer])) === "timeout") {
+        killGroup(child.pid, "SIGKILL");
+        await exited;
+      }
+    }
+    // workerd may outlive wrangler for a moment; the group shares the pgid, so make sure it is gone too.
+    killGroup(child.pid, "SIGKILL");
+    running.delete(child.pid);
+    await rm(persistDir, { recursive: true, force: true });
+  }
+
+  try {
+    await waitForHttp(`${baseUrl}/.well-known/openid-configuration`, {
+      timeoutMs,
+      exited: () => exitInfo,
+      describe: () => `\n--- wrangler output ---\n${output}`,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: () => output, stop };
+}

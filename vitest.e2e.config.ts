@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * End-to-end suite: plain Node (not the workers pool). Each file starts a real `wrangler dev`
+ * (scripts/e2e-server.mjs) and drives it with third-party clients over HTTP.
+ */
+export default defineConfig({
+  test: {
+    environment: "node",
+    include: ["test/e2e/**/*.e2e.test.ts"],
+    pool: "forks",
+    // One wrangler dev at a time: the machine has 2 cores, and each file owns its server.
+    fileParallelism: false,
+    hookTimeout: 120_000,
+    testTimeout: 60_000,
+    teardownTimeout: 30_000,
+  },
+});
