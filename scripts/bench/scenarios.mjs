@@ -66,22 +66,106 @@ export const SCENARIOS = [
     kind: "probe",
     run: (ctx) => ctx.signRate("ES256", 5000),
   },
-  // ---- EXTENSION POINT: later rows go here, for example ----------------------------------------------------
-  // {
-  //   id: "code_exchange",
-  //   label: "authorization-code exchanges (POST /oauth/token)",
-  //   unit: "exchanges/s", kind: "load", expectStatus: 200,
-  //   // setup: create a tenant, a client and a user with ctx.managementToken(); pre-mint N single-use codes
-  //   // (or mint one per request), then return { requests: [{ method: "POST", path: "/oauth/token",
-  //   //   setupRequest: (req) => ({ ...req, body: form({ grant_type: "authorization_code", code: codes.pop(), ... }) }) }] }
-  // },
-  // {
-  //   id: "login_page",
-  //   label: "login page renders (GET /u/login?state=...)",
-  //   unit: "pages/s", kind: "load", expectStatus: 200,
-  //   // setup: start one /authorize transaction, then return { method: "GET", path: "/u/login?state=..." }
-  // },
+  {
+    id: "code_exchange",
+    label: "authorization-code exchanges (POST /oauth/token)",
+    unit: "exchanges/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      const codes = await mintCodes(ctx, app, CODES_TO_MINT);
+      return {
+        requests: [
+          {
+            method: "POST",
+            path: "/oauth/token",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            // Each request redeems its own single-use code; a drained pool would show up as failures.
+            setupRequest: (req) => ({
+              ...req,
+              body: form({ grant_type: "authorization_code", code: codes.pop() ?? "drained", redirect_uri: CALLBACK, client_id: app.clientId, client_secret: app.clientSecret }),
+            }),
+          },
+        ],
+      };
+    },
+  },
+  {
+    id: "login_page",
+    label: "login page renders (GET /u2/login?state=...)",
+    unit: "pages/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      const res = await ctx.fetch(`/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid" })}`, { redirect: "manual" });
+      const location = res.headers.get("location") ?? "";
+      if (!location.startsWith("/u2/login?state=")) throw new Error(`/authorize answered ${res.status} ${location}`);
+      return { method: "GET", path: location };
+    },
+  },
+  // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
+
+const CALLBACK = "http://localhost/callback";
+/** Enough single-use codes for the warm-up and the measured run at well above the expected rate. */
+const CODES_TO_MINT = 12_000;
+let app;
+
+/**
+ * A regular web app and a user on the control plane, logged in once through the real login page; the
+ * returned session cookie lets /authorize mint codes by SSO without the page.
+ */
+async function loginApp(ctx) {
+  if (app) return app;
+  const token = await ctx.managementToken();
+  const created = await ctx.fetch("/api/v2/clients", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench web app", app_type: "regular_web", callbacks: [CALLBACK] }),
+  });
+  if (created.status !== 201) throw new Error(`create client: HTTP ${created.status} ${await created.text()}`);
+  const { client_id: clientId, client_secret: clientSecret } = await created.json();
+  const email = `bench-${Date.now()}@example.com`;
+  const password = "bench-password-123";
+  const signup = await ctx.fetch("/dbconnections/signup", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_id: clientId, email, password, connection: "Username-Password-Authentication" }),
+  });
+  if (signup.status !== 200) throw new Error(`signup: HTTP ${signup.status} ${await signup.text()}`);
+  const start = await ctx.fetch(`/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid" })}`, { redirect: "manual" });
+  const page = await ctx.fetch(start.headers.get("location"), { redirect: "manual" });
+  const csrfCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("gh_csrf="));
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  const login = await ctx.fetch(start.headers.get("location"), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie ?? "" },
+    body: form({ _csrf: csrf ?? "", email, password }),
+  });
+  const session = login.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("gh_session="));
+  if (login.status !== 302 || !session) throw new Error(`login through the page: HTTP ${login.status} ${await login.text()}`);
+  app = { clientId, clientSecret, session };
+  return app;
+}
+
+/** Mints single-use codes through /authorize with the session (SSO), a few requests at a time. */
+async function mintCodes(ctx, { clientId, session }, count) {
+  const codes = [];
+  const query = new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile" });
+  const worker = async () => {
+    while (codes.length < count) {
+      const res = await ctx.fetch(`/authorize?${query}`, { redirect: "manual", headers: { cookie: session } });
+      const code = new URL(res.headers.get("location") ?? "", "http://x").searchParams.get("code");
+      if (!code) throw new Error(`/authorize did not issue a code: HTTP ${res.status}`);
+      codes.push(code);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return codes;
+}
 
 /** Ratios printed under the table: numerator and denominator are scenario ids. */
 export const RATIOS = [
@@ -89,4 +173,6 @@ export const RATIOS = [
   { label: "tokens/s ÷ hello req/s", numerator: "token", denominator: "hello" },
   { label: "JWKS req/s ÷ hello req/s", numerator: "jwks", denominator: "hello" },
   { label: "raw ES256 ÷ raw RS256 signs/s", numerator: "sign_es256", denominator: "sign_rs256" },
+  { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
+  { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
 ];
