@@ -93,7 +93,10 @@ describe("management authentication (SPEC §5.1-5.4)", () => {
     const refusing = createApp({ additionalIssuers: () => [], additionalManagementAudiences: () => [] });
     const seen: string[] = [];
     const wide = createApp({
-      additionalIssuers: (tenantId) => (seen.push(tenantId), ["https://legacy.example/"]),
+      additionalIssuers: (tenantId) => {
+        seen.push(tenantId);
+        return ["https://legacy.example/"];
+      },
       additionalManagementAudiences: () => ["https://legacy.example/api/v2/"],
     });
     expect((await listWith(strict, legacyIssuer)).status).toBe(403);

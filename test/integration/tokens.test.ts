@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, createLocalJWKSet } from "jose";
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { CP, call, createTenant, token } from "../helpers/api";
 import { createApi, createClient, grantClient } from "../helpers/management";

@@ -28,7 +28,7 @@ export async function loadTransaction(c: AppContext): Promise<LoginTransaction |
   const state = c.req.query("state") ?? "";
   const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).getLoginSession(state) : null;
   const client = loginSession && config.clients.find((cl) => cl.client_id === loginSession.client_id);
-  if (!loginSession || loginSession.state !== "pending" || !client) {
+  if (loginSession?.state !== "pending" || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
   }
   return { config, shell: shellFor(config, client.name), loginSession, client, state };

@@ -17,7 +17,7 @@ async function clientById(c: AppContext, clientId: string | undefined): Promise<
 }
 
 function assertAllowedLogoutUrl(client: ClientRecord | undefined, url: string): void {
-  if (!client || !client.allowed_logout_urls.some((entry) => matchesRegistered(entry, url))) {
+  if (!client?.allowed_logout_urls.some((entry) => matchesRegistered(entry, url))) {
     throw new OAuthError("invalid_request", `The logout URL is not allowed for this client: ${url}`);
   }
 }
