@@ -7,7 +7,6 @@
  * directory (passed with `--env-file`, which also stops wrangler from reading the developer's `.dev.vars`);
  * ISSUER is passed with `--var` because it depends on the port.
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -16,6 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startProcessGroup } from "./process-group.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -64,40 +64,7 @@ export function freePort() {
   });
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Poll `url` until it answers 200, the child exits, or the deadline passes.
- * @returns {Promise<void>}
- */
-export async function waitForHttp(url, { timeoutMs = READY_TIMEOUT_MS, exited = () => null, describe = () => "" } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last = "no answer yet";
-  while (Date.now() < deadline) {
-    const exit = exited();
-    if (exit) throw new Error(`server exited (${exit}) before it was ready${describe()}`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}`;
-    } catch (error) {
-      last = error?.cause?.code ?? error?.message ?? String(error);
-    }
-    await sleep(250);
-  }
-  throw new Error(`server not ready after ${timeoutMs} ms at ${url} (last: ${last})${describe()}`);
-}
-
-/** Send a signal to a whole process group we started; ignore "already gone". */
-function killGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { waitForHttp } from "./process-group.mjs";
 
 /**
  * `fetch` that can reach tenant hosts (`http://{tenant_id}.localhost:PORT/`) from Node.
@@ -140,17 +107,6 @@ export async function localFetch(input, init) {
   });
 }
 
-const running = new Set();
-let exitHookInstalled = false;
-function installExitHook() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort if the test runner dies without calling stop(): never leave a wrangler/workerd behind.
-  process.on("exit", () => {
-    for (const pid of running) killGroup(pid, "SIGKILL");
-  });
-}
-
 /**
  * Start `wrangler dev` on a free port with fresh secrets and a temporary persistence directory.
  *
@@ -190,60 +146,28 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
   ];
   if (!("ISSUER" in vars)) args.push("--var", `ISSUER:${issuer}`);
 
-  let output = "";
-  const append = (chunk) => {
-    const text = chunk.toString();
-    output = (output + text).slice(-LOG_LIMIT_CHARS);
-    if (echo) process.stderr.write(text);
-  };
-  const child = spawn(nodeBinary(), args, {
-    cwd: ROOT,
-    env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // own process group: stop() signals wrangler and the workerd it spawns together
-  });
-  installExitHook();
-  running.add(child.pid);
-  child.stdout.on("data", append);
-  child.stderr.on("data", append);
-  let exitInfo = null;
-  const exited = new Promise((resolve) => {
-    child.on("exit", (code, signal) => {
-      exitInfo = signal ? `signal ${signal}` : `code ${code}`;
-      resolve();
-    });
-  });
-  child.on("error", (error) => {
-    exitInfo = `spawn error: ${error.message}`;
-  });
-
-  let stopped = false;
-  async function stop() {
-    if (stopped) return;
-    stopped = true;
-    if (!exitInfo && killGroup(child.pid, "SIGTERM")) {
-      const timer = sleep(STOP_GRACE_MS).then(() => "timeout");
-      if ((await Promise.race([exited, timer])) === "timeout") {
-        killGroup(child.pid, "SIGKILL");
-        await exited;
-      }
-    }
-    // workerd may outlive wrangler for a moment; the group shares the pgid, so make sure it is gone too.
-    killGroup(child.pid, "SIGKILL");
-    running.delete(child.pid);
-    await rm(persistDir, { recursive: true, force: true });
-  }
-
+  let server;
   try {
-    await waitForHttp(`${baseUrl}/.well-known/openid-configuration`, {
+    server = await startProcessGroup({
+      command: nodeBinary(),
+      args,
+      cwd: ROOT,
+      env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
+      readyUrl: `${baseUrl}/.well-known/openid-configuration`,
       timeoutMs,
-      exited: () => exitInfo,
-      describe: () => `\n--- wrangler output ---\n${output}`,
+      label: "wrangler",
+      logLimitChars: LOG_LIMIT_CHARS,
+      stopGraceMs: STOP_GRACE_MS,
+      echo,
     });
   } catch (error) {
-    await stop();
+    await rm(persistDir, { recursive: true, force: true });
     throw error;
   }
+  const stop = async () => {
+    await server.stop();
+    await rm(persistDir, { recursive: true, force: true });
+  };
 
-  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: () => output, stop };
+  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop };
 }

@@ -2,12 +2,12 @@
  * Serve the built bundle with bare `workerd` (PLATFORM.md "Benchmark on bare workerd, not on wrangler dev"):
  * generate a capnp config from wrangler.toml and the `wrangler deploy --dry-run` output, then start it.
  */
-import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { ROOT, waitForHttp } from "../e2e-server.mjs";
+import { ROOT } from "../e2e-server.mjs";
+import { startProcessGroup } from "../process-group.mjs";
 
 /**
  * wrangler.toml sections this generator does NOT map (it maps `vars` and `durable_objects`): if one is used,
@@ -139,58 +139,14 @@ const gatehouse :Workerd.Worker = (
  * @returns {Promise<{stop: () => Promise<void>, log: () => string, pid: number}>}
  */
 export async function startWorkerd({ binary, configPath, baseUrl, readyPath, timeoutMs = 60_000 }) {
-  let output = "";
-  const child = spawn(binary, ["serve", configPath, "--experimental"], {
+  return startProcessGroup({
+    command: binary,
+    args: ["serve", configPath, "--experimental"],
     cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+    readyUrl: `${baseUrl}${readyPath}`,
+    timeoutMs,
+    label: "workerd",
+    logLimitChars: 100_000,
+    stopGraceMs: 5_000,
   });
-  const append = (chunk) => {
-    output = (output + chunk.toString()).slice(-100_000);
-  };
-  child.stdout.on("data", append);
-  child.stderr.on("data", append);
-  let exitInfo = null;
-  const exited = new Promise((resolve) => {
-    child.on("exit", (code, signal) => {
-      exitInfo = signal ? `signal ${signal}` : `code ${code}`;
-      resolve();
-    });
-  });
-  child.on("error", (error) => {
-    exitInfo = `spawn error: ${error.message}`;
-  });
-  const killGroup = (signal) => {
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  const onExit = () => killGroup("SIGKILL");
-  process.on("exit", onExit);
-
-  async function stop() {
-    process.off("exit", onExit);
-    if (!exitInfo) {
-      killGroup("SIGTERM");
-      const timeout = new Promise((resolve) => setTimeout(() => resolve("timeout"), 5_000));
-      if ((await Promise.race([exited, timeout])) === "timeout") {
-        killGroup("SIGKILL");
-        await exited;
-      }
-    }
-  }
-
-  try {
-    await waitForHttp(`${baseUrl}${readyPath}`, {
-      timeoutMs,
-      exited: () => exitInfo,
-      describe: () => `\n--- workerd output ---\n${output}`,
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { stop, log: () => output, pid: child.pid };
 }
