@@ -1,5 +1,6 @@
 import type { CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../shared/types";
 import { json, type Sql } from "../sql";
+import { getUser } from "./users";
 
 /**
  * Single-use artifacts (ARCHITECTURE.md §5): authorization codes, client-assertion jtis, login tickets and
@@ -20,6 +21,7 @@ export type CodeOutcome =
 /**
  * Consumes a code exactly once, and only if every condition holds: right client, same redirect_uri, PKCE
  * verifier matching the challenge. A code refused for a mismatch stays redeemable by its rightful caller.
+ * A redeemed code comes back with its user, so the token endpoint needs no second round trip.
  */
 export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: number): CodeOutcome {
   const row = sql.first<Record<string, unknown>>`
@@ -40,6 +42,7 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
         session_id: (row.session_id as string | null) ?? null,
         redirect_uri: String(row.redirect_uri),
         grant: json(row.grant as string, { scope: "", auth_time: 0 }),
+        user: getUser(sql, String(row.user_id)),
       },
     };
   }

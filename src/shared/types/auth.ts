@@ -106,6 +106,8 @@ export interface RedeemedCode {
   session_id: string | null;
   redirect_uri: string;
   grant: CodeGrant;
+  /** The code's user as it is now (null if deleted since). */
+  user: UserRecord | null;
 }
 
 /** The conditions a code must meet to be consumed; any mismatch leaves it unconsumed. */

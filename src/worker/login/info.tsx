@@ -63,7 +63,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
     if (outcome.ok || outcome.reason !== "redirect_mismatch") break;
   }
   if (!outcome?.ok) return fail(c, shell, "This code was not issued for the test login page, has expired or was already used.");
-  const user = await stub.getUser(outcome.code.user_id);
+  const user = outcome.code.user;
   if (!user || user.blocked) return fail(c, shell, "The user is blocked or no longer exists.");
 
   const tokens = await issueUserTokens({

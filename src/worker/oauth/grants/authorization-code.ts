@@ -39,7 +39,7 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     verifier_plain: verifier,
   });
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason] ?? "Invalid grant");
-  const user = await stub.getUser(outcome.code.user_id);
+  const user = outcome.code.user;
   if (!user || user.blocked) throw invalidGrant(client, "The user is blocked or no longer exists");
   return issueUserTokens({
     tenant: c.var.tenant,
