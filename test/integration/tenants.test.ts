@@ -87,6 +87,7 @@ describe("tenants API (SPEC §2.1, §4.2)", () => {
       [{ id: "Bad Id!" }, /id must be/],
       [{ id, sender_email: "not-an-email" }, /sender_email/],
       [{ name: "no id" }, /id/],
+      [{ id: "settings" }, /id is reserved/],
     ];
     for (const [body, message] of cases) {
       const res = await mgmt("POST", "/tenants", { body });

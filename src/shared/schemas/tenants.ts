@@ -1,9 +1,16 @@
 import { z } from "zod";
 
+/**
+ * Ids that would shadow a management route (`/tenants/settings` is the reference platform's tenant settings)
+ * or a well-known host label.
+ */
+export const RESERVED_TENANT_IDS = ["settings", "operations", "api", "www", "login", "auth"] as const;
+
 /** A tenant id doubles as a subdomain label (`{tenant_id}.{issuer host}`), so it is a DNS-safe label. */
 export const tenantId = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "id must be 2-63 lowercase letters, digits or hyphens, starting with a letter or digit");
+  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "id must be 2-63 lowercase letters, digits or hyphens, starting with a letter or digit")
+  .refine((id) => !(RESERVED_TENANT_IDS as readonly string[]).includes(id), "id is reserved");
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
