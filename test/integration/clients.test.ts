@@ -208,6 +208,14 @@ describe("clients API: update, rotate, delete", () => {
     await expectStatus(await mgmt("POST", `/clients/${CP.clientId}/rotate-secret`), 400);
     expect((await mgmt("GET", `/clients/${CP.clientId}`)).status).toBe(200);
   });
+
+  it("refuses grant-type or auth-method changes that would lock the control plane out; other fields may change", async () => {
+    await expectStatus(await mgmt("PATCH", `/clients/${CP.clientId}`, { body: { grant_types: ["authorization_code"] } }), 400, /grant_types/);
+    await expectStatus(await mgmt("PATCH", `/clients/${CP.clientId}`, { body: { token_endpoint_auth_method: "none" } }), 400, /token_endpoint_auth_method/);
+    expect((await mgmt("PATCH", `/clients/${CP.clientId}`, { body: { description: "the deployment's own client" } })).status).toBe(200);
+    // Still able to get a management token.
+    expect((await token({ grant_type: "client_credentials", client_id: CP.clientId, client_secret: CP.clientSecret, audience: CP.audience })).status).toBe(200);
+  });
 });
 
 describe("clients API: tenants and connections", () => {

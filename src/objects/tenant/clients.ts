@@ -74,10 +74,17 @@ function merge<T>(current: Record<string, T>, patch: Record<string, T | null> | 
   return next;
 }
 
+/** Settings of a system client that, if changed, would lock the control plane out of its own API. */
+const SYSTEM_LOCKED_FIELDS = ["grant_types", "token_endpoint_auth_method", "app_type"] as const;
+
 export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now: number): Result<ClientRecord> {
   const current = getClient(sql, clientId);
   if (!current) return notFound();
   const { client_metadata, extra, client_secret_enc_if_missing, ...fields } = patch;
+  const locked = current.is_system ? SYSTEM_LOCKED_FIELDS.filter((f) => fields[f] !== undefined) : [];
+  if (locked.length) {
+    return fail(400, `These settings of a system client are managed by the deployment: ${locked.join(", ")}`, "operation_not_supported");
+  }
   const next: NewClient = {
     ...current,
     ...definedOnly(fields),
