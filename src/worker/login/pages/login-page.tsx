@@ -1,4 +1,5 @@
 import type { FC } from "hono/jsx";
+import { EmailField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
 
 export interface FormFailure {
@@ -32,21 +33,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
-        <div class="field">
-          <label for="email">Email address</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            inputmode="email"
-            required
-            autofocus={!focusPassword}
-            value={email ?? ""}
-            aria-invalid={error ? "true" : undefined}
-            aria-describedby={describedBy}
-          />
-        </div>
+        <EmailField value={email} autocomplete="username" hasFocus={!focusPassword} isInvalid={Boolean(error)} />
         <div class="field">
           <label for="password">Password</label>
           <input

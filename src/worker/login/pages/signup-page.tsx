@@ -1,5 +1,6 @@
 import type { FC } from "hono/jsx";
 import { MIN_PASSWORD_LENGTH } from "../signup";
+import { EmailField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
 import type { FormFailure } from "./login-page";
 
@@ -24,21 +25,7 @@ export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName
       <form method="post" action={`/u2/signup${q}`} novalidate>
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
-        <div class="field">
-          <label for="email">Email address</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="email"
-            inputmode="email"
-            required
-            autofocus
-            value={email ?? ""}
-            aria-invalid={emailInvalid ? "true" : undefined}
-            aria-describedby={emailInvalid ? "form-error" : undefined}
-          />
-        </div>
+        <EmailField value={email} autocomplete="email" hasFocus isInvalid={emailInvalid} />
         <div class="field">
           <label for="password">Password</label>
           <input

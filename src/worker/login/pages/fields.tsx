@@ -1,0 +1,25 @@
+import type { FC } from "hono/jsx";
+
+/** The email field of the login and signup forms; invalid fields point at the form's error message. */
+export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"; hasFocus: boolean; isInvalid: boolean }> = ({
+  value,
+  autocomplete,
+  hasFocus,
+  isInvalid,
+}) => (
+  <div class="field">
+    <label for="email">Email address</label>
+    <input
+      id="email"
+      name="email"
+      type="email"
+      autocomplete={autocomplete}
+      inputmode="email"
+      required
+      autofocus={hasFocus}
+      value={value ?? ""}
+      aria-invalid={isInvalid ? "true" : undefined}
+      aria-describedby={isInvalid ? "form-error" : undefined}
+    />
+  </div>
+);
