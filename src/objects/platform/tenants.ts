@@ -2,26 +2,14 @@ import { fail, ok, type Result } from "../../shared/errors";
 import type { Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
 
-interface TenantRow {
-  id: string;
-  name: string;
-  friendly_name: string | null;
-  audience: string | null;
-  sender_name: string | null;
-  sender_email: string | null;
-  deployment_type: Tenant["deployment_type"];
-  provisioning_state: Tenant["provisioning_state"];
-  provisioning_error: string | null;
+/** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */
+type TenantRow = Omit<Tenant, "provisioning_state_changed_at" | "created_at" | "updated_at" | "worker_script_name"> & {
   provisioning_state_changed_at: number;
-  bundle_configuration: string;
-  worker_version: string;
-  worker_script_name: string | null;
-  storage_kind: Tenant["storage_kind"];
-  d1_database_id: string | null;
-  is_seeded: number;
   created_at: number;
   updated_at: number;
-}
+  worker_script_name: string | null;
+  is_seeded: number;
+};
 
 function toTenant(row: TenantRow): Tenant {
   const { is_seeded: _seeded, ...rest } = row;

@@ -1,5 +1,5 @@
 /** Write DTOs and list windows for the management API. */
-import type { ClientRecord, Jwk } from "./config";
+import type { ClientRecord, Jwk, ResourceServerRecord } from "./config";
 import type { Json } from "./index";
 /**
  * A page request as it crosses RPC (SPEC §4.3): an offset window, or the keyset position after which a
@@ -37,15 +37,7 @@ export interface ClientPatch {
   client_secret_enc_if_missing?: string;
 }
 
-export interface NewResourceServer {
-  id: string;
-  identifier: string;
-  name: string;
-  scopes: { value: string; description?: string }[];
-  signing_alg: string;
-  token_lifetime: number;
-  allow_offline_access: boolean;
-}
+export type NewResourceServer = Omit<ResourceServerRecord, "is_system" | "created_at" | "updated_at">;
 
 export type ResourceServerPatch = Partial<Pick<NewResourceServer, "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access">>;
 
