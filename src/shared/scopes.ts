@@ -42,5 +42,23 @@ export const MANAGEMENT_SCOPES: readonly string[] = Object.freeze(
   RESOURCES.flatMap((resource) => VERBS.map((verb) => `${verb}:${resource}`)).sort(),
 );
 
+/**
+ * The reference platform's current-user scopes: the only management scopes a user-facing grant may put in a
+ * token, and they act only on the token's own user (issue 6; the reference platform's "get a management
+ * token for the current user"). Every other management scope reaches a token only through a client grant.
+ */
+export const CURRENT_USER_SCOPES: readonly string[] = Object.freeze([
+  "read:current_user",
+  "update:current_user_metadata",
+  "create:current_user_metadata",
+  "delete:current_user_metadata",
+  "update:current_user_identities",
+  "create:current_user_device_credentials",
+  "delete:current_user_device_credentials",
+]);
+
+/** Whether a scope is one of the current-user family. */
+export const isCurrentUserScope = (scope: string) => CURRENT_USER_SCOPES.includes(scope);
+
 /** The management API audience (SPEC §5.3). */
 export const MANAGEMENT_AUDIENCE = "urn:gatehouse:management";

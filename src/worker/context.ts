@@ -6,6 +6,9 @@ import type { Settings } from "./settings";
 export interface ManagementAuth {
   /** The tenant that issued the token. */
   tenantId: string;
+  /** `client`: minted by client_credentials; `user`: issued to a user (held to the current-user rules). */
+  kind: "client" | "user";
+  /** A client token of the control-plane tenant (may act on other tenants). */
   isControlPlane: boolean;
   scopes: Set<string>;
   subject: string;

@@ -17,7 +17,8 @@ export async function mintWithTenantKey(
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   const jwk = JSON.parse(await cipher.decrypt(String(row.private_jwk_enc), `signing_key:${row.kid}`));
   const key = await importJWK(jwk, "RS256");
-  return new SignJWT({ tenant_id: tenantId, sub: "test@clients", ...claims })
+  // By default the shape of a client_credentials token; pass `gty`/`sub` to mint a user-shaped one.
+  return new SignJWT({ tenant_id: tenantId, sub: "test@clients", gty: "client-credentials", ...claims })
     .setProtectedHeader({ alg: "RS256", kid: String(row.kid) })
     .setIssuedAt()
     .setExpirationTime(expiresIn)

@@ -28,6 +28,7 @@ describe("resource servers API (SPEC §4.2)", () => {
       signing_alg: "RS256",
       token_lifetime: 86400,
       allow_offline_access: false,
+      enforce_policies: false,
       is_system: false,
     });
     expect(await json(await mgmt("GET", `/resource-servers/${api.id}`))).toEqual(api);
@@ -48,7 +49,8 @@ describe("resource servers API (SPEC §4.2)", () => {
       { identifier, token_lifetime: 2_592_001 },
       { identifier, scopes: [{ value: "has space" }] },
       { identifier, scopes: [{ value: "a" }, { value: "a" }] },
-      { identifier, enforce_policies: true },
+      { identifier, enforce_policies: "yes" },
+      { identifier, not_a_field: true },
       { name: "no identifier" },
     ];
     for (const body of bad) await expectStatus(await mgmt("POST", "/resource-servers", { body }), 400);

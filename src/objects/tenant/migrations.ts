@@ -1,9 +1,11 @@
 import core from "../../../migrations/tenant/0001_core.sql";
 import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
+import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
   { name: "0001_core", sql: core },
   { name: "0002_auth_flows", sql: authFlows },
+  { name: "0003_security_fixes", sql: securityFixes },
 ]);

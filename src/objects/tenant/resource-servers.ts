@@ -27,9 +27,9 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
     return fail(409, `A resource server with identifier "${api.identifier}" already exists`, "resource_server_conflict");
   }
   sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, signing_alg, token_lifetime, allow_offline_access,
-      created_at, updated_at)
+      enforce_policies, created_at, updated_at)
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
-      ${api.allow_offline_access}, ${now}, ${now})`;
+      ${api.allow_offline_access}, ${api.enforce_policies}, ${now}, ${now})`;
   bumpConfigVersion(sql);
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
@@ -44,7 +44,8 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
   if (current.is_system) return fail(400, "You cannot modify a system API", "operation_not_supported");
   const next = { ...current, ...definedOnly(patch) };
   sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
-      token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access}, updated_at = ${now}
+      token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
+      enforce_policies = ${next.enforce_policies}, updated_at = ${now}
     WHERE id = ${id}`;
   if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
   bumpConfigVersion(sql);

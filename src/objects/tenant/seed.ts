@@ -1,4 +1,5 @@
 import { randomId } from "../../shared/crypto/random";
+import { CURRENT_USER_SCOPES } from "../../shared/scopes";
 import type { TenantSeed } from "../../shared/types";
 import type { Sql } from "../sql";
 import { bumpConfigVersion } from "./config";
@@ -20,7 +21,9 @@ export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: 
       VALUES (${k.kid}, 'jwt_signing', ${k.alg}, ${JSON.stringify(k.public_jwk)}, ${k.private_jwk_enc}, 1, ${now})`;
     created.push("signing_key");
   }
-  const scopes = JSON.stringify(seed.managementScopes.map((value) => ({ value, description: value })));
+  // The API defines the current-user scopes too; the control-plane client's grant does not need them.
+  const apiScopes = [...seed.managementScopes, ...CURRENT_USER_SCOPES];
+  const scopes = JSON.stringify(apiScopes.map((value) => ({ value, description: value })));
   const inserted = sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, is_system, created_at, updated_at)
     VALUES (${randomId("rs_")}, ${seed.managementAudience}, 'Gatehouse Management API', ${scopes}, 1, ${now}, ${now})
     ON CONFLICT (identifier) DO UPDATE SET scopes = excluded.scopes WHERE scopes <> excluded.scopes`;

@@ -14,6 +14,9 @@ export function createAuthorizationCode(sql: Sql, code: NewAuthorizationCode, no
       ${code.grant}, ${code.code_challenge}, ${code.code_challenge_method}, ${code.expires_at}, ${now})`;
 }
 
+/** The longest access-token lifetime an API can configure (30 days), in milliseconds. */
+const MAX_ACCESS_TOKEN_LIFETIME_MS = 2_592_000_000;
+
 export type CodeOutcome =
   | { ok: true; code: RedeemedCode }
   | { ok: false; reason: "unknown" | "expired" | "consumed" | "client_mismatch" | "redirect_mismatch" | "pkce_mismatch" };
@@ -25,7 +28,7 @@ export type CodeOutcome =
  */
 export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: number): CodeOutcome {
   const row = sql.first<Record<string, unknown>>`
-    UPDATE authorization_codes SET consumed_at = ${now}
+    UPDATE authorization_codes SET consumed_at = ${now}, access_jti = ${r.access_jti}
     WHERE code_hash = ${r.code_hash} AND consumed_at IS NULL AND expires_at > ${now}
       AND client_id = ${r.client_id}
       AND (${r.redirect_uri} IS NULL OR redirect_uri = ${r.redirect_uri})
@@ -48,7 +51,14 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
   }
   const existing = sql.first<Record<string, unknown>>`SELECT * FROM authorization_codes WHERE code_hash = ${r.code_hash}`;
   if (!existing) return { ok: false, reason: "unknown" };
-  if (existing.consumed_at !== null) return { ok: false, reason: "consumed" };
+  if (existing.consumed_at !== null) {
+    // RFC 6749 §4.1.2: a code used twice SHOULD revoke what it issued. The token's exact expiry is the
+    // worker's business; revoking for the longest lifetime an access token can have is always enough.
+    if (typeof existing.access_jti === "string") {
+      revokeAccessToken(sql, existing.access_jti, Number(existing.consumed_at) + MAX_ACCESS_TOKEN_LIFETIME_MS, now);
+    }
+    return { ok: false, reason: "consumed" };
+  }
   if (Number(existing.expires_at) <= now) return { ok: false, reason: "expired" };
   if (existing.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
   if (r.redirect_uri !== null && existing.redirect_uri !== r.redirect_uri) return { ok: false, reason: "redirect_mismatch" };

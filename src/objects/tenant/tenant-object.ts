@@ -233,7 +233,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   consumeAuthorizationCode(redemption: CodeRedemption): singleUse.CodeOutcome {
-    return singleUse.consumeAuthorizationCode(this.sql, redemption, Date.now());
+    return this.tx(() => singleUse.consumeAuthorizationCode(this.sql, redemption, Date.now()));
   }
 
   consumeAssertionJti(clientId: string, jti: string, expiresAt: number): boolean {

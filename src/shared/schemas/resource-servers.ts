@@ -28,11 +28,12 @@ export const createResourceServerBody = z.strictObject({
   signing_alg: signingAlg.optional(),
   token_lifetime: tokenLifetime.optional(),
   allow_offline_access: z.boolean().optional(),
+  enforce_policies: z.boolean().optional(),
 });
 
 /** PATCH /api/v2/resource-servers/{id}: the identifier is immutable (it is the audience of issued tokens). */
 export const updateResourceServerBody = z
-  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean() })
+  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean(), enforce_policies: z.boolean() })
   .partial();
 
 /** @default 86400 (one day), the reference platform's default access-token lifetime. */

@@ -4,13 +4,28 @@ import { z } from "zod";
  * Ids that would shadow a management route (`/tenants/settings` is the reference platform's tenant settings)
  * or a well-known host label.
  */
-export const RESERVED_TENANT_IDS = ["settings", "operations", "api", "www", "login", "auth"] as const;
+export const RESERVED_TENANT_IDS = ["settings", "operations", "api", "www", "login", "auth", "localhost"] as const;
 
-/** A tenant id doubles as a subdomain label (`{tenant_id}.{issuer host}`), so it is a DNS-safe label. */
+/**
+ * A tenant id doubles as a subdomain label (`{tenant_id}.{issuer host}`), so it is a valid DNS label
+ * (RFC 1123: letters, digits and inner hyphens) and never a confusable one (issue 6): not `localhost`,
+ * not an IDNA A-label (`xn--`), which could render as another tenant's name.
+ */
 export const tenantId = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "id must be 2-63 lowercase letters, digits or hyphens, starting with a letter or digit")
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/,
+    "id must be 2-63 lowercase letters, digits or hyphens, starting and ending with a letter or digit",
+  )
+  .refine((id) => !id.startsWith("xn--"), "id must not start with xn-- (internationalized labels are confusable)")
   .refine((id) => !(RESERVED_TENANT_IDS as readonly string[]).includes(id), "id is reserved");
+
+/**
+ * Whether an id would read as the control plane's: the same once `-` and `_` are ignored
+ * (`control-plane` beside `control_plane`).
+ */
+export const confusableWith = (id: string, controlPlaneId: string) =>
+  id.replace(/[-_]/g, "") === controlPlaneId.toLowerCase().replace(/[-_]/g, "");
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 

@@ -118,6 +118,8 @@ export interface CodeRedemption {
   /** S256(code_verifier) and the verifier itself, computed in the worker. */
   verifier_s256: string | null;
   verifier_plain: string | null;
+  /** The jti the access token issued from this code will carry, kept so a replay can revoke it. */
+  access_jti: string;
 }
 
 // Management writes of configuration (clients, resource servers, client grants, connections, branding)

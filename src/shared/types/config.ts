@@ -25,6 +25,8 @@ export interface ResourceServerRecord {
   signing_alg: string;
   token_lifetime: number;
   allow_offline_access: boolean;
+  /** RBAC: user tokens carry only the user's permissions for this API (the reference platform's switch). */
+  enforce_policies: boolean;
   is_system: boolean;
   created_at: string;
   updated_at: string;

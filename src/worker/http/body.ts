@@ -36,6 +36,35 @@ export async function readBodyText(request: Request, tooLarge: () => Error): Pro
   }
 }
 
+/**
+ * Deepest nesting of arrays and objects accepted in a JSON body. Free-form values (metadata, options,
+ * client_metadata ...) are validated recursively, so unbounded depth would exhaust the stack (issue 6).
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether a JSON text nests arrays/objects deeper than `max`: one linear scan of the raw text (strings
+ * skipped), before JSON.parse or any validator recurses into it.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) {
+      inString = true;
+    } else if (ch === 0x7b || ch === 0x5b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x7d || ch === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Formats the first zod issue the way the reference platform words payload errors. */
 export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
@@ -57,6 +86,9 @@ export async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> 
   if (text.trim() === "") throw new ManagementError(400, "Request body is required", "invalid_body");
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new ManagementError(415, "Content-Type must be application/json", "unsupported_media_type");
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ManagementError(400, `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`, "invalid_body");
   }
   let data: unknown;
   try {
@@ -85,6 +117,7 @@ export async function readOAuthParams(request: Request): Promise<Record<string, 
     return params;
   }
   if (/^application\/(.+\+)?json\b/i.test(type)) {
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
     let data: unknown;
     try {
       data = text.trim() === "" ? {} : JSON.parse(text);

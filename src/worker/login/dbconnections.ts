@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DbConnectionError, OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
-import { describeIssue, readBodyText, readOAuthParams } from "../http/body";
+import { describeIssue, MAX_JSON_DEPTH, nestsDeeperThan, readBodyText, readOAuthParams } from "../http/body";
 import { configOf, databaseConnection, isSignupDisabled } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { signUpDatabaseUser } from "./signup";
@@ -31,6 +31,7 @@ async function readSignupBody(c: AppContext): Promise<z.infer<typeof signupBody>
   let data: unknown;
   if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
     const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
     try {
       data = JSON.parse(text);
     } catch {

@@ -1,3 +1,4 @@
+import { randomToken } from "../../shared/crypto/random";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import type { CodeOutcome } from "../../objects/tenant/single-use";
 import type { CodeRedemption } from "../../shared/types";
@@ -56,6 +57,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
     client_id: client.client_id,
     verifier_s256: null,
     verifier_plain: null,
+    access_jti: randomToken(16),
   };
   let outcome: CodeOutcome | null = null;
   for (const target of infoRedirectTargets(c.var.tenant.issuer, query)) {
@@ -76,6 +78,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
     sessionId: outcome.code.session_id,
     withAccessToken: true,
     withIdToken: true,
+    accessJti: redemption.access_jti,
   });
   const brandedShell = shellFor(config, client.name);
   return sendPage(

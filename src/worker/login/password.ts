@@ -42,6 +42,12 @@ const DUMMY_HASH = "$2b$10$hprHHzpcqRTDeKPt6op/ouHnZdcFWFhLfyfha1l8Cp.7/im5I04tu
 const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: 403 });
 
 /**
+ * The throttle object's name for an identifier no user has: never a user id (those carry a provider
+ * prefix such as `auth0|`), so the two kinds of counters cannot collide.
+ */
+const identifierKey = (connection: string, identifier: string) => `identifier:${connection}:${identifier}`;
+
+/**
  * Verifies an email and password against a database connection (default: the tenant's
  * Username-Password-Authentication), with the per-user lockout of SPEC §5.11
  * (three failures in a rolling five minutes). Shared by the login form and /co/authenticate.
@@ -49,6 +55,10 @@ const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, s
  * Order matters: a locked user is refused before bcrypt runs; the attempt is then counted as a failure
  * *before* bcrypt (and forgiven on success), so a burst of parallel guesses cannot all slip past the
  * lockout check; blocked and unverified are reported only to someone who proved the password.
+ *
+ * Failures are counted whether or not the user exists (issue 6): an existing user's in their own object
+ * (SPEC §5.11, per user), an unknown identifier's in an object keyed by the connection and normalized
+ * identifier. Both lock after the same number of tries, so the answers cannot tell accounts apart.
  */
 export async function verifyPassword(
   c: AppContext,
@@ -61,18 +71,17 @@ export async function verifyPassword(
     options: {},
   };
   const normalized = normalizeEmail(email);
-  const found = normalized ? await tenantObject(c.env, c.var.tenant.id).findUserByEmail(connection.name, normalized) : null;
-  if (!found?.password_hash) {
-    await bcrypt.compare(password, DUMMY_HASH);
-    return failure("USER_NOT_FOUND");
-  }
-  const throttle = userObject(c.env, c.var.tenant.id, found.user_id);
+  const tenantId = c.var.tenant.id;
+  const found = normalized ? await tenantObject(c.env, tenantId).findUserByEmail(connection.name, normalized) : null;
+  const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
   if (await throttle.isLockedOut()) return failure("TOO_MANY_FAILED_LOGINS");
   const attempt = await throttle.recordLoginFailure();
   if (attempt.failures > LOCKOUT_ATTEMPTS) return failure("TOO_MANY_FAILED_LOGINS");
 
-  if (!(await bcrypt.compare(password, found.password_hash))) {
-    return failure(attempt.locked ? "TOO_MANY_FAILED_LOGINS" : "INVALID_PASSWORD");
+  const verified = await bcrypt.compare(password, found?.password_hash ?? DUMMY_HASH);
+  if (!found?.password_hash || !verified) {
+    if (attempt.locked) return failure("TOO_MANY_FAILED_LOGINS");
+    return failure(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
   await throttle.clearLoginFailures();
   if (found.blocked) return failure("USER_BLOCKED");

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import type { AppContext, AppEnv } from "../context";
 import { readJson } from "../http/body";
-import { requireScope } from "../middleware/management-auth";
+import { type CurrentUserAccess, requireScope } from "../middleware/management-auth";
 
 type Method = "get" | "post" | "patch" | "put" | "delete";
 
@@ -16,6 +16,8 @@ export interface ManagementRoute<B = unknown> {
   /** OpenAPI-style path relative to /api/v2, e.g. `/tenants/{id}`. */
   path: string;
   scope: string;
+  /** Also reachable with a user's token holding this current-user scope, on the user's own id. */
+  currentUser?: CurrentUserAccess;
   summary: string;
   body?: z.ZodType<B>;
   /** Documented query parameters (validated by the handler, e.g. pagination). */
@@ -32,7 +34,7 @@ const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
 /** Registers routes on a router, each behind its scope check and body validation. */
 export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
   for (const route of routes) {
-    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope), async (c) => {
+    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser), async (c) => {
       const body = route.body ? await readJson(c, route.body) : undefined;
       return route.handler(c, { body, params: c.req.param() as Record<string, string> });
     });
@@ -50,8 +52,9 @@ export function openApiDocument(title: string, serverPath: string, routes: reado
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method] = {
       summary: route.summary,
-      security: [{ bearerAuth: [route.scope] }],
+      security: [{ bearerAuth: [route.scope] }, ...(route.currentUser ? [{ bearerAuth: [route.currentUser.scope] }] : [])],
       "x-scope": route.scope,
+      ...(route.currentUser ? { "x-current-user-scope": route.currentUser.scope } : {}),
       parameters,
       ...(route.body
         ? { requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(route.body, { io: "input" }) } } } }

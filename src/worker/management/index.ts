@@ -8,6 +8,7 @@ import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { resourceServerRoutes } from "./resource-servers";
 import { tenantRoutes } from "./tenants";
+import { userRoutes } from "./users";
 
 /** Every management route, one list per resource. */
 export const managementRoutes: readonly ManagementRoute[] = [
@@ -17,6 +18,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...resourceServerRoutes,
   ...clientGrantRoutes,
   ...brandingRoutes,
+  ...userRoutes,
 ];
 
 let spec: string | undefined;

@@ -33,6 +33,7 @@ export const resourceServerRoutes = [
           signing_alg: body.signing_alg ?? "RS256",
           token_lifetime: body.token_lifetime ?? DEFAULT_TOKEN_LIFETIME_S,
           allow_offline_access: body.allow_offline_access ?? false,
+          enforce_policies: body.enforce_policies ?? false,
         }),
       );
       configChanged(c);

@@ -1,6 +1,6 @@
 import { errors, ManagementError, unwrap } from "../../shared/errors";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
-import { createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
+import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
 import type { AppContext } from "../context";
 import { forgetHost } from "../routing/resolve-tenant";
@@ -35,6 +35,9 @@ export const tenantRoutes = [
     status: 201,
     async handler(c, { body }) {
       if (!c.var.auth.isControlPlane) throw new ManagementError(403, "Only a control-plane token may create tenants", "cross_tenant_forbidden");
+      if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
+        throw errors.badRequest("Payload validation error: 'id is reserved (confusable with the control plane)' on property id");
+      }
       if (body.deployment_type === "wfp") {
         throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
       }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { errors } from "../../shared/errors";
-import { MANAGEMENT_AUDIENCE } from "../../shared/scopes";
+import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant } from "../routing/resolve-tenant";
 import { memoized } from "../tenant/config-cache";
@@ -54,7 +54,16 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     } catch {
       throw errors.invalidToken();
     }
-    const isControlPlane = tenantId === settings.controlPlaneTenantId;
+    // RFC 7009: a token revoked at /oauth/revoke is refused here too (looked up in the issuing tenant only).
+    if (typeof payload.jti === "string" && (await source.isAccessTokenRevoked(payload.jti))) {
+      throw errors.invalidToken("The access token has been revoked");
+    }
+    const kind = isClientToken(payload) ? "client" : "user";
+    // Defence in depth (issue 6): a token issued to a user is held to the current-user rules whatever
+    // scopes it carries, and never acts across tenants, even when its tenant is the control plane.
+    const granted = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
+    const scopes = kind === "client" ? granted : granted.filter(isCurrentUserScope);
+    const isControlPlane = kind === "client" && tenantId === settings.controlPlaneTenantId;
     const target = (await explicitTenant(c.req.raw, settings, directory(c.env, settings))) ?? {
       id: tenantId,
       issuer: settings.issuer,
@@ -65,8 +74,9 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     if (target.id !== tenantId && !isControlPlane) throw errors.crossTenant();
     c.set("auth", {
       tenantId,
+      kind,
       isControlPlane,
-      scopes: new Set(typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : []),
+      scopes: new Set(scopes),
       subject: String(payload.sub ?? ""),
       clientId: typeof payload.azp === "string" ? payload.azp : null,
     });
@@ -75,10 +85,35 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
   };
 }
 
-/** Requires one scope; a missing scope is 403. */
-export function requireScope(scope: string): MiddlewareHandler<AppEnv> {
+/**
+ * A token minted by the client_credentials grant: `gty` says so and `sub` is `<client_id>@clients`.
+ * Anything else (authorization code, implicit, token exchange of a user's token ...) is a user's token.
+ */
+function isClientToken(payload: { gty?: unknown; sub?: unknown }): boolean {
+  return payload.gty === "client-credentials" && typeof payload.sub === "string" && payload.sub.endsWith("@clients");
+}
+
+/** How a route may also be reached with a user's token: one current-user scope, on the user's own id. */
+export interface CurrentUserAccess {
+  scope: string;
+  /** The path parameter that must equal the token's `sub`. */
+  param: string;
+}
+
+/**
+ * Requires the route's scope (403 otherwise). A user's token never satisfies a management scope; it
+ * reaches only routes that declare current-user access, holding that scope, on its own user id (any other
+ * target is 403).
+ */
+export function requireScope(scope: string, currentUser?: CurrentUserAccess): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.var.auth.scopes.has(scope)) throw errors.insufficientScope(scope);
+    const auth = c.var.auth;
+    if (auth.kind === "user") {
+      const allowed = currentUser && auth.scopes.has(currentUser.scope) && c.req.param(currentUser.param) === auth.subject;
+      if (!allowed) throw errors.insufficientScope(currentUser ? `${scope}, ${currentUser.scope}` : scope);
+    } else if (!auth.scopes.has(scope)) {
+      throw errors.insufficientScope(scope);
+    }
     await next();
   };
 }

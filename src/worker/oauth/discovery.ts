@@ -1,7 +1,8 @@
 import type { AppContext } from "../context";
+import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { SUPPORTED_GRANTS } from "./token";
-import { OIDC_SCOPES } from "./tokens/user-tokens";
+import { OIDC_SCOPES } from "./tokens/user-scopes";
 
 /** Client authentication methods the token endpoint implements (src/worker/oauth/client-auth.ts). */
 export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt", "none"];
@@ -39,6 +40,6 @@ export function discoveryEndpoint(c: AppContext): Response {
       claims_parameter_supported: false,
     },
     200,
-    { "Cache-Control": "public, max-age=300" },
+    tenantCacheHeaders(c.var.tenant, "max-age=300"),
   );
 }

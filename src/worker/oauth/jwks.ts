@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { memoized } from "../tenant/config-cache";
 import { publicJwks } from "../tenant/signing";
 import { tenantObject } from "../tenant/stubs";
@@ -11,6 +12,6 @@ export async function jwksEndpoint(c: AppContext): Promise<Response> {
   );
   return c.body(body, 200, {
     "Content-Type": "application/json",
-    "Cache-Control": "public, max-age=86400, stale-while-revalidate=86400",
+    ...tenantCacheHeaders(tenant, "max-age=86400, stale-while-revalidate=86400"),
   });
 }

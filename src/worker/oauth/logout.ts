@@ -6,7 +6,7 @@ import { endSession } from "../login/session";
 import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { tenantVerifier } from "./access-token";
-import { matchesRegistered } from "./authorize/redirect-uri";
+import { registeredTarget } from "./authorize/redirect-uri";
 
 const loggedOutPage = "/u2/logged-out";
 
@@ -16,10 +16,16 @@ async function clientById(c: AppContext, clientId: string | undefined): Promise<
   return config.clients.find((cl) => cl.client_id === clientId);
 }
 
-function assertAllowedLogoutUrl(client: ClientRecord | undefined, url: string): void {
-  if (!client?.allowed_logout_urls.some((entry) => matchesRegistered(entry, url))) {
-    throw new OAuthError("invalid_request", `The logout URL is not allowed for this client: ${url}`);
+/**
+ * The URL to send the browser to: exactly the registered logout URL that matched (issue 6: never the raw
+ * parameter, which could carry control characters or a non-canonical spelling into `Location`).
+ */
+function allowedLogoutUrl(client: ClientRecord | undefined, url: string): string {
+  const target = client ? registeredTarget(client.allowed_logout_urls, url) : null;
+  if (target === null) {
+    throw new OAuthError("invalid_request", `The logout URL is not allowed for this client: ${JSON.stringify(url).slice(1, -1)}`);
   }
+  return target;
 }
 
 /**
@@ -29,9 +35,9 @@ function assertAllowedLogoutUrl(client: ClientRecord | undefined, url: string): 
 export async function legacyLogoutEndpoint(c: AppContext): Promise<Response> {
   const returnTo = c.req.query("returnTo");
   const client = await clientById(c, c.req.query("client_id"));
-  if (returnTo) assertAllowedLogoutUrl(client, returnTo);
+  const target = returnTo ? allowedLogoutUrl(client, returnTo) : loggedOutPage;
   await endSession(c);
-  return c.redirect(returnTo ?? loggedOutPage, 302);
+  return c.redirect(target, 302);
 }
 
 /**
@@ -55,9 +61,9 @@ export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
     if (clientId && clientId !== hinted) throw new OAuthError("invalid_request", "client_id does not match id_token_hint");
     clientId = String(hinted);
   }
-  const target = c.req.query("post_logout_redirect_uri");
+  const requested = c.req.query("post_logout_redirect_uri");
   const client = await clientById(c, clientId);
-  if (target) assertAllowedLogoutUrl(client, target);
+  const target = requested ? allowedLogoutUrl(client, requested) : null;
   await endSession(c);
   if (!target) return c.redirect(loggedOutPage, 302);
   const url = new URL(target);

@@ -59,12 +59,16 @@ function splitHost(host: string): [string, string] {
   return [match?.[1] ?? host, match?.[2] ?? ""];
 }
 
-/** `{tenant_id}.{apex}` -> tenant_id; one label only. */
+/**
+ * `{tenant_id}.{apex}` -> tenant_id; one valid DNS label only. The control plane answers on the apex and
+ * never also as `{control_plane}.{apex}`: a second issuer for the same tenant (issue 6).
+ */
 export function subdomainTenant(host: string, settings: Settings): string | null {
   const suffix = `.${settings.apexHost}`;
   if (!host.endsWith(suffix)) return null;
   const label = host.slice(0, -suffix.length);
-  return /^[a-z0-9][a-z0-9_-]{0,62}$/.test(label) ? label : null;
+  if (label === settings.controlPlaneTenantId.toLowerCase()) return null;
+  return /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label) ? label : null;
 }
 
 /** Issuer for a tenant reached on a host (ARCHITECTURE.md §5, SPEC §5.6). */
@@ -72,6 +76,19 @@ export function issuerFor(via: TenantContext["via"], host: string, settings: Set
   if (via === "custom_domain" && customDomain) return `https://${customDomain}/`;
   if (via === "subdomain") return `${settings.issuerProtocol}//${host}/`;
   return settings.issuer;
+}
+
+/**
+ * Caching headers for a public document that depends on the tenant (discovery, JWKS; issue 6). Request
+ * headers that can select the tenant are named in `Vary`, so a shared cache never serves one tenant's
+ * document for another; when a header or the query chose the tenant the response is also `private`.
+ */
+export function tenantCacheHeaders(tenant: TenantContext, maxAge: string): Record<string, string> {
+  const chosenByRequest = tenant.via === "header" || tenant.via === "query";
+  return {
+    "Cache-Control": `${chosenByRequest ? "private" : "public"}, ${maxAge}`,
+    Vary: "Tenant-Id, X-Forwarded-Host",
+  };
 }
 
 /**

@@ -19,6 +19,24 @@ function parse(uri: string): URL | null {
   }
 }
 
+/**
+ * Whether a URI string is already in canonical form (SPEC §5.9 strict matching, issue 6): printable ASCII
+ * only (no control characters, spaces or non-ASCII dots such as `。`), no backslashes, no userinfo, and a
+ * host and path that URL parsing leaves unchanged (no numeric-shorthand hosts such as `127.1`, no dot
+ * segments, no default port spelled out). Comparing after normalization would let a string that merely
+ * normalizes to a registered URI through, and would echo the raw string into `Location`.
+ */
+export function isCanonicalUri(raw: string): boolean {
+  if (!/^[\x21-\x7e]+$/.test(raw) || raw.includes("\\")) return false;
+  const url = parse(raw);
+  if (!url || url.username || url.password) return false;
+  const parts = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#]*)([^?#]*)/.exec(raw);
+  if (!parts) return url.href === raw;
+  const [, authority = "", path = ""] = parts;
+  if (authority.includes("@") || authority.toLowerCase() !== url.host.toLowerCase()) return false;
+  return path === url.pathname || (path === "" && url.pathname === "/");
+}
+
 /** Registered query parameters must all be present with the same values, and nothing extra. */
 function sameQuery(registered: URL, requested: URL): boolean {
   const a = [...registered.searchParams].map(([k, v]) => `${k}=${v}`).sort();
@@ -57,12 +75,24 @@ export function matchesRegistered(registeredEntry: string, requestedUri: string)
 }
 
 /**
+ * The URL to redirect to for a requested URI among registered entries (logout URLs): exactly the
+ * registered string that matched when it is an exact entry, the requested string (canonical, checked)
+ * when a wildcard entry matched, or null when none does.
+ */
+export function registeredTarget(entries: readonly string[], requestedUri: string): string | null {
+  if (!isCanonicalUri(requestedUri)) return null;
+  const entry = entries.find((e) => matchesRegistered(e, requestedUri));
+  if (entry === undefined) return null;
+  return entry.includes("*") ? requestedUri : entry;
+}
+
+/**
  * Whether the requested redirect URI is acceptable for a client: one of its callbacks matches, or it is
  * the service's own issuer or universal-login URL on this tenant's issuer (always accepted).
  */
 export function isAllowedRedirect(callbacks: readonly string[], requestedUri: string, issuer: string): boolean {
   const requested = parse(requestedUri);
-  if (!requested || requestedUri.includes("#")) return false;
+  if (!requested || requestedUri.includes("#") || !isCanonicalUri(requestedUri)) return false;
   const own = new URL(issuer);
   if (requested.origin === own.origin && (requested.pathname === own.pathname || requested.pathname.startsWith("/u2/"))) {
     return true;

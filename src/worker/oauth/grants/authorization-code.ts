@@ -1,5 +1,6 @@
 import { toBase64Url } from "../../../shared/crypto/encoding";
 import { sha256 } from "../../../shared/crypto/compare";
+import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
 import type { GrantContext } from "./context";
@@ -31,7 +32,9 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
   }
   const stub = tenantObject(c.env, c.var.tenant.id);
+  const accessJti = randomToken(16);
   const outcome = await stub.consumeAuthorizationCode({
+    access_jti: accessJti,
     code_hash: await hashSecret(params.code),
     client_id: client.client_id,
     redirect_uri: params.redirect_uri,
@@ -51,5 +54,6 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     sessionId: outcome.code.session_id,
     withAccessToken: true,
     withIdToken: true,
+    accessJti,
   });
 }

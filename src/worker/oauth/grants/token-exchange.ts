@@ -7,6 +7,7 @@ import { publicJwks, signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
+import { grantableUserScopes } from "../tokens/user-scopes";
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
@@ -50,13 +51,22 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (params.audience && params.audience !== subject.aud && !(Array.isArray(subject.aud) && subject.aud.includes(params.audience))) {
     throw new OAuthError("invalid_request", "audience must be one of the subject token's audiences");
   }
+  const audience = params.audience ?? subject.aud;
+  let scopes = requested;
+  if (subject.gty !== "client-credentials") {
+    // A user's token is held to the user-facing rules for every API it names (issue 6): the system API
+    // releases only current-user scopes, whatever an older or crafted subject token carried.
+    for (const api of ctx.config.resourceServers.filter((r) => [audience].flat().includes(r.identifier))) {
+      scopes = grantableUserScopes(scopes, api);
+    }
+  }
   const now = Math.floor(Date.now() / 1000);
   const exp = subject.exp as number;
   const signer = await ctx.signer();
-  const scope = requested.join(" ");
+  const scope = scopes.join(" ");
   const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...kept } = subject;
   const accessToken = await signJwt(
-    { ...kept, aud: params.audience ?? subject.aud, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
+    { ...kept, aud: audience, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
     signer.key,
     signer.kid,
     signer.alg,

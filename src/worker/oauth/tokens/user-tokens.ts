@@ -4,13 +4,13 @@ import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { halfHash, mergeClaims } from "./claims";
+import { grantableUserScopes } from "./user-scopes";
 
 /** ID token lifetime (the reference platform's default is 10 hours). */
 export const ID_TOKEN_TTL_S = 36_000;
 /** Access token lifetime when the audience is only /userinfo. */
 export const USERINFO_TOKEN_TTL_S = 86_400;
 
-export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"];
 
 /** The audience of an access token that only serves /userinfo. */
 export const userinfoAudience = (tenant: TenantContext) => `${tenant.issuer.replace(/\/?$/, "/")}userinfo`;
@@ -45,18 +45,20 @@ export interface UserTokenInput {
   withIdToken: boolean;
   /** For hybrid responses: the code to bind with c_hash. */
   code?: string;
+  /** The access token's jti when the caller fixed it beforehand (code redemption records it for replay). */
+  accessJti?: string;
 }
 
 /**
- * Access and ID tokens for a user (OIDC Core §2, §3). Scopes are the OIDC scopes asked for plus those the
- * audience's API defines; anything else is dropped (denied by default). Computed claims always win.
+ * Access and ID tokens for a user (OIDC Core §2, §3). Scopes are the OIDC scopes asked for plus what the
+ * audience's API may release to a user (grantableUserScopes: never management scopes beyond the
+ * current-user family); anything else is dropped (denied by default). Computed claims always win.
  */
 export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Date.now() / 1000)): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
-  const requested = grant.scope.split(" ").filter(Boolean);
-  const apiScopes = new Set(api?.scopes.map((s) => s.value) ?? []);
-  const scopes = requested.filter((s) => OIDC_SCOPES.includes(s) || apiScopes.has(s));
+  // No roles exist yet, so an RBAC API releases nothing beyond OIDC scopes (the users issue adds them).
+  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, []);
   const scope = scopes.join(" ");
   const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
@@ -68,7 +70,7 @@ export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Da
       ...common,
       aud: audience,
       exp: now + expiresIn,
-      jti: randomToken(16),
+      jti: input.accessJti ?? randomToken(16),
       scope,
       azp: client.client_id,
       tenant_id: tenant.id,
