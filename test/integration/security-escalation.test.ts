@@ -185,3 +185,40 @@ describe("management scopes reach a token only through a client grant", () => {
     expect((await mgmt("POST", "/clients", { token: access_token, host, body: { name: "x" } })).status).toBe(403);
   });
 });
+
+describe("who can reach GET /api/v2/users/{id}", () => {
+  it("no token 401; another tenant's token 403; a revoked current-user token 403; a read:users client token 200", async () => {
+    const tenant = await createTenant();
+    const host = `${tenant}.localhost:8787`;
+    const app = await seedClient(tenant, { callbacks: [CALLBACK], web_origins: [ORIGIN] });
+    const user = await signUpAndLogIn(host, app, `reach-${crypto.randomUUID().slice(0, 6)}@example.com`);
+    const path = `/users/${encodeURIComponent(user.userId)}`;
+    expect((await call(`/api/v2${path}`, { host })).status).toBe(401);
+
+    const foreign = await createTenant();
+    const foreignApp = await seedClient(foreign, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": foreign }, body: { client_id: foreignApp.client_id, audience: MANAGEMENT, scope: ["read:users"] } });
+    const foreignToken = (await (
+      await tokenForm({ grant_type: "client_credentials", client_id: foreignApp.client_id, client_secret: foreignApp.client_secret, audience: MANAGEMENT }, {}, `${foreign}.localhost:8787`)
+    ).json()) as { access_token: string };
+    expect((await mgmt("GET", path, { token: foreignToken.access_token, host })).status).toBe(403);
+
+    const res = await authorize(
+      { client_id: app.client_id, redirect_uri: CALLBACK, audience: MANAGEMENT, scope: "openid read:current_user", response_type: "token" },
+      { host, cookie: user.cookie },
+    );
+    const own = redirectParams(res).fragment.get("access_token") as string;
+    expect((await mgmt("GET", path, { token: own, host })).status).toBe(200);
+    await call("/oauth/revoke", {
+      method: "POST",
+      host,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: own, client_id: app.client_id, client_secret: app.client_secret }).toString(),
+    });
+    expect((await mgmt("GET", path, { token: own, host })).status).toBe(403);
+
+    const admin = await mgmt("GET", path, { headers: { "tenant-id": tenant } });
+    expect(admin.status).toBe(200);
+    expect((await mgmt("GET", "/users/auth0%7Cnobody", { headers: { "tenant-id": tenant } })).status).toBe(404);
+  });
+});
