@@ -15,5 +15,7 @@ export default defineConfig({
   test: {
     include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
     testTimeout: 30_000,
+    // A local webhook receiver (test/receiver): hooks POST to it over real HTTP from the tenant object.
+    globalSetup: ["./test/receiver/global-setup.mjs"],
   },
 });

@@ -22,6 +22,8 @@ export type AppEnv = {
     settings: Settings;
     tenant: TenantContext;
     auth: ManagementAuth;
+    /** The validated JSON body of a management write, for its audit event (redacted in the object). */
+    requestBody?: unknown;
   };
 };
 

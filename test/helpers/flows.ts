@@ -66,7 +66,7 @@ export async function seedUser(tenantId: string, email: string, password = "p4ss
     email,
     email_verified: true,
     password_hash: await bcrypt.hash(password, 4),
-  });
+  }, { actor: { type: "system", id: null } });
   if (!result.ok) throw new Error(result.error.message);
   if (extra.blocked) {
     await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) => {

@@ -1,7 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Result } from "../../shared/errors";
+import { ok, type Result } from "../../shared/errors";
 import type {
+  AuditContext,
   AuthorizeRequest,
+  FailedEvent,
+  HookRecord,
+  LogRecord,
   Branding,
   BrandingPatch,
   ClientGrantRecord,
@@ -28,11 +32,17 @@ import type {
   UserWithSecret,
 } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as branding from "./branding";
 import * as clientGrants from "./client-grants";
 import * as clients from "./clients";
 import { configVersion, readConfig } from "./config";
 import * as connections from "./connections";
+import { audited, emitAudit, emitHook, hookUser, type WriteTx } from "./events";
+import * as hooks from "./hooks";
+import * as logs from "./logs";
+import { listFailedEvents, replayFailedEvents } from "./outbox";
+import { outboxOptionsFrom, Publisher } from "./publisher";
 import { tenantMigrations } from "./migrations";
 import * as login from "./login";
 import * as resourceServers from "./resource-servers";
@@ -46,15 +56,38 @@ import * as users from "./users";
  */
 export class TenantObject extends DurableObject<Env> {
   protected readonly sql: Sql;
+  /** Write path, outbox relay and alarm (clock and jitter injectable for tests). */
+  readonly outbox: Publisher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, tenantMigrations));
+    this.outbox = new Publisher(ctx.storage, this.sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
+    ctx.blockConcurrencyWhile(async () => {
+      applyMigrations(ctx.storage, tenantMigrations);
+      // Events committed before a crash or restart get their alarm back.
+      this.outbox.schedule();
+    });
   }
 
+  /** Every write: entity rows and the outbox events it emits commit in one transaction (ARCHITECTURE.md §3). */
+  private commit<T>(fn: (tx: WriteTx) => T): T {
+    return this.outbox.commit(fn);
+  }
+
+  /** Today's writes that record no event of their own (sessions, codes, tickets) still run in one transaction. */
   private tx<T>(fn: () => T): T {
-    return this.ctx.storage.transactionSync(fn);
+    return this.outbox.commit(() => fn());
+  }
+
+  /** The alarm: outbox relay, retries, retention (one alarm per object at the earliest due job). */
+  async alarm(): Promise<void> {
+    await this.outbox.alarm();
+  }
+
+  /** Cron safety net: re-arms the alarm at the earliest due job; returns that time (null: nothing due). */
+  pokeOutbox(): number | null {
+    return this.outbox.schedule();
   }
 
   /** Everything a token request needs, in one read. */
@@ -82,28 +115,46 @@ export class TenantObject extends DurableObject<Env> {
     return clients.getClient(this.sql, clientId);
   }
 
-  createClient(client: NewClient): Result<ClientRecord> {
-    return this.tx(() => clients.createClient(this.sql, client, Date.now()));
+  createClient(client: NewClient, audit: AuditContext): Result<ClientRecord> {
+    return this.commit((tx) =>
+      audited(tx, audit, clients.createClient(tx.sql, client, tx.now), { entity: "client", action: "created", id: client.client_id, after: (c) => c }),
+    );
   }
 
-  updateClient(clientId: string, patch: ClientPatch): Result<ClientRecord> {
-    return this.tx(() => clients.updateClient(this.sql, clientId, patch, Date.now()));
+  updateClient(clientId: string, patch: ClientPatch, audit: AuditContext): Result<ClientRecord> {
+    return this.commit((tx) => {
+      const before = clients.getClient(tx.sql, clientId);
+      const result = clients.updateClient(tx.sql, clientId, patch, tx.now);
+      return audited(tx, audit, result, { entity: "client", action: "updated", id: clientId, before, after: (c) => c });
+    });
   }
 
-  deleteClient(clientId: string): Result<true> {
-    return this.tx(() => clients.deleteClient(this.sql, clientId));
+  deleteClient(clientId: string, audit: AuditContext): Result<true> {
+    return this.commit((tx) => {
+      const before = clients.getClient(tx.sql, clientId);
+      return audited(tx, audit, clients.deleteClient(tx.sql, clientId), { entity: "client", action: "deleted", id: clientId, before });
+    });
   }
 
-  rotateClientSecret(clientId: string, secretEnc: string): Result<ClientRecord> {
-    return this.tx(() => clients.rotateClientSecret(this.sql, clientId, secretEnc, Date.now()));
+  rotateClientSecret(clientId: string, secretEnc: string, audit: AuditContext): Result<ClientRecord> {
+    return this.commit((tx) => {
+      const before = clients.getClient(tx.sql, clientId);
+      const result = clients.rotateClientSecret(tx.sql, clientId, secretEnc, tx.now);
+      return audited(tx, audit, result, { entity: "client", action: "updated", id: clientId, before, after: (c) => c });
+    });
   }
 
   getClientConnections(clientId: string): Result<ConnectionRecord[]> {
     return connections.getClientConnections(this.sql, clientId);
   }
 
-  setClientConnections(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
-    return this.tx(() => connections.setClientConnections(this.sql, clientId, ids, Date.now()));
+  setClientConnections(clientId: string, ids: string[], audit: AuditContext): Result<ConnectionRecord[]> {
+    return this.commit((tx) => {
+      const before = clients.getClient(tx.sql, clientId);
+      const result = connections.setClientConnections(tx.sql, clientId, ids, tx.now);
+      const after = () => clients.getClient(tx.sql, clientId);
+      return audited(tx, audit, result, { entity: "client", action: "updated", id: clientId, before, after });
+    });
   }
 
   // Resource servers
@@ -116,16 +167,26 @@ export class TenantObject extends DurableObject<Env> {
     return resourceServers.getResourceServer(this.sql, id);
   }
 
-  createResourceServer(api: NewResourceServer): Result<ResourceServerRecord> {
-    return this.tx(() => resourceServers.createResourceServer(this.sql, api, Date.now()));
+  createResourceServer(api: NewResourceServer, audit: AuditContext): Result<ResourceServerRecord> {
+    return this.commit((tx) => {
+      const result = resourceServers.createResourceServer(tx.sql, api, tx.now);
+      return audited(tx, audit, result, { entity: "resource_server", action: "created", id: api.id, after: (r) => r });
+    });
   }
 
-  updateResourceServer(id: string, patch: ResourceServerPatch): Result<ResourceServerRecord> {
-    return this.tx(() => resourceServers.updateResourceServer(this.sql, id, patch, Date.now()));
+  updateResourceServer(id: string, patch: ResourceServerPatch, audit: AuditContext): Result<ResourceServerRecord> {
+    return this.commit((tx) => {
+      const before = resourceServers.getResourceServer(tx.sql, id);
+      const result = resourceServers.updateResourceServer(tx.sql, id, patch, tx.now);
+      return audited(tx, audit, result, { entity: "resource_server", action: "updated", id, before, after: (r) => r });
+    });
   }
 
-  deleteResourceServer(id: string): Result<true> {
-    return this.tx(() => resourceServers.deleteResourceServer(this.sql, id));
+  deleteResourceServer(id: string, audit: AuditContext): Result<true> {
+    return this.commit((tx) => {
+      const before = resourceServers.getResourceServer(tx.sql, id);
+      return audited(tx, audit, resourceServers.deleteResourceServer(tx.sql, id), { entity: "resource_server", action: "deleted", id, before });
+    });
   }
 
   // Client grants
@@ -134,16 +195,26 @@ export class TenantObject extends DurableObject<Env> {
     return clientGrants.listClientGrants(this.sql, window, filter);
   }
 
-  createClientGrant(grant: NewClientGrant): Result<ClientGrantRecord> {
-    return this.tx(() => clientGrants.createClientGrant(this.sql, grant, Date.now()));
+  createClientGrant(grant: NewClientGrant, audit: AuditContext): Result<ClientGrantRecord> {
+    return this.commit((tx) => {
+      const result = clientGrants.createClientGrant(tx.sql, grant, tx.now);
+      return audited(tx, audit, result, { entity: "client_grant", action: "created", id: (g) => g.id, after: (g) => g });
+    });
   }
 
-  updateClientGrant(id: string, scope: string[]): Result<ClientGrantRecord> {
-    return this.tx(() => clientGrants.updateClientGrant(this.sql, id, scope, Date.now()));
+  updateClientGrant(id: string, scope: string[], audit: AuditContext): Result<ClientGrantRecord> {
+    return this.commit((tx) => {
+      const before = clientGrants.getClientGrant(tx.sql, id);
+      const result = clientGrants.updateClientGrant(tx.sql, id, scope, tx.now);
+      return audited(tx, audit, result, { entity: "client_grant", action: "updated", id, before, after: (g) => g });
+    });
   }
 
-  deleteClientGrant(id: string): Result<true> {
-    return this.tx(() => clientGrants.deleteClientGrant(this.sql, id));
+  deleteClientGrant(id: string, audit: AuditContext): Result<true> {
+    return this.commit((tx) => {
+      const before = clientGrants.getClientGrant(tx.sql, id);
+      return audited(tx, audit, clientGrants.deleteClientGrant(tx.sql, id), { entity: "client_grant", action: "deleted", id, before });
+    });
   }
 
   // Connections
@@ -156,16 +227,26 @@ export class TenantObject extends DurableObject<Env> {
     return connections.getConnection(this.sql, id);
   }
 
-  createConnection(connection: NewConnection): Result<ConnectionRecord> {
-    return this.tx(() => connections.createConnection(this.sql, connection, Date.now()));
+  createConnection(connection: NewConnection, audit: AuditContext): Result<ConnectionRecord> {
+    return this.commit((tx) => {
+      const result = connections.createConnection(tx.sql, connection, tx.now);
+      return audited(tx, audit, result, { entity: "connection", action: "created", id: connection.id, after: (c) => c });
+    });
   }
 
-  updateConnection(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
-    return this.tx(() => connections.updateConnection(this.sql, id, patch, Date.now()));
+  updateConnection(id: string, patch: ConnectionPatch, audit: AuditContext): Result<ConnectionRecord> {
+    return this.commit((tx) => {
+      const before = connections.getConnection(tx.sql, id);
+      const result = connections.updateConnection(tx.sql, id, patch, tx.now);
+      return audited(tx, audit, result, { entity: "connection", action: "updated", id, before, after: (c) => c });
+    });
   }
 
-  deleteConnection(id: string): Result<true> {
-    return this.tx(() => connections.deleteConnection(this.sql, id));
+  deleteConnection(id: string, audit: AuditContext): Result<true> {
+    return this.commit((tx) => {
+      const before = connections.getConnection(tx.sql, id);
+      return audited(tx, audit, connections.deleteConnection(tx.sql, id), { entity: "connection", action: "deleted", id, before });
+    });
   }
 
   // Branding
@@ -174,8 +255,13 @@ export class TenantObject extends DurableObject<Env> {
     return branding.getBranding(this.sql);
   }
 
-  updateBranding(patch: BrandingPatch): Branding {
-    return this.tx(() => branding.updateBranding(this.sql, patch));
+  updateBranding(patch: BrandingPatch, audit: AuditContext): Branding {
+    return this.commit((tx) => {
+      const before = branding.getBranding(tx.sql);
+      const after = branding.updateBranding(tx.sql, patch);
+      audited(tx, audit, { ok: true, value: after }, { entity: "branding", action: "updated", id: "branding", before, after: (b) => b });
+      return after;
+    });
   }
 
   // Users (login needs)
@@ -188,12 +274,54 @@ export class TenantObject extends DurableObject<Env> {
     return users.getUser(this.sql, userId);
   }
 
-  createUser(user: NewUser): Result<UserRecord> {
-    return this.tx(() => users.createUser(this.sql, user, Date.now()));
+  /** Sign-up: the user, its `ss` (or `fs`) log event and the post-user-registration hook, in one commit. */
+  createUser(user: NewUser, audit: AuditContext): Result<UserRecord> {
+    return this.commit((tx) => {
+      const result = users.createUser(tx.sql, user, tx.now);
+      const client_id = audit.actor.client_id ?? null;
+      if (!result.ok) {
+        const description = `Failed signup: ${result.error.message}`;
+        emitAudit(tx, audit, { event_type: "user.signup_failed", log_type: LOG_TYPES.signupFailed, category: "user_action", description, client_id });
+        return result;
+      }
+      const created = result.value;
+      const target = { type: "user", id: created.user_id, after: created };
+      emitAudit(tx, audit, { event_type: "user.created", log_type: LOG_TYPES.signup, category: "user_action", description: "Successful signup", target, user_id: created.user_id, client_id });
+      emitHook(tx, "post-user-registration", { user: hookUser(created), client_id });
+      return result;
+    });
   }
 
-  recordLogin(userId: string): void {
-    users.recordLogin(this.sql, userId, Date.now());
+  /**
+   * A successful login: counters, the `s` log event and the post-user-login hook; a user whose registration
+   * never completed gets post-user-registration enqueued again (SPEC §6.2 self-healing).
+   */
+  recordLogin(userId: string, audit: AuditContext = SYSTEM_CONTEXT): void {
+    this.commit((tx) => {
+      users.recordLogin(tx.sql, userId, tx.now);
+      const user = users.getUser(tx.sql, userId);
+      if (!user) return;
+      const client_id = audit.actor.client_id ?? null;
+      emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id });
+      emitHook(tx, "post-user-login", { user: hookUser(user), client_id });
+      if (!users.isRegistrationComplete(tx.sql, userId)) emitHook(tx, "post-user-registration", { user: hookUser(user), client_id });
+    });
+  }
+
+  /** A refused login (SPEC §7 codes): `fu` for an unknown user, `fp` for a wrong password, `f` otherwise. */
+  recordLoginFailure(failure: { code: string; email: string; user_id: string | null }, audit: AuditContext): void {
+    const log_type = failure.code === "USER_NOT_FOUND" ? LOG_TYPES.loginFailedUser : failure.code === "INVALID_PASSWORD" ? LOG_TYPES.loginFailedPassword : LOG_TYPES.loginFailed;
+    this.commit((tx) =>
+      emitAudit(tx, audit, {
+        event_type: "user.login_failed",
+        log_type,
+        category: "user_action",
+        description: `Failed login: ${failure.code} (${failure.email})`,
+        user_id: failure.user_id,
+        client_id: audit.actor.client_id ?? null,
+        response: { status_code: 403, body: { code: failure.code } },
+      }),
+    );
   }
 
   // Login sessions and sessions
@@ -232,8 +360,20 @@ export class TenantObject extends DurableObject<Env> {
     singleUse.createAuthorizationCode(this.sql, code, Date.now());
   }
 
-  consumeAuthorizationCode(redemption: CodeRedemption): singleUse.CodeOutcome {
-    return this.tx(() => singleUse.consumeAuthorizationCode(this.sql, redemption, Date.now()));
+  /** Redeems a code once, with its `seacft` / `feacft` log event in the same commit. */
+  consumeAuthorizationCode(redemption: CodeRedemption, audit: AuditContext = SYSTEM_CONTEXT): singleUse.CodeOutcome {
+    return this.commit((tx) => {
+      const outcome = singleUse.consumeAuthorizationCode(tx.sql, redemption, tx.now);
+      emitAudit(tx, audit, {
+        event_type: outcome.ok ? "token.code_exchanged" : "token.code_exchange_failed",
+        log_type: outcome.ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
+        category: "api",
+        description: outcome.ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${outcome.reason}`,
+        client_id: redemption.client_id,
+        user_id: outcome.ok ? outcome.code.user_id : null,
+      });
+      return outcome;
+    });
   }
 
   consumeAssertionJti(clientId: string, jti: string, expiresAt: number): boolean {
@@ -254,6 +394,67 @@ export class TenantObject extends DurableObject<Env> {
 
   isAccessTokenRevoked(jti: string): boolean {
     return singleUse.isAccessTokenRevoked(this.sql, jti);
+  }
+
+  // Hooks (webhook kind, SPEC §6.1)
+
+  listHooks(filter: { trigger_id?: string; enabled?: boolean }): HookRecord[] {
+    return hooks.listHooks(this.sql, filter);
+  }
+
+  getHook(id: string): HookRecord | null {
+    return hooks.getHook(this.sql, id);
+  }
+
+  /** The enabled hooks of a blocking trigger, for the prepare phase. */
+  enabledHooks(triggerId: string): HookRecord[] {
+    return hooks.enabledHooks(this.sql, triggerId);
+  }
+
+  createHook(hook: hooks.NewHook, audit: AuditContext): Result<HookRecord> {
+    return this.commit((tx) => audited(tx, audit, hooks.createHook(tx.sql, hook, tx.now), { entity: "hook", action: "created", id: hook.id, after: (h) => h }));
+  }
+
+  updateHook(id: string, patch: hooks.HookPatch, audit: AuditContext): Result<HookRecord> {
+    return this.commit((tx) => {
+      const result = hooks.updateHook(tx.sql, id, patch, tx.now);
+      const before = result.ok ? result.value.before : undefined;
+      const after = result.ok ? ok(result.value.after) : result;
+      return audited(tx, audit, after, { entity: "hook", action: "updated", id, before, after: (h) => h });
+    });
+  }
+
+  deleteHook(id: string, audit: AuditContext): Result<HookRecord> {
+    return this.commit((tx) => {
+      const result = hooks.deleteHook(tx.sql, id);
+      return audited(tx, audit, result, { entity: "hook", action: "deleted", id, before: result.ok ? result.value : undefined });
+    });
+  }
+
+  // Logs and failed events
+
+  listLogs(filter: logs.LogFilter, window: logs.LogWindow): ListPage<LogRecord> {
+    return logs.listLogs(this.sql, filter, window);
+  }
+
+  getLog(id: string): LogRecord | null {
+    return logs.getLog(this.sql, id);
+  }
+
+  listFailedEvents(offset: number, limit: number): { items: FailedEvent[]; total: number } {
+    return listFailedEvents(this.sql, offset, limit);
+  }
+
+  /** Replays dead-lettered events (SPEC §3.2) and re-arms the alarm for them. */
+  replayFailedEvents(ids: string[], audit: AuditContext): { replayed: string[]; not_found: string[] } {
+    const result = this.commit((tx) => {
+      const outcome = replayFailedEvents(tx.sql, ids, tx.now);
+      const description = `Replayed ${outcome.replayed.length} failed event(s)`;
+      emitAudit(tx, audit, { event_type: "failed_event.replayed", log_type: LOG_TYPES.api, category: "admin_action", description, target: { type: "failed_event", id: null, after: outcome } });
+      return outcome;
+    });
+    this.outbox.schedule();
+    return result;
   }
 
   /** Deletes every row of this tenant (tenant deletion). */

@@ -54,3 +54,8 @@ export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRec
 export function recordLogin(sql: Sql, userId: string, now: number): void {
   sql.run`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, updated_at = ${now} WHERE user_id = ${userId}`;
 }
+
+/** Whether the registration finalizer has run for this user (SPEC §6.2). */
+export function isRegistrationComplete(sql: Sql, userId: string): boolean {
+  return sql.first<{ at: number | null }>`SELECT registration_completed_at AS at FROM users WHERE user_id = ${userId}`?.at != null;
+}

@@ -6,6 +6,7 @@
 /** Any JSON value (RPC-serializable, unlike `unknown`). */
 export type Json = string | number | boolean | null | object;
 
+export type * from "./audit";
 export type * from "./auth";
 export type * from "./config";
 export type * from "./registry";

@@ -42,7 +42,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   const connection = databaseConnection(config, params.realm || DEFAULT_DATABASE_CONNECTION, client);
   if (!connection) throw new OAuthError("invalid_request", "connection not found");
 
-  const check = await verifyPassword(c, username, password, connection);
+  const check = await verifyPassword(c, username, password, connection, client.client_id);
   if (!check.ok) throw new OAuthError("access_denied", LOGIN_FAILURE_MESSAGES[check.code], check.status);
 
   const ticket = randomToken(32);

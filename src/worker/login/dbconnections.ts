@@ -66,10 +66,11 @@ export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
     ...(body.user_metadata ? { user_metadata: body.user_metadata } : {}),
     ...(body.name ? { name: body.name } : {}),
     ...(body.nickname ? { nickname: body.nickname } : {}),
-  });
+  }, client.client_id);
   if (!result.ok) {
     const { code, message } = result.failure;
     if (code === "USER_EXISTS") throw signupError("invalid_signup", "Invalid sign up");
+    if (code === "REGISTRATION_DENIED") throw new DbConnectionError(403, "access_denied", message);
     if (code === "INVALID_EMAIL") throw new OAuthError("invalid_request", "email is not a valid email address");
     throw signupError("invalid_password", `Password is too weak: ${message}`);
   }

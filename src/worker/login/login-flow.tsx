@@ -71,7 +71,7 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
     const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };
     return renderLogin(c, t, { email, error, canSignup }, 400);
   }
-  const check = await verifyPassword(c, email, password, connection);
+  const check = await verifyPassword(c, email, password, connection, t.client.client_id);
   if (!check.ok) {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
     return renderLogin(c, t, { email, error, canSignup }, check.status);

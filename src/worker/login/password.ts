@@ -4,6 +4,7 @@ import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
 import { normalizeEmail } from "../../objects/tenant/users";
 import type { ConnectionRecord, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
 import { tenantObject, userObject } from "../tenant/stubs";
 import { configOf, requiresVerifiedEmail } from "./connection";
 
@@ -39,8 +40,6 @@ export const publicLoginCode = (code: LoginFailureCode): LoginFailureCode => (co
  */
 const DUMMY_HASH = "$2b$10$hprHHzpcqRTDeKPt6op/ouHnZdcFWFhLfyfha1l8Cp.7/im5I04tu";
 
-const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: 403 });
-
 /**
  * The throttle object's name for an identifier no user has: never a user id (those carry a provider
  * prefix such as `auth0|`), so the two kinds of counters cannot collide.
@@ -65,7 +64,24 @@ export async function verifyPassword(
   email: string,
   password: string,
   connection?: Pick<ConnectionRecord, "name" | "options">,
+  clientId: string | null = null,
 ): Promise<PasswordCheck> {
+  const check = await verify(c, email, password, connection);
+  if (!check.ok) {
+    // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
+    const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
+    const userId = "userId" in check ? check.userId : null;
+    await tenantObject(c.env, c.var.tenant.id).recordLoginFailure({ code: check.code, email: normalizeEmail(email), user_id: userId }, audit);
+  }
+  return check.ok ? check : { ok: false, code: check.code, status: check.status };
+}
+
+async function verify(
+  c: AppContext,
+  email: string,
+  password: string,
+  connection?: Pick<ConnectionRecord, "name" | "options">,
+): Promise<PasswordCheck | { ok: false; code: LoginFailureCode; status: 403; userId: string | null }> {
   connection ??= (await configOf(c)).connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
     name: DEFAULT_DATABASE_CONNECTION,
     options: {},
@@ -74,18 +90,20 @@ export async function verifyPassword(
   const tenantId = c.var.tenant.id;
   const found = normalized ? await tenantObject(c.env, tenantId).findUserByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
-  if (await throttle.isLockedOut()) return failure("TOO_MANY_FAILED_LOGINS");
+  const userId = found?.user_id ?? null;
+  const known = (code: LoginFailureCode) => ({ ok: false as const, code, status: 403 as const, userId });
+  if (await throttle.isLockedOut()) return known("TOO_MANY_FAILED_LOGINS");
   const attempt = await throttle.recordLoginFailure();
-  if (attempt.failures > LOCKOUT_ATTEMPTS) return failure("TOO_MANY_FAILED_LOGINS");
+  if (attempt.failures > LOCKOUT_ATTEMPTS) return known("TOO_MANY_FAILED_LOGINS");
 
   const verified = await bcrypt.compare(password, found?.password_hash ?? DUMMY_HASH);
   if (!found?.password_hash || !verified) {
-    if (attempt.locked) return failure("TOO_MANY_FAILED_LOGINS");
-    return failure(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
+    if (attempt.locked) return known("TOO_MANY_FAILED_LOGINS");
+    return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
   await throttle.clearLoginFailures();
-  if (found.blocked) return failure("USER_BLOCKED");
+  if (found.blocked) return known("USER_BLOCKED");
   const { password_hash: _hash, ...user } = found;
-  if (requiresVerifiedEmail(connection) && !user.email_verified) return failure("EMAIL_NOT_VERIFIED");
+  if (requiresVerifiedEmail(connection) && !user.email_verified) return known("EMAIL_NOT_VERIFIED");
   return { ok: true, user };
 }

@@ -58,9 +58,9 @@ export async function signupSubmit(c: AppContext): Promise<Response> {
   if (!connection) return sendMessage(c, t.shell, SIGNUP_UNAVAILABLE, 403);
 
   const email = normalizeEmail(form.email ?? "");
-  const result = await signUpDatabaseUser(c, connection, { email, password: form.password ?? "" });
+  const result = await signUpDatabaseUser(c, connection, { email, password: form.password ?? "" }, t.client.client_id);
   if (!result.ok) {
-    const status = result.failure.code === "USER_EXISTS" ? 409 : 400;
+    const status = result.failure.code === "USER_EXISTS" ? 409 : result.failure.code === "REGISTRATION_DENIED" ? 403 : 400;
     return renderSignup(c, t, { email, error: result.failure }, status);
   }
   if (requiresVerifiedEmail(connection)) {

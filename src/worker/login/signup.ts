@@ -4,6 +4,8 @@ import { utf8 } from "../../shared/crypto/encoding";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { runBlockingHooks } from "../hooks/blocking";
+import { auditContext } from "../http/audit";
 import { BCRYPT_COST } from "../tenant/bootstrap";
 import { tenantObject } from "../tenant/stubs";
 
@@ -13,7 +15,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_BYTES = 72;
 const MAX_EMAIL_LENGTH = 254;
 
-export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS";
+export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS" | "REGISTRATION_DENIED";
 
 export interface SignupFailure {
   code: SignupFailureCode;
@@ -64,11 +66,17 @@ export async function signUpDatabaseUser(
   c: AppContext,
   connection: Pick<ConnectionRecord, "name">,
   input: SignupInput,
+  clientId: string | null = null,
 ): Promise<SignupResult> {
   const email = normalizeEmail(input.email);
   if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
   const weak = checkPassword(input.password);
   if (weak) return { ok: false, failure: weak };
+  // Prepare phase (SPEC §6.1): a refusal here leaves no row and no event.
+  const { password: _password, ...shown } = input;
+  const verdict = await runBlockingHooks(c, "pre-user-registration", { user: { ...shown, email, connection: connection.name }, client_id: clientId });
+  if (!verdict.ok) return fail("REGISTRATION_DENIED", verdict.reason, "email");
+  const actor = { type: "anonymous" as const, id: null, client_id: clientId };
   const result = await tenantObject(c.env, c.var.tenant.id).createUser({
     user_id: `auth0|${randomId()}`,
     connection: connection.name,
@@ -78,7 +86,7 @@ export async function signUpDatabaseUser(
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
-  });
+  }, auditContext(c, { actor, body: { ...input, connection: connection.name } }));
   if (result.ok) return { ok: true, user: result.value };
   if (result.error.status === 409) return fail("USER_EXISTS", "This email is already registered.", "email");
   throw new Error(`createUser failed: ${result.error.message}`);

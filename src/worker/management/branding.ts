@@ -1,4 +1,5 @@
 import { updateBrandingBody } from "../../shared/schemas/branding";
+import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { configChanged, targetTenant } from "./tenant-scoped";
 
@@ -21,7 +22,7 @@ export const brandingRoutes = [
     body: updateBrandingBody,
     status: 200,
     async handler(c, { body }) {
-      const branding = await targetTenant(c).updateBranding(body);
+      const branding = await targetTenant(c).updateBranding(body, auditContext(c));
       configChanged(c);
       return c.json(branding);
     },

@@ -2,6 +2,7 @@ import { randomId } from "../../shared/crypto/random";
 import { unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
 import type { ClientGrantRecord } from "../../shared/types";
+import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
@@ -19,7 +20,7 @@ export const clientGrantRoutes = [
     body: createClientGrantBody,
     status: 201,
     async handler(c, { body }) {
-      const grant = unwrap(await targetTenant(c).createClientGrant({ id: randomId("cgr_"), ...body }));
+      const grant = unwrap(await targetTenant(c).createClientGrant({ id: randomId("cgr_"), ...body }, auditContext(c)));
       configChanged(c);
       return c.json(present(grant), 201);
     },
@@ -50,7 +51,7 @@ export const clientGrantRoutes = [
     body: updateClientGrantBody,
     status: 200,
     async handler(c, { params, body }) {
-      const grant = unwrap(await targetTenant(c).updateClientGrant(params.id ?? "", body.scope));
+      const grant = unwrap(await targetTenant(c).updateClientGrant(params.id ?? "", body.scope, auditContext(c)));
       configChanged(c);
       return c.json(present(grant));
     },
@@ -62,7 +63,7 @@ export const clientGrantRoutes = [
     summary: "Delete a client grant",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteClientGrant(params.id ?? ""));
+      unwrap(await targetTenant(c).deleteClientGrant(params.id ?? "", auditContext(c)));
       configChanged(c);
       return c.body(null, 204);
     },

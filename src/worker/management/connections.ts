@@ -10,6 +10,7 @@ import {
 } from "../../shared/schemas/connections";
 import type { ConnectionRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
@@ -91,7 +92,7 @@ export const connectionRoutes = [
           strategy: body.strategy,
           options: { ...options, ...fields },
           secrets_enc: secretsEnc,
-        }),
+        }, auditContext(c)),
       );
       configChanged(c);
       return c.json(await present(c, connection), 201);
@@ -138,7 +139,7 @@ export const connectionRoutes = [
       const id = params.id ?? "";
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
-      const connection = unwrap(await targetTenant(c).updateConnection(id, patch));
+      const connection = unwrap(await targetTenant(c).updateConnection(id, patch, auditContext(c)));
       configChanged(c);
       return c.json(await present(c, connection));
     },
@@ -150,7 +151,7 @@ export const connectionRoutes = [
     summary: "Delete a connection (one that still has users: 409)",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteConnection(params.id ?? ""));
+      unwrap(await targetTenant(c).deleteConnection(params.id ?? "", auditContext(c)));
       configChanged(c);
       return c.body(null, 204);
     },
@@ -173,7 +174,7 @@ export const connectionRoutes = [
     body: clientConnectionsBody,
     status: 200,
     async handler(c, { params, body }) {
-      const list = unwrap(await targetTenant(c).setClientConnections(params.id ?? "", body));
+      const list = unwrap(await targetTenant(c).setClientConnections(params.id ?? "", body, auditContext(c)));
       configChanged(c);
       return c.json(presentClientConnections(list));
     },

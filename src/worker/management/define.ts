@@ -36,6 +36,7 @@ export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRou
   for (const route of routes) {
     router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser), async (c) => {
       const body = route.body ? await readJson(c, route.body) : undefined;
+      if (body !== undefined) c.set("requestBody", body);
       return route.handler(c, { body, params: c.req.param() as Record<string, string> });
     });
   }

@@ -6,6 +6,9 @@ import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
+import { failedEventRoutes } from "./failed-events";
+import { hookRoutes } from "./hooks";
+import { logRoutes } from "./logs";
 import { resourceServerRoutes } from "./resource-servers";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
@@ -18,6 +21,9 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...resourceServerRoutes,
   ...clientGrantRoutes,
   ...brandingRoutes,
+  ...logRoutes,
+  ...hookRoutes,
+  ...failedEventRoutes,
   ...userRoutes,
 ];
 

@@ -6,6 +6,7 @@ import {
   updateResourceServerBody,
 } from "../../shared/schemas/resource-servers";
 import type { ResourceServerRecord } from "../../shared/types";
+import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
@@ -34,7 +35,7 @@ export const resourceServerRoutes = [
           token_lifetime: body.token_lifetime ?? DEFAULT_TOKEN_LIFETIME_S,
           allow_offline_access: body.allow_offline_access ?? false,
           enforce_policies: body.enforce_policies ?? false,
-        }),
+        }, auditContext(c)),
       );
       configChanged(c);
       return c.json(present(api), 201);
@@ -77,7 +78,7 @@ export const resourceServerRoutes = [
     body: updateResourceServerBody,
     status: 200,
     async handler(c, { params, body }) {
-      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body));
+      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body, auditContext(c)));
       configChanged(c);
       return c.json(present(api));
     },
@@ -89,7 +90,7 @@ export const resourceServerRoutes = [
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? ""));
+      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? "", auditContext(c)));
       configChanged(c);
       return c.body(null, 204);
     },

@@ -1,6 +1,7 @@
 import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
+import { auditContext } from "../../http/audit";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { currentSession, hashSecret, startSession } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
@@ -32,7 +33,7 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       const user = userId ? await stub.getUser(userId) : null;
       if (!user) throw redirectError("access_denied", "Invalid or expired login_ticket");
       const session = await startSession(c, user.user_id, client.client_id);
-      await stub.recordLogin(user.user_id);
+      await stub.recordLogin(user.user_id, auditContext(c, { actor: { type: "user", id: user.user_id, client_id: client.client_id } }));
       return issueAuthorizationResponse(c, request, client, user, session.id, Math.floor(Date.now() / 1000));
     }
 

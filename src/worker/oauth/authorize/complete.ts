@@ -1,6 +1,7 @@
 import { randomToken } from "../../../shared/crypto/random";
 import type { AuthorizeRequest, ClientRecord, LoginSession, UserRecord } from "../../../shared/types";
 import type { AppContext } from "../../context";
+import { auditContext } from "../../http/audit";
 import { hashSecret, startSession } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner } from "../../tenant/keys";
@@ -85,7 +86,7 @@ export async function finishLogin(
   const tenant = tenantObject(c.env, c.var.tenant.id);
   if (!(await tenant.completeLoginSession(loginSession.id, user.user_id))) return null;
   const session = await startSession(c, user.user_id, client.client_id);
-  await tenant.recordLogin(user.user_id);
+  await tenant.recordLogin(user.user_id, auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }));
   return issueAuthorizationResponse(
     c,
     loginSession.request,

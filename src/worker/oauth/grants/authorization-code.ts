@@ -1,3 +1,4 @@
+import { auditContext } from "../../http/audit";
 import { toBase64Url } from "../../../shared/crypto/encoding";
 import { sha256 } from "../../../shared/crypto/compare";
 import { randomToken } from "../../../shared/crypto/random";
@@ -40,7 +41,7 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     redirect_uri: params.redirect_uri,
     verifier_s256: verifier === null ? null : toBase64Url(await sha256(verifier)),
     verifier_plain: verifier,
-  });
+  }, auditContext(c, { actor: { type: "client", id: client.client_id, client_id: client.client_id } }));
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason] ?? "Invalid grant");
   const user = outcome.code.user;
   if (!user || user.blocked) throw invalidGrant(client, "The user is blocked or no longer exists");

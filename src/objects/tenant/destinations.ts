@@ -1,0 +1,99 @@
+import type { AuditEvent, HookRecord, Json } from "../../shared/types";
+import type { Sql } from "../sql";
+import { enabledHooks } from "./hooks";
+import { writeLog } from "./logs";
+import type { HookEventPayload } from "./outbox";
+import type { DeliverableEvent, Destination } from "./relay";
+
+/** SPEC §6.2: a webhook delivery gives up after 10 seconds. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/**
+ * The JSON body POSTed to a webhook (documented in the README, "Webhooks"):
+ * `{ id, event_type, trigger_id, tenant_id, created_at, attempt, data }`, where `id` equals the
+ * `Idempotency-Key` header and `data` is the trigger's payload (`user`, `client_id` ...), already redacted.
+ */
+export function webhookBody(event: DeliverableEvent, tenantId: string) {
+  const payload = event.payload as unknown as HookEventPayload;
+  return {
+    id: event.id,
+    event_type: event.event_type,
+    trigger_id: payload.trigger_id,
+    tenant_id: tenantId,
+    created_at: new Date(event.created_at).toISOString(),
+    attempt: event.retry_count + 1,
+    data: payload.data,
+  };
+}
+
+/** POSTs one body to one hook; anything but a 2xx within the timeout is a failure. */
+export async function postToHook(hook: Pick<HookRecord, "id" | "url">, body: string, idempotencyKey: string): Promise<Response> {
+  const response = await fetch(hook.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, "user-agent": "Gatehouse-Webhooks/1" },
+    body,
+    signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+  });
+  return response;
+}
+
+/** Logs: every event type not starting with `hook.`; a redelivered log id is ignored. */
+export function logsDestination(sql: Sql): Destination {
+  return {
+    name: "logs",
+    lane: "local",
+    timeoutMs: 0,
+    accepts: (type) => !type.startsWith("hook."),
+    deliver: (event, now) => writeLog(sql, event.id, event.payload as unknown as AuditEvent, now),
+  };
+}
+
+/**
+ * Webhooks: `hook.*` events go to every enabled hook of the trigger, all at once, each with the
+ * `Idempotency-Key: {event.id}` header; one failure fails the destination (the whole event is retried,
+ * receivers deduplicate by the key).
+ */
+export function webhookDestination(sql: Sql, tenantId: string): Destination {
+  return {
+    name: "webhook",
+    lane: "network",
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+    accepts: (type) => type.startsWith("hook."),
+    async deliver(event) {
+      const hooks = enabledHooks(sql, event.event_type.slice("hook.".length));
+      if (!hooks.length) return;
+      const body = JSON.stringify(webhookBody(event, tenantId));
+      const results = await Promise.allSettled(hooks.map((hook) => postToHook(hook, body, event.id)));
+      const failures = results.flatMap((result, i) => {
+        const hook = hooks[i] as HookRecord;
+        if (result.status === "rejected") return [`hook ${hook.id}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`];
+        void result.value.body?.cancel();
+        return result.value.ok ? [] : [`hook ${hook.id}: HTTP ${result.value.status}`];
+      });
+      if (failures.length) throw new Error(failures.join("; "));
+    },
+  };
+}
+
+/**
+ * Registration finalizer: listed after the delivery destinations, so `registration_completed_at` is set
+ * only once every earlier destination succeeded for `hook.post-user-registration`.
+ */
+export function registrationFinalizer(sql: Sql): Destination {
+  return {
+    name: "registration_finalizer",
+    lane: "network",
+    timeoutMs: 0,
+    accepts: (type) => type === "hook.post-user-registration",
+    deliver(event, now) {
+      const user = (event.payload as { data?: { user?: { user_id?: Json } } }).data?.user;
+      if (typeof user?.user_id !== "string") return;
+      sql.run`UPDATE users SET registration_completed_at = ${now} WHERE user_id = ${user.user_id} AND registration_completed_at IS NULL`;
+    },
+  };
+}
+
+/** The destinations in SPEC §6.2 order. */
+export function defaultDestinations(sql: Sql, tenantId: string): Destination[] {
+  return [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
+}

@@ -1,0 +1,88 @@
+import { fail, ok, type Result } from "../../shared/errors";
+import type { HookRecord } from "../../shared/types";
+import { iso, type Sql } from "../sql";
+
+/** Triggers called blocking over HTTP in the prepare phase (SPEC §6.1). */
+export const BLOCKING_TRIGGERS = ["validate-registration-username", "pre-user-registration", "pre-user-update", "pre-user-deletion"] as const;
+/** Triggers delivered through the outbox as `hook.{trigger_id}` events (SPEC §6.1). */
+export const OUTBOX_TRIGGERS = ["post-user-registration", "post-user-login", "post-user-deletion", "credentials-exchange"] as const;
+/** Every trigger a webhook may bind to; anything else (`post-user-update`, a typo) is a 400. */
+export const DISPATCHABLE_TRIGGERS: readonly string[] = [...BLOCKING_TRIGGERS, ...OUTBOX_TRIGGERS];
+
+export type BlockingTrigger = (typeof BLOCKING_TRIGGERS)[number];
+export type OutboxTrigger = (typeof OUTBOX_TRIGGERS)[number];
+
+type Row = Record<string, unknown>;
+
+const toHook = (r: Row): HookRecord => ({
+  id: String(r.id),
+  name: String(r.name),
+  trigger_id: String(r.trigger_id),
+  url: String(r.url),
+  enabled: r.enabled === 1,
+  created_at: iso(r.created_at as number) as string,
+  updated_at: iso(r.updated_at as number) as string,
+});
+
+const notFound = () => fail(404, "The hook does not exist", "inexistent_hook");
+
+export function getHook(sql: Sql, id: string): HookRecord | null {
+  const row = sql.first<Row>`SELECT * FROM hooks WHERE id = ${id}`;
+  return row ? toHook(row) : null;
+}
+
+/** All hooks, newest first, optionally of one trigger and enabled state. */
+export function listHooks(sql: Sql, filter: { trigger_id?: string; enabled?: boolean } = {}): HookRecord[] {
+  const rows = sql.all<Row>`SELECT * FROM hooks ORDER BY created_at DESC, id DESC`.map(toHook);
+  return rows.filter((h) => (filter.trigger_id === undefined || h.trigger_id === filter.trigger_id) && (filter.enabled === undefined || h.enabled === filter.enabled));
+}
+
+/** The enabled hooks of a trigger (what the relay and the prepare phase call). */
+export function enabledHooks(sql: Sql, triggerId: string): HookRecord[] {
+  return sql.all<Row>`SELECT * FROM hooks WHERE trigger_id = ${triggerId} AND enabled = 1 ORDER BY created_at, id`.map(toHook);
+}
+
+export interface NewHook {
+  id: string;
+  name: string;
+  trigger_id: string;
+  url: string;
+  enabled: boolean;
+}
+
+export function createHook(sql: Sql, hook: NewHook, now: number): Result<HookRecord> {
+  if (!DISPATCHABLE_TRIGGERS.includes(hook.trigger_id)) return fail(400, `Trigger "${hook.trigger_id}" cannot be dispatched`, "invalid_trigger");
+  if (sql.first`SELECT 1 FROM hooks WHERE name = ${hook.name}`) return fail(409, `A hook named "${hook.name}" already exists`, "hook_conflict");
+  sql.run`INSERT INTO hooks (id, name, trigger_id, url, enabled, created_at, updated_at)
+    VALUES (${hook.id}, ${hook.name}, ${hook.trigger_id}, ${hook.url}, ${hook.enabled}, ${now}, ${now})`;
+  return ok(getHook(sql, hook.id) as HookRecord);
+}
+
+export interface HookPatch {
+  name?: string;
+  url?: string;
+  enabled?: boolean;
+  trigger_id?: string;
+}
+
+export function updateHook(sql: Sql, id: string, patch: HookPatch, now: number): Result<{ before: HookRecord; after: HookRecord }> {
+  const before = getHook(sql, id);
+  if (!before) return notFound();
+  if (patch.trigger_id !== undefined && !DISPATCHABLE_TRIGGERS.includes(patch.trigger_id)) {
+    return fail(400, `Trigger "${patch.trigger_id}" cannot be dispatched`, "invalid_trigger");
+  }
+  if (patch.name !== undefined && sql.first`SELECT 1 FROM hooks WHERE name = ${patch.name} AND id <> ${id}`) {
+    return fail(409, `A hook named "${patch.name}" already exists`, "hook_conflict");
+  }
+  const next = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+  sql.run`UPDATE hooks SET name = ${next.name}, url = ${next.url}, enabled = ${next.enabled}, trigger_id = ${next.trigger_id},
+      updated_at = ${now} WHERE id = ${id}`;
+  return ok({ before, after: getHook(sql, id) as HookRecord });
+}
+
+export function deleteHook(sql: Sql, id: string): Result<HookRecord> {
+  const before = getHook(sql, id);
+  if (!before) return notFound();
+  sql.run`DELETE FROM hooks WHERE id = ${id}`;
+  return ok(before);
+}

@@ -1,0 +1,111 @@
+import type { Sql } from "../sql";
+import { defaultDestinations } from "./destinations";
+import type { WriteTx } from "./events";
+import { DEFAULT_OUTBOX_OPTIONS, nextDueAt, type OutboxEventInput, type OutboxOptions, recordOutboxEvents } from "./outbox";
+import { type Destination, type MetricsSink, runRelay } from "./relay";
+
+/** Reads SPEC §6.3 options from the deployment's variables (`OUTBOX_*`); anything unset keeps its default. */
+export function outboxOptionsFrom(vars: Record<string, unknown>): OutboxOptions {
+  const number = (name: string, fallback: number, min: number) => {
+    const value = Number(vars[name]);
+    return vars[name] !== undefined && Number.isFinite(value) && value >= min ? value : fallback;
+  };
+  return {
+    enabled: vars.OUTBOX_ENABLED !== "false",
+    captureEntityState: vars.OUTBOX_CAPTURE_ENTITY_STATE !== "false",
+    retentionDays: number("OUTBOX_RETENTION_DAYS", DEFAULT_OUTBOX_OPTIONS.retentionDays, 0),
+    maxRetries: number("OUTBOX_MAX_RETRIES", DEFAULT_OUTBOX_OPTIONS.maxRetries, 1),
+  };
+}
+
+/** Drops before/after/diff from audit payloads when `captureEntityState` is off. */
+function withoutState(event: OutboxEventInput): OutboxEventInput {
+  const payload = event.payload as { target?: { type: string; id: string | null } };
+  if (!payload.target) return event;
+  return { ...event, payload: { ...event.payload, target: { type: payload.target.type, id: payload.target.id } } as OutboxEventInput["payload"] };
+}
+
+/**
+ * The tenant object's write path and publisher (ARCHITECTURE.md §3): `commit` runs a write and its outbox
+ * rows in one `transactionSync`, then keeps one alarm set to the earliest due outbox job; `alarm` runs
+ * the relay. The clock, the jitter source and the metrics sink are fields so tests can inject them.
+ */
+export class Publisher {
+  now: () => number = () => Date.now();
+  random: () => number = () => Math.random();
+  metrics: MetricsSink | undefined;
+  options: OutboxOptions;
+  destinations: Destination[];
+  /** The alarm time this instance last set (undefined: not known since start). */
+  private alarmAt: number | null | undefined;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: Sql,
+    readonly tenantId: string,
+    options: OutboxOptions,
+  ) {
+    this.options = options;
+    this.destinations = defaultDestinations(sql, tenantId);
+  }
+
+  /**
+   * The one write path: entity rows and the events `fn` emits commit together or not at all (a failing
+   * outbox insert throws and rolls the write back). No network I/O happens here.
+   */
+  commit<T>(fn: (tx: WriteTx) => T): T {
+    const now = this.now();
+    const events: OutboxEventInput[] = [];
+    let written = 0;
+    const result = this.storage.transactionSync(() => {
+      const out = fn({ sql: this.sql, now, emit: (event) => events.push(event) });
+      const stored = this.options.captureEntityState ? events : events.map(withoutState);
+      written = recordOutboxEvents(this.sql, stored, now, this.options);
+      return out;
+    });
+    if (written > 0) this.afterCommit(now);
+    return result;
+  }
+
+  /** New events are due now: make sure the alarm fires no later than that. */
+  private afterCommit(now: number): void {
+    if (this.alarmAt != null && this.alarmAt <= now) return;
+    this.alarmAt = now;
+    void this.storage.setAlarm(now);
+  }
+
+  /**
+   * Sets (or clears) the one alarm at the earliest due job. Synchronous from the SQL read to `setAlarm`,
+   * so no write can commit in between and be missed.
+   */
+  schedule(): number | null {
+    const due = nextDueAt(this.sql, this.options.retentionDays);
+    this.alarmAt = due;
+    if (due === null) void this.storage.deleteAlarm();
+    else void this.storage.setAlarm(due);
+    return due;
+  }
+
+  /** How many unprocessed events are due at this instant (the relay's remaining work). */
+  pendingNow(): number {
+    return this.sql.first<{ n: number }>`SELECT count(*) AS n FROM outbox WHERE processed_at IS NULL AND next_retry_at <= ${this.now()}`?.n ?? 0;
+  }
+
+  /** The alarm: relay, retries and retention, then the next alarm. */
+  async alarm(): Promise<{ local: number; network: number; purged: number }> {
+    try {
+      return await runRelay({
+        tenantId: this.tenantId,
+        sql: this.sql,
+        transaction: (fn) => this.storage.transactionSync(fn),
+        now: () => this.now(),
+        random: () => this.random(),
+        options: this.options,
+        destinations: this.destinations,
+        ...(this.metrics ? { metrics: this.metrics } : {}),
+      });
+    } finally {
+      this.schedule();
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/** The reference platform's hook name rule. */
+const name = z
+  .string()
+  .max(128)
+  .regex(/^[a-zA-Z0-9]([ \-a-zA-Z0-9]*[a-zA-Z0-9])?$/, "name must be letters, digits, spaces and dashes, starting and ending with a letter or digit");
+
+/** Where a webhook is POSTed: an absolute http(s) URL without credentials. */
+const url = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const u = new URL(value);
+      return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, "url must be an absolute http(s) URL without credentials");
+
+const trigger = z.string().min(1).max(64);
+
+const noScript = (body: { script?: unknown }) => body.script === undefined;
+const SCRIPT_MESSAGE = "Code hooks (script) are not supported; a webhook hook takes a url";
+
+/**
+ * POST /api/v2/hooks (webhook kind): `trigger_id` or the reference platform's `triggerId`, `url`, optional
+ * `name` and `enabled` (default true). Unknown properties are refused.
+ */
+export const createHookBody = z
+  .strictObject({
+    name: name.optional(),
+    trigger_id: trigger.optional(),
+    triggerId: trigger.optional(),
+    url,
+    enabled: z.boolean().optional(),
+    script: z.string().optional(),
+  })
+  .refine(noScript, SCRIPT_MESSAGE)
+  .refine((b) => (b.trigger_id ?? b.triggerId) !== undefined, "trigger_id is required")
+  .refine((b) => !(b.trigger_id && b.triggerId && b.trigger_id !== b.triggerId), "trigger_id and triggerId disagree");
+
+/** PATCH /api/v2/hooks/{id}: any of name, url, enabled, trigger. */
+export const updateHookBody = z
+  .strictObject({
+    name: name.optional(),
+    trigger_id: trigger.optional(),
+    triggerId: trigger.optional(),
+    url: url.optional(),
+    enabled: z.boolean().optional(),
+    script: z.string().optional(),
+  })
+  .refine(noScript, SCRIPT_MESSAGE)
+  .refine((b) => Object.keys(b).length > 0, "The body must change at least one field");
+
+/** POST /api/v2/failed-events/bulk-retry: 1 to 100 event ids. */
+export const bulkRetryBody = z.strictObject({
+  ids: z.array(z.string().min(1).max(64)).min(1).max(100, "At most 100 ids per request"),
+});

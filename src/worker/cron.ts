@@ -1,0 +1,23 @@
+import { platform, tenantObject } from "./tenant/stubs";
+
+const PAGE = 100;
+
+/**
+ * Cron safety net (SPEC §6.3 scheduled jobs): each tenant object's own alarm does the relay, retries and
+ * retention; the cron only asks every tenant object to re-arm that alarm at its earliest due job, in case an
+ * alarm was lost (a crash between commit and `setAlarm`, or an alarm dropped after its retries).
+ */
+export async function pokeOutboxes(env: Env): Promise<{ poked: number; due: number }> {
+  const ids = new Set<string>([env.CONTROL_PLANE_TENANT_ID || "control_plane"]);
+  const registry = platform(env);
+  for (let offset = 0; ; offset += PAGE) {
+    const { items } = await registry.listTenants(offset, PAGE);
+    for (const tenant of items) ids.add(tenant.id);
+    if (items.length < PAGE) break;
+  }
+  let due = 0;
+  for (const id of ids) {
+    if ((await tenantObject(env, id).pokeOutbox()) !== null) due++;
+  }
+  return { poked: ids.size, due };
+}

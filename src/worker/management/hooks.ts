@@ -1,0 +1,87 @@
+import { randomId } from "../../shared/crypto/random";
+import { errors, unwrap } from "../../shared/errors";
+import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
+import type { HookRecord } from "../../shared/types";
+import { auditContext } from "../http/audit";
+import { defineRoute } from "./define";
+import { targetTenant } from "./tenant-scoped";
+
+/** The reference platform's hook shape (`triggerId`), plus `trigger_id` and `url` of the webhook kind. */
+const present = (hook: HookRecord) => ({ ...hook, triggerId: hook.trigger_id });
+
+export const hookRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/hooks",
+    scope: "create:hooks",
+    summary: "Create a webhook hook for a trigger (a trigger the system cannot dispatch is 400)",
+    body: createHookBody,
+    status: 201,
+    async handler(c, { body }) {
+      const id = randomId("hk_");
+      const triggerId = (body.trigger_id ?? body.triggerId) as string;
+      const hook = unwrap(
+        await targetTenant(c).createHook(
+          { id, name: body.name ?? `${triggerId}-${id.slice(-8)}`, trigger_id: triggerId, url: body.url, enabled: body.enabled ?? true },
+          auditContext(c),
+        ),
+      );
+      return c.json(present(hook), 201);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/hooks",
+    scope: "read:hooks",
+    summary: "List hooks, newest first, optionally by triggerId and enabled",
+    query: { triggerId: "only hooks of this trigger", enabled: "true|false" },
+    status: 200,
+    async handler(c) {
+      const enabled = c.req.query("enabled");
+      if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw errors.invalidQuery("enabled must be true or false");
+      const trigger = c.req.query("triggerId") ?? c.req.query("trigger_id");
+      const hooks = await targetTenant(c).listHooks({
+        ...(trigger !== undefined ? { trigger_id: trigger } : {}),
+        ...(enabled !== undefined ? { enabled: enabled === "true" } : {}),
+      });
+      return c.json(hooks.map(present));
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/hooks/{id}",
+    scope: "read:hooks",
+    summary: "Get one hook",
+    status: 200,
+    async handler(c, { params }) {
+      const hook = await targetTenant(c).getHook(params.id ?? "");
+      if (!hook) throw errors.notFound("The hook does not exist");
+      return c.json(present(hook));
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/hooks/{id}",
+    scope: "update:hooks",
+    summary: "Update a hook's name, url, enabled flag or trigger",
+    body: updateHookBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const { triggerId, trigger_id, script: _script, ...rest } = body;
+      const trigger = trigger_id ?? triggerId;
+      const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
+      return c.json(present(unwrap(await targetTenant(c).updateHook(params.id ?? "", patch, auditContext(c)))));
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/hooks/{id}",
+    scope: "delete:hooks",
+    summary: "Delete a hook",
+    status: 204,
+    async handler(c, { params }) {
+      unwrap(await targetTenant(c).deleteHook(params.id ?? "", auditContext(c)));
+      return c.body(null, 204);
+    },
+  }),
+];

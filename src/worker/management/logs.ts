@@ -1,0 +1,66 @@
+import { errors } from "../../shared/errors";
+import { parseLogQuery } from "../../shared/lucene/log-query";
+import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
+import type { LogRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+import { defineRoute } from "./define";
+import { LIST_QUERY, targetTenant } from "./tenant-scoped";
+
+/** SPEC §4.3: /logs honours only `sort=date:1|-1` (newest first by default). */
+const SORTS = ["date:-1", "date:1"];
+
+/** A page of logs in either pagination mode; `extra` narrows the filter (GET /users/{id}/logs). */
+async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise<Response> {
+  const q = parseListQuery(c.req.query(), { checkpoint: true, sorts: SORTS });
+  const filter = { ...parseLogQuery(c.req.query("q")), ...extra };
+  const ascending = q.sort === "date:1";
+  const tenant = targetTenant(c);
+  if (q.mode === "offset") {
+    const { items, total } = await tenant.listLogs(filter, { offset: q.page * q.perPage, limit: q.perPage, ascending });
+    return c.json(offsetPage("logs", items, q, total ?? items.length));
+  }
+  const date = Number(q.after?.key);
+  if (q.after && !Number.isSafeInteger(date)) throw errors.invalidQuery("Invalid checkpoint cursor (from)");
+  const after = q.after ? { date, id: q.after.id } : null;
+  const { items } = await tenant.listLogs(filter, { after, limit: q.take + 1, ascending });
+  return c.json(checkpointPage("logs", items, q, (log: LogRecord) => ({ key: Date.parse(log.date), id: log.log_id })));
+}
+
+const LOG_QUERY = {
+  ...LIST_QUERY,
+  sort: "date:-1 (default) or date:1",
+  q: 'type:fp, type:(fp OR fu), user_id:"...", client_id:..., date:[2026-01-01 TO *], joined by AND',
+};
+
+export const logRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/logs",
+    scope: "read:logs",
+    summary: "Search audit log events (offset or checkpoint paging; sort by date only)",
+    query: LOG_QUERY,
+    status: 200,
+    handler: (c) => logPage(c),
+  }),
+  defineRoute({
+    method: "get",
+    path: "/logs/{id}",
+    scope: "read:logs",
+    summary: "Get one log event by log_id",
+    status: 200,
+    async handler(c, { params }) {
+      const log = await targetTenant(c).getLog(params.id ?? "");
+      if (!log) throw errors.notFound("The log event does not exist");
+      return c.json(log);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/users/{id}/logs",
+    scope: "read:logs",
+    summary: "A user's log events (same paging and filters as /logs)",
+    query: LOG_QUERY,
+    status: 200,
+    handler: (c, { params }) => logPage(c, { user_id: params.id ?? "" }),
+  }),
+];

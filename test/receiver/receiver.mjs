@@ -1,0 +1,60 @@
+/**
+ * A local webhook receiver for tests, the crash script and the benchmark (plain Node, no dependencies).
+ *
+ *   POST /hook/{name}[?fail=N][&status=S][&deny=reason][&delay=ms]
+ *        records the delivery (Idempotency-Key header and JSON body) under {name}; the first N requests
+ *        of that name answer S (default 500), `deny` answers 200 {"deny":{"reason":...}}, `delay` waits.
+ *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, status, at }]
+ *   GET  /counts       { name: { deliveries, keys } } for every name
+ *
+ * Only 127.0.0.1 is bound.
+ */
+import { createServer } from "node:http";
+
+export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true } = {}) {
+  const deliveries = new Map();
+  const seen = new Map();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://receiver");
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", async () => {
+      const [, kind, name = ""] = url.pathname.split("/");
+      const send = (status, body) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === "GET" && kind === "log") return send(200, deliveries.get(name) ?? []);
+      if (req.method === "GET" && kind === "counts") {
+        const out = {};
+        for (const [n, list] of deliveries) out[n] = { deliveries: list.length, keys: new Set(list.map((d) => d.key)).size };
+        return send(200, out);
+      }
+      if (req.method !== "POST" || kind !== "hook") return send(404, { error: "not found" });
+      const count = (seen.get(name) ?? 0) + 1;
+      seen.set(name, count);
+      const fail = Number(url.searchParams.get("fail") ?? 0);
+      const status = count <= fail ? Number(url.searchParams.get("status") ?? 500) : 200;
+      let body = null;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      } catch {}
+      const list = deliveries.get(name) ?? [];
+      list.push({ key: req.headers["idempotency-key"] ?? null, body, status, at: Date.now() });
+      deliveries.set(name, list);
+      const delay = Number(url.searchParams.get("delay") ?? 0);
+      if (delay) await new Promise((r) => setTimeout(r, delay));
+      if (status !== 200) return send(status, { error: "failing on purpose" });
+      const deny = url.searchParams.get("deny");
+      return send(200, deny ? { deny: { reason: deny } } : { ok: true });
+    });
+  });
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  const address = server.address();
+  if (!quiet) console.log(`receiver on http://${host}:${address.port}`);
+  return {
+    url: `http://${host}:${address.port}`,
+    deliveries,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
