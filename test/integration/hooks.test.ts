@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { createClient } from "../helpers/management";
+import { createHook, deliveries, hookUrl, outboxRows, tenantSql } from "../helpers/outbox";
+import { expectReachability } from "../helpers/reach";
+
+const asTenant = (tenantId: string) => ({ headers: { "tenant-id": tenantId } });
+type Hook = { id: string; name: string; trigger_id: string; triggerId: string; url: string; enabled: boolean };
+
+describe("hooks management (webhook kind, SPEC §6.1)", () => {
+  it("creates with the reference platform's triggerId or trigger_id, reads, lists by trigger, updates and deletes", async () => {
+    const tenantId = await createTenant();
+    const res = await mgmt("POST", "/hooks", { ...asTenant(tenantId), body: { name: "my-hook", triggerId: "post-user-login", url: "https://hooks.example.com/a" } });
+    expect(res.status).toBe(201);
+    const hook = (await res.json()) as Hook;
+    expect(hook).toMatchObject({ name: "my-hook", trigger_id: "post-user-login", triggerId: "post-user-login", url: "https://hooks.example.com/a", enabled: true });
+    await createHook(tenantId, "post-user-registration", "https://hooks.example.com/b");
+    expect(await (await mgmt("GET", `/hooks/${hook.id}`, asTenant(tenantId))).json()).toEqual(hook);
+    const listed = (await (await mgmt("GET", "/hooks?triggerId=post-user-login", asTenant(tenantId))).json()) as Hook[];
+    expect(listed.map((h) => h.id)).toEqual([hook.id]);
+
+    const patched = await mgmt("PATCH", `/hooks/${hook.id}`, { ...asTenant(tenantId), body: { enabled: false, url: "https://hooks.example.com/c" } });
+    expect(await patched.json()).toMatchObject({ id: hook.id, enabled: false, url: "https://hooks.example.com/c" });
+    expect(((await (await mgmt("GET", "/hooks?enabled=false", asTenant(tenantId))).json()) as Hook[]).map((h) => h.id)).toEqual([hook.id]);
+    expect((await mgmt("DELETE", `/hooks/${hook.id}`, asTenant(tenantId))).status).toBe(204);
+    expect((await mgmt("GET", `/hooks/${hook.id}`, asTenant(tenantId))).status).toBe(404);
+    expect((await mgmt("DELETE", `/hooks/${hook.id}`, asTenant(tenantId))).status).toBe(404);
+  });
+
+  it("binding to a trigger the system cannot dispatch is 400, as are bad urls, scripts and unknown fields", async () => {
+    const tenantId = await createTenant();
+    const url = "https://hooks.example.com/x";
+    const bad = [
+      { trigger_id: "post-user-update", url },
+      { trigger_id: "post-user-registraton", url },
+      { trigger_id: "pre-user-registration", url: "ftp://hooks.example.com/" },
+      { trigger_id: "pre-user-registration", url: "https://user:pw@hooks.example.com/" },
+      { trigger_id: "pre-user-registration", url, script: "module.exports = () => {}" },
+      { trigger_id: "pre-user-registration", url, secrets: {} },
+      { url },
+      { trigger_id: "pre-user-registration", url, name: "-bad name-" },
+    ];
+    for (const body of bad) {
+      const res = await mgmt("POST", "/hooks", { ...asTenant(tenantId), body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.json()).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    }
+    const hook = await createHook(tenantId, "post-user-login", url);
+    expect((await mgmt("PATCH", `/hooks/${hook.id}`, { ...asTenant(tenantId), body: { trigger_id: "post-user-update" } })).status).toBe(400);
+    expect((await mgmt("PATCH", `/hooks/${hook.id}`, { ...asTenant(tenantId), body: {} })).status).toBe(400);
+    expect((await mgmt("GET", "/hooks?enabled=maybe", asTenant(tenantId))).status).toBe(400);
+  });
+
+  it("who can manage hooks: none 401, missing scope 403, another tenant 403, the right scope succeeds", async () => {
+    const body = () => ({ trigger_id: "post-user-login", url: "https://hooks.example.com/r" });
+    await expectReachability("POST", () => "/hooks", "create:hooks", 201, body);
+    await expectReachability("GET", () => "/hooks", "read:hooks", 200);
+    const withHook = async (tenantId: string) => `/hooks/${(await createHook(tenantId, "post-user-login", "https://hooks.example.com/r")).id}`;
+    await expectReachability("GET", withHook, "read:hooks", 200);
+    await expectReachability("PATCH", withHook, "update:hooks", 200, () => ({ enabled: false }));
+    await expectReachability("DELETE", withHook, "delete:hooks", 204);
+  });
+});
+
+describe("blocking pre-user-registration hook (prepare phase, SPEC §6.1)", () => {
+  const signup = (tenantId: string, clientId: string, email: string) =>
+    call("/dbconnections/signup", {
+      method: "POST",
+      host: `${tenantId}.localhost:8787`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: clientId, email, password: "p4ssw0rd!long", connection: "Username-Password-Authentication" }),
+    });
+
+  async function attempt(query: string) {
+    const tenantId = await createTenant();
+    const client = await createClient({ app_type: "spa", token_endpoint_auth_method: "none" }, asTenant(tenantId));
+    const name = uniqueId("pre");
+    await createHook(tenantId, "pre-user-registration", hookUrl(name, query));
+    const before = (await outboxRows(tenantId)).length;
+    const email = `${uniqueId("u")}@example.com`;
+    const res = await signup(tenantId, client.client_id, email);
+    return { tenantId, name, email, res, before };
+  }
+
+  it("a denial body aborts the sign-up with the hook's reason, leaving no user row and no event", async () => {
+    const { tenantId, name, email, res, before } = await attempt("deny=Sign-ups%20are%20closed");
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: "access_denied", description: "Sign-ups are closed" });
+    expect(await tenantSql(tenantId, "SELECT user_id FROM users WHERE email = ?", email)).toEqual([]);
+    expect((await outboxRows(tenantId)).length).toBe(before);
+    const [call] = await deliveries(name);
+    expect(call?.body).toMatchObject({ trigger_id: "pre-user-registration", tenant_id: tenantId, data: { user: { email } } });
+    expect(JSON.stringify(call?.body)).not.toContain("p4ssw0rd");
+  });
+
+  it("a non-2xx answer aborts the same way; a 2xx without denial lets the sign-up through", async () => {
+    const refused = await attempt("fail=1&status=500");
+    expect(refused.res.status).toBe(403);
+    expect(await tenantSql(refused.tenantId, "SELECT user_id FROM users WHERE email = ?", refused.email)).toEqual([]);
+    expect((await outboxRows(refused.tenantId)).length).toBe(refused.before);
+
+    const allowed = await attempt("");
+    expect(allowed.res.status).toBe(200);
+    expect(await tenantSql(allowed.tenantId, "SELECT user_id FROM users WHERE email = ?", allowed.email)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,87 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, uniqueId } from "../helpers/api";
+import { pendingLogin, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
+import { createHook, deliveries, hookUrl, logsOf, outboxRows, relay, tenantSql } from "../helpers/outbox";
+
+const CALLBACK = "https://app.example.com/callback";
+const PASSWORD = "correct-horse-9";
+let tenant: string;
+let host: string;
+let client: TestClient;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  host = `${tenant}.localhost:8787`;
+  client = await seedClient(tenant, { callbacks: [CALLBACK] });
+});
+
+async function login(email: string, password: string): Promise<Response> {
+  const pending = await pendingLogin(tenant, client.client_id, { redirect_uri: CALLBACK });
+  return call(`/u2/login?state=${pending.state}`, {
+    method: "POST",
+    host,
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: pending.cookie, "user-agent": "login-events/1" },
+    body: new URLSearchParams({ _csrf: pending.csrf, email, password }).toString(),
+  });
+}
+
+describe("login and code-exchange events (SPEC §2.10 log types)", () => {
+  it("an unknown user is fu, a wrong password fp, a success s (with client and user), each committed before the answer", async () => {
+    const email = `${uniqueId("u")}@example.com`;
+    const user = await seedUser(tenant, email, PASSWORD);
+    expect((await login(`${uniqueId("nobody")}@example.com`, PASSWORD)).status).toBe(403);
+    expect((await login(email, "wrong-password")).status).toBe(403);
+    expect((await login(email, PASSWORD)).status).toBe(302);
+    await relay(tenant);
+    const mine = (await logsOf(tenant, `?q=${encodeURIComponent(`user_id:"${user.user_id}"`)}&sort=date:1`)).map((l) => l.type);
+    // seedUser signs the user up (ss) before the logins.
+    expect(mine).toEqual(["ss", "fp", "s"]);
+    const [fu] = await logsOf(tenant, "?q=type:fu");
+    expect(fu).toMatchObject({ type: "fu", client_id: client.client_id, user_id: null, user_agent: "login-events/1" });
+    const [s] = await logsOf(tenant, `?q=${encodeURIComponent(`type:s AND user_id:"${user.user_id}"`)}`);
+    expect(s).toMatchObject({ client_id: client.client_id, details: { event_type: "user.login", category: "user_action" } });
+  });
+
+  it("redeeming a code is seacft; replaying it is feacft", async () => {
+    const email = `${uniqueId("u")}@example.com`;
+    await seedUser(tenant, email, PASSWORD);
+    const res = await login(email, PASSWORD);
+    const code = new URL(res.headers.get("location") ?? "").searchParams.get("code") ?? "";
+    const params = { grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret ?? "" };
+    expect((await tokenForm(params, {}, host)).status).toBe(200);
+    expect((await tokenForm(params, {}, host)).status).not.toBe(200);
+    await relay(tenant);
+    const types = (await logsOf(tenant, `?q=${encodeURIComponent("type:(seacft OR feacft)")}&sort=date:1`)).map((l) => l.type);
+    expect(types.slice(-2)).toEqual(["seacft", "feacft"]);
+  });
+
+  it("post-user-login goes to its webhooks, and a login of a user whose registration never completed enqueues post-user-registration again", async () => {
+    const email = `${uniqueId("u")}@example.com`;
+    const user = await seedUser(tenant, email, PASSWORD);
+    await relay(tenant);
+    const loginHook = uniqueId("login");
+    const regHook = uniqueId("reg");
+    await createHook(tenant, "post-user-login", hookUrl(loginHook));
+    await createHook(tenant, "post-user-registration", hookUrl(regHook));
+    const completed = async () => (await tenantSql<{ at: number | null }>(tenant, "SELECT registration_completed_at AS at FROM users WHERE user_id = ?", user.user_id))[0]?.at;
+    const enqueued = async () => (await outboxRows(tenant, "hook.post-user-registration")).filter((r) => r.payload.includes(user.user_id)).length;
+    expect(await completed()).toEqual(expect.any(Number));
+
+    // A completed registration is not enqueued again by a login.
+    const before = await enqueued();
+    expect((await login(email, PASSWORD)).status).toBe(302);
+    expect(await enqueued()).toBe(before);
+    await relay(tenant);
+    expect((await deliveries(loginHook)).map((d) => d.body.data.user)).toContainEqual(expect.objectContaining({ user_id: user.user_id }));
+
+    // A registration left unfinished (its finalizer never ran) is enqueued again by the next login.
+    await tenantSql(tenant, "UPDATE users SET registration_completed_at = NULL WHERE user_id = ?", user.user_id);
+    expect((await login(email, PASSWORD)).status).toBe(302);
+    expect(await enqueued()).toBe(before + 1);
+    await relay(tenant);
+    expect(await completed()).toEqual(expect.any(Number));
+    const [delivery] = await deliveries(regHook);
+    expect(delivery).toMatchObject({ status: 200, body: { trigger_id: "post-user-registration", data: { user: { user_id: user.user_id } } } });
+  });
+});
