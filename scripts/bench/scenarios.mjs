@@ -105,6 +105,50 @@ export const SCENARIOS = [
       return { method: "GET", path: location };
     },
   },
+  {
+    id: "relay_1k",
+    label: "outbox relay to the logs table, backlog 1,000 (/__bench/relay)",
+    unit: "events/s",
+    kind: "probe",
+    run: (ctx) => relayRate(ctx, 1000),
+  },
+  {
+    id: "relay_100k",
+    label: "outbox relay to the logs table, backlog 100,000 (/__bench/relay)",
+    unit: "events/s",
+    kind: "probe",
+    run: (ctx) => relayRate(ctx, 100_000),
+  },
+  {
+    id: "commit_bare",
+    label: "in-object config commits without an event (/__bench/commit)",
+    unit: "commits/s",
+    kind: "probe",
+    run: async (ctx) => (await commitCost(ctx)).bare,
+  },
+  {
+    id: "commit_outbox",
+    label: "in-object config commits with their outbox event (/__bench/commit)",
+    unit: "commits/s",
+    kind: "probe",
+    run: async (ctx) => (await commitCost(ctx)).outbox,
+  },
+  {
+    id: "mgmt_write",
+    label: "management writes with outbox (PATCH /api/v2/branding)",
+    unit: "writes/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const token = await ctx.managementToken();
+      return {
+        method: "PATCH",
+        path: "/api/v2/branding",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ colors: { primary: "#123456" } }),
+      };
+    },
+  },
   // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
 
@@ -167,6 +211,32 @@ async function mintCodes(ctx, { clientId, session }, count) {
   return codes;
 }
 
+/** Median of 3 relay runs (each on a fresh tenant object) after one warm-up, for 1,000; one run for larger backlogs. */
+async function relayRate(ctx, backlog) {
+  const once = async () => {
+    const res = await ctx.fetch(`/__bench/relay?backlog=${backlog}`);
+    if (!res.ok) throw new Error(`/__bench/relay: HTTP ${res.status} ${await res.text()}`);
+    const json = await res.json();
+    if (!json.per_second) throw new Error(`/__bench/relay: unexpected ${JSON.stringify(json)}`);
+    return json.per_second;
+  };
+  if (backlog > 10_000) return once();
+  await once();
+  const runs = [await once(), await once(), await once()].sort((a, b) => a - b);
+  return runs[1];
+}
+
+let commit;
+/** One measurement feeds both commit rows, so their ratio compares like with like. */
+async function commitCost(ctx) {
+  if (commit) return commit;
+  const res = await ctx.fetch("/__bench/commit?n=5000");
+  if (!res.ok) throw new Error(`/__bench/commit: HTTP ${res.status} ${await res.text()}`);
+  const { n, bare_ms, outbox_ms } = await res.json();
+  commit = { bare: Math.round((n * 1000) / Math.max(bare_ms, 1)), outbox: Math.round((n * 1000) / Math.max(outbox_ms, 1)) };
+  return commit;
+}
+
 /** Ratios printed under the table: numerator and denominator are scenario ids. */
 export const RATIOS = [
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
@@ -175,4 +245,6 @@ export const RATIOS = [
   { label: "raw ES256 ÷ raw RS256 signs/s", numerator: "sign_es256", denominator: "sign_rs256" },
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
+  { label: "relay events/s at 100,000 ÷ at 1,000 backlog (1.0 = flat in backlog size)", numerator: "relay_100k", denominator: "relay_1k" },
+  { label: "commit cost with outbox ÷ without (commits/s bare ÷ with event; target < 1.25)", numerator: "commit_bare", denominator: "commit_outbox" },
 ];

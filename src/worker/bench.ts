@@ -33,5 +33,14 @@ export function benchRoutes(): Hono<AppEnv> {
     const ms = Date.now() - start;
     return c.json({ alg, n, ms, per_second: ms > 0 ? Math.round((n * 1000) / ms) : null });
   });
+  // Outbox relay and commit probes run inside a throwaway tenant object (never registered as a tenant).
+  router.get("/relay", async (c) => {
+    const backlog = Math.min(Math.max(Number(c.req.query("backlog") ?? 1000) || 1000, 1), 200_000);
+    return c.json(await c.env.TENANT.getByName(`bench-relay-${crypto.randomUUID()}`).benchRelay(backlog));
+  });
+  router.get("/commit", async (c) => {
+    const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 50_000);
+    return c.json(await c.env.TENANT.getByName(`bench-commit-${crypto.randomUUID()}`).benchCommit(n));
+  });
   return router;
 }

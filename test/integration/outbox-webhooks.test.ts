@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { call, createTenant, uniqueId } from "../helpers/api";
 import { createClient } from "../helpers/management";
 import { createHook, deliveries, fireAlarm, hookUrl, injectClock, outboxRows, relay, tenantSql } from "../helpers/outbox";
 

@@ -1,4 +1,4 @@
-import { startReceiver } from "./receiver.mjs";
+import { startReceiver } from "../../scripts/webhook-receiver.mjs";
 
 /** vitest globalSetup: one webhook receiver for the run; tests read its URL with inject("receiverUrl"). */
 export default async function setup({ provide }) {

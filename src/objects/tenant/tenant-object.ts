@@ -33,6 +33,7 @@ import type {
 } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
+import * as bench from "./bench";
 import * as branding from "./branding";
 import * as clientGrants from "./client-grants";
 import * as clients from "./clients";
@@ -455,6 +456,16 @@ export class TenantObject extends DurableObject<Env> {
     });
     this.outbox.schedule();
     return result;
+  }
+
+  /** `npm run bench` only (reached through /__bench when BENCH_ROUTES=1): relay throughput at a backlog. */
+  benchRelay(backlog: number) {
+    return bench.benchRelay(this.outbox, this.sql, this.ctx.storage, backlog);
+  }
+
+  /** `npm run bench` only: commit cost with and without the outbox event. */
+  benchCommit(n: number) {
+    return bench.benchCommit(this.outbox, n);
   }
 
   /** Deletes every row of this tenant (tenant deletion). */

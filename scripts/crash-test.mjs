@@ -1,0 +1,204 @@
+/**
+ * Crash test of the outbox (issue 8): no committed event is ever lost, whatever moment the server dies.
+ *
+ *   node scripts/crash-test.mjs [--writes 1000] [--concurrency 6]
+ *
+ * 1. Starts a webhook receiver (scripts/webhook-receiver.mjs) and `wrangler dev` on a fresh state folder.
+ * 2. Registers a post-user-registration webhook to the receiver, then runs N writes, alternating a
+ *    management write (POST /api/v2/clients: one `sapi` log event) and a sign-up (POST
+ *    /dbconnections/signup: one `ss` log event and one `hook.post-user-registration` event).
+ * 3. Kills the server's whole process group with SIGKILL when half of the writes have answered, while
+ *    writes and webhook deliveries are in flight, then restarts it on the same state folder and a new port.
+ * 4. Waits for the relay to catch up (events claimed when the server died wait for their 60 s lease) and
+ *    checks: every write that answered 2xx has its log row, every sign-up that answered 2xx reached the
+ *    receiver at least once, duplicates carry the same Idempotency-Key, and (reading the objects' SQLite
+ *    files) nothing is left unprocessed, claimed or dead-lettered. Prints the counts; exits 1 on failure.
+ */
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_JS } from "./e2e-server.mjs";
+import { killGroup, startProcessGroup } from "./process-group.mjs";
+import { startReceiver } from "./webhook-receiver.mjs";
+
+const { values } = parseArgs({ options: { writes: { type: "string", default: "1000" }, concurrency: { type: "string", default: "6" } } });
+const WRITES = Number(values.writes);
+const CONCURRENCY = Number(values.concurrency);
+/** Longest wait for the relay after the restart: the claim lease (60 s) plus alarm delays. */
+const CATCH_UP_MS = 180_000;
+
+const stateDir = await mkdtemp(join(tmpdir(), "gatehouse-crash-"));
+const secrets = { ENCRYPTION_KEY: randomSecret(), CONTROL_PLANE_CLIENT_SECRET: randomSecret() };
+const envFile = join(stateDir, "crash.env");
+await writeFile(envFile, `${Object.entries(secrets).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n")}\n`, { mode: 0o600 });
+
+async function start() {
+  const port = await freePort();
+  const inspector = await freePort();
+  const base = `http://localhost:${port}`;
+  const server = await startProcessGroup({
+    command: nodeBinary(),
+    args: [WRANGLER_JS, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspector),
+      "--persist-to", join(stateDir, "state"), "--show-interactive-dev-session=false", "--env-file", envFile, "--var", `ISSUER:${base}/`],
+    cwd: ROOT,
+    env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
+    readyUrl: `${base}/.well-known/openid-configuration`,
+    label: "wrangler",
+  });
+  return { ...server, base: `http://127.0.0.1:${port}` };
+}
+
+async function managementToken(base) {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ grant_type: "client_credentials", client_id: "gatehouse-control-plane", client_secret: secrets.CONTROL_PLANE_CLIENT_SECRET, audience: "urn:gatehouse:management" }),
+  });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return (await res.json()).access_token;
+}
+
+const api = (base, token) => async (method, path, body) => {
+  const res = await fetch(`${base}/api/v2${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+};
+
+/** Outbox rows of every tenant object, read from their SQLite files (read-only; also while wrangler runs). */
+async function outboxCounts() {
+  const dir = join(stateDir, "state", "v3", "do", "gatehouse-TenantObject");
+  const outbox = { unprocessed: 0, claimed: 0, deadLettered: 0, processed: 0 };
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith(".sqlite"))) {
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    try {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").get()) continue;
+      const row = db.prepare(`SELECT
+        SUM(processed_at IS NULL) AS unprocessed, SUM(claim_id IS NOT NULL OR lease_until IS NOT NULL) AS claimed,
+        SUM(dead_lettered_at IS NOT NULL) AS dead, SUM(processed_at IS NOT NULL) AS processed FROM outbox`).get();
+      outbox.unprocessed += row.unprocessed ?? 0;
+      outbox.claimed += row.claimed ?? 0;
+      outbox.deadLettered += row.dead ?? 0;
+      outbox.processed += row.processed ?? 0;
+    } finally {
+      db.close();
+    }
+  }
+  return outbox;
+}
+
+const receiver = await startReceiver();
+let server = await start();
+const failures = [];
+try {
+  let call = api(server.base, await managementToken(server.base));
+  const hook = await call("POST", "/hooks", { trigger_id: "post-user-registration", url: `${receiver.url}/hook/crash?delay=5` });
+  const app = await call("POST", "/clients", { name: "crash-app", app_type: "spa", token_endpoint_auth_method: "none" });
+  if (hook.status !== 201 || app.status !== 201) throw new Error(`setup failed: ${hook.status} ${app.status}`);
+  const signupClient = app.body.client_id;
+
+  const okClients = [];
+  const okUsers = [];
+  let answered = 0;
+  let refused = 0;
+  let lost = 0;
+  let killed = false;
+  const base = server.base;
+  const write = async (i) => {
+    try {
+      if (i % 2 === 0) {
+        const res = await call("POST", "/clients", { name: `crash-${i}` });
+        if (res.status === 201) okClients.push(res.body.client_id);
+        else refused++;
+      } else {
+        const res = await fetch(`${base}/dbconnections/signup`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_id: signupClient, email: `crash-${i}@example.com`, password: "crash-test-password-1", connection: "Username-Password-Authentication" }),
+        });
+        if (res.ok) okUsers.push((await res.json()).id);
+        else refused++;
+      }
+    } catch {
+      lost++;
+    }
+    answered++;
+    if (!killed && answered >= WRITES / 2) {
+      killed = true;
+      killGroup(server.pid, "SIGKILL");
+    }
+  };
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < WRITES && !killed) await write(next++);
+  }));
+  const notSent = WRITES - next;
+  await server.stop();
+  console.log(`killed with SIGKILL after ${answered} answers: ${okClients.length + okUsers.length} 2xx, ${refused} refused, ${lost} cut off, ${notSent} never sent`);
+
+  server = await start();
+  call = api(server.base, await managementToken(server.base));
+  const deadline = Date.now() + CATCH_UP_MS;
+  let state;
+  for (;;) {
+    const logged = { clients: new Set(), users: new Set() };
+    let from = "";
+    for (;;) {
+      const page = await call("GET", `/logs?take=100&q=${encodeURIComponent("type:(sapi OR ss)")}${from ? `&from=${from}` : ""}`);
+      for (const log of page.body.logs) {
+        if (log.details.event_type === "client.created") logged.clients.add(log.details.target.id);
+        if (log.type === "ss") logged.users.add(log.user_id);
+      }
+      if (!page.body.next || !page.body.logs.length) break;
+      from = page.body.next;
+    }
+    const delivered = receiver.deliveries.get("crash") ?? [];
+    const byUser = new Map();
+    for (const d of delivered) {
+      const id = d.body?.data?.user?.user_id;
+      if (!byUser.has(id)) byUser.set(id, new Set());
+      byUser.get(id).add(d.key);
+    }
+    state = {
+      missingClientLogs: okClients.filter((id) => !logged.clients.has(id)),
+      missingUserLogs: okUsers.filter((id) => !logged.users.has(id)),
+      undelivered: okUsers.filter((id) => !byUser.has(id)),
+      keyMismatches: [...byUser.values()].filter((keys) => keys.size > 1).length,
+      deliveries: delivered.length,
+      distinctEvents: new Set(delivered.map((d) => d.key)).size,
+      bodyKeyMismatches: delivered.filter((d) => d.body?.id !== d.key).length,
+    };
+    // Events of writes cut off by the kill may still be leased: wait until the relay released them too.
+    const pending = await outboxCounts();
+    const done = !state.missingClientLogs.length && !state.missingUserLogs.length && !state.undelivered.length && !pending.unprocessed && !pending.claimed;
+    if (done || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const caughtUpAt = Date.now();
+  await server.stop();
+  const outbox = await outboxCounts();
+
+  console.log(`caught up ${Math.round((caughtUpAt - deadline + CATCH_UP_MS) / 1000)} s after the restart`);
+  console.log(`2xx writes: ${okClients.length} management (sapi), ${okUsers.length} sign-ups (ss + webhook)`);
+  console.log(`log rows missing: ${state.missingClientLogs.length + state.missingUserLogs.length}`);
+  console.log(`webhook: ${state.deliveries} deliveries of ${state.distinctEvents} events; sign-ups never delivered: ${state.undelivered.length}; ` +
+    `redeliveries: ${state.deliveries - state.distinctEvents}; users seen with more than one Idempotency-Key: ${state.keyMismatches}; body id != key: ${state.bodyKeyMismatches}`);
+  console.log(`outbox after restart: ${outbox.processed} processed, ${outbox.unprocessed} unprocessed, ${outbox.claimed} still claimed, ${outbox.deadLettered} dead-lettered`);
+  if (state.missingClientLogs.length + state.missingUserLogs.length) failures.push("a 2xx write has no log row");
+  if (state.undelivered.length) failures.push("a sign-up event never reached the receiver");
+  if (state.keyMismatches || state.bodyKeyMismatches) failures.push("a redelivery changed its Idempotency-Key");
+  if (outbox.unprocessed || outbox.claimed || outbox.deadLettered) failures.push("events left unprocessed, claimed or dead-lettered");
+} finally {
+  await server.stop();
+  await receiver.close();
+  await rm(stateDir, { recursive: true, force: true });
+}
+if (failures.length) {
+  console.error(`CRASH TEST FAILED: ${failures.join("; ")}`);
+  process.exit(1);
+}
+console.log("crash test passed");
