@@ -27,7 +27,18 @@ describe("hooks management (webhook kind, SPEC §6.1)", () => {
     expect((await mgmt("DELETE", `/hooks/${hook.id}`, asTenant(tenantId))).status).toBe(404);
   });
 
-  it("binding to a trigger the system cannot dispatch is 400, as are bad urls, scripts and unknown fields", async () => {
+  it("accepts the body an SDK of the reference platform sends (script and dependencies are not run), and pages with include_totals", async () => {
+    const tenantId = await createTenant();
+    const body = { name: "sdk-hook", triggerId: "credentials-exchange", script: "module.exports = () => {}", dependencies: { lodash: "4.17.21" }, url: "https://hooks.example.com/sdk" };
+    const res = await mgmt("POST", "/hooks", { ...asTenant(tenantId), body });
+    expect(res.status).toBe(201);
+    expect(await res.json()).not.toHaveProperty("script");
+    await createHook(tenantId, "post-user-login", "https://hooks.example.com/second");
+    const page = await mgmt("GET", "/hooks?include_totals=true&per_page=1&page=1", asTenant(tenantId));
+    expect(await page.json()).toMatchObject({ start: 1, limit: 1, length: 1, total: 2, hooks: [{ name: "sdk-hook", triggerId: "credentials-exchange" }] });
+  });
+
+  it("binding to a trigger the system cannot dispatch is 400, as are bad urls, a missing url and unknown fields", async () => {
     const tenantId = await createTenant();
     const url = "https://hooks.example.com/x";
     const bad = [
@@ -35,7 +46,7 @@ describe("hooks management (webhook kind, SPEC §6.1)", () => {
       { trigger_id: "post-user-registraton", url },
       { trigger_id: "pre-user-registration", url: "ftp://hooks.example.com/" },
       { trigger_id: "pre-user-registration", url: "https://user:pw@hooks.example.com/" },
-      { trigger_id: "pre-user-registration", url, script: "module.exports = () => {}" },
+      { name: "code-only", triggerId: "pre-user-registration", script: "module.exports = () => {}" },
       { trigger_id: "pre-user-registration", url, secrets: {} },
       { url },
       { trigger_id: "pre-user-registration", url, name: "-bad name-" },

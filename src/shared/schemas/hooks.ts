@@ -21,12 +21,16 @@ const url = z
 
 const trigger = z.string().min(1).max(64);
 
-const noScript = (body: { script?: unknown }) => body.script === undefined;
-const SCRIPT_MESSAGE = "Code hooks (script) are not supported; a webhook hook takes a url";
+/**
+ * The reference platform's SDKs send `script` (required in their types) and `dependencies`; a webhook hook
+ * accepts them for compatibility and runs neither (this release dispatches webhooks only, to `url`).
+ */
+const script = z.string().max(100_000).optional();
+const dependencies = z.record(z.string().max(256), z.string().max(256)).optional();
 
 /**
  * POST /api/v2/hooks (webhook kind): `trigger_id` or the reference platform's `triggerId`, `url`, optional
- * `name` and `enabled` (default true). Unknown properties are refused.
+ * `name` and `enabled` (default true); `script` and `dependencies` tolerated. Unknown properties are refused.
  */
 export const createHookBody = z
   .strictObject({
@@ -35,9 +39,9 @@ export const createHookBody = z
     triggerId: trigger.optional(),
     url,
     enabled: z.boolean().optional(),
-    script: z.string().optional(),
+    script,
+    dependencies,
   })
-  .refine(noScript, SCRIPT_MESSAGE)
   .refine((b) => (b.trigger_id ?? b.triggerId) !== undefined, "trigger_id is required")
   .refine((b) => !(b.trigger_id && b.triggerId && b.trigger_id !== b.triggerId), "trigger_id and triggerId disagree");
 
@@ -49,9 +53,9 @@ export const updateHookBody = z
     triggerId: trigger.optional(),
     url: url.optional(),
     enabled: z.boolean().optional(),
-    script: z.string().optional(),
+    script,
+    dependencies,
   })
-  .refine(noScript, SCRIPT_MESSAGE)
   .refine((b) => Object.keys(b).length > 0, "The body must change at least one field");
 
 /** POST /api/v2/failed-events/bulk-retry: 1 to 100 event ids. */

@@ -1,5 +1,6 @@
 import { randomId } from "../../shared/crypto/random";
 import { errors, unwrap } from "../../shared/errors";
+import { parseListQuery } from "../../shared/pagination/list-query";
 import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
 import type { HookRecord } from "../../shared/types";
 import { auditContext } from "../http/audit";
@@ -33,10 +34,12 @@ export const hookRoutes = [
     method: "get",
     path: "/hooks",
     scope: "read:hooks",
-    summary: "List hooks, newest first, optionally by triggerId and enabled",
-    query: { triggerId: "only hooks of this trigger", enabled: "true|false" },
+    summary: "List hooks, newest first, optionally by triggerId and enabled (offset paging; include_totals envelope {start, limit, total, hooks})",
+    query: { triggerId: "only hooks of this trigger", enabled: "true|false", page: "0-based page", per_page: "1-100, default 50", include_totals: "true|false" },
     status: 200,
     async handler(c) {
+      const q = parseListQuery(c.req.query(), { checkpoint: false });
+      if (q.mode !== "offset") throw errors.invalidQuery("Checkpoint paging is not supported here");
       const enabled = c.req.query("enabled");
       if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw errors.invalidQuery("enabled must be true or false");
       const trigger = c.req.query("triggerId") ?? c.req.query("trigger_id");
@@ -44,7 +47,9 @@ export const hookRoutes = [
         ...(trigger !== undefined ? { trigger_id: trigger } : {}),
         ...(enabled !== undefined ? { enabled: enabled === "true" } : {}),
       });
-      return c.json(hooks.map(present));
+      const start = q.page * q.perPage;
+      const page = hooks.slice(start, start + q.perPage).map(present);
+      return c.json(q.includeTotals ? { start, limit: q.perPage, length: page.length, total: hooks.length, hooks: page } : page);
     },
   }),
   defineRoute({
@@ -67,7 +72,7 @@ export const hookRoutes = [
     body: updateHookBody,
     status: 200,
     async handler(c, { params, body }) {
-      const { triggerId, trigger_id, script: _script, ...rest } = body;
+      const { triggerId, trigger_id, script: _script, dependencies: _dependencies, ...rest } = body;
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
       return c.json(present(unwrap(await targetTenant(c).updateHook(params.id ?? "", patch, auditContext(c)))));

@@ -12,7 +12,8 @@ const SORTS = ["date:-1", "date:1"];
 /** A page of logs in either pagination mode; `extra` narrows the filter (GET /users/{id}/logs). */
 async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise<Response> {
   const q = parseListQuery(c.req.query(), { checkpoint: true, sorts: SORTS });
-  const filter = { ...parseLogQuery(c.req.query("q")), ...extra };
+  // The reference platform's SDKs send the query as `search`; `q` is the documented name.
+  const filter = { ...parseLogQuery(c.req.query("q") ?? c.req.query("search")), ...extra };
   const ascending = q.sort === "date:1";
   const tenant = targetTenant(c);
   if (q.mode === "offset") {
@@ -29,6 +30,7 @@ async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise
 const LOG_QUERY = {
   ...LIST_QUERY,
   sort: "date:-1 (default) or date:1",
+  search: "alias of q (what the reference platform's SDKs send)",
   q: 'type:fp, type:(fp OR fu), user_id:"...", client_id:..., date:[2026-01-01 TO *], joined by AND',
 };
 
