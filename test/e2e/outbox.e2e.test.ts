@@ -1,4 +1,4 @@
-import { Management, ManagementClient, ManagementError } from "auth0";
+import { type Management, ManagementClient, ManagementError } from "auth0";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startReceiver } from "../../scripts/webhook-receiver.mjs";
