@@ -154,6 +154,8 @@ export function tokenize(q: string): Token[] {
     const field = word.value;
     if (field === "" || word.prefix) throw new LuceneError("syntax", "missing field name before ':'", start);
     i = word.colon + 1;
+    // Tolerate `field: value` (Lucene skips whitespace after the colon too).
+    while (i < n && SPACE.test(q[i] as string)) i++;
     const v = q[i];
     if (boundary(v)) {
       if (v === "(") throw new LuceneError("syntax", `grouping after '${field}:' is not supported`, i);
