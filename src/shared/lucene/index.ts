@@ -12,7 +12,13 @@ export type { FieldKind, FieldSpec, LuceneSqlConfig } from "./field-map";
 export { parseLucene } from "./parse";
 
 /**
- * Parses and compiles `q` in one step. Returns null when `q` is absent, empty or whitespace ("no
+ * Parses and compiles `q` in one step.
+ *
+ * @example
+ * const filter = luceneToSql(c.req.query("q"), USERS_SEARCH); // USERS_SEARCH: a LuceneSqlConfig
+ * const where = filter ? `WHERE ${filter.where}` : "";
+ * sql.exec(`SELECT * FROM users ${where} ORDER BY created_at LIMIT ?`, ...(filter?.params ?? []), limit);
+ * Returns null when `q` is absent, empty or whitespace ("no
  * filter": list everything); throws {@link LuceneError} (a 400 management error) for a bad query.
  */
 export function luceneToSql(q: string | null | undefined, config: LuceneSqlConfig): SqlFilter | null {

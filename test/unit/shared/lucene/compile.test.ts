@@ -50,6 +50,7 @@ describe("lucene compiler: SQL text and parameters", () => {
 
   const errors: [string, string, RegExp][] = [
     ["nope:x", "unknown_field", /unknown field 'nope'/],
+    ["NAME:x", "unknown_field", /unknown field 'NAME'/],
     ["__proto__:x", "unknown_field", /unknown field '__proto__'/],
     ["constructor:x", "unknown_field", /unknown field 'constructor'/],
     ["hasOwnProperty:x", "unknown_field", /unknown field/],

@@ -15,7 +15,8 @@ const base: LuceneSqlConfig = {
     nickname: { kind: "text", column: "nickname" },
     given_name: { kind: "text", column: "given_name" },
     family_name: { kind: "text", column: "family_name" },
-    username: { kind: "text", column: "username" },
+    // The reference platform: only email, name, given_name, family_name, nickname are case-insensitive.
+    username: { kind: "exact", column: "username" },
     phone_number: { kind: "exact", column: "phone_number" },
     user_id: { kind: "exact", column: "user_id" },
     connection: { kind: "exact", column: "connection", via },
@@ -119,6 +120,8 @@ describe("lucene compiled filters on real SQLite rows (SPEC §4.2)", () => {
     ["name:\"alice smith\"", [A]],
     ["given_name:alice family_name:SMITH", [A]],
     ["username:dave", [D]],
+    ["username:DAVE", []],
+    ["app_metadata.plan:PRO", []],
     ["phone_number:\\+15550001", [A]],
     ["user_id:auth0|bob", [B]],
     ["user_id:AUTH0|bob", []],
