@@ -153,7 +153,7 @@ try {
     const logged = { clients: new Set(), users: new Set() };
     let from = "";
     for (;;) {
-      const page = await call("GET", `/logs?take=100&q=${encodeURIComponent("type:(sapi OR ss)")}${from ? `&from=${from}` : ""}`);
+      const page = await call("GET", `/logs?take=100&q=${encodeURIComponent("type:sapi OR type:ss")}${from ? `&from=${from}` : ""}`);
       for (const log of page.body.logs) {
         if (log.details.event_type === "client.created") logged.clients.add(log.details.target.id);
         if (log.type === "ss") logged.users.add(log.user_id);

@@ -118,13 +118,13 @@ describe("GET /api/v2/logs (SPEC §4.2, §4.3)", () => {
     const sapi = await logsOf(tenantId, "?q=type:sapi");
     expect(sapi.length).toBeGreaterThanOrEqual(2);
     expect(sapi.every((l) => l.type === "sapi")).toBe(true);
-    expect(await logsOf(tenantId, `?q=${encodeURIComponent("type:(fp OR fu)")}`)).toEqual([]);
+    expect(await logsOf(tenantId, `?q=${encodeURIComponent("type:fp OR type:fu")}`)).toEqual([]);
     expect(await logsOf(tenantId, `?q=${encodeURIComponent('client_id:"gatehouse-control-plane" AND type:sapi')}`)).toHaveLength(sapi.length);
     expect(await logsOf(tenantId, `?q=${encodeURIComponent("user_id:auth0|nobody")}`)).toEqual([]);
     const today = new Date().toISOString().slice(0, 10);
     expect(await logsOf(tenantId, `?q=${encodeURIComponent(`date:[${today} TO *]`)}`)).toHaveLength(sapi.length);
     expect(await logsOf(tenantId, `?q=${encodeURIComponent("date:[* TO 2000-01-01]")}`)).toEqual([]);
-    for (const q of ["email:x", "type:", "date:yesterday", "date:[x TO y]", "type:(fp OR"]) {
+    for (const q of ["email:x", "type:", "date:yesterday", "date:[x TO y]", "(type:fp OR", "description:(a OR b)"]) {
       const res = await mgmt("GET", `/logs?q=${encodeURIComponent(q)}`, asTenant(tenantId));
       expect(res.status, q).toBe(400);
     }

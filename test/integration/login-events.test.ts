@@ -52,7 +52,7 @@ describe("login and code-exchange events (SPEC §2.10 log types)", () => {
     expect((await tokenForm(params, {}, host)).status).toBe(200);
     expect((await tokenForm(params, {}, host)).status).not.toBe(200);
     await relay(tenant);
-    const types = (await logsOf(tenant, `?q=${encodeURIComponent("type:(seacft OR feacft)")}&sort=date:1`)).map((l) => l.type);
+    const types = (await logsOf(tenant, `?q=${encodeURIComponent("type:seacft OR type:feacft")}&sort=date:1`)).map((l) => l.type);
     expect(types.slice(-2)).toEqual(["seacft", "feacft"]);
   });
 

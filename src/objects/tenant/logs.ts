@@ -1,3 +1,4 @@
+import { type LuceneSqlConfig, luceneToSql } from "../../shared/lucene";
 import type { AuditEvent, Json, LogRecord } from "../../shared/types";
 import { iso, json, type Sql, type SqlValue } from "../sql";
 
@@ -27,14 +28,30 @@ const toLog = (r: Row): LogRecord => ({
   details: json<Record<string, Json>>(r.details as string, {}),
 });
 
-/** Filters of GET /logs (`q` on type, user_id, client_id and a date range), all optional. */
+/**
+ * The `q` fields of GET /logs (the shared Lucene compiler, src/shared/lucene): exact `type`, `user_id`,
+ * `client_id`, `ip`, `event_type`, dates and date ranges on `date`, words of `description`; a bare term
+ * searches the description.
+ */
+export const LOGS_SEARCH: LuceneSqlConfig = {
+  fields: {
+    type: { kind: "exact", column: "type" },
+    user_id: { kind: "exact", column: "user_id" },
+    client_id: { kind: "exact", column: "client_id" },
+    ip: { kind: "exact", column: "ip" },
+    event_type: { kind: "exact", column: "event_type" },
+    date: { kind: "date", column: "date" },
+    description: { kind: "text", column: "description" },
+  },
+  bareFields: ["description"],
+  // A bare email address (failed logins name it) is looked for in the description too.
+  emailField: "description",
+};
+
+/** Filters of GET /logs: the `q` text (already validated by the worker) and a fixed user (/users/{id}/logs). */
 export interface LogFilter {
-  type?: string[];
+  q?: string;
   user_id?: string;
-  client_id?: string;
-  /** Inclusive bounds, epoch milliseconds. */
-  from_date?: number;
-  to_date?: number;
 }
 
 /** A page of logs: offset window with total, or the rows strictly after a keyset position (date, log_id). */
@@ -46,19 +63,14 @@ export type LogWindow =
 export function listLogs(sql: Sql, filter: LogFilter, window: LogWindow): { items: LogRecord[]; total: number | null } {
   const where: string[] = [];
   const values: SqlValue[] = [];
-  if (filter.type?.length) {
-    where.push(`type IN (${filter.type.map(() => "?").join(", ")})`);
-    values.push(...filter.type);
+  const search = luceneToSql(filter.q, LOGS_SEARCH);
+  if (search) {
+    where.push(search.where);
+    values.push(...search.params);
   }
-  for (const column of ["user_id", "client_id"] as const) {
-    if (filter[column] === undefined) continue;
-    where.push(`${column} = ?`);
-    values.push(filter[column]);
-  }
-  for (const [bound, op] of [["from_date", ">="], ["to_date", "<="]] as const) {
-    if (filter[bound] === undefined) continue;
-    where.push(`date ${op} ?`);
-    values.push(filter[bound]);
+  if (filter.user_id !== undefined) {
+    where.push("user_id = ?");
+    values.push(filter.user_id);
   }
   const direction = window.ascending ? "ASC" : "DESC";
   const order = ` ORDER BY date ${direction}, log_id ${direction} LIMIT ?`;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { backoffMs, BASE_BACKOFF_MS, MAX_BACKOFF_MS } from "../../../src/objects/tenant/relay";
-import { parseLogQuery } from "../../../src/shared/lucene/log-query";
 import { isSensitiveKey, REDACTED, redact } from "../../../src/shared/redact";
 
 describe("redact (SPEC §2.10)", () => {
@@ -39,24 +38,5 @@ describe("backoff", () => {
     expect(backoffMs(1, () => 1)).toBe(BASE_BACKOFF_MS);
     expect(backoffMs(3, () => 0.5)).toBe(BASE_BACKOFF_MS * 3);
     expect(backoffMs(40, () => 1)).toBe(MAX_BACKOFF_MS);
-  });
-});
-
-describe("parseLogQuery", () => {
-  it("reads type, type lists, ids and date ranges joined by AND or spaces", () => {
-    expect(parseLogQuery('type:(fp OR fu) AND user_id:"auth0|a b" client_id:abc date:[2026-01-01 TO 2026-01-31]')).toEqual({
-      type: ["fp", "fu"],
-      user_id: "auth0|a b",
-      client_id: "abc",
-      from_date: Date.parse("2026-01-01"),
-      to_date: Date.parse("2026-01-31") + 86_399_999,
-    });
-    expect(parseLogQuery(undefined)).toEqual({});
-  });
-
-  it("refuses what it does not support with a 400", () => {
-    for (const q of ["description:x", "type:", "type:BAD!", "date:2026", "user_id:(a OR b)", "free text"]) {
-      expect(() => parseLogQuery(q), q).toThrow(expect.objectContaining({ status: 400 }));
-    }
   });
 });
