@@ -21,7 +21,8 @@ CREATE TABLE outbox (
   claim_id TEXT,
   lease_until INTEGER
 );
-CREATE INDEX outbox_due ON outbox (lane, next_retry_at) WHERE processed_at IS NULL;
+-- (lane, next_retry_at, id) is exactly the relay's ORDER BY, so a claim reads only the rows it takes.
+CREATE INDEX outbox_due ON outbox (lane, next_retry_at, id) WHERE processed_at IS NULL;
 CREATE INDEX outbox_retention ON outbox (processed_at) WHERE processed_at IS NOT NULL AND dead_lettered_at IS NULL;
 CREATE INDEX outbox_dead ON outbox (dead_lettered_at DESC, id DESC) WHERE dead_lettered_at IS NOT NULL;
 

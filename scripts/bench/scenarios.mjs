@@ -121,33 +121,33 @@ export const SCENARIOS = [
   },
   {
     id: "commit_bare",
-    label: "in-object config commits without an event (/__bench/commit)",
+    label: "in-object PATCH /branding commits without an event (/__bench/commit)",
     unit: "commits/s",
     kind: "probe",
     run: async (ctx) => (await commitCost(ctx)).bare,
   },
   {
     id: "commit_outbox",
-    label: "in-object config commits with their outbox event (/__bench/commit)",
+    label: "in-object PATCH /branding commits with their outbox event (/__bench/commit)",
     unit: "commits/s",
     kind: "probe",
     run: async (ctx) => (await commitCost(ctx)).outbox,
   },
   {
     id: "mgmt_write",
-    label: "management writes with outbox (PATCH /api/v2/branding)",
+    label: "management writes, outbox on (PATCH /api/v2/branding)",
     unit: "writes/s",
     kind: "load",
     expectStatus: 200,
-    async setup(ctx) {
-      const token = await ctx.managementToken();
-      return {
-        method: "PATCH",
-        path: "/api/v2/branding",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ colors: { primary: "#123456" } }),
-      };
-    },
+    setup: (ctx) => brandingWrites(ctx, true),
+  },
+  {
+    id: "mgmt_write_direct",
+    label: "management writes, outbox off: logs written at commit (PATCH /api/v2/branding)",
+    unit: "writes/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => brandingWrites(ctx, false),
   },
   // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
@@ -226,6 +226,26 @@ async function relayRate(ctx, backlog) {
   return runs[1];
 }
 
+/** PATCH /branding on a fresh child tenant whose object has the outbox on or off (SPEC §6.3 `enabled`). */
+async function brandingWrites(ctx, outbox) {
+  const token = await ctx.managementToken();
+  const id = `bench-${outbox ? "on" : "off"}-${Date.now().toString(36)}`;
+  const created = await ctx.fetch("/api/v2/tenants", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ id, name: id }),
+  });
+  if (created.status !== 201) throw new Error(`create tenant: HTTP ${created.status} ${await created.text()}`);
+  const toggled = await ctx.fetch(`/__bench/outbox?tenant=${id}&enabled=${outbox}`);
+  if (!toggled.ok) throw new Error(`/__bench/outbox: HTTP ${toggled.status}`);
+  return {
+    method: "PATCH",
+    path: "/api/v2/branding",
+    headers: { authorization: `Bearer ${token}`, "tenant-id": id, "content-type": "application/json" },
+    body: JSON.stringify({ colors: { primary: "#123456" } }),
+  };
+}
+
 let commit;
 /** One measurement feeds both commit rows, so their ratio compares like with like. */
 async function commitCost(ctx) {
@@ -246,5 +266,6 @@ export const RATIOS = [
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
   { label: "relay events/s at 100,000 ÷ at 1,000 backlog (1.0 = flat in backlog size)", numerator: "relay_100k", denominator: "relay_1k" },
-  { label: "commit cost with outbox ÷ without (commits/s bare ÷ with event; target < 1.25)", numerator: "commit_bare", denominator: "commit_outbox" },
+  { label: "in-object commit cost with its outbox event ÷ bare commit", numerator: "commit_bare", denominator: "commit_outbox" },
+  { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },
 ];

@@ -42,5 +42,10 @@ export function benchRoutes(): Hono<AppEnv> {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 50_000);
     return c.json(await c.env.TENANT.getByName(`bench-commit-${crypto.randomUUID()}`).benchCommit(n));
   });
+  // A/B of management writes: one tenant's object writes audit events straight to the logs table instead.
+  router.get("/outbox", async (c) => {
+    await c.env.TENANT.getByName(c.req.query("tenant") ?? "").benchSetOutbox(c.req.query("enabled") !== "false");
+    return c.json({ ok: true });
+  });
   return router;
 }

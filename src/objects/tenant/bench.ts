@@ -1,6 +1,8 @@
 import type { Sql } from "../sql";
 import { buildAuditEvent, SYSTEM_CONTEXT } from "./audit";
-import { emitAudit } from "./events";
+import type { AuditContext } from "../../shared/types";
+import { getBranding, updateBranding } from "./branding";
+import { audited } from "./events";
 import { recordOutboxEvents } from "./outbox";
 import type { Publisher } from "./publisher";
 
@@ -28,8 +30,9 @@ export async function benchRelay(publisher: Publisher, sql: Sql, storage: Durabl
   await tick();
   const started = Date.now();
   let passes = 0;
-  while (publisher.pendingNow() > 0 && passes < 1000) {
-    await publisher.alarm();
+  let delivered = 0;
+  while (delivered < backlog && passes < 1000) {
+    delivered += (await publisher.alarm()).local;
     passes++;
   }
   await tick();
@@ -38,25 +41,23 @@ export async function benchRelay(publisher: Publisher, sql: Sql, storage: Durabl
 }
 
 /**
- * Cost of a configuration write with and without its outbox event: `n` commits of the same settings row,
- * once with an audit event per commit and once without, same transaction path otherwise.
+ * Cost of a management write in the object with and without its outbox event: `n` PATCH /branding commits
+ * (read before, write, bump the configuration version), once bare and once with its `branding.updated`
+ * audit event (before, after, diff, request) recorded in the same transaction.
  */
 export async function benchCommit(publisher: Publisher, n: number) {
+  const audit: AuditContext = {
+    actor: { type: "client", id: "bench@clients", client_id: "bench", scopes: ["update:branding"] },
+    request: { method: "PATCH", path: "/api/v2/branding", query: {}, body: { colors: { primary: "#000000" } }, ip: "127.0.0.1", user_agent: "bench" },
+  };
   const run = async (withEvent: boolean) => {
     await tick();
     const started = Date.now();
     for (let i = 0; i < n; i++) {
       publisher.commit((tx) => {
-        tx.sql.run`INSERT INTO _settings (key, value) VALUES ('bench', ${String(i)}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-        if (withEvent) {
-          emitAudit(tx, SYSTEM_CONTEXT, {
-            event_type: "branding.updated",
-            log_type: "sapi",
-            category: "admin_action",
-            description: "branding updated",
-            target: { type: "branding", id: "branding", before: { logo_url: `https://example.com/${i - 1}.png` }, after: { logo_url: `https://example.com/${i}.png` } },
-          });
-        }
+        const before = getBranding(tx.sql);
+        const after = updateBranding(tx.sql, { colors: { primary: `#${(i % 0xffffff).toString(16).padStart(6, "0")}` } });
+        if (withEvent) audited(tx, audit, { ok: true, value: after }, { entity: "branding", action: "updated", id: "branding", before, after: (b) => b });
       });
     }
     await tick();
@@ -65,5 +66,5 @@ export async function benchCommit(publisher: Publisher, n: number) {
   await run(false);
   const bare = await run(false);
   const withOutbox = await run(true);
-  return { n, bare_ms: bare, outbox_ms: withOutbox, ratio: bare > 0 ? withOutbox / bare : null };
+  return { n, bare_ms: bare, outbox_ms: withOutbox, overhead_us: Math.round(((withOutbox - bare) * 1000) / n), ratio: bare > 0 ? withOutbox / bare : null };
 }

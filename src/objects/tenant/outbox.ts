@@ -95,10 +95,12 @@ export function newEventId(now: number): string {
  * `next_retry_at`, so one MIN covers all three.
  */
 export function nextDueAt(sql: Sql, retentionDays: number): number | null {
-  const pending = sql.first<{ at: number | null }>`SELECT MIN(next_retry_at) AS at FROM outbox WHERE processed_at IS NULL`;
+  // One MIN per lane: each is a single step of the outbox_due index, whatever the backlog.
+  const local = sql.first<{ at: number | null }>`SELECT MIN(next_retry_at) AS at FROM outbox WHERE processed_at IS NULL AND lane = 'local'`;
+  const network = sql.first<{ at: number | null }>`SELECT MIN(next_retry_at) AS at FROM outbox WHERE processed_at IS NULL AND lane = 'network'`;
   const processed = sql.first<{ at: number | null }>`SELECT MIN(processed_at) AS at FROM outbox
     WHERE processed_at IS NOT NULL AND dead_lettered_at IS NULL`;
-  const due = [pending?.at, processed?.at == null ? null : processed.at + retentionDays * 86_400_000];
+  const due = [local?.at, network?.at, processed?.at == null ? null : processed.at + retentionDays * 86_400_000];
   const times = due.filter((t): t is number => typeof t === "number");
   return times.length ? Math.min(...times) : null;
 }

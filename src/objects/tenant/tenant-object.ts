@@ -468,6 +468,11 @@ export class TenantObject extends DurableObject<Env> {
     return bench.benchCommit(this.outbox, n);
   }
 
+  /** `npm run bench` only: this instance records with or without the outbox (SPEC §6.3 `enabled`). */
+  benchSetOutbox(enabled: boolean): void {
+    this.outbox.options = { ...this.outbox.options, enabled };
+  }
+
   /** Deletes every row of this tenant (tenant deletion). */
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAll();
