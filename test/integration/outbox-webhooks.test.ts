@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, createTenant, uniqueId } from "../helpers/api";
-import { createClient } from "../helpers/management";
+import { call, createTenant, token, uniqueId } from "../helpers/api";
+import { createApi, createClient, grantClient } from "../helpers/management";
 import { createHook, deliveries, fireAlarm, hookUrl, injectClock, outboxRows, relay, tenantSql } from "../helpers/outbox";
 
 const signup = (tenantId: string, clientId: string, email: string, password = "p4ssw0rd!long") =>
@@ -84,5 +84,29 @@ describe("webhooks through the outbox (SPEC §6.2)", () => {
     expect(got.map((d) => d.body.attempt)).toEqual([1, 2, 3]);
     expect((await outboxRows(tenantId, "hook.post-user-registration"))[0]?.processed_at).toBe(clock.now);
     expect(await completed()).toBe(clock.now);
+  });
+});
+
+describe("credentials-exchange webhooks (SPEC §6.1)", () => {
+  it("a client_credentials exchange reaches an enabled credentials-exchange webhook through the outbox, and records nothing without one", async () => {
+    const tenantId = await createTenant();
+    const headers = { "tenant-id": tenantId };
+    const api = await createApi(["read:things"], { headers });
+    const m2m = await createClient({ app_type: "non_interactive" }, { headers });
+    await grantClient(m2m.client_id, api.identifier, ["read:things"], { headers });
+    const exchange = () =>
+      token({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: api.identifier }, { host: `${tenantId}.localhost:8787` });
+
+    expect((await exchange()).status).toBe(200);
+    expect(await outboxRows(tenantId, "hook.credentials-exchange")).toEqual([]);
+
+    const name = uniqueId("cx");
+    await createHook(tenantId, "credentials-exchange", hookUrl(name));
+    expect((await exchange()).status).toBe(200);
+    const [event] = await outboxRows(tenantId, "hook.credentials-exchange");
+    await relay(tenantId);
+    const [delivery] = await deliveries(name);
+    expect(delivery).toMatchObject({ key: event?.id, body: { data: { client_id: m2m.client_id, audience: api.identifier, scope: "read:things" } } });
+    expect(JSON.stringify(delivery?.body)).not.toContain(m2m.client_secret as string);
   });
 });

@@ -34,5 +34,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
     connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
     branding: getSetting(sql, "branding", {}),
+    hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1`.map((r) => r.trigger_id),
   };
 }

@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { HookRecord } from "../../shared/types";
 import { iso, type Sql } from "../sql";
+import { bumpConfigVersion } from "./config";
 
 /** Triggers called blocking over HTTP in the prepare phase (SPEC §6.1). */
 export const BLOCKING_TRIGGERS = ["validate-registration-username", "pre-user-registration", "pre-user-update", "pre-user-deletion"] as const;
@@ -55,6 +56,7 @@ export function createHook(sql: Sql, hook: NewHook, now: number): Result<HookRec
   if (sql.first`SELECT 1 FROM hooks WHERE name = ${hook.name}`) return fail(409, `A hook named "${hook.name}" already exists`, "hook_conflict");
   sql.run`INSERT INTO hooks (id, name, trigger_id, url, enabled, created_at, updated_at)
     VALUES (${hook.id}, ${hook.name}, ${hook.trigger_id}, ${hook.url}, ${hook.enabled}, ${now}, ${now})`;
+  bumpConfigVersion(sql);
   return ok(getHook(sql, hook.id) as HookRecord);
 }
 
@@ -77,6 +79,7 @@ export function updateHook(sql: Sql, id: string, patch: HookPatch, now: number):
   const next = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
   sql.run`UPDATE hooks SET name = ${next.name}, url = ${next.url}, enabled = ${next.enabled}, trigger_id = ${next.trigger_id},
       updated_at = ${now} WHERE id = ${id}`;
+  bumpConfigVersion(sql);
   return ok({ before, after: getHook(sql, id) as HookRecord });
 }
 
@@ -84,5 +87,6 @@ export function deleteHook(sql: Sql, id: string): Result<HookRecord> {
   const before = getHook(sql, id);
   if (!before) return notFound();
   sql.run`DELETE FROM hooks WHERE id = ${id}`;
+  bumpConfigVersion(sql);
   return ok(before);
 }

@@ -397,6 +397,14 @@ export class TenantObject extends DurableObject<Env> {
     return singleUse.isAccessTokenRevoked(this.sql, jti);
   }
 
+  /**
+   * A client_credentials exchange, recorded only when a credentials-exchange webhook is enabled (the
+   * worker checks its configuration snapshot), so the token endpoint writes nothing otherwise.
+   */
+  recordCredentialsExchange(exchange: { client_id: string; audience: string; scope: string }): void {
+    this.commit((tx) => emitHook(tx, "credentials-exchange", { ...exchange }));
+  }
+
   // Hooks (webhook kind, SPEC §6.1)
 
   listHooks(filter: { trigger_id?: string; enabled?: boolean }): HookRecord[] {

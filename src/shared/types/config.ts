@@ -97,6 +97,8 @@ export interface TenantConfig {
   clientGrants: ClientGrantRecord[];
   connections: ConnectionRecord[];
   branding: Branding;
+  /** Triggers with at least one enabled webhook, so hot paths only record hook events someone receives. */
+  hookTriggers: string[];
 }
 
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */

@@ -5,7 +5,7 @@ import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
 import type { HookRecord } from "../../shared/types";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
-import { targetTenant } from "./tenant-scoped";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's hook shape (`triggerId`), plus `trigger_id` and `url` of the webhook kind. */
 const present = (hook: HookRecord) => ({ ...hook, triggerId: hook.trigger_id });
@@ -27,6 +27,7 @@ export const hookRoutes = [
           auditContext(c),
         ),
       );
+      configChanged(c);
       return c.json(present(hook), 201);
     },
   }),
@@ -75,7 +76,9 @@ export const hookRoutes = [
       const { triggerId, trigger_id, script: _script, dependencies: _dependencies, ...rest } = body;
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
-      return c.json(present(unwrap(await targetTenant(c).updateHook(params.id ?? "", patch, auditContext(c)))));
+      const hook = unwrap(await targetTenant(c).updateHook(params.id ?? "", patch, auditContext(c)));
+      configChanged(c);
+      return c.json(present(hook));
     },
   }),
   defineRoute({
@@ -86,6 +89,7 @@ export const hookRoutes = [
     status: 204,
     async handler(c, { params }) {
       unwrap(await targetTenant(c).deleteHook(params.id ?? "", auditContext(c)));
+      configChanged(c);
       return c.body(null, 204);
     },
   }),

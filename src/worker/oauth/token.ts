@@ -36,8 +36,15 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const ctx: GrantContext = { c, params, config, signer: () => activeSigner(c.env, settings, tenant.id) };
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   switch (grantType) {
-    case "client_credentials":
-      return c.json(await clientCredentialsGrant(params, client, config, tenant, await ctx.signer()), 200, noStore);
+    case "client_credentials": {
+      const issued = await clientCredentialsGrant(params, client, config, tenant, await ctx.signer());
+      // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
+      if (config.hookTriggers.includes("credentials-exchange")) {
+        const audience = params.audience ?? (config.settings.default_audience as string);
+        await tenantObject(c.env, tenant.id).recordCredentialsExchange({ client_id: client.client_id, audience, scope: issued.scope ?? "" });
+      }
+      return c.json(issued, 200, noStore);
+    }
     case "authorization_code":
       return c.json(await authorizationCodeGrant(ctx, client), 200, noStore);
     default:
