@@ -15,6 +15,8 @@ export async function pokeOutboxes(env: Env): Promise<{ poked: number; due: numb
     for (const tenant of items) ids.add(tenant.id);
     if (items.length < PAGE) break;
   }
+  // The registry relays its own events (tenant writes) the same way.
+  await registry.pokeOutbox();
   let due = 0;
   for (const id of ids) {
     if ((await tenantObject(env, id).pokeOutbox()) !== null) due++;

@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { PlatformObject } from "../../src/objects/platform/platform-object";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { createTenant, env, mgmt, uniqueId } from "../helpers/api";
 import { createClient } from "../helpers/management";
@@ -142,5 +143,27 @@ describe("GET /api/v2/logs (SPEC §4.2, §4.3)", () => {
     await expectReachability("GET", () => "/logs", "read:logs", 200);
     await expectReachability("GET", () => "/logs/evt_unknown", "read:logs", 404);
     await expectReachability("GET", () => "/users/auth0|nobody/logs", "read:logs", 200);
+  });
+});
+
+describe("tenant writes (registry outbox, ARCHITECTURE.md §3 internal destination)", () => {
+  it("creating, updating and deleting a tenant commits a tenant.* event in the registry, relayed to the acting tenant's logs", async () => {
+    const tenantId = uniqueId("aud");
+    expect((await mgmt("POST", "/tenants", { body: { id: tenantId, name: "Audited" } })).status).toBe(201);
+    expect((await mgmt("PATCH", `/tenants/${tenantId}`, { body: { friendly_name: "Renamed" } })).status).toBe(200);
+    expect((await mgmt("DELETE", `/tenants/${tenantId}`)).status).toBe(204);
+    const registry = env.PLATFORM.getByName("platform");
+    await runInDurableObject(registry, async (o: PlatformObject) => {
+      await o.outbox.alarm();
+    });
+    const pending = await runInDurableObject(registry, (_o, state) =>
+      state.storage.sql.exec("SELECT count(*) AS n FROM outbox WHERE processed_at IS NULL AND payload LIKE ?", `%${tenantId}%`).one().n,
+    );
+    expect(pending).toBe(0);
+    const logs = await logsOf("control_plane", `?q=${encodeURIComponent("event_type:tenant.*")}&per_page=100`);
+    const mine = logs.filter((l) => l.details.target?.id === tenantId).map((l) => l.details.event_type);
+    expect(mine.sort()).toEqual(["tenant.created", "tenant.deleted", "tenant.updated"]);
+    const updated = logs.find((l) => l.details.target?.id === tenantId && l.details.event_type === "tenant.updated");
+    expect(updated?.details.target?.diff).toMatchObject({ friendly_name: { after: "Renamed" } });
   });
 });

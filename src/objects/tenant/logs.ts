@@ -7,7 +7,7 @@ import { iso, json, type Sql, type SqlValue } from "../sql";
  * redelivery is ignored (`INSERT OR IGNORE`).
  */
 export function writeLog(sql: Sql, logId: string, event: AuditEvent, now: number): void {
-  const { log_type, description, client_id, user_id, request, timestamp, ...details } = event;
+  const { log_type, description, client_id, user_id, request, timestamp, log_tenant_id: _tenant, ...details } = event;
   const date = Date.parse(timestamp) || now;
   sql.run`INSERT OR IGNORE INTO logs (log_id, date, type, event_type, description, client_id, user_id, ip, user_agent, details)
     VALUES (${logId}, ${date}, ${log_type}, ${event.event_type}, ${description}, ${client_id ?? null}, ${user_id ?? null},

@@ -12,6 +12,8 @@ export interface OutboxEventInput {
   id?: string;
   event_type: string;
   payload: AuditEvent | HookEventPayload;
+  /** Overrides `laneOf(event_type)`: an event whose destinations await another object goes `network`. */
+  lane?: Lane;
 }
 
 /** Payload of a `hook.*` event: what the webhook body's `data` carries. */
@@ -72,12 +74,13 @@ export function recordOutboxEvents(
   let written = 0;
   for (const event of events) {
     const id = event.id ?? newEventId(now);
+    const lane = event.lane ?? laneOf(event.event_type);
     if (!options.enabled) {
-      if (laneOf(event.event_type) === "local") writeLog(sql, id, event.payload as AuditEvent, now);
+      if (lane === "local") writeLog(sql, id, event.payload as AuditEvent, now);
       continue;
     }
     sql.run`INSERT INTO outbox (id, event_type, payload, lane, created_at, next_retry_at)
-      VALUES (${id}, ${event.event_type}, ${event.payload}, ${laneOf(event.event_type)}, ${now}, ${now})`;
+      VALUES (${id}, ${event.event_type}, ${event.payload}, ${lane}, ${now}, ${now})`;
     written++;
   }
   return written;

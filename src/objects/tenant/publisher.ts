@@ -44,9 +44,10 @@ export class Publisher {
     private readonly sql: Sql,
     readonly tenantId: string,
     options: OutboxOptions,
+    destinations: Destination[] = defaultDestinations(sql, tenantId),
   ) {
     this.options = options;
-    this.destinations = defaultDestinations(sql, tenantId);
+    this.destinations = destinations;
   }
 
   /**

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ok, type Result } from "../../shared/errors";
 import type {
   AuditContext,
+  AuditEvent,
   AuthorizeRequest,
   FailedEvent,
   HookRecord,
@@ -403,6 +404,11 @@ export class TenantObject extends DurableObject<Env> {
    */
   recordCredentialsExchange(exchange: { client_id: string; audience: string; scope: string }): void {
     this.commit((tx) => emitHook(tx, "credentials-exchange", { ...exchange }));
+  }
+
+  /** An audit event recorded by another object (the registry): one log row, a redelivery is ignored. */
+  appendLog(logId: string, event: AuditEvent): void {
+    this.tx(() => logs.writeLog(this.sql, logId, event, this.outbox.now()));
   }
 
   // Hooks (webhook kind, SPEC §6.1)

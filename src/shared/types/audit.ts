@@ -39,6 +39,8 @@ export interface AuditEvent {
   client_id?: string | null;
   user_id?: string | null;
   timestamp: string;
+  /** Events recorded outside a tenant object (the registry): the tenant whose logs receive the row. */
+  log_tenant_id?: string;
 }
 
 /** A log row in the reference platform's shape (GET /api/v2/logs). */

@@ -7,6 +7,7 @@ import { forgetHost } from "../routing/resolve-tenant";
 import { seedChildTenant } from "../tenant/bootstrap";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
+import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 
 /** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
@@ -42,13 +43,13 @@ export const tenantRoutes = [
         throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
       }
       const registry = platform(c.env);
-      const tenant = unwrap(await registry.createTenant({ ...body, name: body.name ?? body.id }));
+      const tenant = unwrap(await registry.createTenant({ ...body, name: body.name ?? body.id }, auditContext(c), c.var.auth.tenantId));
       try {
         await seedChildTenant(c.env, tenant.id);
         await registry.markTenantSeeded(tenant.id);
       } catch (error) {
         // Nothing lost and nothing half-made: without its keys the tenant must not exist.
-        await registry.deleteTenant(tenant.id);
+        await registry.deleteTenant(tenant.id, auditContext(c), c.var.auth.tenantId);
         await tenantObject(c.env, tenant.id).destroy();
         throw error;
       }
@@ -100,7 +101,7 @@ export const tenantRoutes = [
     async handler(c, { params, body }) {
       const id = params.id ?? "";
       assertCanManage(c, id);
-      const tenant = unwrap(await platform(c.env).updateTenant(id, body));
+      const tenant = unwrap(await platform(c.env).updateTenant(id, body, auditContext(c), c.var.auth.tenantId));
       invalidateTenantConfig(id);
       return c.json(tenant);
     },
@@ -115,7 +116,7 @@ export const tenantRoutes = [
       const id = params.id ?? "";
       if (!c.var.auth.isControlPlane) throw errors.crossTenant();
       if (id === c.var.settings.controlPlaneTenantId) throw errors.badRequest("The control-plane tenant cannot be deleted");
-      if (!(await platform(c.env).deleteTenant(id))) throw errors.notFound("Tenant not found");
+      if (!(await platform(c.env).deleteTenant(id, auditContext(c), c.var.auth.tenantId))) throw errors.notFound("Tenant not found");
       await tenantObject(c.env, id).destroy();
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);
