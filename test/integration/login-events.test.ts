@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, uniqueId } from "../helpers/api";
-import { pendingLogin, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
+import { pendingLogin, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { createHook, deliveries, hookUrl, logsOf, outboxRows, relay, tenantSql } from "../helpers/outbox";
 
 const CALLBACK = "https://app.example.com/callback";
@@ -83,5 +83,28 @@ describe("login and code-exchange events (SPEC §2.10 log types)", () => {
     expect(await completed()).toEqual(expect.any(Number));
     const [delivery] = await deliveries(regHook);
     expect(delivery).toMatchObject({ status: 200, body: { trigger_id: "post-user-registration", data: { user: { user_id: user.user_id } } } });
+  });
+
+  it("a logout ends the session with an slo event for its user", async () => {
+    const user = await seedUser(tenant, `${uniqueId("u")}@example.com`, PASSWORD);
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+    const res = await call(`/v2/logout?client_id=${client.client_id}`, { host, headers: { cookie }, redirect: "manual" });
+    expect(res.status).toBe(302);
+    await relay(tenant);
+    const [slo] = await logsOf(tenant, `?q=${encodeURIComponent(`type:slo AND user_id:"${user.user_id}"`)}`);
+    expect(slo).toMatchObject({ type: "slo", client_id: client.client_id, details: { event_type: "user.logout" } });
+  });
+
+  it("hook payloads are redacted like audit events: a secret in app_metadata never reaches a webhook", async () => {
+    const user = await seedUser(tenant, `${uniqueId("u")}@example.com`, PASSWORD);
+    await tenantSql(tenant, "UPDATE users SET app_metadata = ? WHERE user_id = ?", JSON.stringify({ crm: { api_key: "s3cr3t-crm-key" }, plan: "gold" }), user.user_id);
+    const name = uniqueId("meta");
+    await createHook(tenant, "post-user-login", hookUrl(name));
+    expect((await login(user.email as string, PASSWORD)).status).toBe(302);
+    await relay(tenant);
+    const mine = (await deliveries(name)).filter((d) => (d.body.data.user as { user_id: string }).user_id === user.user_id);
+    expect(mine).toHaveLength(1);
+    expect(JSON.stringify(mine[0]?.body)).not.toContain("s3cr3t-crm-key");
+    expect(mine[0]?.body.data.user).toMatchObject({ app_metadata: { crm: { api_key: "[REDACTED]" }, plan: "gold" } });
   });
 });

@@ -1,4 +1,5 @@
 import type { Result } from "../../shared/errors";
+import { redact } from "../../shared/redact";
 import type { AuditContext, Json, UserRecord } from "../../shared/types";
 import type { Sql } from "../sql";
 import { type AuditInput, buildAuditEvent, LOG_TYPES } from "./audit";
@@ -19,7 +20,9 @@ export function emitAudit(tx: WriteTx, audit: AuditContext, input: AuditInput): 
 
 /** Records a `hook.{trigger}` event (delivered to the trigger's webhooks by the relay). */
 export function emitHook(tx: WriteTx, trigger: OutboxTrigger, data: Record<string, Json>): void {
-  tx.emit({ event_type: `hook.${trigger}`, payload: { trigger_id: trigger, data, timestamp: new Date(tx.now).toISOString() } });
+  // Metadata may hold anything a tenant stored (api keys in app_metadata ...): redacted like audit events.
+  const redacted = redact(data) as Record<string, Json>;
+  tx.emit({ event_type: `hook.${trigger}`, payload: { trigger_id: trigger, data: redacted, timestamp: new Date(tx.now).toISOString() } });
 }
 
 /** A management write (SPEC §2.10: `{entity}.{action}`, `sapi` / `fapi`). */

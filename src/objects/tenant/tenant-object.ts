@@ -352,8 +352,17 @@ export class TenantObject extends DurableObject<Env> {
     login.touchSession(this.sql, id, clientId, Date.now());
   }
 
-  deleteSession(id: string): boolean {
-    return login.deleteSession(this.sql, id);
+  /** Logout: the session goes, with its `slo` log event. */
+  deleteSession(id: string, audit: AuditContext = SYSTEM_CONTEXT): boolean {
+    return this.commit((tx) => {
+      const session = login.getSession(tx.sql, id, tx.now);
+      const deleted = login.deleteSession(tx.sql, id);
+      if (deleted) {
+        const user_id = session?.user_id ?? null;
+        emitAudit(tx, audit, { event_type: "user.logout", log_type: LOG_TYPES.logout, category: "user_action", description: "Successful logout", user_id, client_id: audit.actor.client_id ?? null });
+      }
+      return deleted;
+    });
   }
 
   // Single-use artifacts: each consumed by one conditional statement

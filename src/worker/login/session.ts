@@ -4,6 +4,7 @@ import { sha256 } from "../../shared/crypto/compare";
 import { randomId, randomToken } from "../../shared/crypto/random";
 import type { SessionRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";
 import { clearCookie, readCookie, SESSION_COOKIE, setSecureCookie } from "./cookies";
 
@@ -41,7 +42,10 @@ export async function startSession(c: AppContext, userId: string, clientId: stri
 /** Ends the browser's session (logout): deletes it server-side and clears the cookie. */
 export async function endSession(c: AppContext): Promise<SessionRecord | null> {
   const session = await currentSession(c);
-  if (session) await tenantObject(c.env, c.var.tenant.id).deleteSession(session.id);
+  if (session) {
+    const actor = { type: "user" as const, id: session.user_id, client_id: c.req.query("client_id") ?? null };
+    await tenantObject(c.env, c.var.tenant.id).deleteSession(session.id, auditContext(c, { actor }));
+  }
   clearCookie(c, SESSION_COOKIE);
   return session;
 }
