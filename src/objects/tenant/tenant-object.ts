@@ -41,9 +41,7 @@ import * as clients from "./clients";
 import { configVersion, readConfig } from "./config";
 import * as connections from "./connections";
 import { audited, emitAudit, emitHook, hookUser, type WriteTx } from "./events";
-import * as hooks from "./hooks";
-import * as logs from "./logs";
-import { listFailedEvents, replayFailedEvents } from "./outbox";
+import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
 import { tenantMigrations } from "./migrations";
 import * as login from "./login";
@@ -415,70 +413,18 @@ export class TenantObject extends DurableObject<Env> {
     this.commit((tx) => emitHook(tx, "credentials-exchange", { ...exchange }));
   }
 
-  /** An audit event recorded by another object (the registry): one log row, a redelivery is ignored. */
-  appendLog(logId: string, event: AuditEvent): void {
-    this.tx(() => logs.writeLog(this.sql, logId, event, this.outbox.now()));
+  // Outbox resources (facades: one round trip by promise pipelining)
+
+  hooks(): HooksRpc {
+    return new HooksRpc(this.outbox, this.sql);
   }
 
-  // Hooks (webhook kind, SPEC §6.1)
-
-  listHooks(filter: { trigger_id?: string; enabled?: boolean }): HookRecord[] {
-    return hooks.listHooks(this.sql, filter);
+  logs(): LogsRpc {
+    return new LogsRpc(this.outbox, this.sql);
   }
 
-  getHook(id: string): HookRecord | null {
-    return hooks.getHook(this.sql, id);
-  }
-
-  /** The enabled hooks of a blocking trigger, for the prepare phase. */
-  enabledHooks(triggerId: string): HookRecord[] {
-    return hooks.enabledHooks(this.sql, triggerId);
-  }
-
-  createHook(hook: hooks.NewHook, audit: AuditContext): Result<HookRecord> {
-    return this.commit((tx) => audited(tx, audit, hooks.createHook(tx.sql, hook, tx.now), { entity: "hook", action: "created", id: hook.id, after: (h) => h }));
-  }
-
-  updateHook(id: string, patch: hooks.HookPatch, audit: AuditContext): Result<HookRecord> {
-    return this.commit((tx) => {
-      const result = hooks.updateHook(tx.sql, id, patch, tx.now);
-      const before = result.ok ? result.value.before : undefined;
-      const after = result.ok ? ok(result.value.after) : result;
-      return audited(tx, audit, after, { entity: "hook", action: "updated", id, before, after: (h) => h });
-    });
-  }
-
-  deleteHook(id: string, audit: AuditContext): Result<HookRecord> {
-    return this.commit((tx) => {
-      const result = hooks.deleteHook(tx.sql, id);
-      return audited(tx, audit, result, { entity: "hook", action: "deleted", id, before: result.ok ? result.value : undefined });
-    });
-  }
-
-  // Logs and failed events
-
-  listLogs(filter: logs.LogFilter, window: logs.LogWindow): ListPage<LogRecord> {
-    return logs.listLogs(this.sql, filter, window);
-  }
-
-  getLog(id: string): LogRecord | null {
-    return logs.getLog(this.sql, id);
-  }
-
-  listFailedEvents(offset: number, limit: number): { items: FailedEvent[]; total: number } {
-    return listFailedEvents(this.sql, offset, limit);
-  }
-
-  /** Replays dead-lettered events (SPEC §3.2) and re-arms the alarm for them. */
-  replayFailedEvents(ids: string[], audit: AuditContext): { replayed: string[]; not_found: string[] } {
-    const result = this.commit((tx) => {
-      const outcome = replayFailedEvents(tx.sql, ids, tx.now);
-      const description = `Replayed ${outcome.replayed.length} failed event(s)`;
-      emitAudit(tx, audit, { event_type: "failed_event.replayed", log_type: LOG_TYPES.api, category: "admin_action", description, target: { type: "failed_event", id: null, after: outcome } });
-      return outcome;
-    });
-    this.outbox.schedule();
-    return result;
+  failedEvents(): FailedEventsRpc {
+    return new FailedEventsRpc(this.outbox, this.sql);
   }
 
   /** `npm run bench` only (reached through /__bench when BENCH_ROUTES=1): relay throughput at a backlog. */

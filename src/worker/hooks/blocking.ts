@@ -27,7 +27,7 @@ function denial(body: unknown): string | null {
  * caller then writes nothing.
  */
 export async function runBlockingHooks(c: AppContext, trigger: BlockingTrigger, data: Record<string, unknown>): Promise<HookVerdict> {
-  const hooks = await tenantObject(c.env, c.var.tenant.id).enabledHooks(trigger);
+  const hooks = await tenantObject(c.env, c.var.tenant.id).hooks().enabled(trigger);
   if (!hooks.length) return { ok: true };
   const body = JSON.stringify({
     trigger_id: trigger,

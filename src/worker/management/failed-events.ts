@@ -16,7 +16,7 @@ export const failedEventRoutes = [
     async handler(c) {
       const q = parseListQuery(c.req.query(), { checkpoint: false });
       if (q.mode !== "offset") throw errors.invalidQuery("Checkpoint paging is not supported here");
-      const { items, total } = await targetTenant(c).listFailedEvents(q.page * q.perPage, q.perPage);
+      const { items, total } = await targetTenant(c).failedEvents().list(q.page * q.perPage, q.perPage);
       if (!q.includeTotals) return c.json(items);
       return c.json({ start: q.page * q.perPage, limit: q.perPage, length: items.length, total, events: items });
     },
@@ -29,7 +29,7 @@ export const failedEventRoutes = [
     status: 200,
     async handler(c, { params }) {
       const id = params.id ?? "";
-      const { replayed } = await targetTenant(c).replayFailedEvents([id], auditContext(c));
+      const { replayed } = await targetTenant(c).failedEvents().replay([id], auditContext(c));
       if (!replayed.length) throw errors.notFound("The failed event does not exist");
       return c.json({ id, replayed: true });
     },
@@ -42,7 +42,7 @@ export const failedEventRoutes = [
     body: bulkRetryBody,
     status: 200,
     async handler(c, { body }) {
-      return c.json(await targetTenant(c).replayFailedEvents([...new Set(body.ids)], auditContext(c)));
+      return c.json(await targetTenant(c).failedEvents().replay([...new Set(body.ids)], auditContext(c)));
     },
   }),
 ];

@@ -22,7 +22,7 @@ export const hookRoutes = [
       const id = randomId("hk_");
       const triggerId = (body.trigger_id ?? body.triggerId) as string;
       const hook = unwrap(
-        await targetTenant(c).createHook(
+        await targetTenant(c).hooks().create(
           { id, name: body.name ?? `${triggerId}-${id.slice(-8)}`, trigger_id: triggerId, url: body.url, enabled: body.enabled ?? true },
           auditContext(c),
         ),
@@ -44,7 +44,7 @@ export const hookRoutes = [
       const enabled = c.req.query("enabled");
       if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw errors.invalidQuery("enabled must be true or false");
       const trigger = c.req.query("triggerId") ?? c.req.query("trigger_id");
-      const hooks = await targetTenant(c).listHooks({
+      const hooks = await targetTenant(c).hooks().list({
         ...(trigger !== undefined ? { trigger_id: trigger } : {}),
         ...(enabled !== undefined ? { enabled: enabled === "true" } : {}),
       });
@@ -60,7 +60,7 @@ export const hookRoutes = [
     summary: "Get one hook",
     status: 200,
     async handler(c, { params }) {
-      const hook = await targetTenant(c).getHook(params.id ?? "");
+      const hook = await targetTenant(c).hooks().get(params.id ?? "");
       if (!hook) throw errors.notFound("The hook does not exist");
       return c.json(present(hook));
     },
@@ -76,7 +76,7 @@ export const hookRoutes = [
       const { triggerId, trigger_id, script: _script, dependencies: _dependencies, ...rest } = body;
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
-      const hook = unwrap(await targetTenant(c).updateHook(params.id ?? "", patch, auditContext(c)));
+      const hook = unwrap(await targetTenant(c).hooks().update(params.id ?? "", patch, auditContext(c)));
       configChanged(c);
       return c.json(present(hook));
     },
@@ -88,7 +88,7 @@ export const hookRoutes = [
     summary: "Delete a hook",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteHook(params.id ?? "", auditContext(c)));
+      unwrap(await targetTenant(c).hooks().delete(params.id ?? "", auditContext(c)));
       configChanged(c);
       return c.body(null, 204);
     },

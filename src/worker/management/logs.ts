@@ -21,13 +21,13 @@ async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise
   const ascending = page.sort === "date:1";
   const tenant = targetTenant(c);
   if (page.mode === "offset") {
-    const { items, total } = await tenant.listLogs(filter, { offset: page.page * page.perPage, limit: page.perPage, ascending });
+    const { items, total } = await tenant.logs().list(filter, { offset: page.page * page.perPage, limit: page.perPage, ascending });
     return c.json(offsetPage("logs", items, page, total ?? items.length));
   }
   const date = Number(page.after?.key);
   if (page.after && !Number.isSafeInteger(date)) throw errors.invalidQuery("Invalid checkpoint cursor (from)");
   const after = page.after ? { date, id: page.after.id } : null;
-  const { items } = await tenant.listLogs(filter, { after, limit: page.take + 1, ascending });
+  const { items } = await tenant.logs().list(filter, { after, limit: page.take + 1, ascending });
   return c.json(checkpointPage("logs", items, page, (log: LogRecord) => ({ key: Date.parse(log.date), id: log.log_id })));
 }
 
@@ -55,7 +55,7 @@ export const logRoutes = [
     summary: "Get one log event by log_id",
     status: 200,
     async handler(c, { params }) {
-      const log = await targetTenant(c).getLog(params.id ?? "");
+      const log = await targetTenant(c).logs().get(params.id ?? "");
       if (!log) throw errors.notFound("The log event does not exist");
       return c.json(log);
     },
