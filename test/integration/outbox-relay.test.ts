@@ -156,6 +156,22 @@ describe("relay: leases, retention and the alarm (ARCHITECTURE.md §3)", () => {
     expect(alarm).toBe(clock.now);
   });
 
+  it("the logs destination is idempotent: a redelivered event (or a repeated append) leaves one row under its event id", async () => {
+    const tenantId = await createTenant();
+    await createClient({}, asTenant(tenantId));
+    await relay(tenantId);
+    const [event] = await outboxRows(tenantId, "client.created");
+    // As if a relay pass had delivered it and died before settling: due again.
+    await tenantSql(tenantId, "UPDATE outbox SET processed_at = NULL, next_retry_at = 0 WHERE id = ?", event?.id as string);
+    await relay(tenantId);
+    expect((await outboxRows(tenantId, "client.created"))[0]?.processed_at).toEqual(expect.any(Number));
+    expect(await tenantSql(tenantId, "SELECT log_id FROM logs WHERE log_id = ?", event?.id as string)).toHaveLength(1);
+    const payload = JSON.parse(event?.payload as string);
+    await env.TENANT.getByName(tenantId).logs().append(event?.id as string, payload);
+    await env.TENANT.getByName(tenantId).logs().append(event?.id as string, payload);
+    expect(await tenantSql(tenantId, "SELECT log_id FROM logs WHERE log_id = ?", event?.id as string)).toHaveLength(1);
+  });
+
   it("a write whose events cannot be recorded does not commit", async () => {
     const tenantId = await createTenant();
     const name = `App ${uniqueId()}`;
