@@ -19,7 +19,8 @@ const MAX_ACCESS_TOKEN_LIFETIME_MS = 2_592_000_000;
 
 export type CodeOutcome =
   | { ok: true; code: RedeemedCode }
-  | { ok: false; reason: "unknown" | "expired" | "consumed" | "client_mismatch" | "redirect_mismatch" | "pkce_mismatch" };
+  | { ok: false; reason: "consumed"; user_id: string; access_jti: string | null }
+  | { ok: false; reason: "unknown" | "expired" | "client_mismatch" | "redirect_mismatch" | "pkce_mismatch" };
 
 /**
  * Consumes a code exactly once, and only if every condition holds: right client, same redirect_uri, PKCE
@@ -57,7 +58,8 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
     if (typeof existing.access_jti === "string") {
       revokeAccessToken(sql, existing.access_jti, Number(existing.consumed_at) + MAX_ACCESS_TOKEN_LIFETIME_MS, now);
     }
-    return { ok: false, reason: "consumed" };
+    const jti = typeof existing.access_jti === "string" ? existing.access_jti : null;
+    return { ok: false, reason: "consumed", user_id: String(existing.user_id), access_jti: jti };
   }
   if (Number(existing.expires_at) <= now) return { ok: false, reason: "expired" };
   if (existing.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };

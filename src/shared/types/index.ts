@@ -8,5 +8,6 @@ export type Json = string | number | boolean | null | object;
 
 export type * from "./auth";
 export type * from "./config";
+export type * from "./refresh";
 export type * from "./registry";
 export type * from "./writes";

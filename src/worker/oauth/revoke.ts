@@ -3,13 +3,15 @@ import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { readOAuthParams } from "../http/body";
 import { tenantConfig } from "../tenant/config-cache";
-import { tenantObject } from "../tenant/stubs";
+import { tenantObject, userObject } from "../tenant/stubs";
+import { parseRefreshToken, refreshSecretHash } from "./tokens/refresh-token";
 import { tenantVerifier } from "./access-token";
 import { authenticateClient, findClient, presentedClient } from "./client-auth";
 
 /**
  * POST /oauth/revoke (RFC 7009). The client authenticates; an access token it was issued is revoked until
- * it would have expired (userinfo and token exchange then refuse it). Unknown or foreign tokens are answered
+ * it would have expired (userinfo, token exchange and the management API then refuse it); a refresh token
+ * revokes its whole rotation family. Unknown or foreign tokens are answered
  * 200 as well (§2.2: the response does not reveal whether the token was valid).
  */
 export async function revokeEndpoint(c: AppContext): Promise<Response> {
@@ -20,6 +22,18 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   const presented = presentedClient(c.req.raw, params);
   const client = findClient(config, presented.clientId);
   await authenticateClient(c, client, presented);
+  const refresh = parseRefreshToken(params.token);
+  if (refresh) {
+    // A refresh token revokes its whole family, and only for the client it was issued to (§2.1).
+    if (refresh.tenantId === tenant.id) {
+      await userObject(c.env, tenant.id, refresh.userId).revokeRefreshTokenFamily({
+        id: refresh.id,
+        token_hash: await refreshSecretHash(refresh.secret),
+        client_id: client.client_id,
+      });
+    }
+    return c.body(null, 200, { "Cache-Control": "no-store" });
+  }
   let looksLikeJwt = true;
   try {
     decodeJwt(params.token);

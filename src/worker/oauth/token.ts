@@ -9,6 +9,7 @@ import { assertGrantAllowed, authenticateClient, findClient, presentedClient } f
 import { authorizationCodeGrant } from "./grants/authorization-code";
 import { clientCredentialsGrant } from "./grants/client-credentials";
 import type { GrantContext } from "./grants/context";
+import { refreshTokenGrant } from "./grants/refresh-token";
 import { tokenExchangeGrant } from "./grants/token-exchange";
 
 /** Grant types this server implements; anything else is `unsupported_grant_type`. */
@@ -40,6 +41,8 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
       return c.json(await clientCredentialsGrant(params, client, config, tenant, await ctx.signer()), 200, noStore);
     case "authorization_code":
       return c.json(await authorizationCodeGrant(ctx, client), 200, noStore);
+    case "refresh_token":
+      return c.json(await refreshTokenGrant(ctx, client), 200, noStore);
     default:
       return c.json(await tokenExchangeGrant(ctx, client), 200, noStore);
   }

@@ -1,12 +1,13 @@
 import { toBase64Url } from "../../../shared/crypto/encoding";
 import { sha256 } from "../../../shared/crypto/compare";
-import { randomToken } from "../../../shared/crypto/random";
+import { randomId } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { hashSecret } from "../../login/session";
-import { tenantObject } from "../../tenant/stubs";
+import { tenantObject, userObject } from "../../tenant/stubs";
+import { earnsRefreshToken, issueRefreshToken } from "./refresh-token";
 import { issueUserTokens, type IssuedUserTokens } from "../tokens/user-tokens";
 
 const REASONS: Record<string, string> = {
@@ -23,7 +24,10 @@ const REASONS: Record<string, string> = {
  * inside the tenant object, together with the client, redirect_uri and PKCE checks, so it is redeemed
  * exactly once even under concurrency, and a refused attempt does not burn it.
  */
-export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens> {
+export async function authorizationCodeGrant(
+  ctx: GrantContext,
+  client: ClientRecord,
+): Promise<IssuedUserTokens & { refresh_token?: string }> {
   const { params, c } = ctx;
   if (!params.code) throw new OAuthError("invalid_request", "Missing required parameter: code");
   if (!params.redirect_uri) throw new OAuthError("invalid_request", "Missing required parameter: redirect_uri");
@@ -32,7 +36,8 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
   }
   const stub = tenantObject(c.env, c.var.tenant.id);
-  const accessJti = randomToken(16);
+  // The jti also names the refresh-token family this redemption may start, so a replay can revoke both.
+  const accessJti = randomId("", 22);
   const outcome = await stub.consumeAuthorizationCode({
     access_jti: accessJti,
     code_hash: await hashSecret(params.code),
@@ -41,10 +46,16 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     verifier_s256: verifier === null ? null : toBase64Url(await sha256(verifier)),
     verifier_plain: verifier,
   });
-  if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason] ?? "Invalid grant");
+  if (!outcome.ok) {
+    if (outcome.reason === "consumed" && outcome.access_jti) {
+      // RFC 6749 §4.1.2: the object revoked the access token; the refresh family lives in the user's object.
+      await userObject(c.env, c.var.tenant.id, outcome.user_id).revokeRefreshFamilyById(familyIdFor(outcome.access_jti));
+    }
+    throw invalidGrant(client, REASONS[outcome.reason] ?? "Invalid grant");
+  }
   const user = outcome.code.user;
   if (!user || user.blocked) throw invalidGrant(client, "The user is blocked or no longer exists");
-  return issueUserTokens({
+  const tokens = await issueUserTokens({
     tenant: c.var.tenant,
     config: ctx.config,
     signer: await ctx.signer(),
@@ -56,4 +67,17 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     withIdToken: true,
     accessJti,
   });
+  const grant = outcome.code.grant;
+  if (!earnsRefreshToken(ctx, client, tokens.scope, grant.audience)) return tokens;
+  const refresh_token = await issueRefreshToken(
+    ctx,
+    client,
+    user,
+    { ...grant, effectiveScope: tokens.scope },
+    outcome.code.session_id,
+    familyIdFor(accessJti),
+  );
+  return { ...tokens, refresh_token };
 }
+
+const familyIdFor = (accessJti: string) => `rt_${accessJti}`;
