@@ -250,3 +250,107 @@ describe("revocation", () => {
     await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
   });
 });
+
+describe("management routes (SPEC §4.2 refresh tokens)", () => {
+  const asAdmin = { headers: { "tenant-id": "" } };
+  const admin = (method: string, path: string) => mgmt(method, path, { headers: { "tenant-id": tenant } });
+
+  it("lists a user's tokens in both pagination modes without secrets or rotation links", async () => {
+    const s = await setup();
+    const first = await login(s);
+    await refresh(s.client, first.refresh_token as string);
+    await login(s);
+    const path = `/users/${encodeURIComponent(s.user.user_id)}/refresh-tokens`;
+    const list = (await (await admin("GET", path)).json()) as Array<Record<string, unknown>>;
+    expect(list).toHaveLength(2);
+    for (const t of list) {
+      expect(t).toMatchObject({ user_id: s.user.user_id, client_id: s.client.client_id, rotating: true });
+      for (const hidden of ["token_hash", "token_lookup", "family_id", "rotated_to", "rotated_at"]) expect(t).not.toHaveProperty(hidden);
+      expect(t).not.toHaveProperty("revoked_at");
+    }
+    const page1 = (await (await admin("GET", `${path}?take=1`)).json()) as { tokens: unknown[]; next?: string };
+    expect(page1.tokens).toHaveLength(1);
+    expect(page1.next).toBeTruthy();
+    const page2 = (await (await admin("GET", `${path}?take=1&from=${page1.next}`)).json()) as { tokens: unknown[]; next?: string };
+    expect(page2.tokens).toHaveLength(1);
+    expect(page2.next).toBeUndefined();
+    const totals = (await (await admin("GET", `${path}?include_totals=true`)).json()) as Record<string, unknown>;
+    expect(totals).toMatchObject({ start: 0, length: 2, tokens: expect.any(Array) });
+    expect(asAdmin).toBeTruthy();
+  });
+
+  it("DELETE /users/{id}/refresh-tokens soft-revokes every token (revoked_at visible, grant refused)", async () => {
+    const s = await setup();
+    const first = await login(s);
+    const path = `/users/${encodeURIComponent(s.user.user_id)}/refresh-tokens`;
+    expect((await admin("DELETE", path)).status).toBe(204);
+    const list = (await (await admin("GET", path)).json()) as Array<{ revoked_at?: string }>;
+    expect(list[0]?.revoked_at).toBeTruthy();
+    await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
+  });
+
+  it("GET and DELETE /refresh-tokens/{id} (and the underscore alias) revoke the family, then delete the row", async () => {
+    const s = await setup({ leeway: 30 });
+    const first = await login(s);
+    const second = (await (await refresh(s.client, first.refresh_token as string)).json()) as TokenBody;
+    const [listed] = (await (await admin("GET", `/users/${encodeURIComponent(s.user.user_id)}/refresh-tokens`)).json()) as Array<{ id: string }>;
+    const one = await admin("GET", `/refresh_tokens/${listed?.id}`);
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { id: string }).id).toBe(listed?.id);
+    const del = await admin("DELETE", `/refresh-tokens/${listed?.id}`);
+    expect(del.status).toBe(200);
+    expect((await admin("GET", `/refresh-tokens/${listed?.id}`)).status).toBe(404);
+    // The predecessor, still inside the leeway, no longer reaches a live successor: the family is revoked.
+    await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
+    await expectRefused(await refresh(s.client, second.refresh_token as string), "Invalid refresh token");
+    expect((await admin("GET", "/refresh-tokens/garbage")).status).toBe(404);
+  });
+
+  it("who can reach them: no token 401, a token without the scope 403, another tenant's 403; unknown user 404", async () => {
+    const s = await setup();
+    const path = `/api/v2/users/${encodeURIComponent(s.user.user_id)}/refresh-tokens`;
+    expect((await call(path, { host })).status).toBe(401);
+    const other = await createTenant();
+    const foreign = await mgmt("GET", "/clients", { headers: { "tenant-id": other } });
+    expect(foreign.status).toBe(200);
+    const m2m = await seedClient(other, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: m2m.client_id, audience: "urn:gatehouse:management", scope: ["read:refresh_tokens", "read:clients"] } });
+    const issued = await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: "urn:gatehouse:management" }, {}, `${other}.localhost:8787`);
+    const { access_token } = (await issued.json()) as TokenBody;
+    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: access_token, host })).status).toBe(403);
+    const own = await seedClient(tenant, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": tenant }, body: { client_id: own.client_id, audience: "urn:gatehouse:management", scope: ["read:clients"] } });
+    const limited = (await (await tokenForm({ grant_type: "client_credentials", client_id: own.client_id, client_secret: own.client_secret, audience: "urn:gatehouse:management" }, {}, host)).json()) as TokenBody;
+    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: limited.access_token, host })).status).toBe(403);
+    expect((await admin("GET", "/users/auth0%7Cnobody/refresh-tokens")).status).toBe(404);
+  });
+});
+
+describe("the per-client cap", () => {
+  it("keeps at most 200 live tokens per user and application, revoking the oldest", async () => {
+    const userId = `auth0|cap${crypto.randomUUID().slice(0, 8)}`;
+    const stub = env.USER.getByName(`${tenant}/${userId}`);
+    const ids: string[] = [];
+    for (let i = 0; i < 201; i++) {
+      const id = `rt_${String(i).padStart(22, "0")}`;
+      ids.push(id);
+      await stub.issueRefreshToken({
+        id,
+        token_hash: `h${i}`,
+        client_id: "cap-client",
+        user_id: userId,
+        session_id: null,
+        scope: "openid offline_access",
+        audience: null,
+        login: {},
+        device: {},
+        lifetime_ms: null,
+        idle_lifetime_ms: null,
+      });
+    }
+    const revoked = await runInDurableObject(stub, (_o, state) =>
+      state.storage.sql.exec("SELECT id FROM refresh_tokens WHERE revoked_at IS NOT NULL").toArray(),
+    );
+    expect(revoked.map((r) => r.id)).toEqual([ids[0]]);
+  });
+});

@@ -1,4 +1,4 @@
-import type { NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 
 /**
@@ -155,16 +155,19 @@ export function revokeBySessions(sql: Sql, sessionIds: readonly string[], now: n
  * The user's current tokens, newest first: the live head of each family (rotated predecessors are history,
  * not tokens a person holds), plus soft-revoked ones so `revoked_at` stays visible.
  */
-export function listRefreshTokens(
-  sql: Sql,
-  window: { limit: number; offset?: number; after?: { createdAt: number; id: string } | null },
-): RefreshTokenRecord[] {
-  const after = window.after ?? null;
+export function listRefreshTokens(sql: Sql, window: ListWindow): ListPage<RefreshTokenRecord> {
+  if ("offset" in window) {
+    const rows = sql.all<Row>`SELECT * FROM refresh_tokens WHERE rotated_to IS NULL
+      ORDER BY created_at DESC, id DESC LIMIT ${window.limit} OFFSET ${window.offset}`;
+    const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM refresh_tokens WHERE rotated_to IS NULL`?.n ?? 0;
+    return { items: rows.map(toRefreshToken), total };
+  }
+  const after = window.after;
   const rows = sql.all<Row>`SELECT * FROM refresh_tokens
     WHERE rotated_to IS NULL
       AND (${after?.createdAt ?? null} IS NULL OR (created_at, id) < (${after?.createdAt ?? 0}, ${after?.id ?? ""}))
-    ORDER BY created_at DESC, id DESC LIMIT ${window.limit} OFFSET ${window.offset ?? 0}`;
-  return rows.map(toRefreshToken);
+    ORDER BY created_at DESC, id DESC LIMIT ${window.limit}`;
+  return { items: rows.map(toRefreshToken), total: null };
 }
 
 /** Deletes tokens past both expiries in bounded batches (alarm cleanup); returns how many went. */

@@ -3,7 +3,7 @@ import { applyMigrations, Sql } from "../sql";
 import { clearLoginFailures, isLockedOut, recordLoginFailure } from "./login-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
-import type { NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
 
 /**
  * Per-user state, one object per tenant+user (ARCHITECTURE.md §2): refresh-token families and the
@@ -54,7 +54,7 @@ export class UserObject extends DurableObject<Env> {
     return refresh.getRefreshToken(this.sql, id);
   }
 
-  listRefreshTokens(window: { limit: number; offset?: number; after?: { createdAt: number; id: string } | null }): RefreshTokenRecord[] {
+  listRefreshTokens(window: ListWindow): ListPage<RefreshTokenRecord> {
     return refresh.listRefreshTokens(this.sql, window);
   }
 

@@ -6,6 +6,7 @@ import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
+import { refreshTokenRoutes } from "./refresh-tokens";
 import { resourceServerRoutes } from "./resource-servers";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
@@ -19,6 +20,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...clientGrantRoutes,
   ...brandingRoutes,
   ...userRoutes,
+  ...refreshTokenRoutes,
 ];
 
 let spec: string | undefined;
