@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
+import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */
 type TenantRow = Omit<Tenant, "provisioning_state_changed_at" | "created_at" | "updated_at" | "worker_script_name"> & {
@@ -105,4 +106,40 @@ export function listTenantsAfter(
 
 export function countTenants(sql: Sql): number {
   return sql.first<{ n: number }>`SELECT count(*) AS n FROM tenants`?.n ?? 0;
+}
+
+/** The tenants facade (`stub.tenants()`); existence checks and counts stay flat on the object (hot). */
+export class Tenants extends PlatformRpc {
+  get(id: string): Tenant | null {
+    return this.read((sql) => getTenant(sql, id));
+  }
+
+  /** Idempotent bootstrap insert; tells the caller whether the tenant's seed still has to run. */
+  ensure(input: TenantInput): { seeded: boolean } {
+    return this.commit((sql, now) => ensureTenant(sql, input, now));
+  }
+
+  markSeeded(id: string): void {
+    this.commit((sql) => markSeeded(sql, id));
+  }
+
+  create(input: TenantInput): Result<Tenant> {
+    return this.commit((sql, now) => createTenant(sql, input, now));
+  }
+
+  update(id: string, patch: TenantPatch): Result<Tenant> {
+    return this.commit((sql, now) => updateTenant(sql, id, patch, now));
+  }
+
+  delete(id: string): boolean {
+    return this.commit((sql) => deleteTenant(sql, id));
+  }
+
+  list(offset: number, limit: number): { items: Tenant[]; total: number } {
+    return this.read((sql) => listTenants(sql, offset, limit));
+  }
+
+  listAfter(after: { createdAt: number; id: string } | null, limit: number): Tenant[] {
+    return this.read((sql) => listTenantsAfter(sql, after, limit));
+  }
 }

@@ -2,10 +2,10 @@ import { fail, ok, type Result } from "../../shared/errors";
 import type { ClientGrantRecord, ListPage, ListWindow, NewClientGrant } from "../../shared/types";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { findResourceServer } from "./resource-servers";
 import { toClientGrant } from "./rows";
+import { TenantRpc } from "./rpc";
 
 const notFound = () => fail(404, "The client grant does not exist", "inexistent_client_grant");
 
@@ -46,7 +46,6 @@ export function createClientGrant(sql: Sql, grant: NewClientGrant, now: number):
   }
   sql.run`INSERT INTO client_grants (id, client_id, audience, scope, created_at, updated_at)
     VALUES (${grant.id}, ${grant.client_id}, ${grant.audience}, ${scope.value}, ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getClientGrant(sql, grant.id) as ClientGrantRecord);
 }
 
@@ -60,7 +59,6 @@ export function updateClientGrant(sql: Sql, id: string, scope: string[], now: nu
   const checked = checkScopes(sql, current.audience, scope);
   if (!checked.ok) return checked;
   sql.run`UPDATE client_grants SET scope = ${checked.value}, updated_at = ${now} WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(getClientGrant(sql, id) as ClientGrantRecord);
 }
 
@@ -69,6 +67,24 @@ export function deleteClientGrant(sql: Sql, id: string): Result<true> {
   if (!current) return notFound();
   if (isSystemGrant(sql, current)) return fail(400, "You cannot delete the grant of a system client", "operation_not_supported");
   sql.run`DELETE FROM client_grants WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
+}
+
+/** The client-grants facade (`stub.clientGrants()`): configuration. */
+export class ClientGrants extends TenantRpc {
+  list(window: ListWindow, filter: { audience?: string; client_id?: string }): ListPage<ClientGrantRecord> {
+    return this.read((sql) => listClientGrants(sql, window, filter));
+  }
+
+  create(grant: NewClientGrant): Result<ClientGrantRecord> {
+    return this.commit(({ sql, now }) => createClientGrant(sql, grant, now), { config: true });
+  }
+
+  update(id: string, scope: string[]): Result<ClientGrantRecord> {
+    return this.commit(({ sql, now }) => updateClientGrant(sql, id, scope, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteClientGrant(sql, id), { config: true });
+  }
 }

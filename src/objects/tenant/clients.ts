@@ -2,9 +2,9 @@ import { fail, ok, type Result } from "../../shared/errors";
 import { MAX_CLIENT_METADATA_KEYS } from "../../shared/schemas/clients";
 import type { ClientPatch, ClientRecord, ListPage, ListWindow, NewClient } from "../../shared/types";
 import type { Sql } from "../sql";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { definedOnly, toClient } from "./rows";
+import { TenantRpc } from "./rpc";
 
 /** Methods that authenticate with the client's secret, so a client using one must have a secret. */
 const SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
@@ -60,7 +60,6 @@ export function createClient(sql: Sql, client: NewClient, now: number): Result<C
   const problem = problemWith(client);
   if (problem) return fail(400, problem, "invalid_body");
   insert(sql, client, now);
-  bumpConfigVersion(sql);
   return ok(getClient(sql, client.client_id) as ClientRecord);
 }
 
@@ -97,7 +96,6 @@ export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now
   const problem = problemWith(next);
   if (problem) return fail(400, problem, "invalid_body");
   replace(sql, next, now);
-  bumpConfigVersion(sql);
   return ok(getClient(sql, clientId) as ClientRecord);
 }
 
@@ -108,7 +106,6 @@ export function deleteClient(sql: Sql, clientId: string): Result<true> {
   if (current.is_system) return fail(400, "You cannot delete a system client", "operation_not_supported");
   sql.run`DELETE FROM client_grants WHERE client_id = ${clientId}`;
   sql.run`DELETE FROM clients WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return ok(true);
 }
 
@@ -123,6 +120,32 @@ export function rotateClientSecret(sql: Sql, clientId: string, secretEnc: string
     return fail(400, "The secret of a system client is managed by the deployment's configuration", "operation_not_supported");
   }
   sql.run`UPDATE clients SET client_secret_enc = ${secretEnc}, updated_at = ${now} WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return ok(getClient(sql, clientId) as ClientRecord);
+}
+
+/** The clients facade (`stub.clients()`): configuration, so every write bumps the configuration version. */
+export class Clients extends TenantRpc {
+  list(window: ListWindow): ListPage<ClientRecord> {
+    return this.read((sql) => listClients(sql, window));
+  }
+
+  get(clientId: string): ClientRecord | null {
+    return this.read((sql) => getClient(sql, clientId));
+  }
+
+  create(client: NewClient): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => createClient(sql, client, now), { config: true });
+  }
+
+  update(clientId: string, patch: ClientPatch): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => updateClient(sql, clientId, patch, now), { config: true });
+  }
+
+  delete(clientId: string): Result<true> {
+    return this.commit(({ sql }) => deleteClient(sql, clientId), { config: true });
+  }
+
+  rotateSecret(clientId: string, secretEnc: string): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => rotateClientSecret(sql, clientId, secretEnc, now), { config: true });
+  }
 }

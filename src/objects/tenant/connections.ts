@@ -3,9 +3,9 @@ import { CONNECTION_OPTION_FIELDS } from "../../shared/schemas/connections";
 import type { ConnectionPatch, ConnectionRecord, Json, ListPage, ListWindow, NewConnection } from "../../shared/types";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { toConnection } from "./rows";
+import { TenantRpc } from "./rpc";
 
 const notFound = () => fail(404, "The connection does not exist", "inexistent_connection");
 
@@ -26,7 +26,6 @@ export function createConnection(sql: Sql, connection: NewConnection, now: numbe
   sql.run`INSERT INTO connections (id, name, strategy, options, secrets_enc, created_at, updated_at)
     VALUES (${connection.id}, ${connection.name}, ${connection.strategy}, ${connection.options}, ${connection.secrets_enc},
       ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getConnection(sql, connection.id) as ConnectionRecord);
 }
 
@@ -46,7 +45,6 @@ export function updateConnection(sql: Sql, id: string, patch: ConnectionPatch, n
   }
   const secretsEnc = patch.options ? (patch.secrets_enc ?? null) : current.secrets_enc;
   sql.run`UPDATE connections SET options = ${options}, secrets_enc = ${secretsEnc}, updated_at = ${now} WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(getConnection(sql, id) as ConnectionRecord);
 }
 
@@ -62,7 +60,6 @@ export function deleteConnection(sql: Sql, id: string): Result<true> {
     return fail(409, `The connection "${current.name}" still has ${users} user(s); delete them first`, "connection_has_users");
   }
   sql.run`DELETE FROM connections WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
 }
 
@@ -88,6 +85,38 @@ export function setClientConnections(sql: Sql, clientId: string, ids: string[], 
   const enabled: Json[] = [...new Set(ids)].filter((id) => known.has(id));
   const extra = { ...client.extra, enabled_connections: enabled };
   sql.run`UPDATE clients SET extra = ${extra}, updated_at = ${now} WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return getClientConnections(sql, clientId);
+}
+
+/** The connections facade (`stub.connections()`), including which connections a client has enabled. */
+export class Connections extends TenantRpc {
+  list(window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
+    return this.read((sql) => listConnections(sql, window, filter));
+  }
+
+  get(id: string): ConnectionRecord | null {
+    return this.read((sql) => getConnection(sql, id));
+  }
+
+  create(connection: NewConnection): Result<ConnectionRecord> {
+    return this.commit(({ sql, now }) => createConnection(sql, connection, now), { config: true });
+  }
+
+  update(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
+    return this.commit(({ sql, now }) => updateConnection(sql, id, patch, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteConnection(sql, id), { config: true });
+  }
+
+  /** The connections a client has enabled. */
+  ofClient(clientId: string): Result<ConnectionRecord[]> {
+    return this.read((sql) => getClientConnections(sql, clientId));
+  }
+
+  /** Replaces the set of connections a client has enabled. */
+  setForClient(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
+    return this.commit(({ sql, now }) => setClientConnections(sql, clientId, ids, now), { config: true });
+  }
 }

@@ -1,9 +1,9 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, NewResourceServer, ResourceServerPatch, ResourceServerRecord } from "../../shared/types";
 import { json, type Sql } from "../sql";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { definedOnly, toResourceServer } from "./rows";
+import { TenantRpc } from "./rpc";
 
 const notFound = () => fail(404, "The resource server does not exist", "inexistent_resource_server");
 
@@ -30,7 +30,6 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
       enforce_policies, created_at, updated_at)
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
       ${api.allow_offline_access}, ${api.enforce_policies}, ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
@@ -48,7 +47,6 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
       enforce_policies = ${next.enforce_policies}, updated_at = ${now}
     WHERE id = ${id}`;
   if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
-  bumpConfigVersion(sql);
   return ok(getResourceServer(sql, id) as ResourceServerRecord);
 }
 
@@ -67,6 +65,28 @@ export function deleteResourceServer(sql: Sql, id: string): Result<true> {
   if (current.is_system) return fail(400, "You cannot delete a system API", "operation_not_supported");
   sql.run`DELETE FROM client_grants WHERE audience = ${current.identifier}`;
   sql.run`DELETE FROM resource_servers WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
+}
+
+/** The resource-servers (APIs) facade (`stub.resourceServers()`): configuration. */
+export class ResourceServers extends TenantRpc {
+  list(window: ListWindow): ListPage<ResourceServerRecord> {
+    return this.read((sql) => listResourceServers(sql, window));
+  }
+
+  get(id: string): ResourceServerRecord | null {
+    return this.read((sql) => getResourceServer(sql, id));
+  }
+
+  create(api: NewResourceServer): Result<ResourceServerRecord> {
+    return this.commit(({ sql, now }) => createResourceServer(sql, api, now), { config: true });
+  }
+
+  update(id: string, patch: ResourceServerPatch): Result<ResourceServerRecord> {
+    return this.commit(({ sql, now }) => updateResourceServer(sql, id, patch, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteResourceServer(sql, id), { config: true });
+  }
 }

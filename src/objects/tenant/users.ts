@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { NewUser, UserRecord, UserWithSecret } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
+import { TenantRpc } from "./rpc";
 
 type Row = Record<string, unknown>;
 
@@ -53,4 +54,20 @@ export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRec
 /** A successful login: counters and timestamps. */
 export function recordLogin(sql: Sql, userId: string, now: number): void {
   sql.run`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, updated_at = ${now} WHERE user_id = ${userId}`;
+}
+
+/** The users facade (`stub.users()`). Users are not configuration: writes leave the version alone. */
+export class Users extends TenantRpc {
+  get(userId: string): UserRecord | null {
+    return this.read((sql) => getUser(sql, userId));
+  }
+
+  /** With the password hash, for password verification in the worker. */
+  findByEmail(connection: string, email: string): UserWithSecret | null {
+    return this.read((sql) => findUserByEmail(sql, connection, email));
+  }
+
+  create(user: NewUser): Result<UserRecord> {
+    return this.commit(({ sql, now }) => createUser(sql, user, now));
+  }
 }

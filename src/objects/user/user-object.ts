@@ -1,7 +1,28 @@
-import { DurableObject } from "cloudflare:workers";
+import { DurableObject, RpcTarget } from "cloudflare:workers";
+import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
-import { clearLoginFailures, isLockedOut, recordLoginFailure } from "./login-throttle";
+import { type AttemptAdmission, beginAttempt, settleAttempt } from "./login-throttle";
 import { userMigrations } from "./migrations";
+
+/** The password-attempt facade (`stub.attempts()`): one command before bcrypt, one after. */
+export class Attempts extends RpcTarget {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: Sql,
+  ) {
+    super();
+  }
+
+  /** See {@link beginAttempt}. */
+  begin(): AttemptAdmission {
+    return this.storage.transactionSync(() => beginAttempt(this.sql, now()));
+  }
+
+  /** See {@link settleAttempt}. */
+  settle(succeeded: boolean): void {
+    this.storage.transactionSync(() => settleAttempt(this.sql, succeeded));
+  }
+}
 
 /**
  * Per-user state, one object per tenant+user (ARCHITECTURE.md §2): refresh-token families and the
@@ -16,15 +37,7 @@ export class UserObject extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
   }
 
-  recordLoginFailure(): { locked: boolean; failures: number } {
-    return this.ctx.storage.transactionSync(() => recordLoginFailure(this.sql, Date.now()));
-  }
-
-  isLockedOut(): boolean {
-    return isLockedOut(this.sql, Date.now());
-  }
-
-  clearLoginFailures(): void {
-    clearLoginFailures(this.sql);
+  attempts(): Attempts {
+    return new Attempts(this.ctx.storage, this.sql);
   }
 }

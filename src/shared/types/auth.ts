@@ -78,6 +78,25 @@ export interface SessionRecord {
   updated_at: string;
 }
 
+/** A browser session as the worker prepares it (the secret's hash only; the secret goes to the cookie). */
+export interface NewSession {
+  id: string;
+  secret_hash: string;
+  user_id: string;
+  client_id: string;
+  /** Epoch milliseconds; absent means the time of the commit. */
+  authenticated_at?: number;
+  expires_at: number;
+}
+
+/** Everything one interactive login commits together (`logins().complete`). */
+export interface LoginCompletion {
+  login_session_id: string;
+  session: NewSession;
+  /** The authorization code, when the response type asks for one. */
+  code: NewAuthorizationCode | null;
+}
+
 /** What an authorization code grants, fixed when it is issued. */
 export interface CodeGrant {
   scope: string;

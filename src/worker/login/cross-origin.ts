@@ -46,7 +46,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   if (!check.ok) throw new OAuthError("access_denied", LOGIN_FAILURE_MESSAGES[check.code], check.status);
 
   const ticket = randomToken(32);
-  await tenantObject(c.env, c.var.tenant.id).createLoginTicket({
+  await tenantObject(c.env, c.var.tenant.id).tickets().create({
     ticket_hash: await hashSecret(ticket),
     client_id: client.client_id,
     user_id: check.user.user_id,

@@ -1,5 +1,4 @@
 import bcrypt from "bcryptjs";
-import { LOCKOUT_ATTEMPTS } from "../../objects/user/login-throttle";
 import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
 import { normalizeEmail } from "../../objects/tenant/users";
 import type { ConnectionRecord, UserRecord } from "../../shared/types";
@@ -72,18 +71,17 @@ export async function verifyPassword(
   };
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
-  const found = normalized ? await tenantObject(c.env, tenantId).findUserByEmail(connection.name, normalized) : null;
+  const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
-  if (await throttle.isLockedOut()) return failure("TOO_MANY_FAILED_LOGINS");
-  const attempt = await throttle.recordLoginFailure();
-  if (attempt.failures > LOCKOUT_ATTEMPTS) return failure("TOO_MANY_FAILED_LOGINS");
+  const admission = await throttle.attempts().begin();
+  if (!admission.admitted) return failure("TOO_MANY_FAILED_LOGINS");
 
   const verified = await bcrypt.compare(password, found?.password_hash ?? DUMMY_HASH);
   if (!found?.password_hash || !verified) {
-    if (attempt.locked) return failure("TOO_MANY_FAILED_LOGINS");
+    if (admission.locked) return failure("TOO_MANY_FAILED_LOGINS");
     return failure(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
-  await throttle.clearLoginFailures();
+  await throttle.attempts().settle(true);
   if (found.blocked) return failure("USER_BLOCKED");
   const { password_hash: _hash, ...user } = found;
   if (requiresVerifiedEmail(connection) && !user.email_verified) return failure("EMAIL_NOT_VERIFIED");

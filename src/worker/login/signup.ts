@@ -69,7 +69,7 @@ export async function signUpDatabaseUser(
   if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
   const weak = checkPassword(input.password);
   if (weak) return { ok: false, failure: weak };
-  const result = await tenantObject(c.env, c.var.tenant.id).createUser({
+  const result = await tenantObject(c.env, c.var.tenant.id).users().create({
     user_id: `auth0|${randomId()}`,
     connection: connection.name,
     email,

@@ -26,7 +26,7 @@ export interface LoginTransaction {
 export async function loadTransaction(c: AppContext): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
-  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).getLoginSession(state) : null;
+  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
   const client = loginSession && config.clients.find((cl) => cl.client_id === loginSession.client_id);
   if (loginSession?.state !== "pending" || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);

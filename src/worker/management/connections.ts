@@ -85,7 +85,7 @@ export const connectionRoutes = [
       const { options, secretsEnc } = await sealOptions(c, id, body.options ?? {});
       const fields = topLevelFields(body) as Record<string, Json>;
       const connection = unwrap(
-        await targetTenant(c).createConnection({
+        await targetTenant(c).connections().create({
           id,
           name: body.name,
           strategy: body.strategy,
@@ -109,7 +109,7 @@ export const connectionRoutes = [
       return listResponse(
         c,
         "connections",
-        (window) => targetTenant(c).listConnections(window, filter),
+        (window) => targetTenant(c).connections().list(window, filter),
         (connection) => connection.id,
         (connection) => present(c, connection),
       );
@@ -122,7 +122,7 @@ export const connectionRoutes = [
     summary: "Get one connection",
     status: 200,
     async handler(c, { params }) {
-      const connection = await targetTenant(c).getConnection(params.id ?? "");
+      const connection = await targetTenant(c).connections().get(params.id ?? "");
       if (!connection) throw errors.notFound("The connection does not exist");
       return c.json(await present(c, connection));
     },
@@ -138,7 +138,7 @@ export const connectionRoutes = [
       const id = params.id ?? "";
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
-      const connection = unwrap(await targetTenant(c).updateConnection(id, patch));
+      const connection = unwrap(await targetTenant(c).connections().update(id, patch));
       configChanged(c);
       return c.json(await present(c, connection));
     },
@@ -150,7 +150,7 @@ export const connectionRoutes = [
     summary: "Delete a connection (one that still has users: 409)",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteConnection(params.id ?? ""));
+      unwrap(await targetTenant(c).connections().delete(params.id ?? ""));
       configChanged(c);
       return c.body(null, 204);
     },
@@ -162,7 +162,7 @@ export const connectionRoutes = [
     summary: "The application's connections in login-screen order (all tenant connections when none are set)",
     status: 200,
     async handler(c, { params }) {
-      return c.json(presentClientConnections(unwrap(await targetTenant(c).getClientConnections(params.id ?? ""))));
+      return c.json(presentClientConnections(unwrap(await targetTenant(c).connections().ofClient(params.id ?? ""))));
     },
   }),
   defineRoute({
@@ -173,7 +173,7 @@ export const connectionRoutes = [
     body: clientConnectionsBody,
     status: 200,
     async handler(c, { params, body }) {
-      const list = unwrap(await targetTenant(c).setClientConnections(params.id ?? "", body));
+      const list = unwrap(await targetTenant(c).connections().setForClient(params.id ?? "", body));
       configChanged(c);
       return c.json(presentClientConnections(list));
     },

@@ -25,7 +25,7 @@ export const resourceServerRoutes = [
     status: 201,
     async handler(c, { body }) {
       const api = unwrap(
-        await targetTenant(c).createResourceServer({
+        await targetTenant(c).resourceServers().create({
           id: randomId("rs_"),
           identifier: body.identifier,
           name: body.name ?? body.identifier,
@@ -51,7 +51,7 @@ export const resourceServerRoutes = [
       return listResponse(
         c,
         "resource_servers",
-        (window) => targetTenant(c).listResourceServers(window),
+        (window) => targetTenant(c).resourceServers().list(window),
         (api) => api.id,
         present,
       );
@@ -64,7 +64,7 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).getResourceServer(params.id ?? "");
+      const api = await targetTenant(c).resourceServers().get(params.id ?? "");
       if (!api) throw errors.notFound("The resource server does not exist");
       return c.json(present(api));
     },
@@ -77,7 +77,7 @@ export const resourceServerRoutes = [
     body: updateResourceServerBody,
     status: 200,
     async handler(c, { params, body }) {
-      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body));
+      const api = unwrap(await targetTenant(c).resourceServers().update(params.id ?? "", body));
       configChanged(c);
       return c.json(present(api));
     },
@@ -89,7 +89,7 @@ export const resourceServerRoutes = [
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? ""));
+      unwrap(await targetTenant(c).resourceServers().delete(params.id ?? ""));
       configChanged(c);
       return c.body(null, 204);
     },

@@ -15,7 +15,7 @@ function assertCanManage(c: AppContext, id: string): void {
 }
 
 async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
-  const tenant = await platform(c.env).getTenant(id);
+  const tenant = await platform(c.env).tenants().get(id);
   if (!tenant) throw errors.notFound("Tenant not found");
   return tenant;
 }
@@ -42,13 +42,13 @@ export const tenantRoutes = [
         throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
       }
       const registry = platform(c.env);
-      const tenant = unwrap(await registry.createTenant({ ...body, name: body.name ?? body.id }));
+      const tenant = unwrap(await registry.tenants().create({ ...body, name: body.name ?? body.id }));
       try {
         await seedChildTenant(c.env, tenant.id);
-        await registry.markTenantSeeded(tenant.id);
+        await registry.tenants().markSeeded(tenant.id);
       } catch (error) {
         // Nothing lost and nothing half-made: without its keys the tenant must not exist.
-        await registry.deleteTenant(tenant.id);
+        await registry.tenants().delete(tenant.id);
         await tenantObject(c.env, tenant.id).destroy();
         throw error;
       }
@@ -72,10 +72,10 @@ export const tenantRoutes = [
       }
       if (q.mode === "checkpoint") {
         const after = q.after ? { createdAt: Number(q.after.key), id: q.after.id } : null;
-        const rows = await registry.listTenantsAfter(after, q.take + 1);
+        const rows = await registry.tenants().listAfter(after, q.take + 1);
         return c.json(checkpointPage("tenants", rows, q, (t) => ({ key: Date.parse(t.created_at), id: t.id })));
       }
-      const { items, total } = await registry.listTenants(q.page * q.perPage, q.perPage);
+      const { items, total } = await registry.tenants().list(q.page * q.perPage, q.perPage);
       return c.json(offsetPage("tenants", items, q, total));
     },
   }),
@@ -100,7 +100,7 @@ export const tenantRoutes = [
     async handler(c, { params, body }) {
       const id = params.id ?? "";
       assertCanManage(c, id);
-      const tenant = unwrap(await platform(c.env).updateTenant(id, body));
+      const tenant = unwrap(await platform(c.env).tenants().update(id, body));
       invalidateTenantConfig(id);
       return c.json(tenant);
     },
@@ -115,7 +115,7 @@ export const tenantRoutes = [
       const id = params.id ?? "";
       if (!c.var.auth.isControlPlane) throw errors.crossTenant();
       if (id === c.var.settings.controlPlaneTenantId) throw errors.badRequest("The control-plane tenant cannot be deleted");
-      if (!(await platform(c.env).deleteTenant(id))) throw errors.notFound("Tenant not found");
+      if (!(await platform(c.env).tenants().delete(id))) throw errors.notFound("Tenant not found");
       await tenantObject(c.env, id).destroy();
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);

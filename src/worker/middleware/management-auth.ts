@@ -55,7 +55,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       throw errors.invalidToken();
     }
     // RFC 7009: a token revoked at /oauth/revoke is refused here too (looked up in the issuing tenant only).
-    if (typeof payload.jti === "string" && (await source.isAccessTokenRevoked(payload.jti))) {
+    if (typeof payload.jti === "string" && (await source.revocations().isRevoked(payload.jti))) {
       throw errors.invalidToken("The access token has been revoked");
     }
     const kind = isClientToken(payload) ? "client" : "user";

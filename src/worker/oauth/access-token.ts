@@ -34,7 +34,7 @@ export async function verifyAccessToken(c: AppContext, token: string, audience: 
   } catch {
     throw bearerError("The access token is invalid or expired");
   }
-  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).isAccessTokenRevoked(payload.jti))) {
+  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).revocations().isRevoked(payload.jti))) {
     throw bearerError("The access token has been revoked");
   }
   return payload;

@@ -102,7 +102,7 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
     const issuer = c.var.tenant.issuer;
     const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
     const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.var.settings, c.env.ENCRYPTION_KEY, audiences);
-    const fresh = await tenantObject(c.env, c.var.tenant.id).consumeAssertionJti(client.client_id, jti, expiresAtMs);
+    const fresh = await tenantObject(c.env, c.var.tenant.id).assertions().consumeJti(client.client_id, jti, expiresAtMs);
     if (!fresh) throw fail("client_assertion jti has already been used");
     return;
   }

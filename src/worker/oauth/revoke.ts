@@ -30,7 +30,7 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
     try {
       const { payload } = await jwtVerify(params.token, await tenantVerifier(c), { issuer: tenant.issuer });
       if (payload.azp === client.client_id && typeof payload.jti === "string" && typeof payload.exp === "number") {
-        await tenantObject(c.env, tenant.id).revokeAccessToken(payload.jti, payload.exp * 1000);
+        await tenantObject(c.env, tenant.id).revocations().revoke(payload.jti, payload.exp * 1000);
       }
     } catch {
       // Invalid, expired or foreign: nothing to revoke, and nothing to reveal.

@@ -65,7 +65,7 @@ export function resetBootstrap(): void {
 async function runBootstrap(env: Env, settings: Settings): Promise<void> {
   const id = settings.controlPlaneTenantId;
   const registry = platform(env);
-  const { seeded } = await registry.ensureTenant({ id, name: "Control plane" });
+  const { seeded } = await registry.tenants().ensure({ id, name: "Control plane" });
   const tenant = tenantObject(env, id);
   const existing = seeded ? await tenant.getConfig(id) : null;
   if (seeded && existing && (await controlPlaneClientInStep(env, settings, existing))) return;
@@ -84,7 +84,7 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
     extra.admin = { email: settings.adminEmail, password_hash: await bcrypt.hash(settings.adminPassword, BCRYPT_COST) };
   }
   await tenant.seed(await prepareSeed(env, id, existing, extra));
-  await registry.markTenantSeeded(id);
+  await registry.tenants().markSeeded(id);
   invalidateTenantConfig(id);
 }
 

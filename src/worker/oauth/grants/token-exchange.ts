@@ -41,7 +41,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (subject.azp !== client.client_id || subject.tenant_id !== tenant.id) {
     throw invalidGrant(client, "subject_token was not issued to this client");
   }
-  if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).isAccessTokenRevoked(subject.jti))) {
+  if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).revocations().isRevoked(subject.jti))) {
     throw invalidGrant(client, "subject_token has been revoked");
   }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
