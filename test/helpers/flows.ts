@@ -67,7 +67,7 @@ export async function seedUser(tenantId: string, email: string, password = "p4ss
     email_verified: true,
     password_hash: await bcrypt.hash(password, 4),
   });
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok) throw new Error(result.error.code);
   if (extra.blocked) {
     await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) => {
       state.storage.sql.exec("UPDATE users SET blocked = 1 WHERE user_id = ?", result.value.user_id);

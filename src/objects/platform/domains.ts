@@ -27,9 +27,9 @@ export function addCustomDomain(
   now: number,
 ): Result<CustomDomain> {
   const domain = input.domain.trim().toLowerCase();
-  if (!sql.first`SELECT 1 FROM tenants WHERE id = ${input.tenant_id}`) return fail(404, "Tenant not found");
+  if (!sql.first`SELECT 1 FROM tenants WHERE id = ${input.tenant_id}`) return fail("tenant_not_found");
   if (sql.first`SELECT 1 FROM custom_domains WHERE domain = ${domain}`) {
-    return fail(409, `The domain "${domain}" is already claimed`, "domain_conflict");
+    return fail("domain_conflict", { domain });
   }
   const id = randomId("cd_");
   sql.run`INSERT INTO custom_domains (id, tenant_id, domain, type, created_at, updated_at)

@@ -39,7 +39,7 @@ export function markSeeded(sql: Sql, id: string): void {
 /** Inserts a tenant; an existing id is a 409. */
 export function createTenant(sql: Sql, input: TenantInput, now: number): Result<Tenant> {
   if (sql.first`SELECT 1 FROM tenants WHERE id = ${input.id}`) {
-    return fail(409, `A tenant with id "${input.id}" already exists`, "tenant_exists");
+    return fail("tenant_exists", { id: input.id });
   }
   sql.run`INSERT INTO tenants (id, name, friendly_name, audience, sender_name, sender_email, deployment_type,
       storage_kind, bundle_configuration, worker_version, provisioning_state_changed_at, created_at, updated_at)
@@ -69,7 +69,7 @@ const PATCHABLE = [
 ] as const;
 
 export function updateTenant(sql: Sql, id: string, patch: TenantPatch, now: number): Result<Tenant> {
-  if (!getTenant(sql, id)) return fail(404, "Tenant not found", "tenant_not_found");
+  if (!getTenant(sql, id)) return fail("tenant_not_found");
   for (const field of PATCHABLE) {
     if (!(field in patch)) continue;
     // The column name comes from the fixed list above, never from input.

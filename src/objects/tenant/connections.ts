@@ -7,7 +7,7 @@ import { listRows } from "./listing";
 import { toConnection } from "./rows";
 import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The connection does not exist", "inexistent_connection");
+const notFound = () => fail("inexistent_connection");
 
 export function getConnection(sql: Sql, id: string): ConnectionRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM connections WHERE id = ${id}`;
@@ -21,7 +21,7 @@ export function listConnections(sql: Sql, window: ListWindow, filter: { strategy
 
 export function createConnection(sql: Sql, connection: NewConnection, now: number): Result<ConnectionRecord> {
   if (sql.first`SELECT 1 FROM connections WHERE name = ${connection.name}`) {
-    return fail(409, `A connection with name "${connection.name}" already exists`, "connection_conflict");
+    return fail("connection_conflict", { name: connection.name });
   }
   sql.run`INSERT INTO connections (id, name, strategy, options, secrets_enc, created_at, updated_at)
     VALUES (${connection.id}, ${connection.name}, ${connection.strategy}, ${connection.options}, ${connection.secrets_enc},
@@ -57,7 +57,7 @@ export function deleteConnection(sql: Sql, id: string): Result<true> {
   if (!current) return notFound();
   const users = sql.first<{ n: number }>`SELECT count(*) AS n FROM users WHERE connection = ${current.name}`?.n ?? 0;
   if (users > 0) {
-    return fail(409, `The connection "${current.name}" still has ${users} user(s); delete them first`, "connection_has_users");
+    return fail("connection_has_users", { name: current.name, users });
   }
   sql.run`DELETE FROM connections WHERE id = ${id}`;
   return ok(true);
@@ -69,7 +69,7 @@ export function deleteConnection(sql: Sql, id: string): Result<true> {
  */
 export function getClientConnections(sql: Sql, clientId: string): Result<ConnectionRecord[]> {
   const client = getClient(sql, clientId);
-  if (!client) return fail(404, "The client does not exist", "inexistent_client");
+  if (!client) return fail("inexistent_client");
   const all = sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection);
   const enabled = client.extra.enabled_connections;
   if (!Array.isArray(enabled)) return ok(all);
@@ -80,7 +80,7 @@ export function getClientConnections(sql: Sql, clientId: string): Result<Connect
 /** Replaces a client's ordered connection list; unknown ids are dropped, repeats kept once. */
 export function setClientConnections(sql: Sql, clientId: string, ids: string[], now: number): Result<ConnectionRecord[]> {
   const client = getClient(sql, clientId);
-  if (!client) return fail(404, "The client does not exist", "inexistent_client");
+  if (!client) return fail("inexistent_client");
   const known = new Set(sql.all<{ id: string }>`SELECT id FROM connections`.map((r) => r.id));
   const enabled: Json[] = [...new Set(ids)].filter((id) => known.has(id));
   const extra = { ...client.extra, enabled_connections: enabled };

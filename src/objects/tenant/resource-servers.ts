@@ -5,7 +5,7 @@ import { listRows } from "./listing";
 import { definedOnly, toResourceServer } from "./rows";
 import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The resource server does not exist", "inexistent_resource_server");
+const notFound = () => fail("inexistent_resource_server");
 
 export function getResourceServer(sql: Sql, id: string): ResourceServerRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM resource_servers WHERE id = ${id}`;
@@ -24,7 +24,7 @@ export function listResourceServers(sql: Sql, window: ListWindow): ListPage<Reso
 
 export function createResourceServer(sql: Sql, api: NewResourceServer, now: number): Result<ResourceServerRecord> {
   if (findResourceServer(sql, api.identifier)) {
-    return fail(409, `A resource server with identifier "${api.identifier}" already exists`, "resource_server_conflict");
+    return fail("resource_server_conflict", { identifier: api.identifier });
   }
   sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, signing_alg, token_lifetime, allow_offline_access,
       enforce_policies, created_at, updated_at)
@@ -40,7 +40,7 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
 export function updateResourceServer(sql: Sql, id: string, patch: ResourceServerPatch, now: number): Result<ResourceServerRecord> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
-  if (current.is_system) return fail(400, "You cannot modify a system API", "operation_not_supported");
+  if (current.is_system) return fail("system_api_immutable");
   const next = { ...current, ...definedOnly(patch) };
   sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
@@ -62,7 +62,7 @@ function pruneGrantScopes(sql: Sql, audience: string, defined: Set<string>, now:
 export function deleteResourceServer(sql: Sql, id: string): Result<true> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
-  if (current.is_system) return fail(400, "You cannot delete a system API", "operation_not_supported");
+  if (current.is_system) return fail("system_api_undeletable");
   sql.run`DELETE FROM client_grants WHERE audience = ${current.identifier}`;
   sql.run`DELETE FROM resource_servers WHERE id = ${id}`;
   return ok(true);

@@ -42,7 +42,7 @@ export function getUser(sql: Sql, userId: string): UserRecord | null {
 export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRecord> {
   const email = normalizeEmail(user.email);
   if (sql.first`SELECT 1 FROM users WHERE connection = ${user.connection} AND email = ${email}`) {
-    return fail(409, "The user already exists.", "user_exists");
+    return fail("user_exists");
   }
   sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, nickname,
       user_metadata, created_at, updated_at)

@@ -1,3 +1,4 @@
+import { now } from "../../shared/clock";
 import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
 import { randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
@@ -50,7 +51,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
     ticket_hash: await hashSecret(ticket),
     client_id: client.client_id,
     user_id: check.user.user_id,
-    expires_at: Date.now() + LOGIN_TICKET_TTL_MS,
+    expires_at: now() + LOGIN_TICKET_TTL_MS,
   });
   c.header("Cache-Control", "no-store");
   return c.json({ login_ticket: ticket, co_verifier: randomToken(32), co_id: randomToken(16) });

@@ -80,6 +80,6 @@ export async function signUpDatabaseUser(
     ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
   });
   if (result.ok) return { ok: true, user: result.value };
-  if (result.error.status === 409) return fail("USER_EXISTS", "This email is already registered.", "email");
-  throw new Error(`createUser failed: ${result.error.message}`);
+  if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+  throw new Error(`createUser failed: ${result.error.code}`);
 }

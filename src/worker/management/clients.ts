@@ -1,6 +1,6 @@
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId, randomToken } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { CLIENT_EXTRA_FIELDS, createClientBody, updateClientBody } from "../../shared/schemas/clients";
 import type { ClientPatch, ClientRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -63,7 +63,7 @@ const canReadSecrets = (c: AppContext) => c.var.auth.scopes.has(READ_SECRETS_SCO
 
 async function loadClient(c: AppContext, id: string): Promise<ClientRecord> {
   const client = await targetTenant(c).clients().get(id);
-  if (!client) throw errors.notFound("The client does not exist");
+  if (!client) throw problem("inexistent_client");
   return client;
 }
 

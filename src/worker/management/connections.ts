@@ -1,6 +1,6 @@
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { clientConnectionsBody } from "../../shared/schemas/clients";
 import {
   CONNECTION_OPTION_FIELDS,
@@ -123,7 +123,7 @@ export const connectionRoutes = [
     status: 200,
     async handler(c, { params }) {
       const connection = await targetTenant(c).connections().get(params.id ?? "");
-      if (!connection) throw errors.notFound("The connection does not exist");
+      if (!connection) throw problem("inexistent_connection");
       return c.json(await present(c, connection));
     },
   }),

@@ -1,5 +1,5 @@
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import {
   createResourceServerBody,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -65,7 +65,7 @@ export const resourceServerRoutes = [
     status: 200,
     async handler(c, { params }) {
       const api = await targetTenant(c).resourceServers().get(params.id ?? "");
-      if (!api) throw errors.notFound("The resource server does not exist");
+      if (!api) throw problem("inexistent_resource_server");
       return c.json(present(api));
     },
   }),

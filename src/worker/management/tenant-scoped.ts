@@ -1,4 +1,4 @@
-import { errors } from "../../shared/errors";
+import { problem } from "../../shared/errors";
 import type { CursorKey } from "../../shared/pagination/cursor";
 import { checkpointPage, type ListOptions, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import type { ListPage, ListWindow } from "../../shared/types";
@@ -42,7 +42,7 @@ export async function listResponse<R extends { created_at: string }, P>(
     return c.json(offsetPage(field, await Promise.all(items.map(present)), q, total ?? items.length));
   }
   const createdAt = Number(q.after?.key);
-  if (q.after && !Number.isSafeInteger(createdAt)) throw errors.invalidQuery("Invalid checkpoint cursor (from)");
+  if (q.after && !Number.isSafeInteger(createdAt)) throw problem("invalid_cursor");
   const after = q.after ? { createdAt, id: q.after.id } : null;
   const { items } = await fetch({ after, limit: q.take + 1 });
   const position = (record: R): CursorKey => ({ key: Date.parse(record.created_at), id: id(record) });

@@ -1,4 +1,4 @@
-import { errors, ManagementError, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
@@ -11,12 +11,12 @@ import { defineRoute } from "./define";
 
 /** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
 function assertCanManage(c: AppContext, id: string): void {
-  if (id !== c.var.auth.tenantId && !c.var.auth.isControlPlane) throw errors.crossTenant();
+  if (id !== c.var.auth.tenantId && !c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
 }
 
 async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
   const tenant = await platform(c.env).tenants().get(id);
-  if (!tenant) throw errors.notFound("Tenant not found");
+  if (!tenant) throw problem("tenant_not_found");
   return tenant;
 }
 
@@ -34,12 +34,12 @@ export const tenantRoutes = [
     body: createTenantBody,
     status: 201,
     async handler(c, { body }) {
-      if (!c.var.auth.isControlPlane) throw new ManagementError(403, "Only a control-plane token may create tenants", "cross_tenant_forbidden");
+      if (!c.var.auth.isControlPlane) throw problem("control_plane_only");
       if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
-        throw errors.badRequest("Payload validation error: 'id is reserved (confusable with the control plane)' on property id");
+        throw problem("tenant_id_reserved");
       }
       if (body.deployment_type === "wfp") {
-        throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
+        throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
       }
       const registry = platform(c.env);
       const tenant = unwrap(await registry.tenants().create({ ...body, name: body.name ?? body.id }));
@@ -113,9 +113,9 @@ export const tenantRoutes = [
     status: 204,
     async handler(c, { params }) {
       const id = params.id ?? "";
-      if (!c.var.auth.isControlPlane) throw errors.crossTenant();
-      if (id === c.var.settings.controlPlaneTenantId) throw errors.badRequest("The control-plane tenant cannot be deleted");
-      if (!(await platform(c.env).tenants().delete(id))) throw errors.notFound("Tenant not found");
+      if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
+      if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      if (!(await platform(c.env).tenants().delete(id))) throw problem("tenant_not_found");
       await tenantObject(c.env, id).destroy();
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);

@@ -1,4 +1,4 @@
-import { errors } from "../../shared/errors";
+import { problem } from "../../shared/errors";
 import type { UserRecord } from "../../shared/types";
 import { defineRoute } from "./define";
 import { targetTenant } from "./tenant-scoped";
@@ -27,7 +27,7 @@ export const userRoutes = [
     status: 200,
     async handler(c, { params }) {
       const user = await targetTenant(c).users().get(params.id ?? "");
-      if (!user) throw errors.notFound("The user does not exist.");
+      if (!user) throw problem("inexistent_user");
       return c.json(presentUser(user));
     },
   }),

@@ -1,3 +1,4 @@
+import { nowSeconds } from "../../shared/clock";
 import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from "jose";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { OAuthError } from "../../shared/errors";
@@ -64,7 +65,7 @@ export async function verifyClientAssertion(
   }
   if (payload.iss !== client.client_id || payload.sub !== client.client_id) throw invalid("client_assertion iss and sub must be the client_id");
   const exp = payload.exp as number;
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const lifetime = typeof payload.iat === "number" ? exp - payload.iat : exp - now;
   if (lifetime > settings.clientAssertionMaxLifetimeS + settings.clientAssertionLeewayS) {
     throw invalid(`client_assertion lifetime exceeds ${settings.clientAssertionMaxLifetimeS} seconds`);

@@ -1,3 +1,4 @@
+import { now as currentTime } from "../../shared/clock";
 import type { TenantConfig } from "../../shared/types";
 import type { Settings } from "../settings";
 
@@ -39,7 +40,7 @@ async function load(tenantId: string, source: ConfigSource, settings: Settings, 
  * different request"), which showed up as rare 500s under load. Concurrent cold misses each read once.
  */
 function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
-  return load(tenantId, source, settings, Date.now());
+  return load(tenantId, source, settings, currentTime());
 }
 
 /** The tenant's configuration snapshot. */

@@ -1,3 +1,4 @@
+import { nowSeconds } from "../../../shared/clock";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
@@ -60,7 +61,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
       scopes = grantableUserScopes(scopes, api);
     }
   }
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");
