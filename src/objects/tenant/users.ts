@@ -1,3 +1,4 @@
+import { normalizeEmail } from "../../shared/schemas/users";
 import { fail, ok, type Result } from "../../shared/errors";
 import type { NewUser, UserRecord, UserWithSecret } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
@@ -26,8 +27,6 @@ export function toUser(r: Row): UserRecord {
 
 const withSecret = (r: Row): UserWithSecret => ({ ...toUser(r), password_hash: (r.password_hash as string | null) ?? null });
 
-/** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
   const row = sql.first<Row>`SELECT * FROM users WHERE connection = ${connection} AND email = ${normalizeEmail(email)}`;

@@ -1,5 +1,5 @@
 /** Users, login transactions, sessions and single-use artifacts. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** A user as the API shows it (never the password hash). */
 export interface UserRecord {

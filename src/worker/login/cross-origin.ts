@@ -1,5 +1,5 @@
 import { now } from "../../shared/clock";
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";

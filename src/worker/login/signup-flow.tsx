@@ -1,5 +1,5 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";

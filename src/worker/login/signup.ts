@@ -1,16 +1,13 @@
-import bcrypt from "bcryptjs";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { normalizeEmail } from "../../shared/schemas/users";
 import { utf8 } from "../../shared/crypto/encoding";
+import { hashPassword, MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
-import { BCRYPT_COST } from "../tenant/bootstrap";
 import { tenantObject } from "../tenant/stubs";
 
 /** Password policy: at least this many characters. @default 8 */
 export const MIN_PASSWORD_LENGTH = 8;
-/** bcrypt only reads the first 72 bytes; a longer password would be silently truncated, so it is refused. */
-export const MAX_PASSWORD_BYTES = 72;
 const MAX_EMAIL_LENGTH = 254;
 
 export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS";
@@ -74,7 +71,7 @@ export async function signUpDatabaseUser(
     connection: connection.name,
     email,
     email_verified: false,
-    password_hash: await bcrypt.hash(input.password, BCRYPT_COST),
+    password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),

@@ -4,7 +4,7 @@ import { problem, unwrap } from "../../shared/errors";
 import { CLIENT_EXTRA_FIELDS, createClientBody, updateClientBody } from "../../shared/schemas/clients";
 import type { ClientPatch, ClientRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { defineRoute } from "./define";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
@@ -19,7 +19,7 @@ const newSecret = () => randomToken(32);
 
 /** Secrets are encrypted here, in the worker; the object only ever holds the ciphertext (SPEC §5.12). */
 async function sealSecret(c: AppContext, clientId: string, secret: string): Promise<string> {
-  return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, clientSecretContext(clientId));
+  return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, encryptionContext.clientSecret(clientId));
 }
 
 type ExtraField = (typeof CLIENT_EXTRA_FIELDS)[number];
@@ -46,7 +46,7 @@ async function present(c: AppContext, client: ClientRecord, withSecret: boolean)
   const { enabled_connections: _order, ...settings } = extra;
   const secret =
     withSecret && client_secret_enc
-      ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, clientSecretContext(client.client_id))
+      ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, encryptionContext.clientSecret(client.client_id))
       : null;
   return {
     tenant: c.var.tenant.id,

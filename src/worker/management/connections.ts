@@ -1,3 +1,4 @@
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
@@ -13,8 +14,6 @@ import type { AppContext } from "../context";
 import { defineRoute } from "./define";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
-/** AES-GCM context for a connection's credential options: the ciphertext only opens for that connection. */
-export const connectionSecretsContext = (connectionId: string) => `connection_secrets:${connectionId}`;
 
 const isSecret = (key: string) => (CONNECTION_SECRET_OPTIONS as readonly string[]).includes(key);
 const isField = (key: string) => (CONNECTION_OPTION_FIELDS as readonly string[]).includes(key);
@@ -31,7 +30,7 @@ async function sealOptions(c: AppContext, id: string, given: Record<string, Json
     else if (!isField(key)) options[key] = value;
   }
   const secretsEnc = Object.keys(secrets).length
-    ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), connectionSecretsContext(id))
+    ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), encryptionContext.connectionSecrets(id))
     : null;
   return { options, secretsEnc };
 }
@@ -49,7 +48,7 @@ async function present(c: AppContext, connection: ConnectionRecord) {
   const fields: Record<string, Json> = {};
   for (const [key, value] of Object.entries(connection.options)) (isField(key) ? fields : options)[key] = value;
   const secrets = connection.secrets_enc
-    ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, connectionSecretsContext(connection.id)))
+    ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, encryptionContext.connectionSecrets(connection.id)))
     : {};
   return {
     id: connection.id,

@@ -4,7 +4,7 @@ import { fieldCipher } from "../../shared/crypto/encryption";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord } from "../../shared/types";
 import type { Settings } from "../settings";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 
 export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -49,7 +49,7 @@ export async function verifyClientAssertion(
       }));
     } else if (method === "client_secret_jwt") {
       if (!client.client_secret_enc) throw invalid("The client has no secret for client_secret_jwt");
-      const secret = await (await fieldCipher(encryptionKey)).decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+      const secret = await (await fieldCipher(encryptionKey)).decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
       ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(secret), {
         audience: audiences,
         algorithms: ["HS256", "HS384", "HS512"],

@@ -3,7 +3,7 @@ import { timingSafeEqualText } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { tenantObject } from "../tenant/stubs";
 import { assertionClientId, JWT_BEARER_ASSERTION, verifyClientAssertion } from "./client-assertion";
 
@@ -108,6 +108,6 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
   }
   if (presented.secret === null || !client.client_secret_enc) throw fail();
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
-  const stored = await cipher.decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+  const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
   if (!(await timingSafeEqualText(stored, presented.secret))) throw fail();
 }
