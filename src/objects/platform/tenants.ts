@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { Tenant, TenantInput, TenantPatch } from "../../shared/types";
+import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
 import { PlatformRpc } from "./rpc";
 
@@ -135,11 +135,12 @@ export class Tenants extends PlatformRpc {
     return this.commit((sql) => deleteTenant(sql, id));
   }
 
-  list(offset: number, limit: number): { items: Tenant[]; total: number } {
-    return this.read((sql) => listTenants(sql, offset, limit));
-  }
-
-  listAfter(after: { createdAt: number; id: string } | null, limit: number): Tenant[] {
-    return this.read((sql) => listTenantsAfter(sql, after, limit));
+  /** Newest first, in the same windows as every other management list (SPEC §4.3). */
+  list(window: ListWindow): ListPage<Tenant> {
+    return this.read((sql) =>
+      "offset" in window
+        ? listTenants(sql, window.offset, window.limit)
+        : { items: listTenantsAfter(sql, window.after, window.limit), total: null },
+    );
   }
 }

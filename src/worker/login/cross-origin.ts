@@ -9,6 +9,7 @@ import { configOf, databaseConnection } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { LOGIN_FAILURE_MESSAGES, verifyPassword } from "./password";
 import { hashSecret } from "./session";
+import { clientIn } from "../tenant/config-cache";
 
 /** A login ticket must be redeemed at /authorize within this time. */
 export const LOGIN_TICKET_TTL_MS = 5 * 60 * 1000;
@@ -31,7 +32,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   };
   const clientId = param("client_id");
   const config = await configOf(c);
-  const client = config.clients.find((cl) => cl.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
   assertClientOrigin(c, client);
   const username = param("username");

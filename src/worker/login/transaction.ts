@@ -7,6 +7,7 @@ import { CSRF_COOKIE, readCookie, setSecureCookie } from "./cookies";
 import { configOf } from "./connection";
 import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
+import { clientIn } from "../tenant/config-cache";
 
 /** One /authorize transaction as a /u2 page sees it. */
 export interface LoginTransaction {
@@ -27,7 +28,7 @@ export async function loadTransaction(c: AppContext): Promise<LoginTransaction |
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
   const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
-  const client = loginSession && config.clients.find((cl) => cl.client_id === loginSession.client_id);
+  const client = loginSession && clientIn(config, loginSession.client_id);
   if (loginSession?.state !== "pending" || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
   }

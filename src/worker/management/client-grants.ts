@@ -3,7 +3,8 @@ import { unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
 import type { ClientGrantRecord } from "../../shared/types";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(grant: ClientGrantRecord) {

@@ -6,7 +6,8 @@ import type { ClientPatch, ClientRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** Browser and device apps cannot keep a secret (RFC 8252 §8.5, OAuth 2.0 for Browser-Based Apps §6). */
 const PUBLIC_APP_TYPES = new Set(["spa", "native"]);

@@ -12,7 +12,8 @@ import {
 import type { ConnectionRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 
 const isSecret = (key: string) => (CONNECTION_SECRET_OPTIONS as readonly string[]).includes(key);

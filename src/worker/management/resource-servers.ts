@@ -7,7 +7,8 @@ import {
 } from "../../shared/schemas/resource-servers";
 import type { ResourceServerRecord } from "../../shared/types";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(api: ResourceServerRecord) {

@@ -1,5 +1,5 @@
 import { problem, unwrap } from "../../shared/errors";
-import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
+import { offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -8,6 +8,7 @@ import { seedChildTenant } from "../tenant/bootstrap";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
+import { LIST_QUERY, listResponse } from "./list-response";
 
 /** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
 function assertCanManage(c: AppContext, id: string): void {
@@ -61,22 +62,16 @@ export const tenantRoutes = [
     path: "/tenants",
     scope: "read:tenants",
     summary: "List tenants (all tenants on the control plane; the caller's own tenant elsewhere)",
-    query: { page: "0-based page", per_page: "1-100, default 50", include_totals: "true|false", from: "checkpoint cursor", take: "checkpoint page size" },
+    query: LIST_QUERY,
     status: 200,
     async handler(c) {
-      const q = parseListQuery(c.req.query(), { checkpoint: true });
       const registry = platform(c.env);
       if (!c.var.auth.isControlPlane) {
+        const q = parseListQuery(c.req.query(), { checkpoint: true });
         const own = [await loadTenant(c, c.var.auth.tenantId)];
         return c.json(q.mode === "offset" ? offsetPage("tenants", own, q, 1) : { tenants: own });
       }
-      if (q.mode === "checkpoint") {
-        const after = q.after ? { createdAt: Number(q.after.key), id: q.after.id } : null;
-        const rows = await registry.tenants().listAfter(after, q.take + 1);
-        return c.json(checkpointPage("tenants", rows, q, (t) => ({ key: Date.parse(t.created_at), id: t.id })));
-      }
-      const { items, total } = await registry.tenants().list(q.page * q.perPage, q.perPage);
-      return c.json(offsetPage("tenants", items, q, total));
+      return listResponse(c, "tenants", (window) => registry.tenants().list(window), (t) => t.id, (t) => t);
     },
   }),
   defineRoute({

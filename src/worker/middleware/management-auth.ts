@@ -1,11 +1,11 @@
 import type { MiddlewareHandler } from "hono";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { decodeJwt, jwtVerify } from "jose";
 import { problem } from "../../shared/errors";
 import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant } from "../routing/resolve-tenant";
-import { memoized } from "../tenant/config-cache";
-import { publicJwks } from "../tenant/signing";
+import { parseBearer } from "../http/bearer";
+import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
 
 /**
@@ -17,8 +17,6 @@ export interface ManagementAuthOptions {
   additionalManagementAudiences?: (tenantId: string) => string[] | Promise<string[]>;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
-
 /**
  * Management authentication (SPEC §5.1-5.4): no or malformed Bearer header is 401, every other refusal 403.
  * Sets `auth` (the caller) and `tenant` (the target: explicit header/host, else the token's own tenant).
@@ -27,9 +25,8 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
   return async (c, next) => {
     const header = c.req.header("authorization");
     if (!header) throw problem("missing_token");
-    const match = BEARER.exec(header.trim());
-    if (!match?.[1]) throw problem("invalid_authorization_header");
-    const token = match[1];
+    const token = parseBearer(header);
+    if (!token) throw problem("invalid_authorization_header");
     const settings = c.var.settings;
 
     let tenantId: unknown;
@@ -42,7 +39,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       throw problem("invalid_token");
     }
     const source = tenantObject(c.env, tenantId);
-    const keys = await memoized(tenantId, source, settings, "jwks-verifier", (config) => createLocalJWKSet(publicJwks(config) as never));
+    const keys = await jwksVerifier(c.env, settings, tenantId);
     const issuers = [settings.issuer, `${settings.issuerProtocol}//${tenantId}.${settings.apexHost}/`];
     const audiences = [MANAGEMENT_AUDIENCE];
     if (options.additionalIssuers) issuers.push(...(await options.additionalIssuers(tenantId)));

@@ -6,6 +6,7 @@ import type { AppContext } from "../context";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { tenantObject } from "../tenant/stubs";
 import { assertionClientId, JWT_BEARER_ASSERTION, verifyClientAssertion } from "./client-assertion";
+import { clientIn } from "../tenant/config-cache";
 
 /** How the client presented itself at the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2). */
 export interface PresentedClient {
@@ -68,7 +69,7 @@ export function presentedClient(request: Request, params: Record<string, string>
 
 /** Looks the client up in the tenant's snapshot; unknown is `invalid_client`. */
 export function findClient(config: TenantConfig, clientId: string): ClientRecord {
-  const client = config.clients.find((c) => c.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_client", "Client authentication failed");
   return client;
 }

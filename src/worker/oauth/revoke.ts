@@ -4,7 +4,7 @@ import type { AppContext } from "../context";
 import { readOAuthParams } from "../http/body";
 import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
-import { tenantVerifier } from "./access-token";
+import { jwksVerifier } from "../tenant/keys";
 import { authenticateClient, findClient, presentedClient } from "./client-auth";
 
 /**
@@ -28,7 +28,7 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   }
   if (looksLikeJwt) {
     try {
-      const { payload } = await jwtVerify(params.token, await tenantVerifier(c), { issuer: tenant.issuer });
+      const { payload } = await jwtVerify(params.token, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), { issuer: tenant.issuer });
       if (payload.azp === client.client_id && typeof payload.jti === "string" && typeof payload.exp === "number") {
         await tenantObject(c.env, tenant.id).revocations().revoke(payload.jti, payload.exp * 1000);
       }

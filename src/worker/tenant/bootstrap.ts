@@ -4,7 +4,7 @@ import { hashPassword } from "../../shared/crypto/passwords";
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
 import type { TenantConfig, TenantSeed } from "../../shared/types";
 import type { Settings } from "../settings";
-import { invalidateTenantConfig } from "./config-cache";
+import { clientIn, invalidateTenantConfig } from "./config-cache";
 import { currentSigningKey, generateSigningKey } from "./signing";
 import { platform, tenantObject } from "./stubs";
 
@@ -85,7 +85,7 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
 }
 
 async function controlPlaneClientInStep(env: Env, settings: Settings, config: TenantConfig): Promise<boolean> {
-  const client = config.clients.find((c) => c.client_id === settings.controlPlaneClientId);
+  const client = clientIn(config, settings.controlPlaneClientId);
   if (!settings.controlPlaneClientSecret) return true;
   if (!client?.client_secret_enc) return false;
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);

@@ -1,5 +1,5 @@
 import { now as currentTime } from "../../shared/clock";
-import type { TenantConfig } from "../../shared/types";
+import type { ClientRecord, TenantConfig } from "../../shared/types";
 import type { Settings } from "../settings";
 
 /**
@@ -74,4 +74,9 @@ export async function memoized<T>(
 export function invalidateTenantConfig(tenantId?: string): void {
   if (tenantId === undefined) entries.clear();
   else entries.delete(tenantId);
+}
+
+/** A client of the snapshot by id (undefined when unknown): the one lookup every route uses. */
+export function clientIn(config: TenantConfig, clientId: string | null | undefined): ClientRecord | undefined {
+  return clientId ? config.clients.find((client) => client.client_id === clientId) : undefined;
 }

@@ -1,10 +1,10 @@
 import { nowSeconds } from "../../../shared/clock";
-import { createLocalJWKSet, jwtVerify } from "jose";
+import { jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
-import { memoized } from "../../tenant/config-cache";
-import { publicJwks, signJwt } from "../../tenant/signing";
+import { jwksVerifier } from "../../tenant/keys";
+import { signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
@@ -30,9 +30,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   }
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
-  const keys = await memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
-    createLocalJWKSet(publicJwks(config) as never),
-  );
+  const keys = await jwksVerifier(c.env, c.var.settings, tenant.id);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
   try {
     ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms: ["RS256", "ES256"] }));
