@@ -99,3 +99,19 @@ export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<
   const message = "The form could not be read. Try again.";
   return sendMessage(c, t.shell, { code: "INVALID_REQUEST", title: "Something went wrong", message }, 400);
 }
+
+/**
+ * The prologue of every login-page form post: a live transaction, a readable form and a valid CSRF token.
+ * Anything else is the page to answer with.
+ */
+export async function submittedForm(
+  c: AppContext,
+  page: "login" | "signup",
+): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  const form = await readForm(c);
+  if (!form) return badForm(c, t);
+  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, page);
+  return { t, form };
+}
