@@ -334,7 +334,7 @@ describe("the per-client cap", () => {
     for (let i = 0; i < 201; i++) {
       const id = `rt_${String(i).padStart(22, "0")}`;
       ids.push(id);
-      await stub.issueRefreshToken({
+      await stub.refreshTokens().issue({
         id,
         token_hash: `h${i}`,
         client_id: "cap-client",

@@ -1,5 +1,6 @@
 import type { CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../shared/types";
 import { json, type Sql } from "../sql";
+import { TenantRpc } from "./rpc";
 import { getUser } from "./users";
 
 /**
@@ -98,4 +99,38 @@ export function revokeAccessToken(sql: Sql, jti: string, expiresAt: number, now:
 
 export function isAccessTokenRevoked(sql: Sql, jti: string): boolean {
   return sql.first`SELECT 1 FROM revoked_access_tokens WHERE jti = ${jti}` !== undefined;
+}
+
+/** Authorization codes (`stub.codes()`); their consumption stays a flat hot read-write on the object. */
+export class Codes extends TenantRpc {
+  create(code: NewAuthorizationCode): void {
+    this.commit(({ sql, now }) => createAuthorizationCode(sql, code, now));
+  }
+}
+
+/** Cross-origin login tickets (`stub.tickets()`); redeemed by `logins().redeemTicket`. */
+export class Tickets extends TenantRpc {
+  create(ticket: { ticket_hash: string; client_id: string; user_id: string; expires_at: number }): void {
+    this.commit(({ sql, now }) => createLoginTicket(sql, ticket, now));
+  }
+
+}
+
+/** Revoked access tokens (`stub.revocations()`). */
+export class Revocations extends TenantRpc {
+  revoke(jti: string, expiresAt: number): void {
+    this.commit(({ sql, now }) => revokeAccessToken(sql, jti, expiresAt, now));
+  }
+
+  isRevoked(jti: string): boolean {
+    return this.read((sql) => isAccessTokenRevoked(sql, jti));
+  }
+}
+
+/** Client-assertion `jti`s (`stub.assertions()`), RFC 7523 §3 replay protection. */
+export class Assertions extends TenantRpc {
+  /** False when the jti was already used (replay). */
+  consumeJti(clientId: string, jti: string, expiresAt: number): boolean {
+    return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, jti, expiresAt, now));
+  }
 }

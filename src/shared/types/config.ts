@@ -1,5 +1,5 @@
 /** Tenant configuration records: the snapshot every token request reads. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** A JSON Web Key as stored (public members only unless encrypted). */
 export type Jwk = Record<string, string | string[] | undefined>;

@@ -1,7 +1,6 @@
-import bcrypt from "bcryptjs";
-import { LOCKOUT_ATTEMPTS } from "../../objects/user/login-throttle";
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { passwordMatches } from "../../shared/crypto/passwords";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import type { ConnectionRecord, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { tenantObject, userObject } from "../tenant/stubs";
@@ -32,12 +31,6 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
  * which emails have accounts. The precise code stays inside the server (verifyPassword's result).
  */
 export const publicLoginCode = (code: LoginFailureCode): LoginFailureCode => (code === "USER_NOT_FOUND" ? "INVALID_PASSWORD" : code);
-
-/**
- * A bcrypt (cost 10) hash of a random string nobody knows: compared against when the user does not exist, so
- * that "no such user" costs the same time as "wrong password".
- */
-const DUMMY_HASH = "$2b$10$hprHHzpcqRTDeKPt6op/ouHnZdcFWFhLfyfha1l8Cp.7/im5I04tu";
 
 const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: 403 });
 
@@ -72,18 +65,18 @@ export async function verifyPassword(
   };
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
-  const found = normalized ? await tenantObject(c.env, tenantId).findUserByEmail(connection.name, normalized) : null;
+  const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
-  if (await throttle.isLockedOut()) return failure("TOO_MANY_FAILED_LOGINS");
-  const attempt = await throttle.recordLoginFailure();
-  if (attempt.failures > LOCKOUT_ATTEMPTS) return failure("TOO_MANY_FAILED_LOGINS");
+  const admission = await throttle.attempts().begin();
+  if (!admission.admitted) return failure("TOO_MANY_FAILED_LOGINS");
 
-  const verified = await bcrypt.compare(password, found?.password_hash ?? DUMMY_HASH);
-  if (!found?.password_hash || !verified) {
-    if (attempt.locked) return failure("TOO_MANY_FAILED_LOGINS");
+  // Always one full bcrypt comparison, known user or not (no timing difference).
+  const matches = await passwordMatches(password, found?.password_hash);
+  if (!found || !matches) {
+    if (admission.locked) return failure("TOO_MANY_FAILED_LOGINS");
     return failure(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
-  await throttle.clearLoginFailures();
+  await throttle.attempts().settle(true);
   if (found.blocked) return failure("USER_BLOCKED");
   const { password_hash: _hash, ...user } = found;
   if (requiresVerifiedEmail(connection) && !user.email_verified) return failure("EMAIL_NOT_VERIFIED");

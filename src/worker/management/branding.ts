@@ -10,7 +10,7 @@ export const brandingRoutes = [
     summary: "The tenant's universal-login branding (logo_url, favicon_url, colors, font)",
     status: 200,
     async handler(c) {
-      return c.json(await targetTenant(c).getBranding());
+      return c.json(await targetTenant(c).branding().get());
     },
   }),
   defineRoute({
@@ -21,7 +21,7 @@ export const brandingRoutes = [
     body: updateBrandingBody,
     status: 200,
     async handler(c, { body }) {
-      const branding = await targetTenant(c).updateBranding(body);
+      const branding = await targetTenant(c).branding().update(body);
       configChanged(c);
       return c.json(branding);
     },

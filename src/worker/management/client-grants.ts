@@ -3,7 +3,8 @@ import { unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
 import type { ClientGrantRecord } from "../../shared/types";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(grant: ClientGrantRecord) {
@@ -19,7 +20,7 @@ export const clientGrantRoutes = [
     body: createClientGrantBody,
     status: 201,
     async handler(c, { body }) {
-      const grant = unwrap(await targetTenant(c).createClientGrant({ id: randomId("cgr_"), ...body }));
+      const grant = unwrap(await targetTenant(c).clientGrants().create({ id: randomId("cgr_"), ...body }));
       configChanged(c);
       return c.json(present(grant), 201);
     },
@@ -36,7 +37,7 @@ export const clientGrantRoutes = [
       return listResponse(
         c,
         "client_grants",
-        (window) => targetTenant(c).listClientGrants(window, filter),
+        (window) => targetTenant(c).clientGrants().list(window, filter),
         (grant) => grant.id,
         present,
       );
@@ -50,7 +51,7 @@ export const clientGrantRoutes = [
     body: updateClientGrantBody,
     status: 200,
     async handler(c, { params, body }) {
-      const grant = unwrap(await targetTenant(c).updateClientGrant(params.id ?? "", body.scope));
+      const grant = unwrap(await targetTenant(c).clientGrants().update(params.id ?? "", body.scope));
       configChanged(c);
       return c.json(present(grant));
     },
@@ -62,7 +63,7 @@ export const clientGrantRoutes = [
     summary: "Delete a client grant",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteClientGrant(params.id ?? ""));
+      unwrap(await targetTenant(c).clientGrants().delete(params.id ?? ""));
       configChanged(c);
       return c.body(null, 204);
     },

@@ -1,10 +1,11 @@
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../shared/crypto/encoding";
-import { errors } from "../../shared/errors";
+import { problem } from "../../shared/errors";
 import type { RefreshTokenRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { userObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
-import { LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
 /**
  * Management ids of refresh tokens carry their route like the tokens do (ARCHITECTURE.md §5):
@@ -45,14 +46,14 @@ function present(t: RefreshTokenRecord) {
 }
 
 async function existingUser(c: AppContext, id: string) {
-  if (!(await targetTenant(c).getUser(id))) throw errors.notFound("The user does not exist.");
-  return userObject(c.env, c.var.tenant.id, id);
+  if (!(await targetTenant(c).users().get(id))) throw problem("inexistent_user");
+  return userObject(c.env, c.var.tenant.id, id).refreshTokens();
 }
 
 async function locate(c: AppContext, id: string) {
   const parsed = parseManagementId(id);
-  if (!parsed) throw errors.notFound("The refresh token does not exist.");
-  return { ...parsed, stub: userObject(c.env, c.var.tenant.id, parsed.userId) };
+  if (!parsed) throw problem("inexistent_refresh_token");
+  return { ...parsed, stub: userObject(c.env, c.var.tenant.id, parsed.userId).refreshTokens() };
 }
 
 const getOne = (path: string) =>
@@ -64,8 +65,8 @@ const getOne = (path: string) =>
     status: 200,
     async handler(c, { params }) {
       const { tokenId, stub } = await locate(c, params.id ?? "");
-      const token = await stub.getRefreshToken(tokenId);
-      if (!token) throw errors.notFound("The refresh token does not exist.");
+      const token = await stub.get(tokenId);
+      if (!token) throw problem("inexistent_refresh_token");
       return c.json(present(token));
     },
   });
@@ -79,7 +80,7 @@ const deleteOne = (path: string) =>
     status: 200,
     async handler(c, { params }) {
       const { tokenId, stub } = await locate(c, params.id ?? "");
-      if (!(await stub.deleteRefreshToken(tokenId))) throw errors.notFound("The refresh token does not exist.");
+      if (!(await stub.delete(tokenId))) throw problem("inexistent_refresh_token");
       return c.json({});
     },
   });
@@ -94,7 +95,7 @@ export const refreshTokenRoutes = [
     status: 200,
     async handler(c, { params }) {
       const stub = await existingUser(c, params.id ?? "");
-      return listResponse(c, "tokens", (window) => stub.listRefreshTokens(window), (t) => t.id, present);
+      return listResponse(c, "tokens", (window) => stub.list(window), (t) => t.id, present);
     },
   }),
   defineRoute({
@@ -105,7 +106,7 @@ export const refreshTokenRoutes = [
     status: 204,
     async handler(c, { params }) {
       const stub = await existingUser(c, params.id ?? "");
-      await stub.revokeAllRefreshTokens();
+      await stub.revokeAll();
       return c.body(null, 204);
     },
   }),

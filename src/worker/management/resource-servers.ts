@@ -1,5 +1,5 @@
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import {
   createResourceServerBody,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -7,7 +7,8 @@ import {
 } from "../../shared/schemas/resource-servers";
 import type { ResourceServerRecord } from "../../shared/types";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { configChanged, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(api: ResourceServerRecord) {
@@ -25,7 +26,7 @@ export const resourceServerRoutes = [
     status: 201,
     async handler(c, { body }) {
       const api = unwrap(
-        await targetTenant(c).createResourceServer({
+        await targetTenant(c).resourceServers().create({
           id: randomId("rs_"),
           identifier: body.identifier,
           name: body.name ?? body.identifier,
@@ -51,7 +52,7 @@ export const resourceServerRoutes = [
       return listResponse(
         c,
         "resource_servers",
-        (window) => targetTenant(c).listResourceServers(window),
+        (window) => targetTenant(c).resourceServers().list(window),
         (api) => api.id,
         present,
       );
@@ -64,8 +65,8 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).getResourceServer(params.id ?? "");
-      if (!api) throw errors.notFound("The resource server does not exist");
+      const api = await targetTenant(c).resourceServers().get(params.id ?? "");
+      if (!api) throw problem("inexistent_resource_server");
       return c.json(present(api));
     },
   }),
@@ -77,7 +78,7 @@ export const resourceServerRoutes = [
     body: updateResourceServerBody,
     status: 200,
     async handler(c, { params, body }) {
-      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body));
+      const api = unwrap(await targetTenant(c).resourceServers().update(params.id ?? "", body));
       configChanged(c);
       return c.json(present(api));
     },
@@ -89,7 +90,7 @@ export const resourceServerRoutes = [
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? ""));
+      unwrap(await targetTenant(c).resourceServers().delete(params.id ?? ""));
       configChanged(c);
       return c.body(null, 204);
     },

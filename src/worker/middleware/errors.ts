@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DbConnectionError, HttpError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
+import { DbConnectionError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
 import { EncryptionKeyError } from "../../shared/crypto/encryption";
 
 /** Management API body: the spec's shape plus the reference platform SDK's fields. */
@@ -25,9 +25,6 @@ export function onError(error: Error, c: Context): Response {
   if (error instanceof DbConnectionError) {
     const name = `${reasonPhrase(error.status).replace(/\s/g, "")}Error`;
     return c.json({ name, code: error.code, description: error.description, statusCode: error.status }, error.status as 400, error.headers);
-  }
-  if (error instanceof HttpError) {
-    return c.json({ error: "server_error", error_description: error.message }, error.status as 400, error.headers);
   }
   if (error instanceof HTTPException) {
     const status = error.status;

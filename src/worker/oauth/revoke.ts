@@ -4,8 +4,8 @@ import type { AppContext } from "../context";
 import { readOAuthParams } from "../http/body";
 import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject, userObject } from "../tenant/stubs";
+import { jwksVerifier } from "../tenant/keys";
 import { parseRefreshToken, refreshSecretHash } from "./tokens/refresh-token";
-import { tenantVerifier } from "./access-token";
 import { authenticateClient, findClient, presentedClient } from "./client-auth";
 
 /**
@@ -26,7 +26,7 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   if (refresh) {
     // A refresh token revokes its whole family, and only for the client it was issued to (§2.1).
     if (refresh.tenantId === tenant.id) {
-      await userObject(c.env, tenant.id, refresh.userId).revokeRefreshTokenFamily({
+      await userObject(c.env, tenant.id, refresh.userId).refreshTokens().revokePresented({
         id: refresh.id,
         token_hash: await refreshSecretHash(refresh.secret),
         client_id: client.client_id,
@@ -42,9 +42,9 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   }
   if (looksLikeJwt) {
     try {
-      const { payload } = await jwtVerify(params.token, await tenantVerifier(c), { issuer: tenant.issuer });
+      const { payload } = await jwtVerify(params.token, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), { issuer: tenant.issuer });
       if (payload.azp === client.client_id && typeof payload.jti === "string" && typeof payload.exp === "number") {
-        await tenantObject(c.env, tenant.id).revokeAccessToken(payload.jti, payload.exp * 1000);
+        await tenantObject(c.env, tenant.id).revocations().revoke(payload.jti, payload.exp * 1000);
       }
     } catch {
       // Invalid, expired or foreign: nothing to revoke, and nothing to reveal.

@@ -1,6 +1,7 @@
 import { OAuthError } from "../../../shared/errors";
 import type { AuthorizeRequest, ClientRecord, TenantConfig } from "../../../shared/types";
 import { isAllowedRedirect } from "./redirect-uri";
+import { clientIn } from "../../tenant/config-cache";
 
 /** Response types served (OAuth 2.0 Multiple Response Types §3, OIDC Core §3). */
 export const RESPONSE_TYPES = ["code", "token", "id_token", "id_token token", "code id_token", "code token", "code id_token token"];
@@ -41,7 +42,7 @@ export function parseAuthorizeRequest(
   const get = (name: string) => query.get(name) ?? undefined;
   const clientId = get("client_id");
   if (!clientId) throw new OAuthError("invalid_request", "Missing required parameter: client_id");
-  const client = config.clients.find((c) => c.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
   const redirectUri = get("redirect_uri");
   if (!redirectUri) throw new OAuthError("invalid_request", "Missing required parameter: redirect_uri");

@@ -1,22 +1,19 @@
-import { toBase64Url } from "../../../shared/crypto/encoding";
-import { sha256 } from "../../../shared/crypto/compare";
-import { randomId } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
-import { hashSecret } from "../../login/session";
-import { tenantObject, userObject } from "../../tenant/stubs";
+import { type RedemptionFailure, redeemCode } from "../tokens/redeem-code";
+import type { IssuedUserTokens } from "../tokens/user-tokens";
 import { earnsRefreshToken, issueRefreshToken } from "./refresh-token";
-import { issueUserTokens, type IssuedUserTokens } from "../tokens/user-tokens";
 
-const REASONS: Record<string, string> = {
+const REASONS: Record<RedemptionFailure, string> = {
   unknown: "Invalid authorization code",
   expired: "Authorization code has expired",
   consumed: "Authorization code has already been used",
   client_mismatch: "Invalid authorization code",
   redirect_mismatch: "redirect_uri does not match the one used in the authorization request",
   pkce_mismatch: "Failed to verify code verifier",
+  user_unavailable: "The user is blocked or no longer exists",
 };
 
 /**
@@ -35,49 +32,24 @@ export async function authorizationCodeGrant(
   if (verifier !== null && !/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) {
     throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
   }
-  const stub = tenantObject(c.env, c.var.tenant.id);
-  // The jti also names the refresh-token family this redemption may start, so a replay can revoke both.
-  const accessJti = randomId("", 22);
-  const outcome = await stub.consumeAuthorizationCode({
-    access_jti: accessJti,
-    code_hash: await hashSecret(params.code),
-    client_id: client.client_id,
-    redirect_uri: params.redirect_uri,
-    verifier_s256: verifier === null ? null : toBase64Url(await sha256(verifier)),
-    verifier_plain: verifier,
-  });
-  if (!outcome.ok) {
-    if (outcome.reason === "consumed" && outcome.access_jti) {
-      // RFC 6749 §4.1.2: the object revoked the access token; the refresh family lives in the user's object.
-      await userObject(c.env, c.var.tenant.id, outcome.user_id).revokeRefreshFamilyById(familyIdFor(outcome.access_jti));
-    }
-    throw invalidGrant(client, REASONS[outcome.reason] ?? "Invalid grant");
-  }
-  const user = outcome.code.user;
-  if (!user || user.blocked) throw invalidGrant(client, "The user is blocked or no longer exists");
-  const tokens = await issueUserTokens({
-    tenant: c.var.tenant,
+  const redeemed = await redeemCode(c, {
     config: ctx.config,
-    signer: await ctx.signer(),
+    signer: ctx.signer,
     client,
-    user,
-    grant: outcome.code.grant,
-    sessionId: outcome.code.session_id,
-    withAccessToken: true,
-    withIdToken: true,
-    accessJti,
+    code: params.code,
+    redirectUris: [params.redirect_uri],
+    verifier,
   });
-  const grant = outcome.code.grant;
-  if (!earnsRefreshToken(ctx, client, tokens.scope, grant.audience)) return tokens;
+  if (!redeemed.ok) throw invalidGrant(client, REASONS[redeemed.reason] ?? "Invalid grant");
+  const { tokens, code } = redeemed;
+  if (!earnsRefreshToken(ctx, client, tokens.scope, code.grant.audience)) return tokens;
   const refresh_token = await issueRefreshToken(
     ctx,
     client,
-    user,
-    { ...grant, effectiveScope: tokens.scope },
-    outcome.code.session_id,
-    familyIdFor(accessJti),
+    code.user,
+    { ...code.grant, effectiveScope: tokens.scope },
+    code.sessionId,
+    code.refreshFamilyId,
   );
   return { ...tokens, refresh_token };
 }
-
-const familyIdFor = (accessJti: string) => `rt_${accessJti}`;

@@ -64,7 +64,7 @@ export async function issueRefreshToken(
     auth_time: grant.auth_time,
     ...(grant.organization ? { organization: grant.organization } : {}),
   };
-  await userObject(c.env, c.var.tenant.id, user.user_id).issueRefreshToken({
+  await userObject(c.env, c.var.tenant.id, user.user_id).refreshTokens().issue({
     id: familyId,
     token_hash: await refreshSecretHash(secret),
     client_id: client.client_id,
@@ -93,7 +93,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, user] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
+    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -105,7 +105,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    tenantObject(c.env, parsed.tenantId).getUser(parsed.userId),
+    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
   ]);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
