@@ -40,7 +40,7 @@ export interface AuthorizeRequest {
   client_id: string;
   redirect_uri: string;
   response_type: string;
-  response_mode: "query" | "fragment" | "form_post";
+  response_mode: "query" | "fragment" | "form_post" | "web_message";
   scope: string;
   state?: string;
   nonce?: string;

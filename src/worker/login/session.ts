@@ -53,13 +53,15 @@ export async function prepareSession(userId: string, clientId: string): Promise<
 
 /** Sets the session cookie once the object committed the session. */
 export function setSessionCookie(c: AppContext, session: PreparedSession): void {
-  setSecureCookie(c, SESSION_COOKIE, session.cookie, { maxAgeS: Math.floor(SESSION_TTL_MS / 1000) });
+  // SameSite=None: the SPA SDK's silent authentication reads the session from a cross-site iframe
+  // (response_mode=web_message); CSRF on the login forms is covered by their own Strict cookie.
+  setSecureCookie(c, SESSION_COOKIE, session.cookie, { maxAgeS: Math.floor(SESSION_TTL_MS / 1000), sameSite: "None" });
 }
 
 /** Ends the browser's session (logout): deletes it server-side and clears the cookie. */
 export async function endSession(c: AppContext): Promise<SessionRecord | null> {
   const session = await currentSession(c);
   if (session) await tenantObject(c.env, c.var.tenant.id).sessions().delete(session.id);
-  clearCookie(c, SESSION_COOKIE);
+  clearCookie(c, SESSION_COOKIE, "/", "None");
   return session;
 }

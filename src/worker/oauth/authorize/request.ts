@@ -5,7 +5,7 @@ import { clientIn } from "../../tenant/config-cache";
 
 /** Response types served (OAuth 2.0 Multiple Response Types §3, OIDC Core §3). */
 export const RESPONSE_TYPES = ["code", "token", "id_token", "id_token token", "code id_token", "code token", "code id_token token"];
-export const RESPONSE_MODES = ["query", "fragment", "form_post"] as const;
+export const RESPONSE_MODES = ["query", "fragment", "form_post", "web_message"] as const;
 
 /** An error to deliver to the client's redirect_uri (the request was bound to a valid client and URI). */
 export class RedirectableError extends Error {
@@ -48,6 +48,12 @@ export function parseAuthorizeRequest(
   if (!redirectUri) throw new OAuthError("invalid_request", "Missing required parameter: redirect_uri");
   if (!isAllowedRedirect(client.callbacks, redirectUri, issuer)) {
     throw new OAuthError("invalid_request", `Invalid redirect URI - ${redirectUri}`);
+  }
+
+  // web_message posts the response to the redirect_uri's origin from a page that origin may frame (silent
+  // authentication of SPAs): only an origin the application registered in web_origins can receive it.
+  if (get("response_mode") === "web_message" && !client.web_origins.includes(new URL(redirectUri).origin)) {
+    throw new OAuthError("invalid_request", `response_mode=web_message needs ${new URL(redirectUri).origin} in the application's web_origins`);
   }
 
   const state = get("state");
