@@ -219,6 +219,7 @@ export const ERRORS = {
   },
   inexistent_user: { status: 404, message: "The user does not exist.", errorCode: "inexistent_user" },
   user_exists: { status: 409, message: "The user already exists.", errorCode: "user_exists" },
+  inexistent_session: { status: 404, message: "The session does not exist.", errorCode: "inexistent_session" },
   // Refresh tokens.
   inexistent_refresh_token: { status: 404, message: "The refresh token does not exist.", errorCode: "inexistent_refresh_token" },
 } as const satisfies Record<string, ErrorEntry>;

@@ -1,4 +1,5 @@
-import type { AuthorizeRequest, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
+import { getSessionView, listSessions, revokeSession, type SessionView } from "./session-admin";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 import { TenantRpc } from "./rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
@@ -150,5 +151,19 @@ export class Sessions extends TenantRpc {
 
   delete(id: string): boolean {
     return this.commit(({ sql }) => deleteSession(sql, id));
+  }
+
+  /** Live sessions for the management API, of one user or all (never the secret hash). */
+  list(window: ListWindow, userId: string | null): ListPage<SessionView> {
+    return this.read((sql, now) => listSessions(sql, window, userId, now));
+  }
+
+  view(id: string): SessionView | null {
+    return this.read((sql, now) => getSessionView(sql, id, now));
+  }
+
+  /** Management revocation (SPEC §3.3): deletes the session and answers whose it was. */
+  revoke(id: string): { user_id: string } | null {
+    return this.commit(({ sql }) => revokeSession(sql, id));
   }
 }

@@ -8,6 +8,7 @@ import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { refreshTokenRoutes } from "./refresh-tokens";
 import { resourceServerRoutes } from "./resource-servers";
+import { sessionRoutes } from "./sessions";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
 
@@ -21,6 +22,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...brandingRoutes,
   ...userRoutes,
   ...refreshTokenRoutes,
+  ...sessionRoutes,
 ];
 
 let spec: string | undefined;
