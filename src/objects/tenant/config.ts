@@ -1,3 +1,4 @@
+import { getAttackProtection } from "./attack-protection";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./rows";
@@ -33,5 +34,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
     connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
     branding: getSetting(sql, "branding", {}),
+    attackProtection: getAttackProtection(sql),
   };
 }

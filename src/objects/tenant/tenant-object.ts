@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import type { CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import { AttackProtectionRpc } from "./attack-protection";
 import { BrandingRpc } from "./branding";
 import { ClientGrants } from "./client-grants";
 import { Clients } from "./clients";
@@ -73,6 +74,10 @@ export class TenantObject extends DurableObject<Env> {
 
   branding(): BrandingRpc {
     return new BrandingRpc(this.core);
+  }
+
+  attackProtection(): AttackProtectionRpc {
+    return new AttackProtectionRpc(this.core);
   }
 
   users(): Users {

@@ -12,13 +12,15 @@ export type AttemptAdmission = { admitted: false } | { admitted: true; locked: b
  * as a failure *before* bcrypt (forgiven by `settleAttempt(true)`), so a burst of parallel guesses cannot
  * all slip past the lockout check. `locked` says whether this attempt, if it fails, is the one that locks.
  */
-export function beginAttempt(sql: Sql, now: number): AttemptAdmission {
-  if (countFailures(sql, now) >= LOCKOUT_ATTEMPTS) return { admitted: false };
+export function beginAttempt(sql: Sql, now: number, maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
+  // Brute-force protection disabled (or the IP allowlisted) for this tenant: nothing counted, nothing locked.
+  if (maxAttempts === null) return { admitted: true, locked: false };
+  if (countFailures(sql, now) >= maxAttempts) return { admitted: false };
   sql.run`DELETE FROM login_failures WHERE failed_at <= ${now - LOCKOUT_WINDOW_MS}`;
   sql.run`INSERT INTO login_failures (failed_at) VALUES (${now})`;
   const failures = countFailures(sql, now);
-  if (failures > LOCKOUT_ATTEMPTS) return { admitted: false };
-  return { admitted: true, locked: failures >= LOCKOUT_ATTEMPTS };
+  if (failures > maxAttempts) return { admitted: false };
+  return { admitted: true, locked: failures >= maxAttempts };
 }
 
 /** Ends a password attempt: a success clears the counter; a failure stays counted. */

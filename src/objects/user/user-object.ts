@@ -1,7 +1,7 @@
 import { DurableObject, RpcTarget } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
-import { type AttemptAdmission, beginAttempt, settleAttempt } from "./login-throttle";
+import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, settleAttempt } from "./login-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
 import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
@@ -16,8 +16,8 @@ export class Attempts extends RpcTarget {
   }
 
   /** See {@link beginAttempt}. */
-  begin(): AttemptAdmission {
-    return this.storage.transactionSync(() => beginAttempt(this.sql, now()));
+  begin(maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
+    return this.storage.transactionSync(() => beginAttempt(this.sql, now(), maxAttempts));
   }
 
   /** See {@link settleAttempt}. */

@@ -1,3 +1,4 @@
+import type { AttackProtection } from "../schemas/attack-protection";
 /** Tenant configuration records: the snapshot every token request reads. */
 import type { Json } from "./json";
 
@@ -97,6 +98,8 @@ export interface TenantConfig {
   clientGrants: ClientGrantRecord[];
   connections: ConnectionRecord[];
   branding: Branding;
+  /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
+  attackProtection: AttackProtection;
 }
 
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */

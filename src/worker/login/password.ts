@@ -5,22 +5,25 @@ import type { ConnectionRecord, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { tenantObject, userObject } from "../tenant/stubs";
 import { configOf, requiresVerifiedEmail } from "./connection";
+import { clientIp, isAllowlisted, isIpThrottled } from "./ip-throttle";
 
-/** Interactive login failures (SPEC §7 table; TOO_MANY_REQUESTS needs the rate-limit adapter, not wired). */
+/** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
   | "USER_NOT_FOUND"
   | "INVALID_PASSWORD"
   | "TOO_MANY_FAILED_LOGINS"
+  | "TOO_MANY_REQUESTS"
   | "USER_BLOCKED"
   | "EMAIL_NOT_VERIFIED";
 
-export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 };
+export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
 
 /** What a person is told. An unknown user and a wrong password read the same (no account enumeration). */
 export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
   USER_NOT_FOUND: "Wrong email or password.",
   INVALID_PASSWORD: "Wrong email or password.",
   TOO_MANY_FAILED_LOGINS: "Too many failed login attempts. Wait a few minutes, then try again.",
+  TOO_MANY_REQUESTS: "Too many login attempts from your network. Wait a minute, then try again.",
   USER_BLOCKED: "This account is blocked. Contact the application's administrator.",
   EMAIL_NOT_VERIFIED: "Verify your email address before logging in.",
 };
@@ -32,7 +35,7 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
  */
 export const publicLoginCode = (code: LoginFailureCode): LoginFailureCode => (code === "USER_NOT_FOUND" ? "INVALID_PASSWORD" : code);
 
-const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: 403 });
+const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: code === "TOO_MANY_REQUESTS" ? 429 : 403 });
 
 /**
  * The throttle object's name for an identifier no user has: never a user id (those carry a provider
@@ -59,15 +62,21 @@ export async function verifyPassword(
   password: string,
   connection?: Pick<ConnectionRecord, "name" | "options">,
 ): Promise<PasswordCheck> {
-  connection ??= (await configOf(c)).connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
+  const config = await configOf(c);
+  connection ??= config.connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
     name: DEFAULT_DATABASE_CONNECTION,
     options: {},
   };
+  // SPEC §5.11: suspicious-IP throttling first (no lookup, no bcrypt for a throttled network).
+  if (await isIpThrottled(c, config)) return failure("TOO_MANY_REQUESTS");
+  const bruteForce = config.attackProtection.brute_force_protection;
+  const ip = clientIp(c);
+  const lockout = bruteForce.enabled && !(ip && isAllowlisted(ip, bruteForce.allowlist)) ? bruteForce.max_attempts : null;
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
   const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
-  const admission = await throttle.attempts().begin();
+  const admission = await throttle.attempts().begin(lockout);
   if (!admission.admitted) return failure("TOO_MANY_FAILED_LOGINS");
 
   // Always one full bcrypt comparison, known user or not (no timing difference).

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
+import { attackProtectionRoutes } from "./attack-protection";
 import { brandingRoutes } from "./branding";
 import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
@@ -23,6 +24,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...userRoutes,
   ...refreshTokenRoutes,
   ...sessionRoutes,
+  ...attackProtectionRoutes,
 ];
 
 let spec: string | undefined;
