@@ -50,7 +50,8 @@ const identifierKey = (connection: string, identifier: string) => `identifier:${
  *
  * Order matters: a locked user is refused before bcrypt runs; the attempt is then counted as a failure
  * *before* bcrypt (and forgiven on success), so a burst of parallel guesses cannot all slip past the
- * lockout check; blocked and unverified are reported only to someone who proved the password.
+ * lockout check; blocked and unverified are reported only to someone who proved the password. Both steps are
+ * one command each on the user object (`attempts().begin()` before bcrypt, `settle(true)` after a success).
  *
  * Failures are counted whether or not the user exists (issue 6): an existing user's in their own object
  * (SPEC §5.11, per user), an unknown identifier's in an object keyed by the connection and normalized

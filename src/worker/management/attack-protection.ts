@@ -1,6 +1,6 @@
 import { updateBruteForceBody, updateSuspiciousIpBody } from "../../shared/schemas/attack-protection";
 import { defineRoute } from "./define";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 /**
  * Attack protection in the reference platform's shapes: the per-user lockout (SPEC §5.11, three failures
@@ -24,9 +24,9 @@ export const attackProtectionRoutes = [
     summary: "Update the lockout: enabled, allowlist (IPs or IPv4 CIDR), max_attempts, shields, mode",
     body: updateBruteForceBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const updated = await targetTenant(c).attackProtection().update("brute_force_protection", body);
-      configChanged(c);
       return c.json(updated);
     },
   }),
@@ -47,9 +47,9 @@ export const attackProtectionRoutes = [
     summary: "Enable or disable suspicious-IP throttling; allowlist of IPs or IPv4 CIDR ranges",
     body: updateSuspiciousIpBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const updated = await targetTenant(c).attackProtection().update("suspicious_ip_throttling", body);
-      configChanged(c);
       return c.json(updated);
     },
   }),

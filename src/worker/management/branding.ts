@@ -1,6 +1,6 @@
 import { updateBrandingBody } from "../../shared/schemas/branding";
 import { defineRoute } from "./define";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 export const brandingRoutes = [
   defineRoute({
@@ -20,9 +20,9 @@ export const brandingRoutes = [
     summary: "Update branding: http(s) URLs and #rgb/#rrggbb colours; null removes a value",
     body: updateBrandingBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const branding = await targetTenant(c).branding().update(body);
-      configChanged(c);
       return c.json(branding);
     },
   }),

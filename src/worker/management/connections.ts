@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
@@ -13,7 +14,7 @@ import type { ConnectionRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 
 const isSecret = (key: string) => (CONNECTION_SECRET_OPTIONS as readonly string[]).includes(key);
@@ -80,6 +81,7 @@ export const connectionRoutes = [
     summary: "Create a connection (name unique: 409); credential options are encrypted at rest",
     body: createConnectionBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const id = randomId("con_");
       const { options, secretsEnc } = await sealOptions(c, id, body.options ?? {});
@@ -93,7 +95,6 @@ export const connectionRoutes = [
           secrets_enc: secretsEnc,
         }),
       );
-      configChanged(c);
       return c.json(await present(c, connection), 201);
     },
   }),
@@ -102,7 +103,7 @@ export const connectionRoutes = [
     path: "/connections",
     scope: "read:connections",
     summary: "List connections, newest first, optionally of one strategy or name",
-    query: { ...LIST_QUERY, strategy: "only connections of this strategy", name: "only the connection of this name" },
+    query: LIST_QUERY.extend({ strategy: z.string().optional().describe("only connections of this strategy"), name: z.string().optional().describe("only the connection of this name") }),
     status: 200,
     handler(c) {
       const filter = { strategy: c.req.query("strategy"), name: c.req.query("name") };
@@ -122,7 +123,7 @@ export const connectionRoutes = [
     summary: "Get one connection",
     status: 200,
     async handler(c, { params }) {
-      const connection = await targetTenant(c).connections().get(params.id ?? "");
+      const connection = await targetTenant(c).connections().get(params.id);
       if (!connection) throw problem("inexistent_connection");
       return c.json(await present(c, connection));
     },
@@ -134,12 +135,12 @@ export const connectionRoutes = [
     summary: "Update a connection; options, when given, replace the whole options object",
     body: updateConnectionBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const id = params.id ?? "";
+      const id = params.id;
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
       const connection = unwrap(await targetTenant(c).connections().update(id, patch));
-      configChanged(c);
       return c.json(await present(c, connection));
     },
   }),
@@ -149,9 +150,9 @@ export const connectionRoutes = [
     scope: "delete:connections",
     summary: "Delete a connection (one that still has users: 409)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).connections().delete(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).connections().delete(params.id));
       return c.body(null, 204);
     },
   }),
@@ -162,7 +163,7 @@ export const connectionRoutes = [
     summary: "The application's connections in login-screen order (all tenant connections when none are set)",
     status: 200,
     async handler(c, { params }) {
-      return c.json(presentClientConnections(unwrap(await targetTenant(c).connections().ofClient(params.id ?? ""))));
+      return c.json(presentClientConnections(unwrap(await targetTenant(c).connections().ofClient(params.id))));
     },
   }),
   defineRoute({
@@ -172,9 +173,9 @@ export const connectionRoutes = [
     summary: "Replace the application's ordered connection ids (unknown ids are dropped)",
     body: clientConnectionsBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const list = unwrap(await targetTenant(c).connections().setForClient(params.id ?? "", body));
-      configChanged(c);
+      const list = unwrap(await targetTenant(c).connections().setForClient(params.id, body));
       return c.json(presentClientConnections(list));
     },
   }),

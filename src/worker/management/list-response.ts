@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { problem } from "../../shared/errors";
 import type { CursorKey } from "../../shared/pagination/cursor";
 import { checkpointPage, type ListOptions, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
@@ -5,13 +6,13 @@ import type { ListPage, ListWindow } from "../../shared/types";
 import type { AppContext } from "../context";
 
 /** Query parameters every list route documents (SPEC §4.3). */
-export const LIST_QUERY = {
-  page: "0-based page (offset mode)",
-  per_page: "1-100, default 50",
-  include_totals: "true|false: envelope {start, limit, length, total, <items>}",
-  from: "checkpoint cursor (checkpoint mode)",
-  take: "1-100, default 50 (checkpoint mode)",
-};
+export const LIST_QUERY = z.looseObject({
+  page: z.string().optional().describe("0-based page (offset mode)"),
+  per_page: z.string().optional().describe("1-100, default 50"),
+  include_totals: z.string().optional().describe("true|false: envelope {start, limit, length, total, <items>}"),
+  from: z.string().optional().describe("checkpoint cursor (checkpoint mode)"),
+  take: z.string().optional().describe("1-100, default 50 (checkpoint mode)"),
+});
 
 /**
  * A list route in either pagination mode (SPEC §4.3): offset gives a bare array (or the totals envelope),

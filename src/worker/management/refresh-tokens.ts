@@ -56,7 +56,9 @@ async function locate(c: AppContext, id: string) {
   return { ...parsed, stub: userObject(c.env, c.var.tenant.id, parsed.userId).refreshTokens() };
 }
 
-const getOne = (path: string) =>
+type OnePath = "/refresh-tokens/{id}" | "/refresh_tokens/{id}";
+
+const getOne = (path: OnePath) =>
   defineRoute({
     method: "get",
     path,
@@ -71,7 +73,7 @@ const getOne = (path: string) =>
     },
   });
 
-const deleteOne = (path: string) =>
+const deleteOne = (path: OnePath) =>
   defineRoute({
     method: "delete",
     path,

@@ -8,7 +8,7 @@ import {
 import type { ResourceServerRecord } from "../../shared/types";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(api: ResourceServerRecord) {
@@ -24,6 +24,7 @@ export const resourceServerRoutes = [
     summary: "Create an API; its identifier is the audience of the access tokens it receives (unique: 409)",
     body: createResourceServerBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const api = unwrap(
         await targetTenant(c).resourceServers().create({
@@ -37,7 +38,6 @@ export const resourceServerRoutes = [
           enforce_policies: body.enforce_policies ?? false,
         }),
       );
-      configChanged(c);
       return c.json(present(api), 201);
     },
   }),
@@ -65,7 +65,7 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).resourceServers().get(params.id ?? "");
+      const api = await targetTenant(c).resourceServers().get(params.id);
       if (!api) throw problem("inexistent_resource_server");
       return c.json(present(api));
     },
@@ -77,9 +77,9 @@ export const resourceServerRoutes = [
     summary: "Update an API (the system management API cannot be modified: 400); removed scopes leave its grants",
     body: updateResourceServerBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const api = unwrap(await targetTenant(c).resourceServers().update(params.id ?? "", body));
-      configChanged(c);
+      const api = unwrap(await targetTenant(c).resourceServers().update(params.id, body));
       return c.json(present(api));
     },
   }),
@@ -89,9 +89,9 @@ export const resourceServerRoutes = [
     scope: "delete:resource_servers",
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).resourceServers().delete(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).resourceServers().delete(params.id));
       return c.body(null, 204);
     },
   }),

@@ -81,8 +81,8 @@ export const tenantRoutes = [
     summary: "Get one tenant",
     status: 200,
     async handler(c, { params }) {
-      assertCanManage(c, params.id ?? "");
-      return c.json(await loadTenant(c, params.id ?? ""));
+      assertCanManage(c, params.id);
+      return c.json(await loadTenant(c, params.id));
     },
   }),
   defineRoute({
@@ -93,7 +93,7 @@ export const tenantRoutes = [
     body: updateTenantBody,
     status: 200,
     async handler(c, { params, body }) {
-      const id = params.id ?? "";
+      const id = params.id;
       assertCanManage(c, id);
       const tenant = unwrap(await platform(c.env).tenants().update(id, body));
       invalidateTenantConfig(id);
@@ -107,7 +107,7 @@ export const tenantRoutes = [
     summary: "Delete a tenant and all of its data (control-plane tokens only)",
     status: 204,
     async handler(c, { params }) {
-      const id = params.id ?? "";
+      const id = params.id;
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
       if (!(await platform(c.env).tenants().delete(id))) throw problem("tenant_not_found");

@@ -26,7 +26,7 @@ export const userRoutes = [
     summary: "One user by id (read:users, or read:current_user on the token's own user)",
     status: 200,
     async handler(c, { params }) {
-      const user = await targetTenant(c).users().get(params.id ?? "");
+      const user = await targetTenant(c).users().get(params.id);
       if (!user) throw problem("inexistent_user");
       return c.json(presentUser(user));
     },
