@@ -11,7 +11,7 @@ export async function pokeOutboxes(env: Env): Promise<{ poked: number; due: numb
   const ids = new Set<string>([env.CONTROL_PLANE_TENANT_ID || "control_plane"]);
   const registry = platform(env);
   for (let offset = 0; ; offset += PAGE) {
-    const { items } = await registry.listTenants(offset, PAGE);
+    const { items } = await registry.tenants().list({ offset, limit: PAGE });
     for (const tenant of items) ids.add(tenant.id);
     if (items.length < PAGE) break;
   }

@@ -1,12 +1,11 @@
 import type { AuditEvent, HookRecord, Json } from "../../shared/types";
+import { postToHook, WEBHOOK_TIMEOUT_MS } from "../../shared/webhooks";
 import type { Sql } from "../sql";
 import { enabledHooks } from "./hooks";
 import { writeLog } from "./logs";
 import type { HookEventPayload } from "./outbox";
 import type { DeliverableEvent, Destination } from "./relay";
 
-/** SPEC §6.2: a webhook delivery gives up after 10 seconds. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /**
  * The JSON body POSTed to a webhook (documented in the README, "Webhooks"):
@@ -26,16 +25,6 @@ export function webhookBody(event: DeliverableEvent, tenantId: string) {
   };
 }
 
-/** POSTs one body to one hook; anything but a 2xx within the timeout is a failure. */
-export async function postToHook(hook: Pick<HookRecord, "id" | "url">, body: string, idempotencyKey: string): Promise<Response> {
-  const response = await fetch(hook.url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, "user-agent": "Gatehouse-Webhooks/1" },
-    body,
-    signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-  });
-  return response;
-}
 
 /** Logs: every event type not starting with `hook.`; a redelivered log id is ignored. */
 export function logsDestination(sql: Sql): Destination {
@@ -97,3 +86,5 @@ export function registrationFinalizer(sql: Sql): Destination {
 export function defaultDestinations(sql: Sql, tenantId: string): Destination[] {
   return [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
 }
+
+export { postToHook, WEBHOOK_TIMEOUT_MS };

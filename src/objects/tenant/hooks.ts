@@ -25,7 +25,7 @@ const toHook = (r: Row): HookRecord => ({
   updated_at: iso(r.updated_at as number) as string,
 });
 
-const notFound = () => fail(404, "The hook does not exist", "inexistent_hook");
+const notFound = () => fail("inexistent_hook");
 
 export function getHook(sql: Sql, id: string): HookRecord | null {
   const row = sql.first<Row>`SELECT * FROM hooks WHERE id = ${id}`;
@@ -52,8 +52,8 @@ export interface NewHook {
 }
 
 export function createHook(sql: Sql, hook: NewHook, now: number): Result<HookRecord> {
-  if (!DISPATCHABLE_TRIGGERS.includes(hook.trigger_id)) return fail(400, `Trigger "${hook.trigger_id}" cannot be dispatched`, "invalid_trigger");
-  if (sql.first`SELECT 1 FROM hooks WHERE name = ${hook.name}`) return fail(409, `A hook named "${hook.name}" already exists`, "hook_conflict");
+  if (!DISPATCHABLE_TRIGGERS.includes(hook.trigger_id)) return fail("invalid_trigger", { trigger: hook.trigger_id });
+  if (sql.first`SELECT 1 FROM hooks WHERE name = ${hook.name}`) return fail("hook_conflict", { name: hook.name });
   sql.run`INSERT INTO hooks (id, name, trigger_id, url, enabled, created_at, updated_at)
     VALUES (${hook.id}, ${hook.name}, ${hook.trigger_id}, ${hook.url}, ${hook.enabled}, ${now}, ${now})`;
   bumpConfigVersion(sql);
@@ -71,10 +71,10 @@ export function updateHook(sql: Sql, id: string, patch: HookPatch, now: number):
   const before = getHook(sql, id);
   if (!before) return notFound();
   if (patch.trigger_id !== undefined && !DISPATCHABLE_TRIGGERS.includes(patch.trigger_id)) {
-    return fail(400, `Trigger "${patch.trigger_id}" cannot be dispatched`, "invalid_trigger");
+    return fail("invalid_trigger", { trigger: patch.trigger_id });
   }
   if (patch.name !== undefined && sql.first`SELECT 1 FROM hooks WHERE name = ${patch.name} AND id <> ${id}`) {
-    return fail(409, `A hook named "${patch.name}" already exists`, "hook_conflict");
+    return fail("hook_conflict", { name: patch.name });
   }
   const next = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
   sql.run`UPDATE hooks SET name = ${next.name}, url = ${next.url}, enabled = ${next.enabled}, trigger_id = ${next.trigger_id},

@@ -1,4 +1,5 @@
-import { type LuceneSqlConfig, luceneToSql } from "../../shared/lucene";
+import { luceneToSql } from "../../shared/lucene";
+import { LOGS_SEARCH } from "../../shared/logs-search";
 import type { AuditEvent, Json, LogRecord } from "../../shared/types";
 import { iso, json, type Sql, type SqlValue } from "../sql";
 
@@ -33,20 +34,6 @@ const toLog = (r: Row): LogRecord => ({
  * `client_id`, `ip`, `event_type`, dates and date ranges on `date`, words of `description`; a bare term
  * searches the description.
  */
-export const LOGS_SEARCH: LuceneSqlConfig = {
-  fields: {
-    type: { kind: "exact", column: "type" },
-    user_id: { kind: "exact", column: "user_id" },
-    client_id: { kind: "exact", column: "client_id" },
-    ip: { kind: "exact", column: "ip" },
-    event_type: { kind: "exact", column: "event_type" },
-    date: { kind: "date", column: "date" },
-    description: { kind: "text", column: "description" },
-  },
-  bareFields: ["description"],
-  // A bare email address (failed logins name it) is looked for in the description too.
-  emailField: "description",
-};
 
 /** Filters of GET /logs: the `q` text (already validated by the worker) and a fixed user (/users/{id}/logs). */
 export interface LogFilter {
@@ -92,3 +79,5 @@ export function getLog(sql: Sql, logId: string): LogRecord | null {
   const row = sql.first<Row>`SELECT * FROM logs WHERE log_id = ${logId}`;
   return row ? toLog(row) : null;
 }
+
+export { LOGS_SEARCH };

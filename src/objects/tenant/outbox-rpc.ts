@@ -3,7 +3,8 @@ import { ok, type Result } from "../../shared/errors";
 import type { AuditContext, AuditEvent, FailedEvent, HookRecord, ListPage, LogRecord } from "../../shared/types";
 import type { Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
-import { audited, emitAudit } from "./events";
+import { bumpConfigVersion } from "./config";
+import { audited, emitAudit, type WriteTx } from "./events";
 import * as hooks from "./hooks";
 import * as logs from "./logs";
 import { listFailedEvents, replayFailedEvents } from "./outbox";
@@ -20,6 +21,15 @@ abstract class OutboxRpc extends RpcTarget {
   ) {
     super();
   }
+}
+
+/**
+ * Hooks are configuration (the snapshot lists triggers with enabled hooks): a successful write bumps the
+ * configuration version in its transaction, like `TenantRpc.commit(fn, { config: true })`.
+ */
+function configured<T>(tx: WriteTx, result: Result<T>): Result<T> {
+  if (result.ok) bumpConfigVersion(tx.sql);
+  return result;
 }
 
 /** Webhook hooks (SPEC §6.1). */
@@ -39,7 +49,7 @@ export class HooksRpc extends OutboxRpc {
 
   create(hook: hooks.NewHook, audit: AuditContext): Result<HookRecord> {
     return this.publisher.commit((tx) =>
-      audited(tx, audit, hooks.createHook(tx.sql, hook, tx.now), { entity: "hook", action: "created", id: hook.id, after: (h) => h }),
+      configured(tx, audited(tx, audit, hooks.createHook(tx.sql, hook, tx.now), { entity: "hook", action: "created", id: hook.id, after: (h) => h })),
     );
   }
 
@@ -48,14 +58,14 @@ export class HooksRpc extends OutboxRpc {
       const result = hooks.updateHook(tx.sql, id, patch, tx.now);
       const before = result.ok ? result.value.before : undefined;
       const after = result.ok ? ok(result.value.after) : result;
-      return audited(tx, audit, after, { entity: "hook", action: "updated", id, before, after: (h) => h });
+      return configured(tx, audited(tx, audit, after, { entity: "hook", action: "updated", id, before, after: (h) => h }));
     });
   }
 
   delete(id: string, audit: AuditContext): Result<HookRecord> {
     return this.publisher.commit((tx) => {
       const result = hooks.deleteHook(tx.sql, id);
-      return audited(tx, audit, result, { entity: "hook", action: "deleted", id, before: result.ok ? result.value : undefined });
+      return configured(tx, audited(tx, audit, result, { entity: "hook", action: "deleted", id, before: result.ok ? result.value : undefined }));
     });
   }
 }

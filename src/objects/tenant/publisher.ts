@@ -1,3 +1,4 @@
+import { now as clockNow } from "../../shared/clock";
 import type { Sql } from "../sql";
 import { defaultDestinations } from "./destinations";
 import type { WriteTx } from "./events";
@@ -31,7 +32,7 @@ function withoutState(event: OutboxEventInput): OutboxEventInput {
  * the relay. The clock, the jitter source and the metrics sink are fields so tests can inject them.
  */
 export class Publisher {
-  now: () => number = () => Date.now();
+  now: () => number = () => clockNow();
   random: () => number = () => Math.random();
   metrics: MetricsSink | undefined;
   options: OutboxOptions;
@@ -69,7 +70,7 @@ export class Publisher {
   }
 
   /** New events are due now: make sure the alarm fires no later than that. */
-  private afterCommit(now: number): void {
+  afterCommit(now: number): void {
     if (this.alarmAt != null && this.alarmAt <= now) return;
     this.alarmAt = now;
     void this.storage.setAlarm(now);

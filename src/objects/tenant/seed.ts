@@ -1,11 +1,10 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { randomId } from "../../shared/crypto/random";
 import { CURRENT_USER_SCOPES } from "../../shared/scopes";
 import type { TenantSeed } from "../../shared/types";
 import type { Sql } from "../sql";
 import { bumpConfigVersion } from "./config";
 
-/** The database connection every tenant starts with (reference platform default). */
-export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
 
 /**
  * The idempotent tenant seed (SPEC "Provisioning hook entry points"): a signing key, the management API

@@ -1,6 +1,10 @@
+import { normalizeEmail } from "../../shared/schemas/users";
 import { fail, ok, type Result } from "../../shared/errors";
 import type { NewUser, UserRecord, UserWithSecret } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
+import { LOG_TYPES } from "./audit";
+import { emitAudit, emitHook, hookUser } from "./events";
+import { TenantRpc } from "./rpc";
 
 type Row = Record<string, unknown>;
 
@@ -25,8 +29,6 @@ export function toUser(r: Row): UserRecord {
 
 const withSecret = (r: Row): UserWithSecret => ({ ...toUser(r), password_hash: (r.password_hash as string | null) ?? null });
 
-/** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
   const row = sql.first<Row>`SELECT * FROM users WHERE connection = ${connection} AND email = ${normalizeEmail(email)}`;
@@ -41,7 +43,7 @@ export function getUser(sql: Sql, userId: string): UserRecord | null {
 export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRecord> {
   const email = normalizeEmail(user.email);
   if (sql.first`SELECT 1 FROM users WHERE connection = ${user.connection} AND email = ${email}`) {
-    return fail(409, "The user already exists.", "user_exists");
+    return fail("user_exists");
   }
   sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, nickname,
       user_metadata, created_at, updated_at)
@@ -58,4 +60,35 @@ export function recordLogin(sql: Sql, userId: string, now: number): void {
 /** Whether the registration finalizer has run for this user (SPEC §6.2). */
 export function isRegistrationComplete(sql: Sql, userId: string): boolean {
   return sql.first<{ at: number | null }>`SELECT registration_completed_at AS at FROM users WHERE user_id = ${userId}`?.at != null;
+}
+
+/** The users facade (`stub.users()`). Users are not configuration: writes leave the version alone. */
+export class Users extends TenantRpc {
+  get(userId: string): UserRecord | null {
+    return this.read((sql) => getUser(sql, userId));
+  }
+
+  /** With the password hash, for password verification in the worker. */
+  findByEmail(connection: string, email: string): UserWithSecret | null {
+    return this.read((sql) => findUserByEmail(sql, connection, email));
+  }
+
+  /** Sign-up: the user, its `ss` (or `fs`) log event and the post-user-registration hook, in one commit. */
+  create(user: NewUser): Result<UserRecord> {
+    const audit = this.audit;
+    return this.commit((tx) => {
+      const result = createUser(tx.sql, user, tx.now);
+      const client_id = audit.actor.client_id ?? null;
+      if (!result.ok) {
+        const description = `Failed signup: ${result.error.message}`;
+        emitAudit(tx, audit, { event_type: "user.signup_failed", log_type: LOG_TYPES.signupFailed, category: "user_action", description, client_id });
+        return result;
+      }
+      const created = result.value;
+      const target = { type: "user", id: created.user_id, after: created };
+      emitAudit(tx, audit, { event_type: "user.created", log_type: LOG_TYPES.signup, category: "user_action", description: "Successful signup", target, user_id: created.user_id, client_id });
+      emitHook(tx, "post-user-registration", { user: hookUser(created), client_id });
+      return result;
+    });
+  }
 }

@@ -1,5 +1,6 @@
+import type { AttackProtection } from "../schemas/attack-protection";
 /** Tenant configuration records: the snapshot every token request reads. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** A JSON Web Key as stored (public members only unless encrypted). */
 export type Jwk = Record<string, string | string[] | undefined>;
@@ -99,6 +100,8 @@ export interface TenantConfig {
   branding: Branding;
   /** Triggers with at least one enabled webhook, so hot paths only record hook events someone receives. */
   hookTriggers: string[];
+  /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
+  attackProtection: AttackProtection;
 }
 
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */

@@ -1,4 +1,4 @@
-import { postToHook } from "../../objects/tenant/destinations";
+import { postToHook } from "../../shared/webhooks";
 import type { BlockingTrigger } from "../../objects/tenant/hooks";
 import { redact } from "../../shared/redact";
 import type { Json } from "../../shared/types";

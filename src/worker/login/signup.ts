@@ -1,18 +1,15 @@
-import bcrypt from "bcryptjs";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { normalizeEmail } from "../../shared/schemas/users";
 import { utf8 } from "../../shared/crypto/encoding";
+import { hashPassword, MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { runBlockingHooks } from "../hooks/blocking";
 import { auditContext } from "../http/audit";
-import { BCRYPT_COST } from "../tenant/bootstrap";
 import { tenantObject } from "../tenant/stubs";
 
 /** Password policy: at least this many characters. @default 8 */
 export const MIN_PASSWORD_LENGTH = 8;
-/** bcrypt only reads the first 72 bytes; a longer password would be silently truncated, so it is refused. */
-export const MAX_PASSWORD_BYTES = 72;
 const MAX_EMAIL_LENGTH = 254;
 
 export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS" | "REGISTRATION_DENIED";
@@ -77,17 +74,18 @@ export async function signUpDatabaseUser(
   const verdict = await runBlockingHooks(c, "pre-user-registration", { user: { ...shown, email, connection: connection.name }, client_id: clientId });
   if (!verdict.ok) return fail("REGISTRATION_DENIED", verdict.reason, "email");
   const actor = { type: "anonymous" as const, id: null, client_id: clientId };
-  const result = await tenantObject(c.env, c.var.tenant.id).createUser({
+  const audit = auditContext(c, { actor, body: { ...input, connection: connection.name } });
+  const result = await tenantObject(c.env, c.var.tenant.id).users(audit).create({
     user_id: `auth0|${randomId()}`,
     connection: connection.name,
     email,
     email_verified: false,
-    password_hash: await bcrypt.hash(input.password, BCRYPT_COST),
+    password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
-  }, auditContext(c, { actor, body: { ...input, connection: connection.name } }));
+  });
   if (result.ok) return { ok: true, user: result.value };
-  if (result.error.status === 409) return fail("USER_EXISTS", "This email is already registered.", "email");
-  throw new Error(`createUser failed: ${result.error.message}`);
+  if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+  throw new Error(`createUser failed: ${result.error.code}`);
 }

@@ -1,11 +1,20 @@
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { z } from "zod";
+import { problem, unwrap } from "../../shared/errors";
 import { parseListQuery } from "../../shared/pagination/list-query";
 import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
 import type { HookRecord } from "../../shared/types";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
+
+const HOOKS_QUERY = z.looseObject({
+  triggerId: z.string().optional().describe("only hooks of this trigger"),
+  enabled: z.string().optional().describe("true|false"),
+  page: z.string().optional().describe("0-based page"),
+  per_page: z.string().optional().describe("1-100, default 50"),
+  include_totals: z.string().optional().describe("true|false"),
+});
 
 /** The reference platform's hook shape (`triggerId`), plus `trigger_id` and `url` of the webhook kind. */
 const present = (hook: HookRecord) => ({ ...hook, triggerId: hook.trigger_id });
@@ -17,6 +26,7 @@ export const hookRoutes = [
     scope: "create:hooks",
     summary: "Create a webhook hook for a trigger (a trigger the system cannot dispatch is 400)",
     body: createHookBody,
+    invalidatesConfig: true,
     status: 201,
     async handler(c, { body }) {
       const id = randomId("hk_");
@@ -27,7 +37,6 @@ export const hookRoutes = [
           auditContext(c),
         ),
       );
-      configChanged(c);
       return c.json(present(hook), 201);
     },
   }),
@@ -36,13 +45,13 @@ export const hookRoutes = [
     path: "/hooks",
     scope: "read:hooks",
     summary: "List hooks, newest first, optionally by triggerId and enabled (offset paging; include_totals envelope {start, limit, total, hooks})",
-    query: { triggerId: "only hooks of this trigger", enabled: "true|false", page: "0-based page", per_page: "1-100, default 50", include_totals: "true|false" },
+    query: HOOKS_QUERY,
     status: 200,
     async handler(c) {
       const q = parseListQuery(c.req.query(), { checkpoint: false });
-      if (q.mode !== "offset") throw errors.invalidQuery("Checkpoint paging is not supported here");
+      if (q.mode !== "offset") throw problem("checkpoint_unsupported");
       const enabled = c.req.query("enabled");
-      if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw errors.invalidQuery("enabled must be true or false");
+      if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw problem("invalid_query_string", { detail: "enabled must be true or false" });
       const trigger = c.req.query("triggerId") ?? c.req.query("trigger_id");
       const hooks = await targetTenant(c).hooks().list({
         ...(trigger !== undefined ? { trigger_id: trigger } : {}),
@@ -60,8 +69,8 @@ export const hookRoutes = [
     summary: "Get one hook",
     status: 200,
     async handler(c, { params }) {
-      const hook = await targetTenant(c).hooks().get(params.id ?? "");
-      if (!hook) throw errors.notFound("The hook does not exist");
+      const hook = await targetTenant(c).hooks().get(params.id);
+      if (!hook) throw problem("inexistent_hook");
       return c.json(present(hook));
     },
   }),
@@ -71,13 +80,13 @@ export const hookRoutes = [
     scope: "update:hooks",
     summary: "Update a hook's name, url, enabled flag or trigger",
     body: updateHookBody,
+    invalidatesConfig: true,
     status: 200,
     async handler(c, { params, body }) {
       const { triggerId, trigger_id, script: _script, dependencies: _dependencies, ...rest } = body;
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
-      const hook = unwrap(await targetTenant(c).hooks().update(params.id ?? "", patch, auditContext(c)));
-      configChanged(c);
+      const hook = unwrap(await targetTenant(c).hooks().update(params.id, patch, auditContext(c)));
       return c.json(present(hook));
     },
   }),
@@ -86,10 +95,10 @@ export const hookRoutes = [
     path: "/hooks/{id}",
     scope: "delete:hooks",
     summary: "Delete a hook",
+    invalidatesConfig: true,
     status: 204,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).hooks().delete(params.id ?? "", auditContext(c)));
-      configChanged(c);
+      unwrap(await targetTenant(c).hooks().delete(params.id, auditContext(c)));
       return c.body(null, 204);
     },
   }),

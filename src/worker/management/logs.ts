@@ -1,11 +1,13 @@
-import { errors } from "../../shared/errors";
+import { z } from "zod";
+import { problem } from "../../shared/errors";
 import { luceneToSql } from "../../shared/lucene";
-import { LOGS_SEARCH } from "../../objects/tenant/logs";
+import { LOGS_SEARCH } from "../../shared/logs-search";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import type { LogRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { defineRoute } from "./define";
-import { LIST_QUERY, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
 /** SPEC §4.3: /logs honours only `sort=date:1|-1` (newest first by default). */
 const SORTS = ["date:-1", "date:1"];
@@ -25,18 +27,20 @@ async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise
     return c.json(offsetPage("logs", items, page, total ?? items.length));
   }
   const date = Number(page.after?.key);
-  if (page.after && !Number.isSafeInteger(date)) throw errors.invalidQuery("Invalid checkpoint cursor (from)");
+  if (page.after && !Number.isSafeInteger(date)) throw problem("invalid_cursor");
   const after = page.after ? { date, id: page.after.id } : null;
   const { items } = await tenant.logs().list(filter, { after, limit: page.take + 1, ascending });
   return c.json(checkpointPage("logs", items, page, (log: LogRecord) => ({ key: Date.parse(log.date), id: log.log_id })));
 }
 
-const LOG_QUERY = {
-  ...LIST_QUERY,
-  sort: "date:-1 (default) or date:1",
-  search: "alias of q (what the reference platform's SDKs send)",
-  q: 'Lucene syntax on type, user_id, client_id, ip, event_type, description, date: (type:fp OR type:fu) AND date:[2026-01-01 TO *]',
-};
+const LOG_QUERY = LIST_QUERY.extend({
+  sort: z.string().optional().describe("date:-1 (default) or date:1"),
+  search: z.string().optional().describe("alias of q (what the reference platform's SDKs send)"),
+  q: z
+    .string()
+    .optional()
+    .describe('Lucene syntax on type, user_id, client_id, ip, event_type, description, date: (type:fp OR type:fu) AND date:[2026-01-01 TO *]'),
+});
 
 export const logRoutes = [
   defineRoute({
@@ -55,8 +59,8 @@ export const logRoutes = [
     summary: "Get one log event by log_id",
     status: 200,
     async handler(c, { params }) {
-      const log = await targetTenant(c).logs().get(params.id ?? "");
-      if (!log) throw errors.notFound("The log event does not exist");
+      const log = await targetTenant(c).logs().get(params.id);
+      if (!log) throw problem("inexistent_log");
       return c.json(log);
     },
   }),
@@ -67,6 +71,6 @@ export const logRoutes = [
     summary: "A user's log events (same paging and filters as /logs)",
     query: LOG_QUERY,
     status: 200,
-    handler: (c, { params }) => logPage(c, { user_id: params.id ?? "" }),
+    handler: (c, { params }) => logPage(c, { user_id: params.id }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import {
   createResourceServerBody,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -8,7 +8,8 @@ import {
 import type { ResourceServerRecord } from "../../shared/types";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(api: ResourceServerRecord) {
@@ -24,9 +25,10 @@ export const resourceServerRoutes = [
     summary: "Create an API; its identifier is the audience of the access tokens it receives (unique: 409)",
     body: createResourceServerBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const api = unwrap(
-        await targetTenant(c).createResourceServer({
+        await targetTenant(c).resourceServers(auditContext(c)).create({
           id: randomId("rs_"),
           identifier: body.identifier,
           name: body.name ?? body.identifier,
@@ -35,9 +37,8 @@ export const resourceServerRoutes = [
           token_lifetime: body.token_lifetime ?? DEFAULT_TOKEN_LIFETIME_S,
           allow_offline_access: body.allow_offline_access ?? false,
           enforce_policies: body.enforce_policies ?? false,
-        }, auditContext(c)),
+        }),
       );
-      configChanged(c);
       return c.json(present(api), 201);
     },
   }),
@@ -52,7 +53,7 @@ export const resourceServerRoutes = [
       return listResponse(
         c,
         "resource_servers",
-        (window) => targetTenant(c).listResourceServers(window),
+        (window) => targetTenant(c).resourceServers().list(window),
         (api) => api.id,
         present,
       );
@@ -65,8 +66,8 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).getResourceServer(params.id ?? "");
-      if (!api) throw errors.notFound("The resource server does not exist");
+      const api = await targetTenant(c).resourceServers().get(params.id);
+      if (!api) throw problem("inexistent_resource_server");
       return c.json(present(api));
     },
   }),
@@ -77,9 +78,9 @@ export const resourceServerRoutes = [
     summary: "Update an API (the system management API cannot be modified: 400); removed scopes leave its grants",
     body: updateResourceServerBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body, auditContext(c)));
-      configChanged(c);
+      const api = unwrap(await targetTenant(c).resourceServers(auditContext(c)).update(params.id, body));
       return c.json(present(api));
     },
   }),
@@ -89,9 +90,9 @@ export const resourceServerRoutes = [
     scope: "delete:resource_servers",
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? "", auditContext(c)));
-      configChanged(c);
+      unwrap(await targetTenant(c).resourceServers(auditContext(c)).delete(params.id));
       return c.body(null, 204);
     },
   }),

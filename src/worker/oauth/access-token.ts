@@ -1,17 +1,9 @@
-import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { type JWTPayload, jwtVerify } from "jose";
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
-import { memoized } from "../tenant/config-cache";
-import { publicJwks } from "../tenant/signing";
+import { parseBearer } from "../http/bearer";
+import { jwksVerifier } from "../tenant/keys";
 import { tenantObject } from "../tenant/stubs";
-
-/** The tenant's JWKS as a verifier, built once per configuration snapshot. */
-export function tenantVerifier(c: AppContext) {
-  const tenant = c.var.tenant;
-  return memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
-    createLocalJWKSet(publicJwks(config) as never),
-  );
-}
 
 const bearerError = (description: string) =>
   new OAuthError("invalid_token", description, 401).withHeader(
@@ -26,7 +18,7 @@ const bearerError = (description: string) =>
 export async function verifyAccessToken(c: AppContext, token: string, audience: string): Promise<JWTPayload> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, await tenantVerifier(c), {
+    ({ payload } = await jwtVerify(token, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), {
       issuer: c.var.tenant.issuer,
       audience,
       algorithms: ["RS256", "ES256"],
@@ -34,7 +26,7 @@ export async function verifyAccessToken(c: AppContext, token: string, audience: 
   } catch {
     throw bearerError("The access token is invalid or expired");
   }
-  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).isAccessTokenRevoked(payload.jti))) {
+  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).revocations().isRevoked(payload.jti))) {
     throw bearerError("The access token has been revoked");
   }
   return payload;
@@ -44,9 +36,9 @@ export async function verifyAccessToken(c: AppContext, token: string, audience: 
 export async function bearerToken(c: AppContext): Promise<string> {
   const header = c.req.header("authorization");
   if (header) {
-    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header.trim());
-    if (!match?.[1]) throw new OAuthError("invalid_request", "Malformed Authorization header", 400);
-    return match[1];
+    const token = parseBearer(header);
+    if (!token) throw new OAuthError("invalid_request", "Malformed Authorization header", 400);
+    return token;
   }
   throw new OAuthError("invalid_token", "Missing access token", 401).withHeader("WWW-Authenticate", 'Bearer realm="userinfo"');
 }

@@ -1,7 +1,8 @@
+import { createLocalJWKSet } from "jose";
 import { OAuthError } from "../../shared/errors";
 import type { Settings } from "../settings";
 import { memoized } from "./config-cache";
-import { currentSigningKey, importSigningKey } from "./signing";
+import { currentSigningKey, importSigningKey, publicJwks } from "./signing";
 import { tenantObject } from "./stubs";
 
 export interface Signer {
@@ -17,4 +18,11 @@ export async function activeSigner(env: Env, settings: Settings, tenantId: strin
     if (!record) throw new OAuthError("server_error", "The tenant has no active signing key", 500);
     return { key: await importSigningKey(env.ENCRYPTION_KEY, record), kid: record.kid, alg: record.alg };
   });
+}
+
+/** The tenant's public JWKS as a jose verifier, built once per configuration snapshot. */
+export function jwksVerifier(env: Env, settings: Settings, tenantId: string) {
+  return memoized(tenantId, tenantObject(env, tenantId), settings, "jwks-verifier", (config) =>
+    createLocalJWKSet(publicJwks(config) as never),
+  );
 }

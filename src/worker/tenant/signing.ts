@@ -1,10 +1,10 @@
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { exportJWK, generateKeyPair, importJWK, type JWTPayload, SignJWT } from "jose";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import type { Jwk, SigningKeyRecord, TenantConfig, TenantSeed } from "../../shared/types";
 
 /** Context string binding a private key ciphertext to its kid (AES-GCM additional data). */
-const keyContext = (kid: string) => `signing_key:${kid}`;
 
 /**
  * Generates a tenant signing key pair in the worker (CPU work stays out of the objects) and encrypts the
@@ -17,7 +17,7 @@ export async function generateSigningKey(encryptionKey: string | undefined, alg 
   const { kty, n, e, crv, x, y } = await exportJWK(publicKey);
   const publicJwk: Jwk = { kty, n, e, crv, x, y, kid, alg, use: "sig" };
   const privateJwk = JSON.stringify(await exportJWK(privateKey));
-  return { kid, alg, public_jwk: publicJwk, private_jwk_enc: await cipher.encrypt(privateJwk, keyContext(kid)) };
+  return { kid, alg, public_jwk: publicJwk, private_jwk_enc: await cipher.encrypt(privateJwk, encryptionContext.signingKey(kid)) };
 }
 
 /** The key that signs now: the current, unrevoked jwt_signing key. */
@@ -40,7 +40,7 @@ export function publicJwks(config: TenantConfig): { keys: Jwk[] } {
 /** Opens a stored private key into a non-extractable CryptoKey. */
 export async function importSigningKey(encryptionKey: string | undefined, key: SigningKeyRecord): Promise<CryptoKey> {
   const cipher = await fieldCipher(encryptionKey);
-  const jwk = JSON.parse(await cipher.decrypt(key.private_jwk_enc, keyContext(key.kid)));
+  const jwk = JSON.parse(await cipher.decrypt(key.private_jwk_enc, encryptionContext.signingKey(key.kid)));
   return (await importJWK(jwk, key.alg, { extractable: false })) as CryptoKey;
 }
 

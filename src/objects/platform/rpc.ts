@@ -1,0 +1,41 @@
+import { RpcTarget } from "cloudflare:workers";
+import type { AuditContext } from "../../shared/types";
+import type { Sql } from "../sql";
+import { SYSTEM_CONTEXT } from "../tenant/audit";
+import type { WriteTx } from "../tenant/events";
+
+/** What the registry's facades share with the object. */
+export interface PlatformCore {
+  readonly sql: Sql;
+  readonly storage: DurableObjectStorage;
+  now(): number;
+  /** The registry outbox's write path (`Publisher.commit`): the write and its events in one transaction. */
+  commit<T>(fn: (tx: WriteTx) => T): T;
+}
+
+/** Base of the PlatformObject facades: the one place that reads and the one place that commits. */
+export abstract class PlatformRpc extends RpcTarget {
+  constructor(
+    protected readonly core: PlatformCore,
+    /** Who acts (recorded with the events a write emits). */
+    protected readonly audit: AuditContext = SYSTEM_CONTEXT,
+    /** The tenant whose logs receive the registry's audit events (null: not logged). */
+    protected readonly logTenantId: string | null = null,
+  ) {
+    super();
+  }
+
+  protected read<T>(fn: (sql: Sql, now: number) => T): T {
+    return fn(this.core.sql, this.core.now());
+  }
+
+  /** A write, in one `transactionSync`. */
+  protected commit<T>(fn: (sql: Sql, now: number) => T): T {
+    return this.core.commit((tx) => fn(tx.sql, tx.now));
+  }
+
+  /** A write and the events it emits, in one transaction through the registry's outbox. */
+  protected commitTx<T>(fn: (tx: WriteTx) => T): T {
+    return this.core.commit(fn);
+  }
+}
