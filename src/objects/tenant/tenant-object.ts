@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import { now } from "../../shared/clock";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
