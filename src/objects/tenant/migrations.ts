@@ -1,6 +1,7 @@
 import core from "../../../migrations/tenant/0001_core.sql";
 import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
+import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -8,4 +9,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0001_core", sql: core },
   { name: "0002_auth_flows", sql: authFlows },
   { name: "0003_security_fixes", sql: securityFixes },
+  { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
 ]);

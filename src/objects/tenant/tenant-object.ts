@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Result } from "../../shared/errors";
+import type { KeyType } from "../../shared/key-ring";
 import type {
   AuthorizeRequest,
   Branding,
@@ -16,12 +17,14 @@ import type {
   NewClientGrant,
   NewConnection,
   NewResourceServer,
+  NewSigningKey,
   ResourceServerPatch,
   ResourceServerRecord,
   LoginSession,
   NewAuthorizationCode,
   NewUser,
   SessionRecord,
+  SigningKeyRecord,
   TenantConfig,
   TenantSeed,
   UserRecord,
@@ -37,6 +40,7 @@ import { tenantMigrations } from "./migrations";
 import * as login from "./login";
 import * as resourceServers from "./resource-servers";
 import { seedTenant } from "./seed";
+import * as signingKeys from "./signing-keys";
 import * as singleUse from "./single-use";
 import * as users from "./users";
 
@@ -126,6 +130,24 @@ export class TenantObject extends DurableObject<Env> {
 
   deleteResourceServer(id: string): Result<true> {
     return this.tx(() => resourceServers.deleteResourceServer(this.sql, id));
+  }
+
+  // Signing keys (SPEC §4.2 "Signing keys"; key pairs and certificates are made in the worker)
+
+  listSigningKeys(type: KeyType): SigningKeyRecord[] {
+    return signingKeys.listSigningKeys(this.sql, type);
+  }
+
+  rotateSigningKeys(keys: NewSigningKey[], options: signingKeys.RotateOptions): Result<SigningKeyRecord[]> {
+    return this.tx(() => signingKeys.rotateSigningKeys(this.sql, keys, options, Date.now()));
+  }
+
+  revokeSigningKey(type: KeyType, kid: string, replacement: NewSigningKey | null) {
+    return this.tx(() => signingKeys.revokeSigningKey(this.sql, type, kid, replacement, Date.now()));
+  }
+
+  renewSigningKey(type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
+    return this.tx(() => signingKeys.renewSigningKey(this.sql, type, kid, cert, expiresAt));
   }
 
   // Client grants

@@ -6,6 +6,7 @@ import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
+import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
@@ -19,6 +20,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...clientGrantRoutes,
   ...brandingRoutes,
   ...userRoutes,
+  ...signingKeyRoutes,
 ];
 
 let spec: string | undefined;

@@ -1,11 +1,10 @@
 import type { MiddlewareHandler } from "hono";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { decodeJwt, jwtVerify } from "jose";
 import { errors } from "../../shared/errors";
 import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant } from "../routing/resolve-tenant";
-import { memoized } from "../tenant/config-cache";
-import { publicJwks } from "../tenant/signing";
+import { tenantKeySet } from "../tenant/key-ring";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
 
 /**
@@ -42,7 +41,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       throw errors.invalidToken();
     }
     const source = tenantObject(c.env, tenantId);
-    const keys = await memoized(tenantId, source, settings, "jwks-verifier", (config) => createLocalJWKSet(publicJwks(config) as never));
+    const { keys, algorithms } = await tenantKeySet(tenantId, source, settings);
     const issuers = [settings.issuer, `${settings.issuerProtocol}//${tenantId}.${settings.apexHost}/`];
     const audiences = [MANAGEMENT_AUDIENCE];
     if (options.additionalIssuers) issuers.push(...(await options.additionalIssuers(tenantId)));
@@ -50,7 +49,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
 
     let payload: Awaited<ReturnType<typeof jwtVerify>>["payload"];
     try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: issuers, audience: audiences, algorithms: ["RS256", "ES256"] }));
+      ({ payload } = await jwtVerify(token, keys, { issuer: issuers, audience: audiences, algorithms }));
     } catch {
       throw errors.invalidToken();
     }

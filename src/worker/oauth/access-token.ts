@@ -1,16 +1,13 @@
-import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { type JWTPayload, jwtVerify } from "jose";
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
-import { memoized } from "../tenant/config-cache";
-import { publicJwks } from "../tenant/signing";
+import { type TenantKeySet, tenantKeySet } from "../tenant/key-ring";
 import { tenantObject } from "../tenant/stubs";
 
-/** The tenant's JWKS as a verifier, built once per configuration snapshot. */
-export function tenantVerifier(c: AppContext) {
+/** The tenant's published keys at this moment as a verifier, with exactly the algorithms they carry. */
+export function tenantVerifier(c: AppContext): Promise<TenantKeySet> {
   const tenant = c.var.tenant;
-  return memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
-    createLocalJWKSet(publicJwks(config) as never),
-  );
+  return tenantKeySet(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
 }
 
 const bearerError = (description: string) =>
@@ -26,11 +23,8 @@ const bearerError = (description: string) =>
 export async function verifyAccessToken(c: AppContext, token: string, audience: string): Promise<JWTPayload> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, await tenantVerifier(c), {
-      issuer: c.var.tenant.issuer,
-      audience,
-      algorithms: ["RS256", "ES256"],
-    }));
+    const { keys, algorithms } = await tenantVerifier(c);
+    ({ payload } = await jwtVerify(token, keys, { issuer: c.var.tenant.issuer, audience, algorithms }));
   } catch {
     throw bearerError("The access token is invalid or expired");
   }

@@ -28,7 +28,8 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   }
   if (looksLikeJwt) {
     try {
-      const { payload } = await jwtVerify(params.token, await tenantVerifier(c), { issuer: tenant.issuer });
+      const { keys, algorithms } = await tenantVerifier(c);
+      const { payload } = await jwtVerify(params.token, keys, { issuer: tenant.issuer, algorithms });
       if (payload.azp === client.client_id && typeof payload.jti === "string" && typeof payload.exp === "number") {
         await tenantObject(c.env, tenant.id).revokeAccessToken(payload.jti, payload.exp * 1000);
       }

@@ -1,9 +1,9 @@
-import { createLocalJWKSet, jwtVerify } from "jose";
+import { jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
-import { memoized } from "../../tenant/config-cache";
-import { publicJwks, signJwt } from "../../tenant/signing";
+import { tenantKeySet } from "../../tenant/key-ring";
+import { signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
@@ -29,12 +29,10 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   }
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
-  const keys = await memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks-verifier", (config) =>
-    createLocalJWKSet(publicJwks(config) as never),
-  );
+  const { keys, algorithms } = await tenantKeySet(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
   try {
-    ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms: ["RS256", "ES256"] }));
+    ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms }));
   } catch {
     throw invalidGrant(client, "subject_token is invalid or expired");
   }

@@ -1,0 +1,101 @@
+/**
+ * Signing-key rows of a tenant (SPEC §2.9, §4.2 "Signing keys"). Key pairs and certificates are made in the
+ * worker (CPU work stays out of the object); here each change is one transaction that also bumps the
+ * configuration version, so every isolate's snapshot follows.
+ */
+import { fail, ok, type Result } from "../../shared/errors";
+import { DAY_MS, type KeyType, roleAt, signingKeyAt } from "../../shared/key-ring";
+import type { NewSigningKey, SigningKeyRecord } from "../../shared/types";
+import type { Sql } from "../sql";
+import { bumpConfigVersion } from "./config";
+import { toSigningKey } from "./rows";
+
+const notFound = () => fail(404, "The signing key does not exist", "inexistent_signing_key");
+const inheritedKey = () => fail(403, "Inherited signing keys are read-only", "inherited_signing_key");
+
+/** Every key of a bucket, newest first (revoked and expired included, as the reference platform lists them). */
+export function listSigningKeys(sql: Sql, type: KeyType): SigningKeyRecord[] {
+  return sql.all<Record<string, unknown>>`SELECT * FROM signing_keys WHERE type = ${type} ORDER BY created_at DESC`.map(toSigningKey);
+}
+
+export function getSigningKey(sql: Sql, type: KeyType, kid: string): SigningKeyRecord | null {
+  const row = sql.first<Record<string, unknown>>`SELECT * FROM signing_keys WHERE type = ${type} AND kid = ${kid}`;
+  return row ? toSigningKey(row) : null;
+}
+
+function insertKey(sql: Sql, key: NewSigningKey, activatesAt: number, now: number): void {
+  sql.run`INSERT INTO signing_keys (kid, type, alg, public_jwk, private_jwk_enc, cert, is_current, activates_at, expires_at,
+      created_at)
+    VALUES (${key.kid}, ${key.type}, ${key.alg}, ${JSON.stringify(key.public_jwk)}, ${key.private_jwk_enc}, ${key.cert}, 0,
+      ${activatesAt}, ${key.expires_at}, ${now})`;
+}
+
+/** Options of a rotation, already range-checked by the worker. */
+export interface RotateOptions {
+  activateInDays: number;
+  graceDays: number;
+}
+
+/**
+ * Adds the new keys (one per algorithm of the bucket), published now and signing after `activateInDays`.
+ * Outgoing keys of the same algorithm stay published until `graceDays` after the new key activates — not
+ * after the call (SPEC §4.2) — and stop signing at activation, which the key ring derives from the times.
+ */
+export function rotateSigningKeys(sql: Sql, keys: NewSigningKey[], options: RotateOptions, now: number): Result<SigningKeyRecord[]> {
+  const activatesAt = now + options.activateInDays * DAY_MS;
+  const retireAt = activatesAt + options.graceDays * DAY_MS;
+  for (const key of keys) {
+    sql.run`UPDATE signing_keys SET retire_at = MIN(COALESCE(retire_at, ${retireAt}), ${retireAt})
+      WHERE type = ${key.type} AND alg = ${key.alg} AND revoked_at IS NULL AND inherited = 0`;
+    insertKey(sql, key, activatesAt, now);
+  }
+  bumpConfigVersion(sql);
+  return ok(keys.map((k) => getSigningKey(sql, k.type, k.kid) as SigningKeyRecord));
+}
+
+/**
+ * Revokes a key: unpublished at once, never signs again. The key that signs now can only go together with
+ * its replacement (made by the worker, active at once), so the tenant is never left without a signer; a
+ * replacement for any other key is refused (409) so that a concurrent change is not papered over.
+ */
+export function revokeSigningKey(
+  sql: Sql,
+  type: KeyType,
+  kid: string,
+  replacement: NewSigningKey | null,
+  now: number,
+): Result<{ revoked: SigningKeyRecord; replacement: SigningKeyRecord | null }> {
+  const key = getSigningKey(sql, type, kid);
+  if (!key) return notFound();
+  if (key.inherited) return inheritedKey();
+  if (key.revoked_at !== null) return fail(400, "The signing key is already revoked", "signing_key_revoked");
+  const signsNow = roleAt(listSigningKeys(sql, type), key, now).current;
+  if (signsNow !== (replacement !== null)) {
+    return fail(409, "The signing key changed role; retry the request", "signing_key_conflict");
+  }
+  if (replacement) insertKey(sql, replacement, now, now);
+  sql.run`UPDATE signing_keys SET revoked_at = ${now}, is_current = 0 WHERE kid = ${kid}`;
+  bumpConfigVersion(sql);
+  return ok({
+    revoked: getSigningKey(sql, type, kid) as SigningKeyRecord,
+    replacement: replacement ? getSigningKey(sql, type, replacement.kid) : null,
+  });
+}
+
+/** Replaces a key's certificate (same kid, same key pair); a revoked key cannot be renewed. */
+export function renewSigningKey(sql: Sql, type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
+  const key = getSigningKey(sql, type, kid);
+  if (!key) return notFound();
+  if (key.inherited) return inheritedKey();
+  if (key.revoked_at !== null) return fail(400, "A revoked signing key cannot be renewed", "signing_key_revoked");
+  sql.run`UPDATE signing_keys SET cert = ${cert}, expires_at = ${expiresAt} WHERE kid = ${kid}`;
+  bumpConfigVersion(sql);
+  return ok(getSigningKey(sql, type, kid) as SigningKeyRecord);
+}
+
+/** Whether a bucket has a key that signs at `now` (the seed adds one only when not). */
+export function hasSigningKey(sql: Sql, type: KeyType, alg: string, now: number): boolean {
+  return signingKeyAt(listSigningKeys(sql, type), now, type, alg) !== undefined;
+}
+
+export { insertKey as insertSigningKey };

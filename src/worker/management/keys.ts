@@ -1,0 +1,218 @@
+/**
+ * Signing keys of the management API (SPEC §4.2 "Signing keys", §2.9): buckets by `type`, rotation with
+ * scheduled activation and grace, revocation, certificate renewal. Responses carry the certificate and the
+ * key's role at this moment, never private material.
+ */
+import { z } from "zod";
+import { certificateView } from "../../shared/crypto/x509";
+import { errors, ManagementError, unwrap } from "../../shared/errors";
+import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, publishedKeys, roleAt } from "../../shared/key-ring";
+import type { SigningKeyRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+import { readBodyText } from "../http/body";
+import { generateSigningKey, renewCertificate } from "../tenant/signing";
+import { defineRoute } from "./define";
+import { configChanged, targetTenant } from "./tenant-scoped";
+
+const days = (max: number, min = 0) => z.number().int().min(min).max(max);
+
+/** Lifecycle parameters (SPEC §4.2): validity 1-3650 days, activation delay and grace 0-365 days. */
+const lifecycleBody = z
+  .object({ validity_days: days(3650, 1), activate_in_days: days(365), grace_days: days(365) })
+  .partial()
+  .strict();
+type LifecycleBody = z.infer<typeof lifecycleBody>;
+
+const TYPE_QUERY = { type: "jwt_signing (default) or saml_encryption" };
+const LIFECYCLE_QUERY = {
+  ...TYPE_QUERY,
+  validity_days: "1-3650 (default 365 for jwt_signing, 1825 for saml_encryption)",
+  activate_in_days: "0-365 (default 0)",
+  grace_days: "0-365 (default 1)",
+};
+
+function keyType(c: AppContext): KeyType {
+  const type = c.req.query("type") ?? "jwt_signing";
+  if (!(KEY_TYPES as readonly string[]).includes(type)) {
+    throw errors.invalidQuery(`type must be one of ${KEY_TYPES.join(", ")}`);
+  }
+  return type as KeyType;
+}
+
+/**
+ * The lifecycle parameters from the JSON body and/or the query string (the SDK's rotate sends no body).
+ * Anything out of range or unknown is 400, never a default silently applied.
+ */
+async function lifecycleParams(c: AppContext): Promise<LifecycleBody> {
+  const text = await readBodyText(c.req.raw, () => new ManagementError(413, "Request body too large"));
+  let body: unknown = {};
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw errors.badRequest("Request body is not valid JSON");
+    }
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("Request body must be an object");
+  const merged: Record<string, unknown> = { ...body };
+  for (const name of ["validity_days", "activate_in_days", "grace_days"] as const) {
+    const value = c.req.query(name);
+    if (value === undefined) continue;
+    if (!/^-?\d+$/.test(value)) throw errors.invalidQuery(`${name} must be an integer`);
+    merged[name] = Number(value);
+  }
+  const parsed = lifecycleBody.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw errors.badRequest(`${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/** The reference platform's shape plus `alg`: public certificate forms and the role at `now`. */
+export async function presentKey(keys: readonly SigningKeyRecord[], key: SigningKeyRecord, now: number) {
+  const role = roleAt(keys, key, now);
+  const view = key.cert ? await certificateView(key.cert) : null;
+  return {
+    kid: key.kid,
+    alg: key.alg,
+    cert: view?.cert ?? null,
+    pkcs7: view?.pkcs7 ?? null,
+    fingerprint: view?.fingerprint ?? null,
+    thumbprint: view?.thumbprint ?? null,
+    current: role.current,
+    next: role.next,
+    previous: role.previous,
+    current_since: key.activates_at,
+    ...(key.retire_at ? { current_until: key.retire_at } : {}),
+    revoked: role.revoked,
+    ...(key.revoked_at ? { revoked_at: key.revoked_at } : {}),
+    expires_at: key.expires_at,
+    expired: role.expired,
+    inherited: key.inherited,
+  };
+}
+
+async function findKey(c: AppContext, type: KeyType, kid: string) {
+  const keys = await targetTenant(c).listSigningKeys(type);
+  const key = keys.find((k) => k.kid === kid);
+  if (!key) throw new ManagementError(404, "The signing key does not exist", "inexistent_signing_key");
+  return { keys, key };
+}
+
+/** Inherited keys belong to the parent tenant: read-only here (SPEC §4.2). */
+function assertOwned(key: SigningKeyRecord): void {
+  if (key.inherited) throw new ManagementError(403, "Inherited signing keys are read-only", "inherited_signing_key");
+}
+
+export const signingKeyRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/keys/signing",
+    scope: "read:signing_keys",
+    summary: "List the signing keys of a bucket (revoked and expired included), newest first",
+    query: TYPE_QUERY,
+    status: 200,
+    async handler(c) {
+      const keys = await targetTenant(c).listSigningKeys(keyType(c));
+      const now = Date.now();
+      return c.json(await Promise.all(keys.map((k) => presentKey(keys, k, now))));
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/keys/signing/{kid}",
+    scope: "read:signing_keys",
+    summary: "Get one signing key",
+    query: TYPE_QUERY,
+    status: 200,
+    async handler(c, { params }) {
+      const { keys, key } = await findKey(c, keyType(c), params.kid ?? "");
+      return c.json(await presentKey(keys, key, Date.now()));
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/keys/signing/rotate",
+    scope: "create:signing_keys",
+    summary: "New key pair and certificate per algorithm of the bucket: published now, signing after activate_in_days",
+    query: LIFECYCLE_QUERY,
+    status: 201,
+    async handler(c) {
+      const type = keyType(c);
+      const params = await lifecycleParams(c);
+      const now = Date.now();
+      const existing = await targetTenant(c).listSigningKeys(type);
+      const algs = [...new Set(publishedKeys(existing, now, type).map((k) => k.alg))];
+      if (!algs.includes("RS256")) algs.unshift("RS256");
+      const validityDays = params.validity_days ?? DEFAULT_VALIDITY_DAYS[type];
+      const fresh = await Promise.all(
+        algs.map((alg) => generateSigningKey(c.env.ENCRYPTION_KEY, { type, alg, commonName: c.var.tenant.id, validityDays, now })),
+      );
+      const created = unwrap(
+        await targetTenant(c).rotateSigningKeys(fresh, {
+          activateInDays: params.activate_in_days ?? 0,
+          graceDays: params.grace_days ?? DEFAULT_GRACE_DAYS,
+        }),
+      );
+      configChanged(c);
+      const main = created.find((k) => k.alg === "RS256") ?? created[0];
+      return c.json({ cert: main?.cert, kid: main?.kid }, 201);
+    },
+  }),
+  defineRoute({
+    method: "put",
+    path: "/keys/signing/{kid}/revoke",
+    scope: "update:signing_keys",
+    summary: "Revoke a key (unpublished at once); revoking the key that signs now puts a new key in its place",
+    query: LIFECYCLE_QUERY,
+    status: 201,
+    async handler(c, { params: path }) {
+      const type = keyType(c);
+      const params = await lifecycleParams(c);
+      const { keys, key } = await findKey(c, type, path.kid ?? "");
+      assertOwned(key);
+      if (key.revoked_at) throw new ManagementError(400, "The signing key is already revoked", "signing_key_revoked");
+      const now = Date.now();
+      const replacement = roleAt(keys, key, now).current
+        ? await generateSigningKey(c.env.ENCRYPTION_KEY, {
+            type,
+            alg: key.alg,
+            commonName: c.var.tenant.id,
+            validityDays: params.validity_days ?? DEFAULT_VALIDITY_DAYS[type],
+            now,
+          })
+        : null;
+      const { revoked } = unwrap(await targetTenant(c).revokeSigningKey(type, key.kid, replacement));
+      configChanged(c);
+      return c.json({ cert: revoked.cert, kid: revoked.kid }, 201);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/keys/signing/{kid}/renew",
+    scope: "create:signing_keys",
+    summary: "Re-issue the certificate over the existing key pair (kid and public key survive), valid from now",
+    query: LIFECYCLE_QUERY,
+    status: 201,
+    async handler(c, { params: path }) {
+      const type = keyType(c);
+      const params = await lifecycleParams(c);
+      if (params.activate_in_days !== undefined || params.grace_days !== undefined) {
+        throw errors.badRequest("renew accepts validity_days only");
+      }
+      const { key } = await findKey(c, type, path.kid ?? "");
+      assertOwned(key);
+      const now = Date.now();
+      const { cert, expires_at } = await renewCertificate(c.env.ENCRYPTION_KEY, key, {
+        commonName: c.var.tenant.id,
+        validityDays: params.validity_days ?? DEFAULT_VALIDITY_DAYS[type],
+        now,
+      });
+      const renewed = unwrap(await targetTenant(c).renewSigningKey(type, key.kid, cert, expires_at));
+      configChanged(c);
+      const keys = await targetTenant(c).listSigningKeys(type);
+      return c.json(await presentKey(keys, renewed, now), 201);
+    },
+  }),
+];
