@@ -98,4 +98,15 @@ export function hasSigningKey(sql: Sql, type: KeyType, alg: string, now: number)
   return signingKeyAt(listSigningKeys(sql, type), now, type, alg) !== undefined;
 }
 
+/**
+ * Adds a key for an algorithm the ring does not sign with yet (an API chose it); a no-op when a concurrent
+ * request already added one, so the ring never holds two active keys of one algorithm by accident.
+ */
+export function addSigningKey(sql: Sql, key: NewSigningKey, now: number): Result<{ added: boolean }> {
+  if (hasSigningKey(sql, key.type, key.alg, now)) return ok({ added: false });
+  insertKey(sql, key, now, now);
+  bumpConfigVersion(sql);
+  return ok({ added: true });
+}
+
 export { insertKey as insertSigningKey };

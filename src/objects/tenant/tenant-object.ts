@@ -146,6 +146,10 @@ export class TenantObject extends DurableObject<Env> {
     return this.tx(() => signingKeys.revokeSigningKey(this.sql, type, kid, replacement, Date.now()));
   }
 
+  addSigningKey(key: NewSigningKey): Result<{ added: boolean }> {
+    return this.tx(() => signingKeys.addSigningKey(this.sql, key, Date.now()));
+  }
+
   renewSigningKey(type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
     return this.tx(() => signingKeys.renewSigningKey(this.sql, type, kid, cert, expiresAt));
   }

@@ -72,6 +72,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
     tenant: c.var.tenant,
     config,
     signer: await activeSigner(c.env, c.var.settings, c.var.tenant.id),
+    signerFor: (alg) => activeSigner(c.env, c.var.settings, c.var.tenant.id, alg),
     client,
     user,
     grant: outcome.code.grant,

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { certificateView } from "../../shared/crypto/x509";
 import { errors, ManagementError, unwrap } from "../../shared/errors";
-import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, publishedKeys, roleAt } from "../../shared/key-ring";
+import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, publishedKeys, roleAt, signingKeyAt } from "../../shared/key-ring";
 import type { SigningKeyRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { readBodyText } from "../http/body";
@@ -103,6 +103,17 @@ async function findKey(c: AppContext, type: KeyType, kid: string) {
 /** Inherited keys belong to the parent tenant: read-only here (SPEC §4.2). */
 function assertOwned(key: SigningKeyRecord): void {
   if (key.inherited) throw new ManagementError(403, "Inherited signing keys are read-only", "inherited_signing_key");
+}
+
+/**
+ * Makes sure the ring holds a key that signs with `alg` now (an API just chose it as its `signing_alg`):
+ * generated in the worker, encrypted like every key, added unless a concurrent request already did.
+ */
+export async function ensureSigningKey(c: AppContext, alg: string): Promise<void> {
+  const keys = await targetTenant(c).listSigningKeys("jwt_signing");
+  if (signingKeyAt(keys, Date.now(), "jwt_signing", alg)) return;
+  const key = await generateSigningKey(c.env.ENCRYPTION_KEY, { alg, commonName: c.var.tenant.id });
+  unwrap(await targetTenant(c).addSigningKey(key));
 }
 
 export const signingKeyRoutes = [

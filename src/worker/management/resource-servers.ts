@@ -7,6 +7,7 @@ import {
 } from "../../shared/schemas/resource-servers";
 import type { ResourceServerRecord } from "../../shared/types";
 import { defineRoute } from "./define";
+import { ensureSigningKey } from "./keys";
 import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
@@ -24,6 +25,8 @@ export const resourceServerRoutes = [
     body: createResourceServerBody,
     status: 201,
     async handler(c, { body }) {
+      // The key comes first, so that no token request ever finds the API without a key of its algorithm.
+      await ensureSigningKey(c, body.signing_alg ?? "RS256");
       const api = unwrap(
         await targetTenant(c).createResourceServer({
           id: randomId("rs_"),
@@ -77,6 +80,8 @@ export const resourceServerRoutes = [
     body: updateResourceServerBody,
     status: 200,
     async handler(c, { params, body }) {
+      // The key comes first, so that no token request ever finds the API without a key of its algorithm.
+      if (body.signing_alg) await ensureSigningKey(c, body.signing_alg);
       const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body));
       configChanged(c);
       return c.json(present(api));

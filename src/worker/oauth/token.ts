@@ -33,11 +33,11 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error).replace("Payload validation error: ", ""));
   await authenticateClient(c, client, presented);
-  const ctx: GrantContext = { c, params, config, signer: () => activeSigner(c.env, settings, tenant.id) };
+  const ctx: GrantContext = { c, params, config, signer: (alg) => activeSigner(c.env, settings, tenant.id, alg) };
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   switch (grantType) {
     case "client_credentials":
-      return c.json(await clientCredentialsGrant(params, client, config, tenant, await ctx.signer()), 200, noStore);
+      return c.json(await clientCredentialsGrant(params, client, config, tenant, ctx.signer), 200, noStore);
     case "authorization_code":
       return c.json(await authorizationCodeGrant(ctx, client), 200, noStore);
     default:

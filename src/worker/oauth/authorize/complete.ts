@@ -55,6 +55,7 @@ export async function issueAuthorizationResponse(
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
+      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
       client,
       user,
       grant,

@@ -48,6 +48,7 @@ export async function authorizationCodeGrant(ctx: GrantContext, client: ClientRe
     tenant: c.var.tenant,
     config: ctx.config,
     signer: await ctx.signer(),
+    signerFor: ctx.signer,
     client,
     user,
     grant: outcome.code.grant,

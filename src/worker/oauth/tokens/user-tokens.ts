@@ -36,7 +36,10 @@ export interface IssuedUserTokens {
 export interface UserTokenInput {
   tenant: TenantContext;
   config: TenantConfig;
+  /** Signs the ID token (RS256). */
   signer: Signer;
+  /** The key for an API's `signing_alg`, for access tokens to that API. */
+  signerFor: (alg: string) => Promise<Signer>;
   client: ClientRecord;
   user: UserRecord;
   grant: CodeGrant;
@@ -77,7 +80,8 @@ export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Da
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(grant.organization ? { org_id: grant.organization } : {}),
     });
-    result.access_token = await signJwt(claims, signer.key, signer.kid, signer.alg, "at+jwt");
+    const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
+    result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
   }
   if (input.withIdToken && scopes.includes("openid")) {
     const computed: Record<string, unknown> = {
