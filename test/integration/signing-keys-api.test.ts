@@ -166,3 +166,31 @@ describe("signing keys API", () => {
     expect(await listKeys(tenant)).toEqual([key]);
   });
 });
+
+describe("inherited keys", () => {
+  it("are listed with inherited: true and refuse revoke and renew with 403; current_until follows the successor", async () => {
+    const { env, runInDurableObject } = await import("cloudflare:test");
+    const { invalidateTenantConfig } = await import("../../src/worker/tenant/config-cache");
+    const tenant = await createTenant();
+    const [own] = await listKeys(tenant);
+    // Inheritance from a parent tenant comes later; a row marked inherited stands in for one here.
+    await runInDurableObject(env.TENANT.getByName(tenant), (_o, state) => {
+      state.storage.sql.exec("UPDATE signing_keys SET inherited = 1 WHERE kid = ?", own?.kid);
+      state.storage.sql.exec("UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'");
+    });
+    invalidateTenantConfig(tenant);
+    expect((await listKeys(tenant))[0]).toMatchObject({ kid: own?.kid, inherited: true });
+    await expectManagementError(await onTenant(tenant, "PUT", `/keys/signing/${own?.kid}/revoke`), 403, /Inherited/);
+    await expectManagementError(await onTenant(tenant, "POST", `/keys/signing/${own?.kid}/renew`), 403, /Inherited/);
+    // Rotation adds a key of the tenant's own and leaves the inherited one as it was (no grace end set).
+    const rotated = await onTenant(tenant, "POST", "/keys/signing/rotate", { activate_in_days: 3 });
+    expect(rotated.status).toBe(201);
+    const { kid } = (await rotated.json()) as { kid: string };
+    const keys = await listKeys(tenant);
+    const fresh = keys.find((k) => k.kid === kid);
+    expect(fresh).toMatchObject({ inherited: false, next: true });
+    const inherited = keys.find((k) => k.kid === own?.kid);
+    expect(inherited).toMatchObject({ inherited: true, current: true, revoked: false, current_until: fresh?.current_since });
+    expect(inherited).not.toHaveProperty("revoked_at");
+  });
+});

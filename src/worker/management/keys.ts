@@ -73,6 +73,10 @@ async function lifecycleParams(c: AppContext): Promise<LifecycleBody> {
 export async function presentKey(keys: readonly SigningKeyRecord[], key: SigningKeyRecord, now: number) {
   const role = roleAt(keys, key, now);
   const view = key.cert ? await certificateView(key.cert) : null;
+  // The key stops being current when the next key of its algorithm activates (grace only keeps it published).
+  const successor = keys
+    .filter((k) => k.type === key.type && k.alg === key.alg && k.revoked_at === null && k.activates_at > key.activates_at)
+    .sort((a, b) => Date.parse(a.activates_at) - Date.parse(b.activates_at))[0];
   return {
     kid: key.kid,
     alg: key.alg,
@@ -84,7 +88,7 @@ export async function presentKey(keys: readonly SigningKeyRecord[], key: Signing
     next: role.next,
     previous: role.previous,
     current_since: key.activates_at,
-    ...(key.retire_at ? { current_until: key.retire_at } : {}),
+    ...(successor ? { current_until: successor.activates_at } : {}),
     revoked: role.revoked,
     ...(key.revoked_at ? { revoked_at: key.revoked_at } : {}),
     expires_at: key.expires_at,
