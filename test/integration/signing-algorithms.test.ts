@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createTenant, call } from "../helpers/api";
-import { grantClient } from "../helpers/management";
+import { authorize, redirectParams, seedUser, sessionCookie } from "../helpers/flows";
+import { createClient, grantClient } from "../helpers/management";
 import { hostOf, issueToken, jwks, listKeys, m2mClient, onTenant, verifyWithJwks } from "../helpers/keys";
 
 /** Per-API `signing_alg` (issue 14 point 3): the ring gains a key of each algorithm in use. */
@@ -62,10 +63,30 @@ describe("signing algorithms", () => {
     }
   });
 
-  it("discovery lists exactly the ID-token algorithm issued (RS256)", async () => {
+  it("discovery lists exactly the ID-token algorithms issued (RS256, PS256)", async () => {
     const tenant = await createTenant();
     await apiWith(tenant, "EdDSA");
     const doc = (await (await call("/.well-known/openid-configuration", { host: hostOf(tenant) })).json()) as Record<string, unknown>;
-    expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256"]);
+    expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256", "PS256"]);
+  });
+
+  it("ID tokens follow the client's jwt_configuration.alg (PS256), RS256 by default; HS256 is 400", async () => {
+    const tenant = await createTenant();
+    const host = hostOf(tenant);
+    const user = await seedUser(tenant, `u-${crypto.randomUUID().slice(0, 6)}@example.com`);
+    const callback = "https://app.example.com/callback";
+    const target = { headers: { "tenant-id": tenant } };
+    for (const alg of ["PS256", undefined]) {
+      const client = await createClient({ callbacks: [callback], ...(alg ? { jwt_configuration: { alg } } : {}) }, target);
+      const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+      const res = await authorize({ client_id: client.client_id, redirect_uri: callback, response_type: "id_token", scope: "openid", nonce: "n", state: "s" }, { host, cookie });
+      const idToken = redirectParams(res).fragment.get("id_token");
+      expect(idToken, res.headers.get("location") ?? "").toBeTruthy();
+      const verified = await verifyWithJwks(tenant, String(idToken));
+      expect(verified.alg).toBe(alg ?? "RS256");
+      expect(verified.payload).toMatchObject({ aud: client.client_id, sub: user.user_id, nonce: "n" });
+    }
+    const refused = await onTenant(tenant, "POST", "/clients", { name: "hs", jwt_configuration: { alg: "HS256" } });
+    expect(refused.status).toBe(400);
   });
 });

@@ -33,10 +33,19 @@ export interface IssuedUserTokens {
   scope: string;
 }
 
+/** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
+export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
+
+/** The client's ID-token algorithm: PS256 when it asks for it, RS256 otherwise (the default). */
+export function idTokenAlg(client: ClientRecord): string {
+  const alg = (client.extra.jwt_configuration as { alg?: unknown } | undefined)?.alg;
+  return alg === "PS256" ? "PS256" : "RS256";
+}
+
 export interface UserTokenInput {
   tenant: TenantContext;
   config: TenantConfig;
-  /** Signs the ID token (RS256). */
+  /** The RS256 key (ID tokens unless the client chose PS256; access tokens unless the API chose otherwise). */
   signer: Signer;
   /** The key for an API's `signing_alg`, for access tokens to that API. */
   signerFor: (alg: string) => Promise<Signer>;
@@ -96,7 +105,9 @@ export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Da
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };
     const { claims } = mergeClaims(computed, profileClaims(user, scopes));
-    result.id_token = await signJwt(claims, signer.key, signer.kid, signer.alg);
+    const idAlg = idTokenAlg(client);
+    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
+    result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
   }
   return result;
 }
