@@ -126,3 +126,23 @@ describe("signing-key lifecycle with an injected clock", () => {
     expect((await mgmt("GET", "/keys/signing", { token: old })).status).toBe(403);
   });
 });
+
+describe("revoking a scheduled key", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("cancels the rotation: the outgoing key keeps signing and stays published past the planned grace end", async () => {
+    const { tenant, client, original } = await setup();
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(t0);
+    const next = await rotate(tenant, { activate_in_days: 1, grace_days: 1 });
+    expect((await onTenant(tenant, "PUT", `/keys/signing/${next.kid}/revoke`)).status).toBe(201);
+    expect(await kids(tenant)).toEqual([original.kid]);
+    at(t0 + 3 * DAY);
+    expect(await kids(tenant)).toEqual([original.kid]);
+    expect((await verifyWithJwks(tenant, await issueToken(tenant, client))).kid).toBe(original.kid);
+    expect((await listKeys(tenant)).find((k) => k.kid === original.kid)).toMatchObject({ current: true, previous: false });
+  });
+});

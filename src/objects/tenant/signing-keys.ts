@@ -75,11 +75,24 @@ export function revokeSigningKey(
   }
   if (replacement) insertKey(sql, replacement, now, now);
   sql.run`UPDATE signing_keys SET revoked_at = ${now}, is_current = 0 WHERE kid = ${kid}`;
+  if (Date.parse(key.activates_at) > now) restoreOutgoing(sql, key);
   bumpConfigVersion(sql);
   return ok({
     revoked: getSigningKey(sql, type, kid) as SigningKeyRecord,
     replacement: replacement ? getSigningKey(sql, type, replacement.kid) : null,
   });
+}
+
+/**
+ * A scheduled key was revoked before it activated: the keys its rotation set to retire, and that no other
+ * unrevoked key succeeds, stay published and signing as if the rotation had not happened.
+ */
+function restoreOutgoing(sql: Sql, revoked: SigningKeyRecord): void {
+  const activatesAt = Date.parse(revoked.activates_at);
+  sql.run`UPDATE signing_keys SET retire_at = NULL
+    WHERE type = ${revoked.type} AND alg = ${revoked.alg} AND revoked_at IS NULL AND retire_at >= ${activatesAt}
+      AND NOT EXISTS (SELECT 1 FROM signing_keys s WHERE s.type = signing_keys.type AND s.alg = signing_keys.alg
+        AND s.revoked_at IS NULL AND s.activates_at > signing_keys.activates_at)`;
 }
 
 /** Replaces a key's certificate (same kid, same key pair); a revoked key cannot be renewed. */
