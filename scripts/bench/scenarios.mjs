@@ -106,6 +106,22 @@ export const SCENARIOS = [
     },
   },
   {
+    id: "refresh_spread",
+    label: "refresh rotations, 1,000 users (POST /oauth/token refresh_token)",
+    unit: "rotations/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => rotationLoad(ctx, { users: 1000, families: 1 }),
+  },
+  {
+    id: "refresh_hot",
+    label: "refresh rotations, one hot user (a family per connection)",
+    unit: "rotations/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => rotationLoad(ctx, { users: 1, families: 64 }),
+  },
+  {
     id: "sign_eddsa",
     label: "raw in-worker EdDSA signs (/__bench/sign)",
     unit: "signs/s",
@@ -205,6 +221,48 @@ async function mintCodes(ctx, { clientId, session }, count) {
   return codes;
 }
 
+/**
+ * A rotation load: refresh-token families minted by the bench-only seeding route (no bcrypt), then each
+ * request presents the newest token of the family it takes and keeps the successor from the response. A
+ * family is held by one request at a time (taken from the pool, returned with its successor), so rotations
+ * never look like reuse; the first request (the runner's check) takes one as well.
+ */
+async function rotationLoad(ctx, { users, families }) {
+  const token = await ctx.managementToken();
+  const created = await ctx.fetch("/api/v2/clients", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: `bench refresh ${users}x${families}`, app_type: "regular_web", grant_types: ["authorization_code", "refresh_token"] }),
+  });
+  if (created.status !== 201) throw new Error(`create client: HTTP ${created.status} ${await created.text()}`);
+  const { client_id: clientId, client_secret: clientSecret } = await created.json();
+  const pool = [];
+  for (let offset = 0; offset < users; offset += 250) {
+    const seeded = await ctx.fetch(`/__bench/refresh-seed?${new URLSearchParams({ client_id: clientId, users: String(Math.min(250, users - offset)), families: String(families), offset: String(offset) })}`, { method: "POST" });
+    if (seeded.status !== 200) throw new Error(`refresh seed: HTTP ${seeded.status} ${await seeded.text()}`);
+    pool.push(...(await seeded.json()).tokens);
+  }
+  const body = (refreshToken) => form({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, client_secret: clientSecret });
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/oauth/token",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: body(pool[0]),
+        setupRequest: (req, context) => {
+          context.family = pool.shift() ?? "drained";
+          return { ...req, body: body(context.family) };
+        },
+        onResponse: (status, responseBody, context) => {
+          const next = status === 200 ? JSON.parse(responseBody).refresh_token : undefined;
+          pool.push(next ?? context.family);
+        },
+      },
+    ],
+  };
+}
+
 /** Ratios printed under the table: numerator and denominator are scenario ids. */
 export const RATIOS = [
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
@@ -218,4 +276,6 @@ export const RATIOS = [
   { label: "EdDSA tokens/s ÷ RS256 tokens/s", numerator: "token_eddsa", denominator: "token" },
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
+  { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
+  { label: "refresh rotations/s (one hot user) ÷ client_credentials tokens/s", numerator: "refresh_hot", denominator: "token" },
 ];

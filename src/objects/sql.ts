@@ -3,6 +3,8 @@
  * and the append-only migration runner (one transaction per migration, recorded in `_migrations`).
  */
 
+import { now } from "../shared/clock";
+
 /** A value SQLite can bind; booleans become 1/0 (a JS `true` would be stored as the text "true"). */
 export type SqlValue = string | number | boolean | null | undefined | ArrayBuffer | object;
 
@@ -84,7 +86,7 @@ export function applyMigrations(storage: DurableObjectStorage, migrations: reado
     if (index < applied.length) continue;
     storage.transactionSync(() => {
       storage.sql.exec(migration.sql);
-      sql.run`INSERT INTO _migrations (id, name, applied_at) VALUES (${index + 1}, ${migration.name}, ${Date.now()})`;
+      sql.run`INSERT INTO _migrations (id, name, applied_at) VALUES (${index + 1}, ${migration.name}, ${now()})`;
     });
   }
 }

@@ -103,70 +103,174 @@ export class ManagementError extends HttpError {
   constructor(
     readonly status: number,
     message: string,
-    readonly errorCode: string = defaultErrorCode(status),
+    readonly errorCode: string,
   ) {
     super(message);
     this.name = "ManagementError";
   }
 }
 
-function defaultErrorCode(status: number): string {
-  switch (status) {
-    case 400:
-      return "invalid_body";
-    case 401:
-      return "invalid_token";
-    case 403:
-      return "insufficient_scope";
-    case 404:
-      return "inexistent_resource";
-    case 409:
-      return "conflict";
-    case 413:
-      return "payload_too_large";
-    case 501:
-      return "not_implemented";
-    default:
-      return "server_error";
-  }
-}
-
-/** A domain error as it crosses Durable Object RPC: a plain value, never a thrown class instance. */
-export interface DomainError {
+/** One entry of the catalogue: HTTP status, message (with `{param}` placeholders) and the wire `errorCode`. */
+export interface ErrorEntry {
   status: number;
   message: string;
-  errorCode?: string;
+  errorCode: string;
+}
+
+/**
+ * The one catalogue of domain and management failures (issue 7; better-auth's error-code catalogue). Keys
+ * are stable codes that objects return (`fail("inexistent_client")`) and routes throw (`problem(...)`);
+ * each has exactly one status, one message and the reference platform's `errorCode`, so the same failure
+ * reads the same on every route. Add a code here, never a status or message at a call site.
+ */
+export const ERRORS = {
+  // Generic request problems; `{detail}` is the validator's own message.
+  invalid_body: { status: 400, message: "{detail}", errorCode: "invalid_body" },
+  invalid_query_string: { status: 400, message: "{detail}", errorCode: "invalid_query_string" },
+  invalid_cursor: { status: 400, message: "Invalid checkpoint cursor (from)", errorCode: "invalid_query_string" },
+  cursor_sort_mismatch: {
+    status: 400,
+    message: 'The checkpoint cursor was issued for sort "{issued}" and cannot be used with sort "{sort}"',
+    errorCode: "invalid_query_string",
+  },
+  unsupported_sort: { status: 400, message: 'Unsupported sort "{sort}"; supported: {supported}', errorCode: "invalid_query_string" },
+  body_required: { status: 400, message: "Request body is required", errorCode: "invalid_body" },
+  body_not_utf8: { status: 400, message: "Request body is not valid UTF-8", errorCode: "invalid_body" },
+  body_too_deep: { status: 400, message: "Invalid JSON body: nested deeper than {depth} levels", errorCode: "invalid_body" },
+  body_not_json: { status: 400, message: "Invalid JSON body: {detail}", errorCode: "invalid_body" },
+  payload_too_large: { status: 413, message: "Request body exceeds {bytes} bytes", errorCode: "payload_too_large" },
+  unsupported_media_type: { status: 415, message: "Content-Type must be application/json", errorCode: "unsupported_media_type" },
+  not_implemented: { status: 501, message: "{detail}", errorCode: "not_implemented" },
+  // Management authentication and authorization.
+  missing_token: { status: 401, message: "Missing authentication", errorCode: "missing_token" },
+  invalid_authorization_header: {
+    status: 401,
+    message: "Bad HTTP authentication header format",
+    errorCode: "invalid_authorization_header",
+  },
+  invalid_token: { status: 403, message: "Invalid token", errorCode: "invalid_token" },
+  revoked_token: { status: 403, message: "The access token has been revoked", errorCode: "invalid_token" },
+  insufficient_scope: { status: 403, message: "Insufficient scope, expected any of: {scope}", errorCode: "insufficient_scope" },
+  cross_tenant_forbidden: {
+    status: 403,
+    message: "Cross-tenant management requires a control-plane token",
+    errorCode: "cross_tenant_forbidden",
+  },
+  control_plane_only: { status: 403, message: "Only a control-plane token may create tenants", errorCode: "cross_tenant_forbidden" },
+  // Tenants and domains (registry).
+  tenant_not_found: { status: 404, message: "Tenant not found", errorCode: "tenant_not_found" },
+  tenant_exists: { status: 409, message: 'A tenant with id "{id}" already exists', errorCode: "tenant_exists" },
+  tenant_id_reserved: {
+    status: 400,
+    message: "Payload validation error: 'id is reserved (confusable with the control plane)' on property id",
+    errorCode: "invalid_body",
+  },
+  control_plane_undeletable: { status: 400, message: "The control-plane tenant cannot be deleted", errorCode: "invalid_body" },
+  domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
+  // Clients.
+  inexistent_client: { status: 404, message: "The client does not exist", errorCode: "inexistent_client" },
+  client_exists: { status: 409, message: "A client with this client_id already exists", errorCode: "client_exists" },
+  invalid_client_settings: { status: 400, message: "{detail}", errorCode: "invalid_body" },
+  system_client_settings: {
+    status: 400,
+    message: "These settings of a system client are managed by the deployment: {fields}",
+    errorCode: "operation_not_supported",
+  },
+  system_client_undeletable: { status: 400, message: "You cannot delete a system client", errorCode: "operation_not_supported" },
+  system_client_secret: {
+    status: 400,
+    message: "The secret of a system client is managed by the deployment's configuration",
+    errorCode: "operation_not_supported",
+  },
+  // Resource servers (APIs) and client grants.
+  inexistent_resource_server: { status: 404, message: "The resource server does not exist", errorCode: "inexistent_resource_server" },
+  inexistent_audience: {
+    status: 404,
+    message: 'No resource server found for audience "{audience}"',
+    errorCode: "inexistent_resource_server",
+  },
+  resource_server_conflict: {
+    status: 409,
+    message: 'A resource server with identifier "{identifier}" already exists',
+    errorCode: "resource_server_conflict",
+  },
+  system_api_immutable: { status: 400, message: "You cannot modify a system API", errorCode: "operation_not_supported" },
+  system_api_undeletable: { status: 400, message: "You cannot delete a system API", errorCode: "operation_not_supported" },
+  inexistent_client_grant: { status: 404, message: "The client grant does not exist", errorCode: "inexistent_client_grant" },
+  undefined_scopes: {
+    status: 400,
+    message: 'Scopes not defined on the resource server "{audience}": {scopes}',
+    errorCode: "invalid_scope",
+  },
+  client_grant_conflict: {
+    status: 409,
+    message: "A client grant for this client and audience already exists",
+    errorCode: "client_grant_conflict",
+  },
+  system_grant_immutable: { status: 400, message: "You cannot modify the grant of a system client", errorCode: "operation_not_supported" },
+  system_grant_undeletable: { status: 400, message: "You cannot delete the grant of a system client", errorCode: "operation_not_supported" },
+  // Connections and users.
+  inexistent_connection: { status: 404, message: "The connection does not exist", errorCode: "inexistent_connection" },
+  connection_conflict: { status: 409, message: 'A connection with name "{name}" already exists', errorCode: "connection_conflict" },
+  connection_has_users: {
+    status: 409,
+    message: 'The connection "{name}" still has {users} user(s); delete them first',
+    errorCode: "connection_has_users",
+  },
+  inexistent_user: { status: 404, message: "The user does not exist.", errorCode: "inexistent_user" },
+  user_exists: { status: 409, message: "The user already exists.", errorCode: "user_exists" },
+  inexistent_session: { status: 404, message: "The session does not exist.", errorCode: "inexistent_session" },
+  // Signing keys (SPEC §4.2 "Signing keys").
+  inexistent_signing_key: { status: 404, message: "The signing key does not exist", errorCode: "inexistent_signing_key" },
+  inherited_signing_key: { status: 403, message: "Inherited signing keys are read-only", errorCode: "inherited_signing_key" },
+  signing_key_revoked: { status: 400, message: "The signing key is revoked", errorCode: "signing_key_revoked" },
+  signing_key_conflict: { status: 409, message: "The signing key changed role; retry the request", errorCode: "signing_key_conflict" },
+  renew_validity_only: { status: 400, message: "renew accepts validity_days only", errorCode: "invalid_body" },
+  // Refresh tokens.
+  inexistent_refresh_token: { status: 404, message: "The refresh token does not exist.", errorCode: "inexistent_refresh_token" },
+} as const satisfies Record<string, ErrorEntry>;
+
+/** A stable failure code (a key of {@link ERRORS}). */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Values for a message's `{param}` placeholders. */
+export type ErrorParams = Record<string, string | number>;
+
+/**
+ * A domain failure as it crosses Durable Object RPC: a plain value, never a thrown class instance. The
+ * code is what callers branch on; status, message and errorCode are the catalogue's, filled in by `fail`.
+ */
+export interface DomainError extends ErrorEntry {
+  code: ErrorCode;
+  params?: ErrorParams;
 }
 
 /** The result shape every object method with a domain failure mode returns. */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DomainError };
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const fail = (status: number, message: string, errorCode?: string): Result<never> => ({
+
+/** A domain failure by code (objects). */
+export const fail = (code: ErrorCode, params?: ErrorParams): Result<never> => ({
   ok: false,
-  error: errorCode === undefined ? { status, message } : { status, message, errorCode },
+  error: { code, ...(params === undefined ? {} : { params }), ...describeError({ code, params }) },
 });
+
+/** Status, message and wire `errorCode` of a failure, from the catalogue. */
+export function describeError(error: { code: ErrorCode; params?: ErrorParams }): ErrorEntry {
+  const entry: ErrorEntry = ERRORS[error.code];
+  const message = entry.message.replace(/\{(\w+)\}/g, (_, key: string) => String(error.params?.[key] ?? ""));
+  return { status: entry.status, message, errorCode: entry.errorCode };
+}
+
+/** The management error to throw for a catalogue code (routes, middleware). */
+export function problem(code: ErrorCode, params?: ErrorParams): ManagementError {
+  const { status, message, errorCode } = describeError({ code, params });
+  return new ManagementError(status, message, errorCode);
+}
 
 /** Unwraps an object result in the worker, throwing its domain error as a management error. */
 export function unwrap<T>(result: Result<T>): T {
   if (result.ok) return result.value;
-  throw new ManagementError(result.error.status, result.error.message, result.error.errorCode);
+  throw problem(result.error.code, result.error.params);
 }
-
-/** Common management errors, so that messages stay identical wherever they are raised. */
-export const errors = {
-  badRequest: (message: string) => new ManagementError(400, message, "invalid_body"),
-  invalidQuery: (message: string) => new ManagementError(400, message, "invalid_query_string"),
-  notFound: (message: string) => new ManagementError(404, message, "inexistent_resource"),
-  conflict: (message: string) => new ManagementError(409, message, "conflict"),
-  missingToken: () => new ManagementError(401, "Missing authentication", "missing_token"),
-  malformedAuthorization: () =>
-    new ManagementError(401, "Bad HTTP authentication header format", "invalid_authorization_header"),
-  invalidToken: (message = "Invalid token") => new ManagementError(403, message, "invalid_token"),
-  insufficientScope: (scope: string) =>
-    new ManagementError(403, `Insufficient scope, expected any of: ${scope}`, "insufficient_scope"),
-  crossTenant: () =>
-    new ManagementError(403, "Cross-tenant management requires a control-plane token", "cross_tenant_forbidden"),
-  tenantNotFound: () => new ManagementError(404, "Tenant not found", "tenant_not_found"),
-  notImplemented: (message: string) => new ManagementError(501, message, "not_implemented"),
-};

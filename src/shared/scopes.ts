@@ -32,6 +32,7 @@ const RESOURCES = [
   "tenants",
   "tenant_settings",
   "tenant_operations",
+  "attack_protection",
   "jobs",
 ] as const;
 

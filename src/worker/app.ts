@@ -1,22 +1,22 @@
-import { Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
 import type { AppEnv } from "./context";
-import { managementRouter } from "./management";
-import type { ManagementAuthOptions } from "./middleware/management-auth";
-import { notFound, onError } from "./middleware/errors";
-import { requestContext, tenantFromRequest } from "./middleware/request-context";
-import { managementCors, tokenCors } from "./middleware/cors";
-import { browserCors } from "./login/cors";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { signupPage, signupSubmit } from "./login/signup-flow";
+import { managementRouter } from "./management";
+import { browserCors, tokenCors } from "./middleware/cors";
+import { type ErrorShape, errorSink, notFound } from "./middleware/errors";
+import type { ManagementAuthOptions } from "./middleware/management-auth";
+import { noStore } from "./middleware/no-store";
+import { requestContext, tenantFromRequest } from "./middleware/request-context";
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
-import { authApiSpec } from "./oauth/openapi";
 import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
+import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
 import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
@@ -24,42 +24,79 @@ import { userinfoEndpoint } from "./oauth/userinfo";
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
 export type AppOptions = ManagementAuthOptions;
 
-/** The one route table: every endpoint of the service on one screen. */
-export function createApp(options: AppOptions = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.onError(onError);
-  app.notFound(notFound);
-  app.use("*", requestContext);
+/** What a surface declares once for all its routes. */
+interface SurfaceSpec {
+  /** How the tenant is resolved: from the request (host, header, query), or not at all. */
+  tenant: "request" | "none";
+  /** The body shape of errors that carry none of their own. */
+  errors: ErrorShape;
+  noStore: boolean;
+}
 
-  // Auth API (SPEC §4.1)
-  app.get("/.well-known/openid-configuration", tenantFromRequest, discoveryEndpoint);
-  app.get("/.well-known/jwks.json", tenantFromRequest, jwksEndpoint);
-  // Browsers ask every page for it; answer without a 404 in their console.
-  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
-  app.get("/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
-  app.get("/authorize", tenantFromRequest, authorizeEndpoint);
-  app.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tenantFromRequest, tokenEndpoint);
-  app.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, tenantFromRequest, revokeEndpoint);
-  app.on(["GET", "POST"], "/userinfo", tenantFromRequest, userinfoEndpoint);
-  app.get("/v2/logout", tenantFromRequest, legacyLogoutEndpoint);
-  app.get("/oidc/logout", tenantFromRequest, oidcLogoutEndpoint);
+type Handler = (c: Context<AppEnv>, next: Next) => unknown;
+
+/**
+ * A surface: a Hono sub-application with its own error sink, whose routes all get the surface's middleware.
+ * Per route, not `use("*")`: every surface is mounted at "/", where a `*` middleware would reach the others.
+ */
+function surface(spec: SurfaceSpec) {
+  const app = new Hono<AppEnv>();
+  app.onError(errorSink(spec.errors));
+  const before: Handler[] = [requestContext];
+  if (spec.noStore) before.push(noStore);
+  if (spec.tenant === "request") before.push(tenantFromRequest);
+  const on = (methods: string | string[], path: string, ...handlers: Handler[]) => {
+    app.on(typeof methods === "string" ? [methods] : methods, [path], ...(before as MiddlewareHandler<AppEnv>[]), ...(handlers as MiddlewareHandler<AppEnv>[]));
+  };
+  return { app, on };
+}
+
+/** The one route table: every endpoint of the service on one screen, by surface. */
+export function createApp(options: AppOptions = {}): Hono<AppEnv> {
+  // Auth API (SPEC §4.1): OAuth error bodies; discovery and JWKS set their own caching.
+  const auth = surface({ tenant: "request", errors: "oauth", noStore: true });
+  auth.on("GET", "/.well-known/openid-configuration", discoveryEndpoint);
+  auth.on("GET", "/.well-known/jwks.json", jwksEndpoint);
+  auth.on("GET", "/authorize", authorizeEndpoint);
+  auth.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tokenEndpoint);
+  auth.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, revokeEndpoint);
+  auth.on(["GET", "POST"], "/userinfo", userinfoEndpoint);
+  auth.on("GET", "/v2/logout", legacyLogoutEndpoint);
+  auth.on("GET", "/oidc/logout", oidcLogoutEndpoint);
 
   // Universal login (SPEC §4.1, §5.11, §7): HTML pages render their own error screens; the two JSON
   // endpoints throw OAuth errors and allow CORS from the applications' web_origins.
-  app.get("/u2/login", tenantFromRequest, loginPage);
-  app.post("/u2/login", tenantFromRequest, loginSubmit);
-  app.get("/u2/signup", tenantFromRequest, signupPage);
-  app.post("/u2/signup", tenantFromRequest, signupSubmit);
-  app.get("/u2/info", tenantFromRequest, infoPage);
-  app.get("/u2/logged-out", tenantFromRequest, loggedOutPage);
-  app.on(["POST", "OPTIONS"], "/co/authenticate", tenantFromRequest, browserCors({ credentials: true }), coAuthenticateEndpoint);
-  app.on(["POST", "OPTIONS"], "/dbconnections/signup", tenantFromRequest, browserCors({ credentials: false }), dbSignupEndpoint);
+  const login = surface({ tenant: "request", errors: "oauth", noStore: true });
+  login.on("GET", "/u2/login", loginPage);
+  login.on("POST", "/u2/login", loginSubmit);
+  login.on("GET", "/u2/signup", signupPage);
+  login.on("POST", "/u2/signup", signupSubmit);
+  login.on("GET", "/u2/info", infoPage);
+  login.on("GET", "/u2/logged-out", loggedOutPage);
+  login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
+  login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
 
-  // Management API (SPEC §4.2, §5)
-  app.use("/api/v2/*", managementCors);
+  // Internal and static: no tenant.
+  const internal = surface({ tenant: "none", errors: "oauth", noStore: false });
+  // Browsers ask every page for it; answer without a 404 in their console.
+  internal.on("GET", "/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
+  internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
+
+  // Benchmark routes (`npm run bench`): they exist only when BENCH_ROUTES=1.
+  const bench = new Hono<AppEnv>();
+  bench.onError(errorSink("oauth"));
+  bench.use("*", requestContext, async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));
+  bench.route("/", benchRoutes());
+
+  const app = new Hono<AppEnv>();
+  app.onError(errorSink("oauth"));
+  app.notFound(notFound);
+  app.route("/", auth.app);
+  app.route("/", login.app);
+  app.route("/", internal.app);
+  app.route("/__bench", bench);
+  // Management API (SPEC §4.2, §5): its router declares CORS, authentication (which resolves the target
+  // tenant), the management error shape and no-store itself.
   app.route("/api/v2", managementRouter(options));
-
-  app.use("/__bench/*", async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));
-  app.route("/__bench", benchRoutes());
   return app;
 }

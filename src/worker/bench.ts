@@ -1,6 +1,9 @@
 import { Hono } from "hono";
 import { generateKeyPair, SignJWT } from "jose";
 import type { AppEnv } from "./context";
+import { formatRefreshToken, newRefreshSecret, newRefreshTokenId, refreshSecretHash } from "./oauth/tokens/refresh-token";
+import { tenantFromRequest } from "./middleware/request-context";
+import { tenantObject, userObject } from "./tenant/stubs";
 
 /**
  * Bench-only routes (mounted when BENCH_ROUTES=1): raw in-worker JWT signing rate, and a hello route as the
@@ -33,6 +36,45 @@ export function benchRoutes(): Hono<AppEnv> {
     await tick();
     const ms = Date.now() - start;
     return c.json({ alg, n, ms, per_second: ms > 0 ? Math.round((n * 1000) / ms) : null });
+  });
+  // Refresh-token families for `npm run bench` without bcrypt: passwordless users on the tenant and one or
+  // more families each, minted exactly as a code exchange would (only the login is skipped).
+  router.post("/refresh-seed", tenantFromRequest, async (c) => {
+    const clientId = c.req.query("client_id") ?? "";
+    const users = Math.min(Math.max(Number(c.req.query("users") ?? 1) || 1, 1), 2000);
+    const families = Math.min(Math.max(Number(c.req.query("families") ?? 1) || 1, 1), 64);
+    const offset = Number(c.req.query("offset") ?? 0) || 0;
+    const tenant = tenantObject(c.env, c.var.tenant.id);
+    const tokens: string[] = [];
+    for (let i = offset; i < offset + users; i++) {
+      const userId = `auth0|bench${i}x${clientId.slice(0, 6)}`;
+      await tenant.users().create({
+        user_id: userId,
+        connection: "Username-Password-Authentication",
+        email: `bench-refresh-${i}-${clientId.slice(0, 6)}@example.com`,
+        email_verified: true,
+        password_hash: null,
+      });
+      for (let f = 0; f < families; f++) {
+        const id = newRefreshTokenId();
+        const secret = newRefreshSecret();
+        await userObject(c.env, c.var.tenant.id, userId).refreshTokens().issue({
+          id,
+          token_hash: await refreshSecretHash(secret),
+          client_id: clientId,
+          user_id: userId,
+          session_id: null,
+          scope: "openid offline_access",
+          audience: null,
+          login: { connection: "Username-Password-Authentication", strategy: "auth0", auth_time: Math.floor(Date.now() / 1000) },
+          device: {},
+          lifetime_ms: null,
+          idle_lifetime_ms: null,
+        });
+        tokens.push(formatRefreshToken({ tenantId: c.var.tenant.id, userId, id, secret }));
+      }
+    }
+    return c.json({ tokens });
   });
   return router;
 }

@@ -60,14 +60,14 @@ export async function seedClient(
 
 /** Creates a database-connection user with a (cheap, cost 4) bcrypt hash. */
 export async function seedUser(tenantId: string, email: string, password = "p4ssw0rd!", extra: { blocked?: boolean } = {}) {
-  const result = await env.TENANT.getByName(tenantId).createUser({
+  const result = await env.TENANT.getByName(tenantId).users().create({
     user_id: `auth0|${randomId()}`,
     connection: "Username-Password-Authentication",
     email,
     email_verified: true,
     password_hash: await bcrypt.hash(password, 4),
   });
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok) throw new Error(result.error.code);
   if (extra.blocked) {
     await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) => {
       state.storage.sql.exec("UPDATE users SET blocked = 1 WHERE user_id = ?", result.value.user_id);
@@ -80,7 +80,7 @@ export async function seedUser(tenantId: string, email: string, password = "p4ss
 export async function sessionCookie(tenantId: string, userId: string, clientId: string): Promise<string> {
   const id = randomId("ses_");
   const secret = randomToken(32);
-  await env.TENANT.getByName(tenantId).createSession({
+  await env.TENANT.getByName(tenantId).sessions().start({
     id,
     secret_hash: await hashSecret(secret),
     user_id: userId,
@@ -136,7 +136,7 @@ export async function pendingLogin(
 ): Promise<{ state: string; csrf: string; cookie: string }> {
   const id = randomId("ls_");
   const csrf = randomToken(24);
-  await env.TENANT.getByName(tenantId).createLoginSession({
+  await env.TENANT.getByName(tenantId).logins().start({
     id,
     request: {
       client_id: clientId,

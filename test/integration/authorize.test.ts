@@ -108,7 +108,7 @@ describe("GET /authorize: login and SSO", () => {
     const login = redirectParams(await authorize(base(), { host }));
     expect(login.url.pathname).toBe("/u2/login");
     expect(login.query.get("state")).toMatch(/^ls_/);
-    const stored = await env.TENANT.getByName(tenant).getLoginSession(login.query.get("state") as string);
+    const stored = await env.TENANT.getByName(tenant).logins().get(login.query.get("state") as string);
     expect(stored?.request).toMatchObject({ client_id: client.client_id, redirect_uri: CALLBACK, state: "st-1" });
     expect(redirectParams(await authorize({ ...base(), screen_hint: "signup" }, { host })).url.pathname).toBe("/u2/signup");
   });
@@ -144,7 +144,7 @@ describe("GET /authorize: login and SSO", () => {
 
   it("a login ticket from /co/authenticate logs in without UI, once", async () => {
     const ticket = "ticket-abcdefghijklmnopqrstuvwxyz0123456789";
-    await env.TENANT.getByName(tenant).createLoginTicket({ ticket_hash: await hashSecret(ticket), client_id: client.client_id, user_id: user.user_id, expires_at: Date.now() + 60_000 });
+    await env.TENANT.getByName(tenant).tickets().create({ ticket_hash: await hashSecret(ticket), client_id: client.client_id, user_id: user.user_id, expires_at: Date.now() + 60_000 });
     const first = await authorize({ ...base(), login_ticket: ticket, scope: "openid read:things" }, { host });
     const code = redirectParams(first).query.get("code") as string;
     expect(code).toBeTruthy();

@@ -129,7 +129,9 @@ describe("POST /u2/login", () => {
     expect(code).toBeTruthy();
     const session = cookieNamed(res, "gh_session");
     expect(session).toMatch(/HttpOnly/);
-    expect(session).toMatch(/SameSite=Lax/);
+    // SameSite=None; Secure: the SPA SDK's silent authentication sends it from a cross-site iframe (issue 10).
+    expect(session).toMatch(/SameSite=None/);
+    expect(session).toMatch(/Secure/);
     const tokens = await tokenForm(
       { grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret },
       {},

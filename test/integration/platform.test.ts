@@ -47,7 +47,7 @@ describe("control-plane bootstrap (issue #2 point 4)", () => {
   it("registers tenants in the platform registry", async () => {
     const id = await createTenant();
     expect(await platform().hasTenant(id)).toBe(true);
-    expect((await platform().getTenant(id))?.deployment_type).toBe("shared");
+    expect((await platform().tenants().get(id))?.deployment_type).toBe("shared");
   });
 });
 
@@ -55,7 +55,7 @@ describe("custom domains (SPEC §2.2, §5.5)", () => {
   it("a claimed domain routes to its tenant with issuer https://domain/, x-forwarded-host first", async () => {
     const id = await createTenant();
     const domain = `login.${id}.example`;
-    const added = await platform().addCustomDomain({ tenant_id: id, domain: domain.toUpperCase(), type: "self_managed_certs" });
+    const added = await platform().domains().add({ tenant_id: id, domain: domain.toUpperCase(), type: "self_managed_certs" });
     expect(added.ok).toBe(true);
     const viaHost = (await (await call("/.well-known/openid-configuration", { host: domain })).json()) as { issuer: string };
     expect(viaHost.issuer).toBe(`https://${domain}/`);
@@ -70,8 +70,8 @@ describe("custom domains (SPEC §2.2, §5.5)", () => {
     const a = await createTenant();
     const b = await createTenant();
     const domain = `id.${a}.example`;
-    expect((await platform().addCustomDomain({ tenant_id: a, domain, type: "self_managed_certs" })).ok).toBe(true);
-    const second = await platform().addCustomDomain({ tenant_id: b, domain, type: "self_managed_certs" });
+    expect((await platform().domains().add({ tenant_id: a, domain, type: "self_managed_certs" })).ok).toBe(true);
+    const second = await platform().domains().add({ tenant_id: b, domain, type: "self_managed_certs" });
     expect(second).toMatchObject({ ok: false, error: { status: 409 } });
   });
 

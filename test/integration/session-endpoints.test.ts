@@ -194,7 +194,7 @@ describe("discovery lists what is implemented", () => {
       end_session_endpoint: `http://${host}/oidc/logout`,
     });
     expect(doc.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "client_credentials", "urn:ietf:params:oauth:grant-type:token-exchange"]));
-    expect(doc.response_modes_supported).toEqual(["query", "fragment", "form_post"]);
+    expect(doc.response_modes_supported).toEqual(["query", "fragment", "form_post", "web_message"]);
     expect(doc.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["private_key_jwt", "client_secret_jwt"]));
     expect(doc.code_challenge_methods_supported).toContain("S256");
   });

@@ -68,7 +68,7 @@ describe("/u2/signup", () => {
     expect(query.get("code")).toBeTruthy();
     expect(query.get("state")).toBe("xyz");
     expect(res.headers.getSetCookie().some((c) => c.startsWith("gh_session=") && /HttpOnly/.test(c))).toBe(true);
-    const user = await env.TENANT.getByName(tenant).findUserByEmail(DB, "new.user@example.com");
+    const user = await env.TENANT.getByName(tenant).users().findByEmail(DB, "new.user@example.com");
     expect(user).toMatchObject({ email: "new.user@example.com", email_verified: false, connection: DB });
     expect(user?.user_id).toMatch(/^auth0\|[A-Za-z0-9]{22}$/);
     expect(user?.password_hash).toMatch(/^\$2[aby]\$10\$/);
@@ -88,7 +88,7 @@ describe("/u2/signup", () => {
     expect(errorCode(html)).toBe("PASSWORD_TOO_SHORT");
     expect(html).toContain("Password must be at least 8 characters long.");
     expect(html).toMatch(/<input id="password"[^>]*aria-describedby="form-error password-hint"/);
-    expect(await env.TENANT.getByName(tenant).findUserByEmail(DB, "short@example.com")).toBeNull();
+    expect(await env.TENANT.getByName(tenant).users().findByEmail(DB, "short@example.com")).toBeNull();
   });
 
   it("an already registered email (any case) is refused on the form", async () => {
@@ -110,7 +110,7 @@ describe("/u2/signup", () => {
     const res = await postForm("signup", await newLogin(), { email: "csrf-signup@example.com", password: "password-123" }, { csrf: "forged" });
     expect(res.status).toBe(403);
     expect(errorCode(await res.text())).toBe("INVALID_CSRF");
-    expect(await env.TENANT.getByName(tenant).findUserByEmail(DB, "csrf-signup@example.com")).toBeNull();
+    expect(await env.TENANT.getByName(tenant).users().findByEmail(DB, "csrf-signup@example.com")).toBeNull();
   });
 
   it("is unavailable when the connection sets disable_signup (and the login page hides the link)", async () => {
@@ -161,7 +161,7 @@ describe("POST /dbconnections/signup", () => {
     expect(body.id).toBe(`auth0|${body._id}`);
     expect(body.created_at).toEqual(expect.any(String));
     expect(body.updated_at).toEqual(expect.any(String));
-    const stored = await env.TENANT.getByName(tenant).getUser(body.id as string);
+    const stored = await env.TENANT.getByName(tenant).users().get(body.id as string);
     expect(stored?.user_metadata).toEqual({ plan: "pro" });
   });
 
@@ -209,7 +209,7 @@ describe("POST /dbconnections/signup", () => {
     const res = await signup({ email: "evil@example.com", password: "password-123" }, { origin: "https://evil.example.com" });
     expect(res.status).toBe(403);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
-    expect(await env.TENANT.getByName(tenant).findUserByEmail(DB, "evil@example.com")).toBeNull();
+    expect(await env.TENANT.getByName(tenant).users().findByEmail(DB, "evil@example.com")).toBeNull();
   });
 
   it("answers preflights for the tenant's web origins", async () => {

@@ -48,7 +48,7 @@ describe("GET /u2/info (test login)", () => {
 
   it("also accepts a code issued for the bare /u2/info URL, with client_id in the query", async () => {
     const code = randomToken(32);
-    await env.TENANT.getByName(tenant).createAuthorizationCode({
+    await env.TENANT.getByName(tenant).codes().create({
       code_hash: await hashSecret(code),
       client_id: client.client_id,
       user_id: user.user_id,

@@ -2,6 +2,7 @@ import { fail, ok, type Result } from "../../shared/errors";
 import { randomId } from "../../shared/crypto/random";
 import type { HostResolution } from "../../shared/types";
 import { iso, type Sql } from "../sql";
+import { PlatformRpc } from "./rpc";
 
 export interface CustomDomain {
   id: string;
@@ -26,9 +27,9 @@ export function addCustomDomain(
   now: number,
 ): Result<CustomDomain> {
   const domain = input.domain.trim().toLowerCase();
-  if (!sql.first`SELECT 1 FROM tenants WHERE id = ${input.tenant_id}`) return fail(404, "Tenant not found");
+  if (!sql.first`SELECT 1 FROM tenants WHERE id = ${input.tenant_id}`) return fail("tenant_not_found");
   if (sql.first`SELECT 1 FROM custom_domains WHERE domain = ${domain}`) {
-    return fail(409, `The domain "${domain}" is already claimed`, "domain_conflict");
+    return fail("domain_conflict", { domain });
   }
   const id = randomId("cd_");
   sql.run`INSERT INTO custom_domains (id, tenant_id, domain, type, created_at, updated_at)
@@ -41,4 +42,15 @@ export function listCustomDomains(sql: Sql, tenantId: string): CustomDomain[] {
     .all<{ id: string; tenant_id: string; domain: string; type: string; created_at: number; updated_at: number }>`
       SELECT * FROM custom_domains WHERE tenant_id = ${tenantId} ORDER BY domain`
     .map((r) => ({ ...r, created_at: iso(r.created_at) as string, updated_at: iso(r.updated_at) as string }));
+}
+
+/** The custom-domains facade (`stub.domains()`); host resolution stays flat on the object (hot). */
+export class Domains extends PlatformRpc {
+  add(input: { tenant_id: string; domain: string; type: string }): Result<CustomDomain> {
+    return this.commit((sql, now) => addCustomDomain(sql, input, now));
+  }
+
+  list(tenantId: string): CustomDomain[] {
+    return this.read((sql) => listCustomDomains(sql, tenantId));
+  }
 }

@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { Tenant, TenantInput, TenantPatch } from "../../shared/types";
+import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
+import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */
 type TenantRow = Omit<Tenant, "provisioning_state_changed_at" | "created_at" | "updated_at" | "worker_script_name"> & {
@@ -38,7 +39,7 @@ export function markSeeded(sql: Sql, id: string): void {
 /** Inserts a tenant; an existing id is a 409. */
 export function createTenant(sql: Sql, input: TenantInput, now: number): Result<Tenant> {
   if (sql.first`SELECT 1 FROM tenants WHERE id = ${input.id}`) {
-    return fail(409, `A tenant with id "${input.id}" already exists`, "tenant_exists");
+    return fail("tenant_exists", { id: input.id });
   }
   sql.run`INSERT INTO tenants (id, name, friendly_name, audience, sender_name, sender_email, deployment_type,
       storage_kind, bundle_configuration, worker_version, provisioning_state_changed_at, created_at, updated_at)
@@ -68,7 +69,7 @@ const PATCHABLE = [
 ] as const;
 
 export function updateTenant(sql: Sql, id: string, patch: TenantPatch, now: number): Result<Tenant> {
-  if (!getTenant(sql, id)) return fail(404, "Tenant not found", "tenant_not_found");
+  if (!getTenant(sql, id)) return fail("tenant_not_found");
   for (const field of PATCHABLE) {
     if (!(field in patch)) continue;
     // The column name comes from the fixed list above, never from input.
@@ -105,4 +106,41 @@ export function listTenantsAfter(
 
 export function countTenants(sql: Sql): number {
   return sql.first<{ n: number }>`SELECT count(*) AS n FROM tenants`?.n ?? 0;
+}
+
+/** The tenants facade (`stub.tenants()`); existence checks and counts stay flat on the object (hot). */
+export class Tenants extends PlatformRpc {
+  get(id: string): Tenant | null {
+    return this.read((sql) => getTenant(sql, id));
+  }
+
+  /** Idempotent bootstrap insert; tells the caller whether the tenant's seed still has to run. */
+  ensure(input: TenantInput): { seeded: boolean } {
+    return this.commit((sql, now) => ensureTenant(sql, input, now));
+  }
+
+  markSeeded(id: string): void {
+    this.commit((sql) => markSeeded(sql, id));
+  }
+
+  create(input: TenantInput): Result<Tenant> {
+    return this.commit((sql, now) => createTenant(sql, input, now));
+  }
+
+  update(id: string, patch: TenantPatch): Result<Tenant> {
+    return this.commit((sql, now) => updateTenant(sql, id, patch, now));
+  }
+
+  delete(id: string): boolean {
+    return this.commit((sql) => deleteTenant(sql, id));
+  }
+
+  /** Newest first, in the same windows as every other management list (SPEC §4.3). */
+  list(window: ListWindow): ListPage<Tenant> {
+    return this.read((sql) =>
+      "offset" in window
+        ? listTenants(sql, window.offset, window.limit)
+        : { items: listTenantsAfter(sql, window.after, window.limit), total: null },
+    );
+  }
 }

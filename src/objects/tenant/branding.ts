@@ -1,6 +1,7 @@
 import type { Branding, BrandingPatch } from "../../shared/types";
 import type { Sql } from "../sql";
 import { getSetting, putSetting } from "./config";
+import { TenantRpc } from "./rpc";
 
 /** Settings key of the branding object (configuration: read by the login pages from the snapshot). */
 const KEY = "branding";
@@ -30,7 +31,17 @@ export function updateBranding(sql: Sql, patch: BrandingPatch): Branding {
     if (Object.keys(merged).length) next[key] = merged;
     else delete next[key];
   }
-  // putSetting bumps the configuration version in this same transaction.
   putSetting(sql, KEY, next);
   return next;
+}
+
+/** The branding facade (`stub.branding()`): configuration, read by the login pages from the snapshot. */
+export class BrandingRpc extends TenantRpc {
+  get(): Branding {
+    return this.read((sql) => getBranding(sql));
+  }
+
+  update(patch: BrandingPatch): Branding {
+    return this.commit(({ sql }) => updateBranding(sql, patch), { config: true });
+  }
 }

@@ -2,12 +2,12 @@ import { fail, ok, type Result } from "../../shared/errors";
 import type { ClientGrantRecord, ListPage, ListWindow, NewClientGrant } from "../../shared/types";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { findResourceServer } from "./resource-servers";
 import { toClientGrant } from "./rows";
+import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The client grant does not exist", "inexistent_client_grant");
+const notFound = () => fail("inexistent_client_grant");
 
 export function getClientGrant(sql: Sql, id: string): ClientGrantRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM client_grants WHERE id = ${id}`;
@@ -27,26 +27,25 @@ export function listClientGrants(
 /** Every scope must be defined on the audience's resource server; the list is kept without repeats. */
 function checkScopes(sql: Sql, audience: string, scope: string[]): Result<string[]> {
   const api = findResourceServer(sql, audience);
-  if (!api) return fail(404, `No resource server found for audience "${audience}"`, "inexistent_resource_server");
+  if (!api) return fail("inexistent_audience", { audience });
   const defined = new Set(api.scopes.map((s) => s.value));
   const undefinedScopes = scope.filter((s) => !defined.has(s));
   if (undefinedScopes.length) {
-    return fail(400, `Scopes not defined on the resource server "${audience}": ${undefinedScopes.join(", ")}`, "invalid_scope");
+    return fail("undefined_scopes", { audience, scopes: undefinedScopes.join(", ") });
   }
   return ok([...new Set(scope)]);
 }
 
 export function createClientGrant(sql: Sql, grant: NewClientGrant, now: number): Result<ClientGrantRecord> {
-  if (!getClient(sql, grant.client_id)) return fail(404, "The client does not exist", "inexistent_client");
+  if (!getClient(sql, grant.client_id)) return fail("inexistent_client");
   const scope = checkScopes(sql, grant.audience, grant.scope);
   if (!scope.ok) return scope;
   // SPEC §9: one grant per (client, audience).
   if (sql.first`SELECT 1 FROM client_grants WHERE client_id = ${grant.client_id} AND audience = ${grant.audience}`) {
-    return fail(409, "A client grant for this client and audience already exists", "client_grant_conflict");
+    return fail("client_grant_conflict");
   }
   sql.run`INSERT INTO client_grants (id, client_id, audience, scope, created_at, updated_at)
     VALUES (${grant.id}, ${grant.client_id}, ${grant.audience}, ${scope.value}, ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getClientGrant(sql, grant.id) as ClientGrantRecord);
 }
 
@@ -56,19 +55,36 @@ const isSystemGrant = (sql: Sql, grant: ClientGrantRecord) => getClient(sql, gra
 export function updateClientGrant(sql: Sql, id: string, scope: string[], now: number): Result<ClientGrantRecord> {
   const current = getClientGrant(sql, id);
   if (!current) return notFound();
-  if (isSystemGrant(sql, current)) return fail(400, "You cannot modify the grant of a system client", "operation_not_supported");
+  if (isSystemGrant(sql, current)) return fail("system_grant_immutable");
   const checked = checkScopes(sql, current.audience, scope);
   if (!checked.ok) return checked;
   sql.run`UPDATE client_grants SET scope = ${checked.value}, updated_at = ${now} WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(getClientGrant(sql, id) as ClientGrantRecord);
 }
 
 export function deleteClientGrant(sql: Sql, id: string): Result<true> {
   const current = getClientGrant(sql, id);
   if (!current) return notFound();
-  if (isSystemGrant(sql, current)) return fail(400, "You cannot delete the grant of a system client", "operation_not_supported");
+  if (isSystemGrant(sql, current)) return fail("system_grant_undeletable");
   sql.run`DELETE FROM client_grants WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
+}
+
+/** The client-grants facade (`stub.clientGrants()`): configuration. */
+export class ClientGrants extends TenantRpc {
+  list(window: ListWindow, filter: { audience?: string; client_id?: string }): ListPage<ClientGrantRecord> {
+    return this.read((sql) => listClientGrants(sql, window, filter));
+  }
+
+  create(grant: NewClientGrant): Result<ClientGrantRecord> {
+    return this.commit(({ sql, now }) => createClientGrant(sql, grant, now), { config: true });
+  }
+
+  update(id: string, scope: string[]): Result<ClientGrantRecord> {
+    return this.commit(({ sql, now }) => updateClientGrant(sql, id, scope, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteClientGrant(sql, id), { config: true });
+  }
 }

@@ -2,14 +2,14 @@ import { fail, ok, type Result } from "../../shared/errors";
 import { MAX_CLIENT_METADATA_KEYS } from "../../shared/schemas/clients";
 import type { ClientPatch, ClientRecord, ListPage, ListWindow, NewClient } from "../../shared/types";
 import type { Sql } from "../sql";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { definedOnly, toClient } from "./rows";
+import { TenantRpc } from "./rpc";
 
 /** Methods that authenticate with the client's secret, so a client using one must have a secret. */
 const SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 
-const notFound = () => fail(404, "The client does not exist", "inexistent_client");
+const notFound = () => fail("inexistent_client");
 
 export function getClient(sql: Sql, clientId: string): ClientRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM clients WHERE client_id = ${clientId}`;
@@ -56,11 +56,10 @@ function replace(sql: Sql, client: NewClient, now: number): void {
 }
 
 export function createClient(sql: Sql, client: NewClient, now: number): Result<ClientRecord> {
-  if (getClient(sql, client.client_id)) return fail(409, "A client with this client_id already exists", "client_exists");
+  if (getClient(sql, client.client_id)) return fail("client_exists");
   const problem = problemWith(client);
-  if (problem) return fail(400, problem, "invalid_body");
+  if (problem) return fail("invalid_client_settings", { detail: problem });
   insert(sql, client, now);
-  bumpConfigVersion(sql);
   return ok(getClient(sql, client.client_id) as ClientRecord);
 }
 
@@ -83,7 +82,7 @@ export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now
   const { client_metadata, extra, client_secret_enc_if_missing, ...fields } = patch;
   const locked = current.is_system ? SYSTEM_LOCKED_FIELDS.filter((f) => fields[f] !== undefined) : [];
   if (locked.length) {
-    return fail(400, `These settings of a system client are managed by the deployment: ${locked.join(", ")}`, "operation_not_supported");
+    return fail("system_client_settings", { fields: locked.join(", ") });
   }
   const next: NewClient = {
     ...current,
@@ -95,9 +94,8 @@ export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now
     next.client_secret_enc = client_secret_enc_if_missing ?? null;
   }
   const problem = problemWith(next);
-  if (problem) return fail(400, problem, "invalid_body");
+  if (problem) return fail("invalid_client_settings", { detail: problem });
   replace(sql, next, now);
-  bumpConfigVersion(sql);
   return ok(getClient(sql, clientId) as ClientRecord);
 }
 
@@ -105,10 +103,9 @@ export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now
 export function deleteClient(sql: Sql, clientId: string): Result<true> {
   const current = getClient(sql, clientId);
   if (!current) return notFound();
-  if (current.is_system) return fail(400, "You cannot delete a system client", "operation_not_supported");
+  if (current.is_system) return fail("system_client_undeletable");
   sql.run`DELETE FROM client_grants WHERE client_id = ${clientId}`;
   sql.run`DELETE FROM clients WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return ok(true);
 }
 
@@ -120,9 +117,35 @@ export function rotateClientSecret(sql: Sql, clientId: string, secretEnc: string
   const current = getClient(sql, clientId);
   if (!current) return notFound();
   if (current.is_system) {
-    return fail(400, "The secret of a system client is managed by the deployment's configuration", "operation_not_supported");
+    return fail("system_client_secret");
   }
   sql.run`UPDATE clients SET client_secret_enc = ${secretEnc}, updated_at = ${now} WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return ok(getClient(sql, clientId) as ClientRecord);
+}
+
+/** The clients facade (`stub.clients()`): configuration, so every write bumps the configuration version. */
+export class Clients extends TenantRpc {
+  list(window: ListWindow): ListPage<ClientRecord> {
+    return this.read((sql) => listClients(sql, window));
+  }
+
+  get(clientId: string): ClientRecord | null {
+    return this.read((sql) => getClient(sql, clientId));
+  }
+
+  create(client: NewClient): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => createClient(sql, client, now), { config: true });
+  }
+
+  update(clientId: string, patch: ClientPatch): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => updateClient(sql, clientId, patch, now), { config: true });
+  }
+
+  delete(clientId: string): Result<true> {
+    return this.commit(({ sql }) => deleteClient(sql, clientId), { config: true });
+  }
+
+  rotateSecret(clientId: string, secretEnc: string): Result<ClientRecord> {
+    return this.commit(({ sql, now }) => rotateClientSecret(sql, clientId, secretEnc, now), { config: true });
+  }
 }

@@ -1,3 +1,4 @@
+import { getAttackProtection } from "./attack-protection";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./rows";
@@ -7,7 +8,7 @@ export function configVersion(sql: Sql): number {
   return Number(sql.first<{ value: string }>`SELECT value FROM _settings WHERE key = 'config_version'`?.value ?? 0);
 }
 
-/** Call inside the same transaction as any configuration write. */
+/** Bumped by `TenantRpc.commit(fn, { config: true })` in the write's own transaction; the seed calls it too. */
 export function bumpConfigVersion(sql: Sql): void {
   sql.run`UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'`;
 }
@@ -19,7 +20,6 @@ export function getSetting<T>(sql: Sql, key: string, fallback: T): T {
 export function putSetting(sql: Sql, key: string, value: unknown): void {
   sql.run`INSERT INTO _settings (key, value) VALUES (${key}, ${JSON.stringify(value)})
     ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-  bumpConfigVersion(sql);
 }
 
 /** One read of everything a token request needs (ARCHITECTURE.md §4). */
@@ -34,5 +34,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
     connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
     branding: getSetting(sql, "branding", {}),
+    attackProtection: getAttackProtection(sql),
   };
 }

@@ -3,11 +3,11 @@ import { CONNECTION_OPTION_FIELDS } from "../../shared/schemas/connections";
 import type { ConnectionPatch, ConnectionRecord, Json, ListPage, ListWindow, NewConnection } from "../../shared/types";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { toConnection } from "./rows";
+import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The connection does not exist", "inexistent_connection");
+const notFound = () => fail("inexistent_connection");
 
 export function getConnection(sql: Sql, id: string): ConnectionRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM connections WHERE id = ${id}`;
@@ -21,12 +21,11 @@ export function listConnections(sql: Sql, window: ListWindow, filter: { strategy
 
 export function createConnection(sql: Sql, connection: NewConnection, now: number): Result<ConnectionRecord> {
   if (sql.first`SELECT 1 FROM connections WHERE name = ${connection.name}`) {
-    return fail(409, `A connection with name "${connection.name}" already exists`, "connection_conflict");
+    return fail("connection_conflict", { name: connection.name });
   }
   sql.run`INSERT INTO connections (id, name, strategy, options, secrets_enc, created_at, updated_at)
     VALUES (${connection.id}, ${connection.name}, ${connection.strategy}, ${connection.options}, ${connection.secrets_enc},
       ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getConnection(sql, connection.id) as ConnectionRecord);
 }
 
@@ -46,7 +45,6 @@ export function updateConnection(sql: Sql, id: string, patch: ConnectionPatch, n
   }
   const secretsEnc = patch.options ? (patch.secrets_enc ?? null) : current.secrets_enc;
   sql.run`UPDATE connections SET options = ${options}, secrets_enc = ${secretsEnc}, updated_at = ${now} WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(getConnection(sql, id) as ConnectionRecord);
 }
 
@@ -59,10 +57,9 @@ export function deleteConnection(sql: Sql, id: string): Result<true> {
   if (!current) return notFound();
   const users = sql.first<{ n: number }>`SELECT count(*) AS n FROM users WHERE connection = ${current.name}`?.n ?? 0;
   if (users > 0) {
-    return fail(409, `The connection "${current.name}" still has ${users} user(s); delete them first`, "connection_has_users");
+    return fail("connection_has_users", { name: current.name, users });
   }
   sql.run`DELETE FROM connections WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
 }
 
@@ -72,7 +69,7 @@ export function deleteConnection(sql: Sql, id: string): Result<true> {
  */
 export function getClientConnections(sql: Sql, clientId: string): Result<ConnectionRecord[]> {
   const client = getClient(sql, clientId);
-  if (!client) return fail(404, "The client does not exist", "inexistent_client");
+  if (!client) return fail("inexistent_client");
   const all = sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection);
   const enabled = client.extra.enabled_connections;
   if (!Array.isArray(enabled)) return ok(all);
@@ -83,11 +80,43 @@ export function getClientConnections(sql: Sql, clientId: string): Result<Connect
 /** Replaces a client's ordered connection list; unknown ids are dropped, repeats kept once. */
 export function setClientConnections(sql: Sql, clientId: string, ids: string[], now: number): Result<ConnectionRecord[]> {
   const client = getClient(sql, clientId);
-  if (!client) return fail(404, "The client does not exist", "inexistent_client");
+  if (!client) return fail("inexistent_client");
   const known = new Set(sql.all<{ id: string }>`SELECT id FROM connections`.map((r) => r.id));
   const enabled: Json[] = [...new Set(ids)].filter((id) => known.has(id));
   const extra = { ...client.extra, enabled_connections: enabled };
   sql.run`UPDATE clients SET extra = ${extra}, updated_at = ${now} WHERE client_id = ${clientId}`;
-  bumpConfigVersion(sql);
   return getClientConnections(sql, clientId);
+}
+
+/** The connections facade (`stub.connections()`), including which connections a client has enabled. */
+export class Connections extends TenantRpc {
+  list(window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
+    return this.read((sql) => listConnections(sql, window, filter));
+  }
+
+  get(id: string): ConnectionRecord | null {
+    return this.read((sql) => getConnection(sql, id));
+  }
+
+  create(connection: NewConnection): Result<ConnectionRecord> {
+    return this.commit(({ sql, now }) => createConnection(sql, connection, now), { config: true });
+  }
+
+  update(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
+    return this.commit(({ sql, now }) => updateConnection(sql, id, patch, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteConnection(sql, id), { config: true });
+  }
+
+  /** The connections a client has enabled. */
+  ofClient(clientId: string): Result<ConnectionRecord[]> {
+    return this.read((sql) => getClientConnections(sql, clientId));
+  }
+
+  /** Replaces the set of connections a client has enabled. */
+  setForClient(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
+    return this.commit(({ sql, now }) => setClientConnections(sql, clientId, ids, now), { config: true });
+  }
 }

@@ -1,5 +1,9 @@
-import type { AuthorizeRequest, LoginSession, SessionRecord } from "../../shared/types";
+import { getSessionView, listSessions, revokeSession, type SessionView } from "./session-admin";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
+import { TenantRpc } from "./rpc";
+import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
+import { getUser, recordLogin } from "./users";
 
 type Row = Record<string, unknown>;
 const time = (v: unknown) => iso(v as number) as string;
@@ -56,14 +60,12 @@ export function completeLoginSession(sql: Sql, id: string, userId: string, now: 
     WHERE id = ${id} AND state = 'pending' AND expires_at > ${now}` > 0;
 }
 
-export function createSession(
-  sql: Sql,
-  input: { id: string; secret_hash: string; user_id: string; client_id: string; expires_at: number },
-  now: number,
-): SessionRecord {
+/** A browser session; `authenticated_at` defaults to now (the worker passes it when a code carries it). */
+export function createSession(sql: Sql, input: NewSession, now: number): SessionRecord {
+  const authenticatedAt = input.authenticated_at ?? now;
   sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
       expires_at, created_at, updated_at)
-    VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${now}, ${now},
+    VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
       ${input.expires_at}, ${now}, ${now})`;
   return getSession(sql, input.id, now) as SessionRecord;
 }
@@ -84,4 +86,84 @@ export function touchSession(sql: Sql, id: string, clientId: string, now: number
 
 export function deleteSession(sql: Sql, id: string): boolean {
   return sql.run`DELETE FROM sessions WHERE id = ${id}` > 0;
+}
+
+/**
+ * Completes an interactive login as one transaction (issue 7, one RPC per user action): the login session
+ * is marked completed exactly once, the browser session starts, the user's login counters move and the
+ * authorization code (if the response type asks for one) is stored. False, and nothing written, when the
+ * login session was already completed or has expired (double submit, replay).
+ */
+export function completeLogin(sql: Sql, input: LoginCompletion, now: number): boolean {
+  if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
+  createSession(sql, input.session, now);
+  recordLogin(sql, input.session.user_id, now);
+  if (input.code) createAuthorizationCode(sql, input.code, now);
+  return true;
+}
+
+/** The login-sessions facade (`stub.logins()`): one command per step of an interactive login. */
+export class Logins extends TenantRpc {
+  start(input: { id: string; request: AuthorizeRequest; csrf_token: string; expires_at: number }): LoginSession {
+    return this.commit(({ sql, now }) => createLoginSession(sql, input, now));
+  }
+
+  /** A pending or completed login session that has not expired. */
+  get(id: string): LoginSession | null {
+    return this.read((sql, now) => getLoginSession(sql, id, now));
+  }
+
+  /** See {@link completeLogin}. */
+  complete(input: LoginCompletion): boolean {
+    return this.commit(({ sql, now }) => completeLogin(sql, input, now));
+  }
+
+  /**
+   * Redeems a ticket at /authorize as one commit (one RPC per user action): consumes it, starts the browser
+   * session for its user and records the login. Null, and no session, when the ticket or its user is gone.
+   */
+  redeemTicket(ticketHash: string, clientId: string, session: Omit<NewSession, "user_id">): UserRecord | null {
+    return this.commit(({ sql, now }) => {
+      const userId = consumeLoginTicket(sql, ticketHash, clientId, now);
+      const user = userId ? getUser(sql, userId) : null;
+      if (!user) return null;
+      createSession(sql, { ...session, user_id: user.user_id }, now);
+      recordLogin(sql, user.user_id, now);
+      return user;
+    });
+  }
+}
+
+/** The browser-sessions facade (`stub.sessions()`). */
+export class Sessions extends TenantRpc {
+  get(id: string): SessionRecord | null {
+    return this.read((sql, now) => getSession(sql, id, now));
+  }
+
+  start(input: NewSession): SessionRecord {
+    return this.commit(({ sql, now }) => createSession(sql, input, now));
+  }
+
+  /** Records that a client used the session (SSO). */
+  touch(id: string, clientId: string): void {
+    this.commit(({ sql, now }) => touchSession(sql, id, clientId, now));
+  }
+
+  delete(id: string): boolean {
+    return this.commit(({ sql }) => deleteSession(sql, id));
+  }
+
+  /** Live sessions for the management API, of one user or all (never the secret hash). */
+  list(window: ListWindow, userId: string | null): ListPage<SessionView> {
+    return this.read((sql, now) => listSessions(sql, window, userId, now));
+  }
+
+  view(id: string): SessionView | null {
+    return this.read((sql, now) => getSessionView(sql, id, now));
+  }
+
+  /** Management revocation (SPEC §3.3): deletes the session and answers whose it was. */
+  revoke(id: string): { user_id: string } | null {
+    return this.commit(({ sql }) => revokeSession(sql, id));
+  }
 }

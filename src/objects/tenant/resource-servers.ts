@@ -1,11 +1,11 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, NewResourceServer, ResourceServerPatch, ResourceServerRecord } from "../../shared/types";
 import { json, type Sql } from "../sql";
-import { bumpConfigVersion } from "./config";
 import { listRows } from "./listing";
 import { definedOnly, toResourceServer } from "./rows";
+import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The resource server does not exist", "inexistent_resource_server");
+const notFound = () => fail("inexistent_resource_server");
 
 export function getResourceServer(sql: Sql, id: string): ResourceServerRecord | null {
   const row = sql.first<Record<string, unknown>>`SELECT * FROM resource_servers WHERE id = ${id}`;
@@ -24,13 +24,12 @@ export function listResourceServers(sql: Sql, window: ListWindow): ListPage<Reso
 
 export function createResourceServer(sql: Sql, api: NewResourceServer, now: number): Result<ResourceServerRecord> {
   if (findResourceServer(sql, api.identifier)) {
-    return fail(409, `A resource server with identifier "${api.identifier}" already exists`, "resource_server_conflict");
+    return fail("resource_server_conflict", { identifier: api.identifier });
   }
   sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, signing_alg, token_lifetime, allow_offline_access,
       enforce_policies, created_at, updated_at)
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
       ${api.allow_offline_access}, ${api.enforce_policies}, ${now}, ${now})`;
-  bumpConfigVersion(sql);
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
@@ -41,14 +40,13 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
 export function updateResourceServer(sql: Sql, id: string, patch: ResourceServerPatch, now: number): Result<ResourceServerRecord> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
-  if (current.is_system) return fail(400, "You cannot modify a system API", "operation_not_supported");
+  if (current.is_system) return fail("system_api_immutable");
   const next = { ...current, ...definedOnly(patch) };
   sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
       enforce_policies = ${next.enforce_policies}, updated_at = ${now}
     WHERE id = ${id}`;
   if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
-  bumpConfigVersion(sql);
   return ok(getResourceServer(sql, id) as ResourceServerRecord);
 }
 
@@ -64,9 +62,31 @@ function pruneGrantScopes(sql: Sql, audience: string, defined: Set<string>, now:
 export function deleteResourceServer(sql: Sql, id: string): Result<true> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
-  if (current.is_system) return fail(400, "You cannot delete a system API", "operation_not_supported");
+  if (current.is_system) return fail("system_api_undeletable");
   sql.run`DELETE FROM client_grants WHERE audience = ${current.identifier}`;
   sql.run`DELETE FROM resource_servers WHERE id = ${id}`;
-  bumpConfigVersion(sql);
   return ok(true);
+}
+
+/** The resource-servers (APIs) facade (`stub.resourceServers()`): configuration. */
+export class ResourceServers extends TenantRpc {
+  list(window: ListWindow): ListPage<ResourceServerRecord> {
+    return this.read((sql) => listResourceServers(sql, window));
+  }
+
+  get(id: string): ResourceServerRecord | null {
+    return this.read((sql) => getResourceServer(sql, id));
+  }
+
+  create(api: NewResourceServer): Result<ResourceServerRecord> {
+    return this.commit(({ sql, now }) => createResourceServer(sql, api, now), { config: true });
+  }
+
+  update(id: string, patch: ResourceServerPatch): Result<ResourceServerRecord> {
+    return this.commit(({ sql, now }) => updateResourceServer(sql, id, patch, now), { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit(({ sql }) => deleteResourceServer(sql, id), { config: true });
+  }
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { randomId } from "../../shared/crypto/random";
 import { CURRENT_USER_SCOPES } from "../../shared/scopes";
 import type { TenantSeed } from "../../shared/types";
@@ -5,8 +6,6 @@ import type { Sql } from "../sql";
 import { bumpConfigVersion } from "./config";
 import { hasSigningKey, insertSigningKey } from "./signing-keys";
 
-/** The database connection every tenant starts with (reference platform default). */
-export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
 
 /**
  * The idempotent tenant seed (SPEC "Provisioning hook entry points"): a signing key, the management API

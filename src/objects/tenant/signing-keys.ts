@@ -1,17 +1,17 @@
 /**
  * Signing-key rows of a tenant (SPEC §2.9, §4.2 "Signing keys"). Key pairs and certificates are made in the
- * worker (CPU work stays out of the object); here each change is one transaction that also bumps the
+ * worker (CPU work stays out of the object); here each change is one `commit` that also bumps the
  * configuration version, so every isolate's snapshot follows.
  */
 import { fail, ok, type Result } from "../../shared/errors";
 import { DAY_MS, type KeyType, roleAt, signingKeyAt } from "../../shared/key-ring";
 import type { NewSigningKey, SigningKeyRecord } from "../../shared/types";
 import type { Sql } from "../sql";
-import { bumpConfigVersion } from "./config";
 import { toSigningKey } from "./rows";
+import { TenantRpc } from "./rpc";
 
-const notFound = () => fail(404, "The signing key does not exist", "inexistent_signing_key");
-const inheritedKey = () => fail(403, "Inherited signing keys are read-only", "inherited_signing_key");
+const notFound = () => fail("inexistent_signing_key");
+const inheritedKey = () => fail("inherited_signing_key");
 
 /** Every key of a bucket, newest first (revoked and expired included, as the reference platform lists them). */
 export function listSigningKeys(sql: Sql, type: KeyType): SigningKeyRecord[] {
@@ -49,7 +49,6 @@ export function rotateSigningKeys(sql: Sql, keys: NewSigningKey[], options: Rota
       WHERE type = ${key.type} AND alg = ${key.alg} AND revoked_at IS NULL AND inherited = 0`;
     insertKey(sql, key, activatesAt, now);
   }
-  bumpConfigVersion(sql);
   return ok(keys.map((k) => getSigningKey(sql, k.type, k.kid) as SigningKeyRecord));
 }
 
@@ -68,15 +67,14 @@ export function revokeSigningKey(
   const key = getSigningKey(sql, type, kid);
   if (!key) return notFound();
   if (key.inherited) return inheritedKey();
-  if (key.revoked_at !== null) return fail(400, "The signing key is already revoked", "signing_key_revoked");
+  if (key.revoked_at !== null) return fail("signing_key_revoked");
   const signsNow = roleAt(listSigningKeys(sql, type), key, now).current;
   if (signsNow !== (replacement !== null)) {
-    return fail(409, "The signing key changed role; retry the request", "signing_key_conflict");
+    return fail("signing_key_conflict");
   }
   if (replacement) insertKey(sql, replacement, now, now);
   sql.run`UPDATE signing_keys SET revoked_at = ${now}, is_current = 0 WHERE kid = ${kid}`;
   if (Date.parse(key.activates_at) > now) restoreOutgoing(sql, key);
-  bumpConfigVersion(sql);
   return ok({
     revoked: getSigningKey(sql, type, kid) as SigningKeyRecord,
     replacement: replacement ? getSigningKey(sql, type, replacement.kid) : null,
@@ -100,9 +98,8 @@ export function renewSigningKey(sql: Sql, type: KeyType, kid: string, cert: stri
   const key = getSigningKey(sql, type, kid);
   if (!key) return notFound();
   if (key.inherited) return inheritedKey();
-  if (key.revoked_at !== null) return fail(400, "A revoked signing key cannot be renewed", "signing_key_revoked");
+  if (key.revoked_at !== null) return fail("signing_key_revoked");
   sql.run`UPDATE signing_keys SET cert = ${cert}, expires_at = ${expiresAt} WHERE kid = ${kid}`;
-  bumpConfigVersion(sql);
   return ok(getSigningKey(sql, type, kid) as SigningKeyRecord);
 }
 
@@ -118,8 +115,30 @@ export function hasSigningKey(sql: Sql, type: KeyType, alg: string, now: number)
 export function addSigningKey(sql: Sql, key: NewSigningKey, now: number): Result<{ added: boolean }> {
   if (hasSigningKey(sql, key.type, key.alg, now)) return ok({ added: false });
   insertKey(sql, key, now, now);
-  bumpConfigVersion(sql);
   return ok({ added: true });
 }
 
 export { insertKey as insertSigningKey };
+
+/** The signing-key facade of a tenant object (`stub.signingKeys().rotate(...)`). */
+export class SigningKeys extends TenantRpc {
+  list(type: KeyType): SigningKeyRecord[] {
+    return this.read((sql) => listSigningKeys(sql, type));
+  }
+
+  rotate(keys: NewSigningKey[], options: RotateOptions): Result<SigningKeyRecord[]> {
+    return this.commit(({ sql, now }) => rotateSigningKeys(sql, keys, options, now), { config: true });
+  }
+
+  revoke(type: KeyType, kid: string, replacement: NewSigningKey | null) {
+    return this.commit(({ sql, now }) => revokeSigningKey(sql, type, kid, replacement, now), { config: true });
+  }
+
+  renew(type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
+    return this.commit(({ sql }) => renewSigningKey(sql, type, kid, cert, expiresAt), { config: true });
+  }
+
+  add(key: NewSigningKey): Result<{ added: boolean }> {
+    return this.commit(({ sql, now }) => addSigningKey(sql, key, now), { config: true });
+  }
+}

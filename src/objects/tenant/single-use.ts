@@ -1,5 +1,6 @@
 import type { CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../shared/types";
 import { json, type Sql } from "../sql";
+import { TenantRpc } from "./rpc";
 import { getUser } from "./users";
 
 /**
@@ -19,7 +20,8 @@ const MAX_ACCESS_TOKEN_LIFETIME_MS = 2_592_000_000;
 
 export type CodeOutcome =
   | { ok: true; code: RedeemedCode }
-  | { ok: false; reason: "unknown" | "expired" | "consumed" | "client_mismatch" | "redirect_mismatch" | "pkce_mismatch" };
+  | { ok: false; reason: "consumed"; user_id: string; access_jti: string | null }
+  | { ok: false; reason: "unknown" | "expired" | "client_mismatch" | "redirect_mismatch" | "pkce_mismatch" };
 
 /**
  * Consumes a code exactly once, and only if every condition holds: right client, same redirect_uri, PKCE
@@ -57,7 +59,8 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
     if (typeof existing.access_jti === "string") {
       revokeAccessToken(sql, existing.access_jti, Number(existing.consumed_at) + MAX_ACCESS_TOKEN_LIFETIME_MS, now);
     }
-    return { ok: false, reason: "consumed" };
+    const jti = typeof existing.access_jti === "string" ? existing.access_jti : null;
+    return { ok: false, reason: "consumed", user_id: String(existing.user_id), access_jti: jti };
   }
   if (Number(existing.expires_at) <= now) return { ok: false, reason: "expired" };
   if (existing.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
@@ -96,4 +99,38 @@ export function revokeAccessToken(sql: Sql, jti: string, expiresAt: number, now:
 
 export function isAccessTokenRevoked(sql: Sql, jti: string): boolean {
   return sql.first`SELECT 1 FROM revoked_access_tokens WHERE jti = ${jti}` !== undefined;
+}
+
+/** Authorization codes (`stub.codes()`); their consumption stays a flat hot read-write on the object. */
+export class Codes extends TenantRpc {
+  create(code: NewAuthorizationCode): void {
+    this.commit(({ sql, now }) => createAuthorizationCode(sql, code, now));
+  }
+}
+
+/** Cross-origin login tickets (`stub.tickets()`); redeemed by `logins().redeemTicket`. */
+export class Tickets extends TenantRpc {
+  create(ticket: { ticket_hash: string; client_id: string; user_id: string; expires_at: number }): void {
+    this.commit(({ sql, now }) => createLoginTicket(sql, ticket, now));
+  }
+
+}
+
+/** Revoked access tokens (`stub.revocations()`). */
+export class Revocations extends TenantRpc {
+  revoke(jti: string, expiresAt: number): void {
+    this.commit(({ sql, now }) => revokeAccessToken(sql, jti, expiresAt, now));
+  }
+
+  isRevoked(jti: string): boolean {
+    return this.read((sql) => isAccessTokenRevoked(sql, jti));
+  }
+}
+
+/** Client-assertion `jti`s (`stub.assertions()`), RFC 7523 §3 replay protection. */
+export class Assertions extends TenantRpc {
+  /** False when the jti was already used (replay). */
+  consumeJti(clientId: string, jti: string, expiresAt: number): boolean {
+    return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, jti, expiresAt, now));
+  }
 }

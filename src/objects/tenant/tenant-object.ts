@@ -1,285 +1,116 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Result } from "../../shared/errors";
-import type { KeyType } from "../../shared/key-ring";
-import type {
-  AuthorizeRequest,
-  Branding,
-  BrandingPatch,
-  ClientGrantRecord,
-  ClientPatch,
-  ClientRecord,
-  CodeRedemption,
-  ConnectionPatch,
-  ConnectionRecord,
-  ListPage,
-  ListWindow,
-  NewClient,
-  NewClientGrant,
-  NewConnection,
-  NewResourceServer,
-  NewSigningKey,
-  ResourceServerPatch,
-  ResourceServerRecord,
-  LoginSession,
-  NewAuthorizationCode,
-  NewUser,
-  SessionRecord,
-  SigningKeyRecord,
-  TenantConfig,
-  TenantSeed,
-  UserRecord,
-  UserWithSecret,
-} from "../../shared/types";
+import { now } from "../../shared/clock";
+import type { CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
-import * as branding from "./branding";
-import * as clientGrants from "./client-grants";
-import * as clients from "./clients";
+import { AttackProtectionRpc } from "./attack-protection";
+import { BrandingRpc } from "./branding";
+import { ClientGrants } from "./client-grants";
+import { Clients } from "./clients";
 import { configVersion, readConfig } from "./config";
-import * as connections from "./connections";
+import { Connections } from "./connections";
+import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
-import * as login from "./login";
-import * as resourceServers from "./resource-servers";
+import { ResourceServers } from "./resource-servers";
+import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
-import * as signingKeys from "./signing-keys";
-import * as singleUse from "./single-use";
-import * as users from "./users";
+import { SigningKeys } from "./signing-keys";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
+import { Users } from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
- * only: each method runs one module function, writes inside one `transactionSync`.
+ * only: hot reads stay flat methods; every resource is a facade (`stub.clients().create(x)`, one round
+ * trip by promise pipelining) whose writes all go through `TenantRpc.commit` (src/objects/tenant/rpc.ts).
+ * Facades are methods, not getters: the vitest pool's stub wrapper resolves only top-level keys.
  */
 export class TenantObject extends DurableObject<Env> {
-  protected readonly sql: Sql;
+  protected readonly core: TenantCore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = new Sql(ctx.storage.sql);
+    const sql = new Sql(ctx.storage.sql);
+    // afterCommit reschedules the alarm once the outbox exists (issue 8); until then there is nothing due.
+    this.core = { sql, storage: ctx.storage, now, afterCommit: () => {} };
     ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, tenantMigrations));
   }
 
-  private tx<T>(fn: () => T): T {
-    return this.ctx.storage.transactionSync(fn);
-  }
-
-  /** Everything a token request needs, in one read. */
+  /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
-    return readConfig(this.sql, tenantId);
+    return readConfig(this.core.sql, tenantId);
   }
 
-  /** The configuration version alone, for cheap cache revalidation. */
+  /** The configuration version alone, for cheap cache revalidation (hot). */
   getConfigVersion(): number {
-    return configVersion(this.sql);
+    return configVersion(this.core.sql);
   }
 
-  /** Idempotent seed; the worker prepared keys, ciphertexts and hashes. */
+  /**
+   * Consumes an authorization code exactly once (hot). Its own transaction: a replay also revokes what
+   * the code issued (RFC 6749 §4.1.2).
+   */
+  consumeAuthorizationCode(redemption: CodeRedemption): CodeOutcome {
+    return this.core.storage.transactionSync(() => consumeAuthorizationCode(this.core.sql, redemption, this.core.now()));
+  }
+
+  /** Idempotent seed; the worker prepared keys, ciphertexts and hashes. Bumps the version if it created anything. */
   seed(seed: TenantSeed): { created: string[] } {
-    return this.tx(() => seedTenant(this.sql, seed, Date.now()));
+    return this.core.storage.transactionSync(() => seedTenant(this.core.sql, seed, this.core.now()));
   }
 
-  // Clients (configuration: every write bumps the configuration version in its transaction)
-
-  listClients(window: ListWindow): ListPage<ClientRecord> {
-    return clients.listClients(this.sql, window);
+  clients(): Clients {
+    return new Clients(this.core);
   }
 
-  getClient(clientId: string): ClientRecord | null {
-    return clients.getClient(this.sql, clientId);
+  resourceServers(): ResourceServers {
+    return new ResourceServers(this.core);
   }
 
-  createClient(client: NewClient): Result<ClientRecord> {
-    return this.tx(() => clients.createClient(this.sql, client, Date.now()));
+  clientGrants(): ClientGrants {
+    return new ClientGrants(this.core);
   }
 
-  updateClient(clientId: string, patch: ClientPatch): Result<ClientRecord> {
-    return this.tx(() => clients.updateClient(this.sql, clientId, patch, Date.now()));
+  connections(): Connections {
+    return new Connections(this.core);
   }
 
-  deleteClient(clientId: string): Result<true> {
-    return this.tx(() => clients.deleteClient(this.sql, clientId));
+  branding(): BrandingRpc {
+    return new BrandingRpc(this.core);
   }
 
-  rotateClientSecret(clientId: string, secretEnc: string): Result<ClientRecord> {
-    return this.tx(() => clients.rotateClientSecret(this.sql, clientId, secretEnc, Date.now()));
+  attackProtection(): AttackProtectionRpc {
+    return new AttackProtectionRpc(this.core);
   }
 
-  getClientConnections(clientId: string): Result<ConnectionRecord[]> {
-    return connections.getClientConnections(this.sql, clientId);
+  signingKeys(): SigningKeys {
+    return new SigningKeys(this.core);
   }
 
-  setClientConnections(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
-    return this.tx(() => connections.setClientConnections(this.sql, clientId, ids, Date.now()));
+  users(): Users {
+    return new Users(this.core);
   }
 
-  // Resource servers
-
-  listResourceServers(window: ListWindow): ListPage<ResourceServerRecord> {
-    return resourceServers.listResourceServers(this.sql, window);
+  logins(): Logins {
+    return new Logins(this.core);
   }
 
-  getResourceServer(id: string): ResourceServerRecord | null {
-    return resourceServers.getResourceServer(this.sql, id);
+  sessions(): Sessions {
+    return new Sessions(this.core);
   }
 
-  createResourceServer(api: NewResourceServer): Result<ResourceServerRecord> {
-    return this.tx(() => resourceServers.createResourceServer(this.sql, api, Date.now()));
+  codes(): Codes {
+    return new Codes(this.core);
   }
 
-  updateResourceServer(id: string, patch: ResourceServerPatch): Result<ResourceServerRecord> {
-    return this.tx(() => resourceServers.updateResourceServer(this.sql, id, patch, Date.now()));
+  tickets(): Tickets {
+    return new Tickets(this.core);
   }
 
-  deleteResourceServer(id: string): Result<true> {
-    return this.tx(() => resourceServers.deleteResourceServer(this.sql, id));
+  revocations(): Revocations {
+    return new Revocations(this.core);
   }
 
-  // Signing keys (SPEC §4.2 "Signing keys"; key pairs and certificates are made in the worker)
-
-  listSigningKeys(type: KeyType): SigningKeyRecord[] {
-    return signingKeys.listSigningKeys(this.sql, type);
-  }
-
-  rotateSigningKeys(keys: NewSigningKey[], options: signingKeys.RotateOptions): Result<SigningKeyRecord[]> {
-    return this.tx(() => signingKeys.rotateSigningKeys(this.sql, keys, options, Date.now()));
-  }
-
-  revokeSigningKey(type: KeyType, kid: string, replacement: NewSigningKey | null) {
-    return this.tx(() => signingKeys.revokeSigningKey(this.sql, type, kid, replacement, Date.now()));
-  }
-
-  addSigningKey(key: NewSigningKey): Result<{ added: boolean }> {
-    return this.tx(() => signingKeys.addSigningKey(this.sql, key, Date.now()));
-  }
-
-  renewSigningKey(type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
-    return this.tx(() => signingKeys.renewSigningKey(this.sql, type, kid, cert, expiresAt));
-  }
-
-  // Client grants
-
-  listClientGrants(window: ListWindow, filter: { audience?: string; client_id?: string }): ListPage<ClientGrantRecord> {
-    return clientGrants.listClientGrants(this.sql, window, filter);
-  }
-
-  createClientGrant(grant: NewClientGrant): Result<ClientGrantRecord> {
-    return this.tx(() => clientGrants.createClientGrant(this.sql, grant, Date.now()));
-  }
-
-  updateClientGrant(id: string, scope: string[]): Result<ClientGrantRecord> {
-    return this.tx(() => clientGrants.updateClientGrant(this.sql, id, scope, Date.now()));
-  }
-
-  deleteClientGrant(id: string): Result<true> {
-    return this.tx(() => clientGrants.deleteClientGrant(this.sql, id));
-  }
-
-  // Connections
-
-  listConnections(window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
-    return connections.listConnections(this.sql, window, filter);
-  }
-
-  getConnection(id: string): ConnectionRecord | null {
-    return connections.getConnection(this.sql, id);
-  }
-
-  createConnection(connection: NewConnection): Result<ConnectionRecord> {
-    return this.tx(() => connections.createConnection(this.sql, connection, Date.now()));
-  }
-
-  updateConnection(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
-    return this.tx(() => connections.updateConnection(this.sql, id, patch, Date.now()));
-  }
-
-  deleteConnection(id: string): Result<true> {
-    return this.tx(() => connections.deleteConnection(this.sql, id));
-  }
-
-  // Branding
-
-  getBranding(): Branding {
-    return branding.getBranding(this.sql);
-  }
-
-  updateBranding(patch: BrandingPatch): Branding {
-    return this.tx(() => branding.updateBranding(this.sql, patch));
-  }
-
-  // Users (login needs)
-
-  findUserByEmail(connection: string, email: string): UserWithSecret | null {
-    return users.findUserByEmail(this.sql, connection, email);
-  }
-
-  getUser(userId: string): UserRecord | null {
-    return users.getUser(this.sql, userId);
-  }
-
-  createUser(user: NewUser): Result<UserRecord> {
-    return this.tx(() => users.createUser(this.sql, user, Date.now()));
-  }
-
-  recordLogin(userId: string): void {
-    users.recordLogin(this.sql, userId, Date.now());
-  }
-
-  // Login sessions and sessions
-
-  createLoginSession(input: { id: string; request: AuthorizeRequest; csrf_token: string; expires_at: number }): LoginSession {
-    return login.createLoginSession(this.sql, input, Date.now());
-  }
-
-  getLoginSession(id: string): LoginSession | null {
-    return login.getLoginSession(this.sql, id, Date.now());
-  }
-
-  completeLoginSession(id: string, userId: string): boolean {
-    return login.completeLoginSession(this.sql, id, userId, Date.now());
-  }
-
-  createSession(input: { id: string; secret_hash: string; user_id: string; client_id: string; expires_at: number }): SessionRecord {
-    return login.createSession(this.sql, input, Date.now());
-  }
-
-  getSession(id: string): SessionRecord | null {
-    return login.getSession(this.sql, id, Date.now());
-  }
-
-  touchSession(id: string, clientId: string): void {
-    login.touchSession(this.sql, id, clientId, Date.now());
-  }
-
-  deleteSession(id: string): boolean {
-    return login.deleteSession(this.sql, id);
-  }
-
-  // Single-use artifacts: each consumed by one conditional statement
-
-  createAuthorizationCode(code: NewAuthorizationCode): void {
-    singleUse.createAuthorizationCode(this.sql, code, Date.now());
-  }
-
-  consumeAuthorizationCode(redemption: CodeRedemption): singleUse.CodeOutcome {
-    return this.tx(() => singleUse.consumeAuthorizationCode(this.sql, redemption, Date.now()));
-  }
-
-  consumeAssertionJti(clientId: string, jti: string, expiresAt: number): boolean {
-    return this.tx(() => singleUse.consumeAssertionJti(this.sql, clientId, jti, expiresAt, Date.now()));
-  }
-
-  createLoginTicket(ticket: { ticket_hash: string; client_id: string; user_id: string; expires_at: number }): void {
-    singleUse.createLoginTicket(this.sql, ticket, Date.now());
-  }
-
-  consumeLoginTicket(ticketHash: string, clientId: string): string | null {
-    return singleUse.consumeLoginTicket(this.sql, ticketHash, clientId, Date.now());
-  }
-
-  revokeAccessToken(jti: string, expiresAt: number): void {
-    this.tx(() => singleUse.revokeAccessToken(this.sql, jti, expiresAt, Date.now()));
-  }
-
-  isAccessTokenRevoked(jti: string): boolean {
-    return singleUse.isAccessTokenRevoked(this.sql, jti);
+  assertions(): Assertions {
+    return new Assertions(this.core);
   }
 
   /** Deletes every row of this tenant (tenant deletion). */

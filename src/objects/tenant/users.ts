@@ -1,6 +1,8 @@
+import { normalizeEmail } from "../../shared/schemas/users";
 import { fail, ok, type Result } from "../../shared/errors";
 import type { NewUser, UserRecord, UserWithSecret } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
+import { TenantRpc } from "./rpc";
 
 type Row = Record<string, unknown>;
 
@@ -25,8 +27,6 @@ export function toUser(r: Row): UserRecord {
 
 const withSecret = (r: Row): UserWithSecret => ({ ...toUser(r), password_hash: (r.password_hash as string | null) ?? null });
 
-/** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
   const row = sql.first<Row>`SELECT * FROM users WHERE connection = ${connection} AND email = ${normalizeEmail(email)}`;
@@ -41,7 +41,7 @@ export function getUser(sql: Sql, userId: string): UserRecord | null {
 export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRecord> {
   const email = normalizeEmail(user.email);
   if (sql.first`SELECT 1 FROM users WHERE connection = ${user.connection} AND email = ${email}`) {
-    return fail(409, "The user already exists.", "user_exists");
+    return fail("user_exists");
   }
   sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, nickname,
       user_metadata, created_at, updated_at)
@@ -53,4 +53,20 @@ export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRec
 /** A successful login: counters and timestamps. */
 export function recordLogin(sql: Sql, userId: string, now: number): void {
   sql.run`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, updated_at = ${now} WHERE user_id = ${userId}`;
+}
+
+/** The users facade (`stub.users()`). Users are not configuration: writes leave the version alone. */
+export class Users extends TenantRpc {
+  get(userId: string): UserRecord | null {
+    return this.read((sql) => getUser(sql, userId));
+  }
+
+  /** With the password hash, for password verification in the worker. */
+  findByEmail(connection: string, email: string): UserWithSecret | null {
+    return this.read((sql) => findUserByEmail(sql, connection, email));
+  }
+
+  create(user: NewUser): Result<UserRecord> {
+    return this.commit(({ sql, now }) => createUser(sql, user, now));
+  }
 }

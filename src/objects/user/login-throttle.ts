@@ -4,21 +4,28 @@ import type { Sql } from "../sql";
 export const LOCKOUT_ATTEMPTS = 3;
 export const LOCKOUT_WINDOW_MS = 5 * 60 * 1000;
 
-/** Records a failure and answers whether the user is now locked out. */
-export function recordLoginFailure(sql: Sql, now: number): { locked: boolean; failures: number } {
+/** The answer to "may this password attempt run bcrypt?". */
+export type AttemptAdmission = { admitted: false } | { admitted: true; locked: boolean };
+
+/**
+ * Starts a password attempt: a locked user is refused before bcrypt runs; otherwise the attempt is counted
+ * as a failure *before* bcrypt (forgiven by `settleAttempt(true)`), so a burst of parallel guesses cannot
+ * all slip past the lockout check. `locked` says whether this attempt, if it fails, is the one that locks.
+ */
+export function beginAttempt(sql: Sql, now: number, maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
+  // Brute-force protection disabled (or the IP allowlisted) for this tenant: nothing counted, nothing locked.
+  if (maxAttempts === null) return { admitted: true, locked: false };
+  if (countFailures(sql, now) >= maxAttempts) return { admitted: false };
   sql.run`DELETE FROM login_failures WHERE failed_at <= ${now - LOCKOUT_WINDOW_MS}`;
   sql.run`INSERT INTO login_failures (failed_at) VALUES (${now})`;
   const failures = countFailures(sql, now);
-  return { locked: failures >= LOCKOUT_ATTEMPTS, failures };
+  if (failures > maxAttempts) return { admitted: false };
+  return { admitted: true, locked: failures >= maxAttempts };
 }
 
-export function isLockedOut(sql: Sql, now: number): boolean {
-  return countFailures(sql, now) >= LOCKOUT_ATTEMPTS;
-}
-
-/** A successful login clears the counter. */
-export function clearLoginFailures(sql: Sql): void {
-  sql.run`DELETE FROM login_failures`;
+/** Ends a password attempt: a success clears the counter; a failure stays counted. */
+export function settleAttempt(sql: Sql, succeeded: boolean): void {
+  if (succeeded) sql.run`DELETE FROM login_failures`;
 }
 
 function countFailures(sql: Sql, now: number): number {

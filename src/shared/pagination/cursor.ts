@@ -1,4 +1,4 @@
-import { ManagementError } from "../errors";
+import { problem } from "../errors";
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../crypto/encoding";
 
 /** The position a checkpoint cursor points after: the last item's sort key and id. */
@@ -20,7 +20,7 @@ export function decodeCursor(cursor: string, sort: string): CursorKey {
   try {
     parsed = JSON.parse(fromUtf8(fromBase64Url(cursor)));
   } catch {
-    throw new ManagementError(400, "Invalid checkpoint cursor (from)", "invalid_query_string");
+    throw problem("invalid_cursor");
   }
   const p = parsed as { v?: unknown; s?: unknown; k?: unknown; i?: unknown };
   if (
@@ -31,14 +31,10 @@ export function decodeCursor(cursor: string, sort: string): CursorKey {
     (typeof p.k !== "string" && typeof p.k !== "number") ||
     typeof p.i !== "string"
   ) {
-    throw new ManagementError(400, "Invalid checkpoint cursor (from)", "invalid_query_string");
+    throw problem("invalid_cursor");
   }
   if (p.s !== sort) {
-    throw new ManagementError(
-      400,
-      `The checkpoint cursor was issued for sort "${p.s}" and cannot be used with sort "${sort}"`,
-      "invalid_query_string",
-    );
+    throw problem("cursor_sort_mismatch", { issued: p.s, sort });
   }
   return { key: p.k, id: p.i };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ManagementError } from "../errors";
+import { problem } from "../errors";
 import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
 
 /** SPEC §4.3: offset mode (page, per_page, include_totals) or checkpoint mode (from, take). */
@@ -33,12 +33,12 @@ export function parseListQuery(query: Record<string, string | undefined>, option
   const sorts = options.sorts ?? ["created_at:-1"];
   const sort = query.sort ?? sorts[0] ?? "";
   if (query.sort !== undefined && !sorts.includes(query.sort)) {
-    throw new ManagementError(400, `Unsupported sort "${query.sort}"; supported: ${sorts.join(", ")}`, "invalid_query_string");
+    throw problem("unsupported_sort", { sort: query.sort, supported: sorts.join(", ") });
   }
   const read = <T>(schema: z.ZodType<T>, value: string | undefined, fallback: T): T => {
     if (value === undefined) return fallback;
     const result = schema.safeParse(value);
-    if (!result.success) throw new ManagementError(400, result.error.issues[0]?.message ?? "Invalid query", "invalid_query_string");
+    if (!result.success) throw problem("invalid_query_string", { detail: result.error.issues[0]?.message ?? "Invalid query" });
     return result.data;
   };
   const isCheckpoint = options.checkpoint && (query.from !== undefined || query.take !== undefined);

@@ -50,3 +50,6 @@ export const updateConnectionBody = z
     is_domain_connection: z.boolean(),
   })
   .partial();
+
+/** The database connection every tenant starts with (reference platform default). */
+export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";

@@ -28,6 +28,13 @@ export const tokenRequestSchemas = {
     code_verifier: param.optional(),
     ...clientAuth,
   }),
+  refresh_token: z.looseObject({
+    grant_type: z.literal("refresh_token"),
+    refresh_token: param,
+    scope: param.optional(),
+    organization: param.optional(),
+    ...clientAuth,
+  }),
   "urn:ietf:params:oauth:grant-type:token-exchange": z.looseObject({
     grant_type: z.literal("urn:ietf:params:oauth:grant-type:token-exchange"),
     subject_token: param,

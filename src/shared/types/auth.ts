@@ -1,5 +1,5 @@
 /** Users, login transactions, sessions and single-use artifacts. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** A user as the API shows it (never the password hash). */
 export interface UserRecord {
@@ -40,7 +40,7 @@ export interface AuthorizeRequest {
   client_id: string;
   redirect_uri: string;
   response_type: string;
-  response_mode: "query" | "fragment" | "form_post";
+  response_mode: "query" | "fragment" | "form_post" | "web_message";
   scope: string;
   state?: string;
   nonce?: string;
@@ -76,6 +76,25 @@ export interface SessionRecord {
   expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A browser session as the worker prepares it (the secret's hash only; the secret goes to the cookie). */
+export interface NewSession {
+  id: string;
+  secret_hash: string;
+  user_id: string;
+  client_id: string;
+  /** Epoch milliseconds; absent means the time of the commit. */
+  authenticated_at?: number;
+  expires_at: number;
+}
+
+/** Everything one interactive login commits together (`logins().complete`). */
+export interface LoginCompletion {
+  login_session_id: string;
+  session: NewSession;
+  /** The authorization code, when the response type asks for one. */
+  code: NewAuthorizationCode | null;
 }
 
 /** What an authorization code grants, fixed when it is issued. */

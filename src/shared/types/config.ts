@@ -1,5 +1,6 @@
+import type { AttackProtection } from "../schemas/attack-protection";
 /** Tenant configuration records: the snapshot every token request reads. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** A JSON Web Key as stored (public members only unless encrypted). */
 export type Jwk = Record<string, string | string[] | undefined>;
@@ -105,6 +106,8 @@ export interface TenantConfig {
   clientGrants: ClientGrantRecord[];
   connections: ConnectionRecord[];
   branding: Branding;
+  /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
+  attackProtection: AttackProtection;
 }
 
 /** A key pair the worker generated (private half encrypted, certificate issued) for the object to store. */

@@ -3,10 +3,10 @@
  * wire and in these records; the objects store epoch milliseconds.
  */
 
-/** Any JSON value (RPC-serializable, unlike `unknown`). */
-export type Json = string | number | boolean | null | object;
+export type { Json } from "./json";
 
 export type * from "./auth";
 export type * from "./config";
+export type * from "./refresh";
 export type * from "./registry";
 export type * from "./writes";

@@ -1,6 +1,6 @@
 /** Write DTOs and list windows for the management API. */
 import type { ClientRecord, Jwk, ResourceServerRecord } from "./config";
-import type { Json } from "./index";
+import type { Json } from "./json";
 /**
  * A page request as it crosses RPC (SPEC §4.3): an offset window, or the keyset position after which a
  * checkpoint page starts (newest first: created_at, then id, descending).

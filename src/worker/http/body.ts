@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ManagementError, OAuthError } from "../../shared/errors";
+import { OAuthError, problem } from "../../shared/errors";
 
 /** Largest request body accepted anywhere (management and OAuth). */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -32,7 +32,7 @@ export async function readBodyText(request: Request, tooLarge: () => Error): Pro
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new ManagementError(400, "Request body is not valid UTF-8", "invalid_body");
+    throw problem("body_not_utf8");
   }
 }
 
@@ -82,22 +82,22 @@ export function describeIssue(error: z.ZodError): string {
  */
 export async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   const type = c.req.header("content-type") ?? "";
-  const text = await readBodyText(c.req.raw, () => new ManagementError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
-  if (text.trim() === "") throw new ManagementError(400, "Request body is required", "invalid_body");
+  const text = await readBodyText(c.req.raw, () => problem("payload_too_large", { bytes: MAX_BODY_BYTES }));
+  if (text.trim() === "") throw problem("body_required");
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new ManagementError(415, "Content-Type must be application/json", "unsupported_media_type");
+    throw problem("unsupported_media_type");
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ManagementError(400, `Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`, "invalid_body");
+    throw problem("body_too_deep", { depth: MAX_JSON_DEPTH });
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ManagementError(400, `Invalid JSON body: ${(error as Error).message}`, "invalid_body");
+    throw problem("body_not_json", { detail: (error as Error).message });
   }
   const result = schema.safeParse(data);
-  if (!result.success) throw new ManagementError(400, describeIssue(result.error), "invalid_body");
+  if (!result.success) throw problem("invalid_body", { detail: describeIssue(result.error) });
   return result.data;
 }
 

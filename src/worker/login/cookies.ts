@@ -21,12 +21,23 @@ interface CookieOptions {
   path?: string;
 }
 
+/**
+ * The attributes a cookie gets on this request's origin. `SameSite=None` needs `Secure` (browsers refuse it
+ * otherwise); browsers accept Secure cookies from http://localhost, and on any other plain-http origin
+ * `None` falls back to `Lax`.
+ */
+function attributes(c: Context, sameSite: "Lax" | "Strict" | "None"): { secure: boolean; sameSite: "Lax" | "Strict" | "None" } {
+  const local = isInsecureLocalhost(c.req.url);
+  const https = new URL(c.req.url).protocol === "https:";
+  if (sameSite === "None") return https || local ? { secure: true, sameSite } : { secure: false, sameSite: "Lax" };
+  return { secure: !local, sameSite };
+}
+
 /** Sets an HttpOnly cookie with the service's defaults (Secure except on http://localhost, SameSite). */
 export function setSecureCookie(c: Context, name: string, value: string, options: CookieOptions = {}): void {
   setCookie(c, name, value, {
     httpOnly: true,
-    secure: !isInsecureLocalhost(c.req.url),
-    sameSite: options.sameSite ?? "Lax",
+    ...attributes(c, options.sameSite ?? "Lax"),
     path: options.path ?? "/",
     ...(options.maxAgeS !== undefined ? { maxAge: options.maxAgeS } : {}),
   });
@@ -36,8 +47,8 @@ export function readCookie(c: Context, name: string): string | undefined {
   return getCookie(c, name);
 }
 
-export function clearCookie(c: Context, name: string, path = "/"): void {
-  deleteCookie(c, name, { path, secure: !isInsecureLocalhost(c.req.url), httpOnly: true });
+export function clearCookie(c: Context, name: string, path = "/", sameSite: "Lax" | "Strict" | "None" = "Lax"): void {
+  deleteCookie(c, name, { path, httpOnly: true, ...attributes(c, sameSite) });
 }
 
 /** Headers for every HTML page and /authorize: no framing (clickjacking), no caching. */

@@ -1,4 +1,5 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
+import { now } from "../../shared/clock";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
@@ -8,6 +9,7 @@ import { configOf, databaseConnection } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { LOGIN_FAILURE_MESSAGES, verifyPassword } from "./password";
 import { hashSecret } from "./session";
+import { clientIn } from "../tenant/config-cache";
 
 /** A login ticket must be redeemed at /authorize within this time. */
 export const LOGIN_TICKET_TTL_MS = 5 * 60 * 1000;
@@ -30,7 +32,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   };
   const clientId = param("client_id");
   const config = await configOf(c);
-  const client = config.clients.find((cl) => cl.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
   assertClientOrigin(c, client);
   const username = param("username");
@@ -46,11 +48,11 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   if (!check.ok) throw new OAuthError("access_denied", LOGIN_FAILURE_MESSAGES[check.code], check.status);
 
   const ticket = randomToken(32);
-  await tenantObject(c.env, c.var.tenant.id).createLoginTicket({
+  await tenantObject(c.env, c.var.tenant.id).tickets().create({
     ticket_hash: await hashSecret(ticket),
     client_id: client.client_id,
     user_id: check.user.user_id,
-    expires_at: Date.now() + LOGIN_TICKET_TTL_MS,
+    expires_at: now() + LOGIN_TICKET_TTL_MS,
   });
   c.header("Cache-Control", "no-store");
   return c.json({ login_ticket: ticket, co_verifier: randomToken(32), co_id: randomToken(16) });

@@ -5,6 +5,7 @@ import { describeIssue, MAX_JSON_DEPTH, nestsDeeperThan, readBodyText, readOAuth
 import { configOf, databaseConnection, isSignupDisabled } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { signUpDatabaseUser } from "./signup";
+import { clientIn } from "../tenant/config-cache";
 
 /** The reference platform's sign-up error codes: rendered as `{name, code, description, statusCode}`. */
 type SignupErrorCode = "invalid_signup" | "invalid_password";
@@ -53,7 +54,7 @@ async function readSignupBody(c: AppContext): Promise<z.infer<typeof signupBody>
 export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
   const body = await readSignupBody(c);
   const config = await configOf(c);
-  const client = config.clients.find((cl) => cl.client_id === body.client_id);
+  const client = clientIn(config, body.client_id);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
   assertClientOrigin(c, client);
   const connection = databaseConnection(config, body.connection, client);

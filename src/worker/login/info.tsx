@@ -1,16 +1,12 @@
-import { randomToken } from "../../shared/crypto/random";
 import { decodeJwt, decodeProtectedHeader } from "jose";
-import type { CodeOutcome } from "../../objects/tenant/single-use";
-import type { CodeRedemption } from "../../shared/types";
 import type { AppContext } from "../context";
-import { issueUserTokens } from "../oauth/tokens/user-tokens";
+import { redeemCode } from "../oauth/tokens/redeem-code";
 import { activeSigner } from "../tenant/keys";
-import { tenantObject } from "../tenant/stubs";
-import { hashSecret } from "./session";
 import { configOf } from "./connection";
 import { InfoPage } from "./pages/info-page";
 import type { PageShell } from "./pages/layout";
 import { sendMessage, sendPage, shellFor } from "./render";
+import { clientIn } from "../tenant/config-cache";
 
 /** Parameters an authorization response adds to the redirect URI (RFC 6749 §4.1.2, §4.1.2.1). */
 const RESPONSE_PARAMS = ["code", "state", "error", "error_description", "error_uri", "iss"];
@@ -48,39 +44,20 @@ export async function infoPage(c: AppContext): Promise<Response> {
   const code = query.get("code");
   const clientId = query.get("client_id");
   if (!code || !clientId) return fail(c, shell, "The test login needs a code and a client_id.", "INVALID_REQUEST");
-  const client = config.clients.find((cl) => cl.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) return fail(c, shell, "Unknown application.", "INVALID_REQUEST");
 
-  const stub = tenantObject(c.env, c.var.tenant.id);
-  const redemption: Omit<CodeRedemption, "redirect_uri"> = {
-    code_hash: await hashSecret(code),
-    client_id: client.client_id,
-    verifier_s256: null,
-    verifier_plain: null,
-    access_jti: randomToken(16),
-  };
-  let outcome: CodeOutcome | null = null;
-  for (const target of infoRedirectTargets(c.var.tenant.issuer, query)) {
-    outcome = await stub.consumeAuthorizationCode({ ...redemption, redirect_uri: target });
-    if (outcome.ok || outcome.reason !== "redirect_mismatch") break;
-  }
-  if (!outcome?.ok) return fail(c, shell, "This code was not issued for the test login page, has expired or was already used.");
-  const user = outcome.code.user;
-  if (!user || user.blocked) return fail(c, shell, "The user is blocked or no longer exists.");
-
-  const tokens = await issueUserTokens({
-    tenant: c.var.tenant,
+  const redeemed = await redeemCode(c, {
     config,
-    signer: await activeSigner(c.env, c.var.settings, c.var.tenant.id),
-    signerFor: (alg) => activeSigner(c.env, c.var.settings, c.var.tenant.id, alg),
+    signer: (alg) => activeSigner(c.env, c.var.settings, c.var.tenant.id, alg),
     client,
-    user,
-    grant: outcome.code.grant,
-    sessionId: outcome.code.session_id,
-    withAccessToken: true,
-    withIdToken: true,
-    accessJti: redemption.access_jti,
+    code,
+    redirectUris: infoRedirectTargets(c.var.tenant.issuer, query),
+    verifier: null,
   });
+  if (!redeemed.ok && redeemed.reason === "user_unavailable") return fail(c, shell, "The user is blocked or no longer exists.");
+  if (!redeemed.ok) return fail(c, shell, "This code was not issued for the test login page, has expired or was already used.");
+  const tokens = redeemed.tokens;
   const brandedShell = shellFor(config, client.name);
   return sendPage(
     c,

@@ -1,5 +1,5 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
@@ -8,7 +8,7 @@ import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
-import { badForm, csrfFailure, hasValidCsrf, type LoginTransaction, loadTransaction, readForm, setCsrfCookie } from "./transaction";
+import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } from "./transaction";
 
 /** Shown when the tenant's database connection is missing or not enabled for the application. */
 const NO_CONNECTION = {
@@ -56,11 +56,9 @@ export async function loginPage(c: AppContext): Promise<Response> {
  * (session cookie, authorization response) exactly once.
  */
 export async function loginSubmit(c: AppContext): Promise<Response> {
-  const t = await loadTransaction(c);
-  if (t instanceof Response) return t;
-  const form = await readForm(c);
-  if (!form) return badForm(c, t);
-  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, "login");
+  const submitted = await submittedForm(c, "login");
+  if (submitted instanceof Response) return submitted;
+  const { t, form } = submitted;
   const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
   if (!connection) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   const canSignup = !isSignupDisabled(connection);

@@ -1,27 +1,29 @@
-import bcrypt from "bcryptjs";
-import { LOCKOUT_ATTEMPTS } from "../../objects/user/login-throttle";
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { passwordMatches } from "../../shared/crypto/passwords";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import type { ConnectionRecord, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { tenantObject, userObject } from "../tenant/stubs";
 import { configOf, requiresVerifiedEmail } from "./connection";
+import { clientIp, isAllowlisted, isIpThrottled } from "./ip-throttle";
 
-/** Interactive login failures (SPEC §7 table; TOO_MANY_REQUESTS needs the rate-limit adapter, not wired). */
+/** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
   | "USER_NOT_FOUND"
   | "INVALID_PASSWORD"
   | "TOO_MANY_FAILED_LOGINS"
+  | "TOO_MANY_REQUESTS"
   | "USER_BLOCKED"
   | "EMAIL_NOT_VERIFIED";
 
-export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 };
+export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
 
 /** What a person is told. An unknown user and a wrong password read the same (no account enumeration). */
 export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
   USER_NOT_FOUND: "Wrong email or password.",
   INVALID_PASSWORD: "Wrong email or password.",
   TOO_MANY_FAILED_LOGINS: "Too many failed login attempts. Wait a few minutes, then try again.",
+  TOO_MANY_REQUESTS: "Too many login attempts from your network. Wait a minute, then try again.",
   USER_BLOCKED: "This account is blocked. Contact the application's administrator.",
   EMAIL_NOT_VERIFIED: "Verify your email address before logging in.",
 };
@@ -33,13 +35,7 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
  */
 export const publicLoginCode = (code: LoginFailureCode): LoginFailureCode => (code === "USER_NOT_FOUND" ? "INVALID_PASSWORD" : code);
 
-/**
- * A bcrypt (cost 10) hash of a random string nobody knows: compared against when the user does not exist, so
- * that "no such user" costs the same time as "wrong password".
- */
-const DUMMY_HASH = "$2b$10$hprHHzpcqRTDeKPt6op/ouHnZdcFWFhLfyfha1l8Cp.7/im5I04tu";
-
-const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: 403 });
+const failure = (code: LoginFailureCode): PasswordCheck => ({ ok: false, code, status: code === "TOO_MANY_REQUESTS" ? 429 : 403 });
 
 /**
  * The throttle object's name for an identifier no user has: never a user id (those carry a provider
@@ -54,7 +50,8 @@ const identifierKey = (connection: string, identifier: string) => `identifier:${
  *
  * Order matters: a locked user is refused before bcrypt runs; the attempt is then counted as a failure
  * *before* bcrypt (and forgiven on success), so a burst of parallel guesses cannot all slip past the
- * lockout check; blocked and unverified are reported only to someone who proved the password.
+ * lockout check; blocked and unverified are reported only to someone who proved the password. Both steps are
+ * one command each on the user object (`attempts().begin()` before bcrypt, `settle(true)` after a success).
  *
  * Failures are counted whether or not the user exists (issue 6): an existing user's in their own object
  * (SPEC §5.11, per user), an unknown identifier's in an object keyed by the connection and normalized
@@ -66,24 +63,30 @@ export async function verifyPassword(
   password: string,
   connection?: Pick<ConnectionRecord, "name" | "options">,
 ): Promise<PasswordCheck> {
-  connection ??= (await configOf(c)).connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
+  const config = await configOf(c);
+  connection ??= config.connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
     name: DEFAULT_DATABASE_CONNECTION,
     options: {},
   };
+  // SPEC §5.11: suspicious-IP throttling first (no lookup, no bcrypt for a throttled network).
+  if (await isIpThrottled(c, config)) return failure("TOO_MANY_REQUESTS");
+  const bruteForce = config.attackProtection.brute_force_protection;
+  const ip = clientIp(c);
+  const lockout = bruteForce.enabled && !(ip && isAllowlisted(ip, bruteForce.allowlist)) ? bruteForce.max_attempts : null;
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
-  const found = normalized ? await tenantObject(c.env, tenantId).findUserByEmail(connection.name, normalized) : null;
+  const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
-  if (await throttle.isLockedOut()) return failure("TOO_MANY_FAILED_LOGINS");
-  const attempt = await throttle.recordLoginFailure();
-  if (attempt.failures > LOCKOUT_ATTEMPTS) return failure("TOO_MANY_FAILED_LOGINS");
+  const admission = await throttle.attempts().begin(lockout);
+  if (!admission.admitted) return failure("TOO_MANY_FAILED_LOGINS");
 
-  const verified = await bcrypt.compare(password, found?.password_hash ?? DUMMY_HASH);
-  if (!found?.password_hash || !verified) {
-    if (attempt.locked) return failure("TOO_MANY_FAILED_LOGINS");
+  // Always one full bcrypt comparison, known user or not (no timing difference).
+  const matches = await passwordMatches(password, found?.password_hash);
+  if (!found || !matches) {
+    if (admission.locked) return failure("TOO_MANY_FAILED_LOGINS");
     return failure(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
-  await throttle.clearLoginFailures();
+  await throttle.attempts().settle(true);
   if (found.blocked) return failure("USER_BLOCKED");
   const { password_hash: _hash, ...user } = found;
   if (requiresVerifiedEmail(connection) && !user.email_verified) return failure("EMAIL_NOT_VERIFIED");

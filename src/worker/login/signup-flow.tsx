@@ -1,5 +1,5 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../objects/tenant/seed";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
@@ -7,7 +7,7 @@ import { databaseConnection, isSignupDisabled, requiresVerifiedEmail } from "./c
 import { SignupPage, type SignupPageProps } from "./pages/signup-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
 import { signUpDatabaseUser } from "./signup";
-import { badForm, csrfFailure, hasValidCsrf, type LoginTransaction, loadTransaction, readForm, setCsrfCookie } from "./transaction";
+import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } from "./transaction";
 
 const SIGNUP_UNAVAILABLE = {
   code: "SIGNUP_DISABLED",
@@ -49,11 +49,9 @@ export async function signupPage(c: AppContext): Promise<Response> {
  * "verify your email" notice instead of a session.
  */
 export async function signupSubmit(c: AppContext): Promise<Response> {
-  const t = await loadTransaction(c);
-  if (t instanceof Response) return t;
-  const form = await readForm(c);
-  if (!form) return badForm(c, t);
-  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, "signup");
+  const submitted = await submittedForm(c, "signup");
+  if (submitted instanceof Response) return submitted;
+  const { t, form } = submitted;
   const connection = signupConnection(t);
   if (!connection) return sendMessage(c, t.shell, SIGNUP_UNAVAILABLE, 403);
 

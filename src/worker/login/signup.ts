@@ -1,16 +1,13 @@
-import bcrypt from "bcryptjs";
-import { normalizeEmail } from "../../objects/tenant/users";
+import { normalizeEmail } from "../../shared/schemas/users";
 import { utf8 } from "../../shared/crypto/encoding";
+import { hashPassword, MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
-import { BCRYPT_COST } from "../tenant/bootstrap";
 import { tenantObject } from "../tenant/stubs";
 
 /** Password policy: at least this many characters. @default 8 */
 export const MIN_PASSWORD_LENGTH = 8;
-/** bcrypt only reads the first 72 bytes; a longer password would be silently truncated, so it is refused. */
-export const MAX_PASSWORD_BYTES = 72;
 const MAX_EMAIL_LENGTH = 254;
 
 export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS";
@@ -69,17 +66,17 @@ export async function signUpDatabaseUser(
   if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
   const weak = checkPassword(input.password);
   if (weak) return { ok: false, failure: weak };
-  const result = await tenantObject(c.env, c.var.tenant.id).createUser({
+  const result = await tenantObject(c.env, c.var.tenant.id).users().create({
     user_id: `auth0|${randomId()}`,
     connection: connection.name,
     email,
     email_verified: false,
-    password_hash: await bcrypt.hash(input.password, BCRYPT_COST),
+    password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
   });
   if (result.ok) return { ok: true, user: result.value };
-  if (result.error.status === 409) return fail("USER_EXISTS", "This email is already registered.", "email");
-  throw new Error(`createUser failed: ${result.error.message}`);
+  if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+  throw new Error(`createUser failed: ${result.error.code}`);
 }

@@ -7,6 +7,7 @@ import { CSRF_COOKIE, readCookie, setSecureCookie } from "./cookies";
 import { configOf } from "./connection";
 import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
+import { clientIn } from "../tenant/config-cache";
 
 /** One /authorize transaction as a /u2 page sees it. */
 export interface LoginTransaction {
@@ -26,8 +27,8 @@ export interface LoginTransaction {
 export async function loadTransaction(c: AppContext): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
-  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).getLoginSession(state) : null;
-  const client = loginSession && config.clients.find((cl) => cl.client_id === loginSession.client_id);
+  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
+  const client = loginSession && clientIn(config, loginSession.client_id);
   if (loginSession?.state !== "pending" || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
   }
@@ -97,4 +98,20 @@ export async function readForm(c: AppContext): Promise<Record<string, string> | 
 export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<Response> {
   const message = "The form could not be read. Try again.";
   return sendMessage(c, t.shell, { code: "INVALID_REQUEST", title: "Something went wrong", message }, 400);
+}
+
+/**
+ * The prologue of every login-page form post: a live transaction, a readable form and a valid CSRF token.
+ * Anything else is the page to answer with.
+ */
+export async function submittedForm(
+  c: AppContext,
+  page: "login" | "signup",
+): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
+  const t = await loadTransaction(c);
+  if (t instanceof Response) return t;
+  const form = await readForm(c);
+  if (!form) return badForm(c, t);
+  if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, page);
+  return { t, form };
 }

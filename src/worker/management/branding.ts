@@ -1,6 +1,6 @@
 import { updateBrandingBody } from "../../shared/schemas/branding";
 import { defineRoute } from "./define";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 export const brandingRoutes = [
   defineRoute({
@@ -10,7 +10,7 @@ export const brandingRoutes = [
     summary: "The tenant's universal-login branding (logo_url, favicon_url, colors, font)",
     status: 200,
     async handler(c) {
-      return c.json(await targetTenant(c).getBranding());
+      return c.json(await targetTenant(c).branding().get());
     },
   }),
   defineRoute({
@@ -20,9 +20,9 @@ export const brandingRoutes = [
     summary: "Update branding: http(s) URLs and #rgb/#rrggbb colours; null removes a value",
     body: updateBrandingBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { body }) {
-      const branding = await targetTenant(c).updateBranding(body);
-      configChanged(c);
+      const branding = await targetTenant(c).branding().update(body);
       return c.json(branding);
     },
   }),

@@ -1,9 +1,11 @@
+import { z } from "zod";
 import { randomId } from "../../shared/crypto/random";
 import { unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
 import type { ClientGrantRecord } from "../../shared/types";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(grant: ClientGrantRecord) {
@@ -18,9 +20,9 @@ export const clientGrantRoutes = [
     summary: "Grant an application scopes of an API for client_credentials (one grant per client and audience: 409)",
     body: createClientGrantBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
-      const grant = unwrap(await targetTenant(c).createClientGrant({ id: randomId("cgr_"), ...body }));
-      configChanged(c);
+      const grant = unwrap(await targetTenant(c).clientGrants().create({ id: randomId("cgr_"), ...body }));
       return c.json(present(grant), 201);
     },
   }),
@@ -29,14 +31,14 @@ export const clientGrantRoutes = [
     path: "/client-grants",
     scope: "read:client_grants",
     summary: "List client grants, newest first, optionally for one audience and/or client_id",
-    query: { ...LIST_QUERY, audience: "only grants for this audience", client_id: "only grants of this client" },
+    query: LIST_QUERY.extend({ audience: z.string().optional().describe("only grants for this audience"), client_id: z.string().optional().describe("only grants of this client") }),
     status: 200,
     handler(c) {
       const filter = { audience: c.req.query("audience"), client_id: c.req.query("client_id") };
       return listResponse(
         c,
         "client_grants",
-        (window) => targetTenant(c).listClientGrants(window, filter),
+        (window) => targetTenant(c).clientGrants().list(window, filter),
         (grant) => grant.id,
         present,
       );
@@ -49,9 +51,9 @@ export const clientGrantRoutes = [
     summary: "Replace a client grant's scopes (each must be defined on its API)",
     body: updateClientGrantBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const grant = unwrap(await targetTenant(c).updateClientGrant(params.id ?? "", body.scope));
-      configChanged(c);
+      const grant = unwrap(await targetTenant(c).clientGrants().update(params.id, body.scope));
       return c.json(present(grant));
     },
   }),
@@ -61,9 +63,9 @@ export const clientGrantRoutes = [
     scope: "delete:client_grants",
     summary: "Delete a client grant",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteClientGrant(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).clientGrants().delete(params.id));
       return c.body(null, 204);
     },
   }),

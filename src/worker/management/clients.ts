@@ -1,13 +1,14 @@
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId, randomToken } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { CLIENT_EXTRA_FIELDS, createClientBody, updateClientBody } from "../../shared/schemas/clients";
 import type { ClientPatch, ClientRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { defineRoute } from "./define";
+import { LIST_QUERY, listResponse } from "./list-response";
 import { ensureSigningKey } from "./keys";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 /** Browser and device apps cannot keep a secret (RFC 8252 §8.5, OAuth 2.0 for Browser-Based Apps §6). */
 const PUBLIC_APP_TYPES = new Set(["spa", "native"]);
@@ -20,7 +21,7 @@ const newSecret = () => randomToken(32);
 
 /** Secrets are encrypted here, in the worker; the object only ever holds the ciphertext (SPEC §5.12). */
 async function sealSecret(c: AppContext, clientId: string, secret: string): Promise<string> {
-  return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, clientSecretContext(clientId));
+  return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, encryptionContext.clientSecret(clientId));
 }
 
 type ExtraField = (typeof CLIENT_EXTRA_FIELDS)[number];
@@ -47,7 +48,7 @@ async function present(c: AppContext, client: ClientRecord, withSecret: boolean)
   const { enabled_connections: _order, ...settings } = extra;
   const secret =
     withSecret && client_secret_enc
-      ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, clientSecretContext(client.client_id))
+      ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, encryptionContext.clientSecret(client.client_id))
       : null;
   return {
     tenant: c.var.tenant.id,
@@ -63,8 +64,8 @@ async function present(c: AppContext, client: ClientRecord, withSecret: boolean)
 const canReadSecrets = (c: AppContext) => c.var.auth.scopes.has(READ_SECRETS_SCOPE);
 
 async function loadClient(c: AppContext, id: string): Promise<ClientRecord> {
-  const client = await targetTenant(c).getClient(id);
-  if (!client) throw errors.notFound("The client does not exist");
+  const client = await targetTenant(c).clients().get(id);
+  if (!client) throw problem("inexistent_client");
   return client;
 }
 
@@ -76,6 +77,7 @@ export const clientRoutes = [
     summary: "Create an application; a secret is generated unless token_endpoint_auth_method is none",
     body: createClientBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const appType = body.app_type ?? "regular_web";
       const method = body.token_endpoint_auth_method ?? (PUBLIC_APP_TYPES.has(appType) ? "none" : "client_secret_post");
@@ -84,7 +86,7 @@ export const clientRoutes = [
       // A PS256 ID-token choice needs a PS256 key in the ring before any token is issued.
       if (body.jwt_configuration?.alg === "PS256") await ensureSigningKey(c, "PS256");
       const client = unwrap(
-        await targetTenant(c).createClient({
+        await targetTenant(c).clients().create({
           client_id: clientId,
           name: body.name,
           description: body.description ?? null,
@@ -102,7 +104,6 @@ export const clientRoutes = [
           extra: extra as Record<string, Json>,
         }),
       );
-      configChanged(c);
       return c.json(await present(c, client, true), 201);
     },
   }),
@@ -118,7 +119,7 @@ export const clientRoutes = [
       return listResponse(
         c,
         "clients",
-        (window) => targetTenant(c).listClients(window),
+        (window) => targetTenant(c).clients().list(window),
         (client) => client.client_id,
         (client) => present(c, client, withSecret),
       );
@@ -131,7 +132,7 @@ export const clientRoutes = [
     summary: "Get one application (client_secret only with read:client_keys)",
     status: 200,
     async handler(c, { params }) {
-      return c.json(await present(c, await loadClient(c, params.id ?? ""), canReadSecrets(c)));
+      return c.json(await present(c, await loadClient(c, params.id), canReadSecrets(c)));
     },
   }),
   defineRoute({
@@ -141,8 +142,9 @@ export const clientRoutes = [
     summary: "Update an application; client_metadata is merged (null removes a key)",
     body: updateClientBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const id = params.id ?? "";
+      const id = params.id;
       const { fields, extra } = splitExtra(body);
       const patch: ClientPatch = { ...fields, extra };
       // Switching to a secret-based method needs a secret; the object uses this one only if there is none.
@@ -151,8 +153,7 @@ export const clientRoutes = [
         patch.client_secret_enc_if_missing = await sealSecret(c, id, newSecret());
       }
       if (body.jwt_configuration?.alg === "PS256") await ensureSigningKey(c, "PS256");
-      const client = unwrap(await targetTenant(c).updateClient(id, patch));
-      configChanged(c);
+      const client = unwrap(await targetTenant(c).clients().update(id, patch));
       // A secret generated by this call is shown once, like one from create or rotate-secret.
       const isNewSecret = patch.client_secret_enc_if_missing !== undefined && client.client_secret_enc === patch.client_secret_enc_if_missing;
       return c.json(await present(c, client, isNewSecret || canReadSecrets(c)));
@@ -164,9 +165,9 @@ export const clientRoutes = [
     scope: "delete:clients",
     summary: "Delete an application and its client grants (system applications cannot be deleted: 400)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteClient(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).clients().delete(params.id));
       return c.body(null, 204);
     },
   }),
@@ -176,10 +177,10 @@ export const clientRoutes = [
     scope: "update:client_keys",
     summary: "Replace the application's secret; the old one stops working at once",
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      const id = params.id ?? "";
-      const client = unwrap(await targetTenant(c).rotateClientSecret(id, await sealSecret(c, id, newSecret())));
-      configChanged(c);
+      const id = params.id;
+      const client = unwrap(await targetTenant(c).clients().rotateSecret(id, await sealSecret(c, id, newSecret())));
       return c.json(await present(c, client, true));
     },
   }),

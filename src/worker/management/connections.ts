@@ -1,6 +1,8 @@
+import { z } from "zod";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { clientConnectionsBody } from "../../shared/schemas/clients";
 import {
   CONNECTION_OPTION_FIELDS,
@@ -11,10 +13,9 @@ import {
 import type { ConnectionRecord, Json } from "../../shared/types";
 import type { AppContext } from "../context";
 import { defineRoute } from "./define";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
-/** AES-GCM context for a connection's credential options: the ciphertext only opens for that connection. */
-export const connectionSecretsContext = (connectionId: string) => `connection_secrets:${connectionId}`;
 
 const isSecret = (key: string) => (CONNECTION_SECRET_OPTIONS as readonly string[]).includes(key);
 const isField = (key: string) => (CONNECTION_OPTION_FIELDS as readonly string[]).includes(key);
@@ -31,7 +32,7 @@ async function sealOptions(c: AppContext, id: string, given: Record<string, Json
     else if (!isField(key)) options[key] = value;
   }
   const secretsEnc = Object.keys(secrets).length
-    ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), connectionSecretsContext(id))
+    ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), encryptionContext.connectionSecrets(id))
     : null;
   return { options, secretsEnc };
 }
@@ -49,7 +50,7 @@ async function present(c: AppContext, connection: ConnectionRecord) {
   const fields: Record<string, Json> = {};
   for (const [key, value] of Object.entries(connection.options)) (isField(key) ? fields : options)[key] = value;
   const secrets = connection.secrets_enc
-    ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, connectionSecretsContext(connection.id)))
+    ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, encryptionContext.connectionSecrets(connection.id)))
     : {};
   return {
     id: connection.id,
@@ -80,12 +81,13 @@ export const connectionRoutes = [
     summary: "Create a connection (name unique: 409); credential options are encrypted at rest",
     body: createConnectionBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       const id = randomId("con_");
       const { options, secretsEnc } = await sealOptions(c, id, body.options ?? {});
       const fields = topLevelFields(body) as Record<string, Json>;
       const connection = unwrap(
-        await targetTenant(c).createConnection({
+        await targetTenant(c).connections().create({
           id,
           name: body.name,
           strategy: body.strategy,
@@ -93,7 +95,6 @@ export const connectionRoutes = [
           secrets_enc: secretsEnc,
         }),
       );
-      configChanged(c);
       return c.json(await present(c, connection), 201);
     },
   }),
@@ -102,14 +103,14 @@ export const connectionRoutes = [
     path: "/connections",
     scope: "read:connections",
     summary: "List connections, newest first, optionally of one strategy or name",
-    query: { ...LIST_QUERY, strategy: "only connections of this strategy", name: "only the connection of this name" },
+    query: LIST_QUERY.extend({ strategy: z.string().optional().describe("only connections of this strategy"), name: z.string().optional().describe("only the connection of this name") }),
     status: 200,
     handler(c) {
       const filter = { strategy: c.req.query("strategy"), name: c.req.query("name") };
       return listResponse(
         c,
         "connections",
-        (window) => targetTenant(c).listConnections(window, filter),
+        (window) => targetTenant(c).connections().list(window, filter),
         (connection) => connection.id,
         (connection) => present(c, connection),
       );
@@ -122,8 +123,8 @@ export const connectionRoutes = [
     summary: "Get one connection",
     status: 200,
     async handler(c, { params }) {
-      const connection = await targetTenant(c).getConnection(params.id ?? "");
-      if (!connection) throw errors.notFound("The connection does not exist");
+      const connection = await targetTenant(c).connections().get(params.id);
+      if (!connection) throw problem("inexistent_connection");
       return c.json(await present(c, connection));
     },
   }),
@@ -134,12 +135,12 @@ export const connectionRoutes = [
     summary: "Update a connection; options, when given, replace the whole options object",
     body: updateConnectionBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const id = params.id ?? "";
+      const id = params.id;
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
-      const connection = unwrap(await targetTenant(c).updateConnection(id, patch));
-      configChanged(c);
+      const connection = unwrap(await targetTenant(c).connections().update(id, patch));
       return c.json(await present(c, connection));
     },
   }),
@@ -149,9 +150,9 @@ export const connectionRoutes = [
     scope: "delete:connections",
     summary: "Delete a connection (one that still has users: 409)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteConnection(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).connections().delete(params.id));
       return c.body(null, 204);
     },
   }),
@@ -162,7 +163,7 @@ export const connectionRoutes = [
     summary: "The application's connections in login-screen order (all tenant connections when none are set)",
     status: 200,
     async handler(c, { params }) {
-      return c.json(presentClientConnections(unwrap(await targetTenant(c).getClientConnections(params.id ?? ""))));
+      return c.json(presentClientConnections(unwrap(await targetTenant(c).connections().ofClient(params.id))));
     },
   }),
   defineRoute({
@@ -172,9 +173,9 @@ export const connectionRoutes = [
     summary: "Replace the application's ordered connection ids (unknown ids are dropped)",
     body: clientConnectionsBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const list = unwrap(await targetTenant(c).setClientConnections(params.id ?? "", body));
-      configChanged(c);
+      const list = unwrap(await targetTenant(c).connections().setForClient(params.id, body));
       return c.json(presentClientConnections(list));
     },
   }),

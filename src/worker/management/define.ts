@@ -1,33 +1,68 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { AppContext, AppEnv } from "../context";
+import { problem } from "../../shared/errors";
 import { readJson } from "../http/body";
+import { invalidateTenantConfig } from "../tenant/config-cache";
 import { type CurrentUserAccess, requireScope } from "../middleware/management-auth";
 
 type Method = "get" | "post" | "patch" | "put" | "delete";
+
+/** The `{name}` parameters of an OpenAPI-style path, typed: `/clients/{id}` gives `{ id: string }`. */
+export type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? { [K in N]: string } & PathParams<Rest>
+  : Record<never, string>;
+
+/** Query parameters as the handler sees them. */
+export type QueryValues = Record<string, string | undefined>;
 
 /**
  * One management route: its method and path, the scope it requires, and the schemas that both validate the
  * request and generate the OpenAPI document (GET /api/v2/spec). A route cannot be registered without a
  * scope, so the scope table denies by construction anything not in it.
  */
-export interface ManagementRoute<B = unknown> {
+export interface ManagementRoute<B = unknown, P extends string = string, Q = QueryValues> {
   method: Method;
-  /** OpenAPI-style path relative to /api/v2, e.g. `/tenants/{id}`. */
-  path: string;
+  /** OpenAPI-style path relative to /api/v2, e.g. `/tenants/{id}`; its parameters reach the handler typed. */
+  path: P;
   scope: string;
   /** Also reachable with a user's token holding this current-user scope, on the user's own id. */
   currentUser?: CurrentUserAccess;
   summary: string;
   body?: z.ZodType<B>;
-  /** Documented query parameters (validated by the handler, e.g. pagination). */
-  query?: Record<string, string>;
+  /**
+   * Query parameters: validated before the handler (a failure is `invalid_query_string`) and documented
+   * from each field's `.describe()`. Loose objects: unknown parameters are ignored, as before.
+   */
+  query?: z.ZodType<Q>;
+  /** The success body, for the OpenAPI document only (responses are built by the handler). */
+  response?: z.ZodType;
   status: number;
-  handler: (c: AppContext, input: { body: B; params: Record<string, string> }) => Promise<Response> | Response;
+  /**
+   * The route writes tenant configuration: after it succeeds this isolate's snapshot is dropped at once (the
+   * next /oauth/token sees the change); other isolates revalidate by the version the object bumped.
+   */
+  invalidatesConfig?: boolean;
+  handler: (c: AppContext, input: { body: B; params: PathParams<P>; query: Q }) => Promise<Response> | Response;
 }
 
-/** Typed identity helper so that `body` and `handler` agree. */
-export const defineRoute = <B>(route: ManagementRoute<B>): ManagementRoute => route as unknown as ManagementRoute;
+/** Typed identity helper so that `path`, `body`, `query` and `handler` agree. */
+export const defineRoute = <B, P extends string, Q = QueryValues>(
+  route: ManagementRoute<B, P, Q>,
+): ManagementRoute => route as unknown as ManagementRoute;
+
+/** Validates the query against the route's schema. */
+function readQuery(c: AppContext, route: ManagementRoute): QueryValues {
+  const raw = c.req.query();
+  if (!route.query) return raw;
+  const result = route.query.safeParse(raw);
+  if (!result.success) throw problem("invalid_query_string", { detail: result.error.issues[0]?.message ?? "Invalid query" });
+  return result.data as QueryValues;
+}
+
+/** The documented fields of a route's query schema (a zod object's shape). */
+const queryShape = (route: ManagementRoute): Record<string, z.ZodType> =>
+  (route.query as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
 
 const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
 
@@ -35,8 +70,11 @@ const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
 export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
   for (const route of routes) {
     router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser), async (c) => {
+      const query = readQuery(c, route);
       const body = route.body ? await readJson(c, route.body) : undefined;
-      return route.handler(c, { body, params: c.req.param() as Record<string, string> });
+      const response = await route.handler(c, { body, params: c.req.param() as PathParams<string>, query });
+      if (route.invalidatesConfig) invalidateTenantConfig(c.var.tenant.id);
+      return response;
     });
   }
 }
@@ -47,7 +85,12 @@ export function openApiDocument(title: string, serverPath: string, routes: reado
   for (const route of routes) {
     const parameters = [
       ...[...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
-      ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: "query", description, schema: { type: "string" } })),
+      ...Object.entries(queryShape(route)).map(([name, field]) => ({
+        name,
+        in: "query",
+        description: field.description,
+        schema: { type: "string" },
+      })),
     ];
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method] = {
@@ -59,7 +102,11 @@ export function openApiDocument(title: string, serverPath: string, routes: reado
       ...(route.body
         ? { requestBody: { required: true, content: { "application/json": { schema: z.toJSONSchema(route.body, { io: "input" }) } } } }
         : {}),
-      responses: { [String(route.status)]: { description: "Success" }, "400": { description: "Bad request" }, "401": { description: "Missing or malformed bearer token" }, "403": { description: "Forbidden" } },
+      responses: {
+        [String(route.status)]: {
+          description: "Success",
+          ...(route.response ? { content: { "application/json": { schema: z.toJSONSchema(route.response, { io: "output" }) } } } : {}),
+        }, "400": { description: "Bad request" }, "401": { description: "Missing or malformed bearer token" }, "403": { description: "Forbidden" } },
     };
   }
   return {

@@ -1,13 +1,20 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../context";
+import { managementCors } from "../middleware/cors";
+import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
+import { attackProtectionRoutes } from "./attack-protection";
+import { noStore } from "../middleware/no-store";
+import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./branding";
 import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
+import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
+import { sessionRoutes } from "./sessions";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
 
@@ -20,7 +27,10 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...clientGrantRoutes,
   ...brandingRoutes,
   ...userRoutes,
+  ...refreshTokenRoutes,
   ...signingKeyRoutes,
+  ...sessionRoutes,
+  ...attackProtectionRoutes,
 ];
 
 let spec: string | undefined;
@@ -31,9 +41,14 @@ export function managementSpec(): string {
   return spec;
 }
 
-/** The /api/v2 router: authentication first, then each route behind its scope. */
+/**
+ * The management surface (/api/v2): management error bodies, no-store, CORS from the tenant's web origins,
+ * then authentication (which also resolves the target tenant, SPEC §5.4) and each route behind its scope.
+ */
 export function managementRouter(options: ManagementAuthOptions): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
+  router.onError(errorSink("management"));
+  router.use("*", requestContext, noStore, managementCors);
   router.get("/spec", (c) => c.body(managementSpec(), 200, { "Content-Type": "application/json" }));
   router.use("*", managementAuth(options));
   mountRoutes(router, managementRoutes);

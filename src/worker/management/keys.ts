@@ -4,15 +4,16 @@
  * key's role at this moment, never private material.
  */
 import { z } from "zod";
+import { now } from "../../shared/clock";
 import { certificateView } from "../../shared/crypto/x509";
-import { errors, ManagementError, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, publishedKeys, roleAt, signingKeyAt } from "../../shared/key-ring";
 import type { SigningKeyRecord } from "../../shared/types";
 import type { AppContext } from "../context";
-import { readBodyText } from "../http/body";
+import { MAX_BODY_BYTES, readBodyText } from "../http/body";
 import { generateSigningKey, renewCertificate } from "../tenant/signing";
 import { defineRoute } from "./define";
-import { configChanged, targetTenant } from "./tenant-scoped";
+import { targetTenant } from "./tenant-scoped";
 
 const days = (max: number, min = 0) => z.number().int().min(min).max(max);
 
@@ -23,18 +24,18 @@ const lifecycleBody = z
   .strict();
 type LifecycleBody = z.infer<typeof lifecycleBody>;
 
-const TYPE_QUERY = { type: "jwt_signing (default) or saml_encryption" };
-const LIFECYCLE_QUERY = {
-  ...TYPE_QUERY,
-  validity_days: "1-3650 (default 365 for jwt_signing, 1825 for saml_encryption)",
-  activate_in_days: "0-365 (default 0)",
-  grace_days: "0-365 (default 1)",
-};
+/** Query parameters, documented here and checked by the handlers (400 on anything out of range). */
+const TYPE_QUERY = z.looseObject({ type: z.string().optional().describe("jwt_signing (default) or saml_encryption") });
+const LIFECYCLE_QUERY = TYPE_QUERY.extend({
+  validity_days: z.string().optional().describe("1-3650 (default 365 for jwt_signing, 1825 for saml_encryption)"),
+  activate_in_days: z.string().optional().describe("0-365 (default 0)"),
+  grace_days: z.string().optional().describe("0-365 (default 1)"),
+});
 
 function keyType(c: AppContext): KeyType {
   const type = c.req.query("type") ?? "jwt_signing";
   if (!(KEY_TYPES as readonly string[]).includes(type)) {
-    throw errors.invalidQuery(`type must be one of ${KEY_TYPES.join(", ")}`);
+    throw problem("invalid_query_string", { detail: `type must be one of ${KEY_TYPES.join(", ")}` });
   }
   return type as KeyType;
 }
@@ -44,27 +45,27 @@ function keyType(c: AppContext): KeyType {
  * Anything out of range or unknown is 400, never a default silently applied.
  */
 async function lifecycleParams(c: AppContext): Promise<LifecycleBody> {
-  const text = await readBodyText(c.req.raw, () => new ManagementError(413, "Request body too large"));
+  const text = await readBodyText(c.req.raw, () => problem("payload_too_large", { bytes: MAX_BODY_BYTES }));
   let body: unknown = {};
   if (text.trim()) {
     try {
       body = JSON.parse(text);
     } catch {
-      throw errors.badRequest("Request body is not valid JSON");
+      throw problem("body_not_json", { detail: "not valid JSON" });
     }
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("Request body must be an object");
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw problem("invalid_body", { detail: "Request body must be an object" });
   const merged: Record<string, unknown> = { ...body };
   for (const name of ["validity_days", "activate_in_days", "grace_days"] as const) {
     const value = c.req.query(name);
     if (value === undefined) continue;
-    if (!/^-?\d+$/.test(value)) throw errors.invalidQuery(`${name} must be an integer`);
+    if (!/^-?\d+$/.test(value)) throw problem("invalid_query_string", { detail: `${name} must be an integer` });
     merged[name] = Number(value);
   }
   const parsed = lifecycleBody.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw errors.badRequest(`${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+    throw problem("invalid_body", { detail: `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}` });
   }
   return parsed.data;
 }
@@ -98,15 +99,15 @@ export async function presentKey(keys: readonly SigningKeyRecord[], key: Signing
 }
 
 async function findKey(c: AppContext, type: KeyType, kid: string) {
-  const keys = await targetTenant(c).listSigningKeys(type);
+  const keys = await targetTenant(c).signingKeys().list(type);
   const key = keys.find((k) => k.kid === kid);
-  if (!key) throw new ManagementError(404, "The signing key does not exist", "inexistent_signing_key");
+  if (!key) throw problem("inexistent_signing_key");
   return { keys, key };
 }
 
 /** Inherited keys belong to the parent tenant: read-only here (SPEC §4.2). */
 function assertOwned(key: SigningKeyRecord): void {
-  if (key.inherited) throw new ManagementError(403, "Inherited signing keys are read-only", "inherited_signing_key");
+  if (key.inherited) throw problem("inherited_signing_key");
 }
 
 /**
@@ -114,10 +115,10 @@ function assertOwned(key: SigningKeyRecord): void {
  * generated in the worker, encrypted like every key, added unless a concurrent request already did.
  */
 export async function ensureSigningKey(c: AppContext, alg: string): Promise<void> {
-  const keys = await targetTenant(c).listSigningKeys("jwt_signing");
-  if (signingKeyAt(keys, Date.now(), "jwt_signing", alg)) return;
+  const keys = await targetTenant(c).signingKeys().list("jwt_signing");
+  if (signingKeyAt(keys, now(), "jwt_signing", alg)) return;
   const key = await generateSigningKey(c.env.ENCRYPTION_KEY, { alg, commonName: c.var.tenant.id });
-  unwrap(await targetTenant(c).addSigningKey(key));
+  unwrap(await targetTenant(c).signingKeys().add(key));
 }
 
 export const signingKeyRoutes = [
@@ -129,9 +130,9 @@ export const signingKeyRoutes = [
     query: TYPE_QUERY,
     status: 200,
     async handler(c) {
-      const keys = await targetTenant(c).listSigningKeys(keyType(c));
-      const now = Date.now();
-      return c.json(await Promise.all(keys.map((k) => presentKey(keys, k, now))));
+      const keys = await targetTenant(c).signingKeys().list(keyType(c));
+      const at = now();
+      return c.json(await Promise.all(keys.map((k) => presentKey(keys, k, at))));
     },
   }),
   defineRoute({
@@ -143,12 +144,13 @@ export const signingKeyRoutes = [
     status: 200,
     async handler(c, { params }) {
       const { keys, key } = await findKey(c, keyType(c), params.kid ?? "");
-      return c.json(await presentKey(keys, key, Date.now()));
+      return c.json(await presentKey(keys, key, now()));
     },
   }),
   defineRoute({
     method: "post",
     path: "/keys/signing/rotate",
+    invalidatesConfig: true,
     scope: "create:signing_keys",
     summary: "New key pair and certificate per algorithm of the bucket: published now, signing after activate_in_days",
     query: LIFECYCLE_QUERY,
@@ -156,21 +158,20 @@ export const signingKeyRoutes = [
     async handler(c) {
       const type = keyType(c);
       const params = await lifecycleParams(c);
-      const now = Date.now();
-      const existing = await targetTenant(c).listSigningKeys(type);
-      const algs = [...new Set(publishedKeys(existing, now, type).map((k) => k.alg))];
+      const at = now();
+      const existing = await targetTenant(c).signingKeys().list(type);
+      const algs = [...new Set(publishedKeys(existing, at, type).map((k) => k.alg))];
       if (!algs.includes("RS256")) algs.unshift("RS256");
       const validityDays = params.validity_days ?? DEFAULT_VALIDITY_DAYS[type];
       const fresh = await Promise.all(
-        algs.map((alg) => generateSigningKey(c.env.ENCRYPTION_KEY, { type, alg, commonName: c.var.tenant.id, validityDays, now })),
+        algs.map((alg) => generateSigningKey(c.env.ENCRYPTION_KEY, { type, alg, commonName: c.var.tenant.id, validityDays, now: at })),
       );
       const created = unwrap(
-        await targetTenant(c).rotateSigningKeys(fresh, {
+        await targetTenant(c).signingKeys().rotate(fresh, {
           activateInDays: params.activate_in_days ?? 0,
           graceDays: params.grace_days ?? DEFAULT_GRACE_DAYS,
         }),
       );
-      configChanged(c);
       const main = created.find((k) => k.alg === "RS256") ?? created[0];
       return c.json({ cert: main?.cert, kid: main?.kid }, 201);
     },
@@ -178,6 +179,7 @@ export const signingKeyRoutes = [
   defineRoute({
     method: "put",
     path: "/keys/signing/{kid}/revoke",
+    invalidatesConfig: true,
     scope: "update:signing_keys",
     summary: "Revoke a key (unpublished at once); revoking the key that signs now puts a new key in its place",
     query: LIFECYCLE_QUERY,
@@ -187,25 +189,25 @@ export const signingKeyRoutes = [
       const params = await lifecycleParams(c);
       const { keys, key } = await findKey(c, type, path.kid ?? "");
       assertOwned(key);
-      if (key.revoked_at) throw new ManagementError(400, "The signing key is already revoked", "signing_key_revoked");
-      const now = Date.now();
-      const replacement = roleAt(keys, key, now).current
+      if (key.revoked_at) throw problem("signing_key_revoked");
+      const at = now();
+      const replacement = roleAt(keys, key, at).current
         ? await generateSigningKey(c.env.ENCRYPTION_KEY, {
             type,
             alg: key.alg,
             commonName: c.var.tenant.id,
             validityDays: params.validity_days ?? DEFAULT_VALIDITY_DAYS[type],
-            now,
+            now: at,
           })
         : null;
-      const { revoked } = unwrap(await targetTenant(c).revokeSigningKey(type, key.kid, replacement));
-      configChanged(c);
+      const { revoked } = unwrap(await targetTenant(c).signingKeys().revoke(type, key.kid, replacement));
       return c.json({ cert: revoked.cert, kid: revoked.kid }, 201);
     },
   }),
   defineRoute({
     method: "post",
     path: "/keys/signing/{kid}/renew",
+    invalidatesConfig: true,
     scope: "create:signing_keys",
     summary: "Re-issue the certificate over the existing key pair (kid and public key survive), valid from now",
     query: LIFECYCLE_QUERY,
@@ -214,20 +216,19 @@ export const signingKeyRoutes = [
       const type = keyType(c);
       const params = await lifecycleParams(c);
       if (params.activate_in_days !== undefined || params.grace_days !== undefined) {
-        throw errors.badRequest("renew accepts validity_days only");
+        throw problem("renew_validity_only");
       }
       const { key } = await findKey(c, type, path.kid ?? "");
       assertOwned(key);
-      const now = Date.now();
+      const at = now();
       const { cert, expires_at } = await renewCertificate(c.env.ENCRYPTION_KEY, key, {
         commonName: c.var.tenant.id,
         validityDays: params.validity_days ?? DEFAULT_VALIDITY_DAYS[type],
-        now,
+        now: at,
       });
-      const renewed = unwrap(await targetTenant(c).renewSigningKey(type, key.kid, cert, expires_at));
-      configChanged(c);
-      const keys = await targetTenant(c).listSigningKeys(type);
-      return c.json(await presentKey(keys, renewed, now), 201);
+      const renewed = unwrap(await targetTenant(c).signingKeys().renew(type, key.kid, cert, expires_at));
+      const keys = await targetTenant(c).signingKeys().list(type);
+      return c.json(await presentKey(keys, renewed, at), 201);
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { randomId } from "../../shared/crypto/random";
-import { errors, unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import {
   createResourceServerBody,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -8,7 +8,8 @@ import {
 import type { ResourceServerRecord } from "../../shared/types";
 import { defineRoute } from "./define";
 import { ensureSigningKey } from "./keys";
-import { configChanged, LIST_QUERY, listResponse, targetTenant } from "./tenant-scoped";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
 
 /** The reference platform's shape (no timestamps). */
 function present(api: ResourceServerRecord) {
@@ -24,11 +25,12 @@ export const resourceServerRoutes = [
     summary: "Create an API; its identifier is the audience of the access tokens it receives (unique: 409)",
     body: createResourceServerBody,
     status: 201,
+    invalidatesConfig: true,
     async handler(c, { body }) {
       // The key comes first, so that no token request ever finds the API without a key of its algorithm.
       await ensureSigningKey(c, body.signing_alg ?? "RS256");
       const api = unwrap(
-        await targetTenant(c).createResourceServer({
+        await targetTenant(c).resourceServers().create({
           id: randomId("rs_"),
           identifier: body.identifier,
           name: body.name ?? body.identifier,
@@ -39,7 +41,6 @@ export const resourceServerRoutes = [
           enforce_policies: body.enforce_policies ?? false,
         }),
       );
-      configChanged(c);
       return c.json(present(api), 201);
     },
   }),
@@ -54,7 +55,7 @@ export const resourceServerRoutes = [
       return listResponse(
         c,
         "resource_servers",
-        (window) => targetTenant(c).listResourceServers(window),
+        (window) => targetTenant(c).resourceServers().list(window),
         (api) => api.id,
         present,
       );
@@ -67,8 +68,8 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).getResourceServer(params.id ?? "");
-      if (!api) throw errors.notFound("The resource server does not exist");
+      const api = await targetTenant(c).resourceServers().get(params.id);
+      if (!api) throw problem("inexistent_resource_server");
       return c.json(present(api));
     },
   }),
@@ -79,11 +80,10 @@ export const resourceServerRoutes = [
     summary: "Update an API (the system management API cannot be modified: 400); removed scopes leave its grants",
     body: updateResourceServerBody,
     status: 200,
+    invalidatesConfig: true,
     async handler(c, { params, body }) {
-      // The key comes first, so that no token request ever finds the API without a key of its algorithm.
       if (body.signing_alg) await ensureSigningKey(c, body.signing_alg);
-      const api = unwrap(await targetTenant(c).updateResourceServer(params.id ?? "", body));
-      configChanged(c);
+      const api = unwrap(await targetTenant(c).resourceServers().update(params.id, body));
       return c.json(present(api));
     },
   }),
@@ -93,9 +93,9 @@ export const resourceServerRoutes = [
     scope: "delete:resource_servers",
     summary: "Delete an API and its client grants (the system management API cannot be deleted: 400)",
     status: 204,
+    invalidatesConfig: true,
     async handler(c, { params }) {
-      unwrap(await targetTenant(c).deleteResourceServer(params.id ?? ""));
-      configChanged(c);
+      unwrap(await targetTenant(c).resourceServers().delete(params.id));
       return c.body(null, 204);
     },
   }),

@@ -1,5 +1,5 @@
-import { errors, ManagementError, unwrap } from "../../shared/errors";
-import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
+import { problem, unwrap } from "../../shared/errors";
+import { offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -8,15 +8,16 @@ import { seedChildTenant } from "../tenant/bootstrap";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
+import { LIST_QUERY, listResponse } from "./list-response";
 
 /** Tenants other than the caller's own are visible only to control-plane tokens (SPEC §5.4). */
 function assertCanManage(c: AppContext, id: string): void {
-  if (id !== c.var.auth.tenantId && !c.var.auth.isControlPlane) throw errors.crossTenant();
+  if (id !== c.var.auth.tenantId && !c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
 }
 
 async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
-  const tenant = await platform(c.env).getTenant(id);
-  if (!tenant) throw errors.notFound("Tenant not found");
+  const tenant = await platform(c.env).tenants().get(id);
+  if (!tenant) throw problem("tenant_not_found");
   return tenant;
 }
 
@@ -34,21 +35,21 @@ export const tenantRoutes = [
     body: createTenantBody,
     status: 201,
     async handler(c, { body }) {
-      if (!c.var.auth.isControlPlane) throw new ManagementError(403, "Only a control-plane token may create tenants", "cross_tenant_forbidden");
+      if (!c.var.auth.isControlPlane) throw problem("control_plane_only");
       if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
-        throw errors.badRequest("Payload validation error: 'id is reserved (confusable with the control plane)' on property id");
+        throw problem("tenant_id_reserved");
       }
       if (body.deployment_type === "wfp") {
-        throw errors.notImplemented("deployment_type \"wfp\" (per-tenant workers) is not available in this release");
+        throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
       }
       const registry = platform(c.env);
-      const tenant = unwrap(await registry.createTenant({ ...body, name: body.name ?? body.id }));
+      const tenant = unwrap(await registry.tenants().create({ ...body, name: body.name ?? body.id }));
       try {
         await seedChildTenant(c.env, tenant.id);
-        await registry.markTenantSeeded(tenant.id);
+        await registry.tenants().markSeeded(tenant.id);
       } catch (error) {
         // Nothing lost and nothing half-made: without its keys the tenant must not exist.
-        await registry.deleteTenant(tenant.id);
+        await registry.tenants().delete(tenant.id);
         await tenantObject(c.env, tenant.id).destroy();
         throw error;
       }
@@ -61,22 +62,16 @@ export const tenantRoutes = [
     path: "/tenants",
     scope: "read:tenants",
     summary: "List tenants (all tenants on the control plane; the caller's own tenant elsewhere)",
-    query: { page: "0-based page", per_page: "1-100, default 50", include_totals: "true|false", from: "checkpoint cursor", take: "checkpoint page size" },
+    query: LIST_QUERY,
     status: 200,
     async handler(c) {
-      const q = parseListQuery(c.req.query(), { checkpoint: true });
       const registry = platform(c.env);
       if (!c.var.auth.isControlPlane) {
+        const q = parseListQuery(c.req.query(), { checkpoint: true });
         const own = [await loadTenant(c, c.var.auth.tenantId)];
         return c.json(q.mode === "offset" ? offsetPage("tenants", own, q, 1) : { tenants: own });
       }
-      if (q.mode === "checkpoint") {
-        const after = q.after ? { createdAt: Number(q.after.key), id: q.after.id } : null;
-        const rows = await registry.listTenantsAfter(after, q.take + 1);
-        return c.json(checkpointPage("tenants", rows, q, (t) => ({ key: Date.parse(t.created_at), id: t.id })));
-      }
-      const { items, total } = await registry.listTenants(q.page * q.perPage, q.perPage);
-      return c.json(offsetPage("tenants", items, q, total));
+      return listResponse(c, "tenants", (window) => registry.tenants().list(window), (t) => t.id, (t) => t);
     },
   }),
   defineRoute({
@@ -86,8 +81,8 @@ export const tenantRoutes = [
     summary: "Get one tenant",
     status: 200,
     async handler(c, { params }) {
-      assertCanManage(c, params.id ?? "");
-      return c.json(await loadTenant(c, params.id ?? ""));
+      assertCanManage(c, params.id);
+      return c.json(await loadTenant(c, params.id));
     },
   }),
   defineRoute({
@@ -98,9 +93,9 @@ export const tenantRoutes = [
     body: updateTenantBody,
     status: 200,
     async handler(c, { params, body }) {
-      const id = params.id ?? "";
+      const id = params.id;
       assertCanManage(c, id);
-      const tenant = unwrap(await platform(c.env).updateTenant(id, body));
+      const tenant = unwrap(await platform(c.env).tenants().update(id, body));
       invalidateTenantConfig(id);
       return c.json(tenant);
     },
@@ -112,10 +107,10 @@ export const tenantRoutes = [
     summary: "Delete a tenant and all of its data (control-plane tokens only)",
     status: 204,
     async handler(c, { params }) {
-      const id = params.id ?? "";
-      if (!c.var.auth.isControlPlane) throw errors.crossTenant();
-      if (id === c.var.settings.controlPlaneTenantId) throw errors.badRequest("The control-plane tenant cannot be deleted");
-      if (!(await platform(c.env).deleteTenant(id))) throw errors.notFound("Tenant not found");
+      const id = params.id;
+      if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
+      if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      if (!(await platform(c.env).tenants().delete(id))) throw problem("tenant_not_found");
       await tenantObject(c.env, id).destroy();
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);

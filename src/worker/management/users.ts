@@ -1,4 +1,4 @@
-import { errors } from "../../shared/errors";
+import { problem } from "../../shared/errors";
 import type { UserRecord } from "../../shared/types";
 import { defineRoute } from "./define";
 import { targetTenant } from "./tenant-scoped";
@@ -26,8 +26,8 @@ export const userRoutes = [
     summary: "One user by id (read:users, or read:current_user on the token's own user)",
     status: 200,
     async handler(c, { params }) {
-      const user = await targetTenant(c).getUser(params.id ?? "");
-      if (!user) throw errors.notFound("The user does not exist.");
+      const user = await targetTenant(c).users().get(params.id);
+      if (!user) throw problem("inexistent_user");
       return c.json(presentUser(user));
     },
   }),

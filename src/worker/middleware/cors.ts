@@ -4,73 +4,120 @@ import { resolveTenant } from "../routing/resolve-tenant";
 import { memoized } from "../tenant/config-cache";
 import { directory, tenantObject } from "../tenant/stubs";
 
-/** Request headers a browser may send to /oauth/token and /oauth/revoke (SPEC §4.1 rule 4). */
-const TOKEN_ALLOWED_HEADERS = "Tenant-Id, Content-Type, Auth0-Client, Gatehouse-Client, Upgrade-Insecure-Requests";
+/**
+ * The one CORS middleware (issue 7): three policies, one function answering preflight and actual requests.
+ * Hono's `cors()` was considered and not used: it sends the allow-methods, allow-headers and credentials
+ * headers on refused preflights too, and joins lists without spaces, both visible to clients and tests.
+ * Everywhere: `Vary: Origin` once; a refused preflight is 204 without CORS headers.
+ */
+export interface CorsPolicy {
+  /** Whether the request's Origin may read responses; run after the handler on actual requests. */
+  allows(c: AppContext, origin: string): boolean | Promise<boolean>;
+  /** `any`: every OPTIONS is answered here; `preflight`: only OPTIONS with Access-Control-Request-Method. */
+  answers: "any" | "preflight";
+  /** Whether methods, headers and max-age need Access-Control-Request-Method (else any allowed OPTIONS). */
+  describeOnlyPreflights: boolean;
+  methods: string;
+  allowHeaders: (c: AppContext) => string;
+  maxAgeS: number;
+  credentials?: boolean;
+  exposeHeaders?: string;
+}
 
 function appendVary(headers: Headers): void {
   const vary = headers.get("Vary");
   if (!vary) headers.set("Vary", "Origin");
-  else if (!vary.split(",").map((v) => v.trim().toLowerCase()).includes("origin")) headers.set("Vary", `${vary}, Origin`);
+  else if (!vary.split(",").some((v) => v.trim().toLowerCase() === "origin")) headers.set("Vary", `${vary}, Origin`);
+}
+
+/** Builds the middleware of one policy. */
+export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const origin = c.req.header("origin");
+    const allowed = async () => origin !== undefined && origin !== "" && (await policy.allows(c, origin));
+    const grant = (headers: Headers) => {
+      headers.set("Access-Control-Allow-Origin", origin as string);
+      if (policy.credentials) headers.set("Access-Control-Allow-Credentials", "true");
+    };
+    const isPreflight = c.req.method === "OPTIONS" && Boolean(c.req.header("access-control-request-method"));
+    if (c.req.method === "OPTIONS" && (policy.answers === "any" || isPreflight)) {
+      const headers = new Headers();
+      if (await allowed()) {
+        grant(headers);
+        if (isPreflight || !policy.describeOnlyPreflights) {
+          headers.set("Access-Control-Allow-Methods", policy.methods);
+          headers.set("Access-Control-Allow-Headers", policy.allowHeaders(c));
+          headers.set("Access-Control-Max-Age", String(policy.maxAgeS));
+        }
+      }
+      appendVary(headers);
+      return new Response(null, { status: 204, headers });
+    }
+    await next();
+    if (await allowed()) {
+      grant(c.res.headers);
+      if (policy.exposeHeaders) c.res.headers.set("Access-Control-Expose-Headers", policy.exposeHeaders);
+    }
+    appendVary(c.res.headers);
+  };
+}
+
+const normalizeOrigin = (origin: string) => origin.replace(/\/$/, "");
+
+/** Every web origin any application of the tenant lists (plus `extra`), once per configuration snapshot. */
+function webOrigins(c: AppContext, tenantId: string, key: string, extra: readonly string[]): Promise<Set<string>> {
+  return memoized(tenantId, tenantObject(c.env, tenantId), c.var.settings, key, (config) => {
+    const origins = new Set(extra);
+    for (const client of config.clients) for (const origin of client.web_origins) origins.add(normalizeOrigin(origin));
+    return origins;
+  });
 }
 
 /**
  * /oauth/token and /oauth/revoke: any presented Origin is reflected, POST only (SPEC §4.1 rule 4). These
  * endpoints authenticate the client themselves, so the origin is not a security boundary here.
  */
-export const tokenCors: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = c.req.header("origin");
-  if (c.req.method === "OPTIONS") {
-    const headers = new Headers();
-    if (origin) {
-      headers.set("Access-Control-Allow-Origin", origin);
-      headers.set("Access-Control-Allow-Methods", "POST");
-      headers.set("Access-Control-Allow-Headers", TOKEN_ALLOWED_HEADERS);
-      headers.set("Access-Control-Max-Age", "86400");
-    }
-    appendVary(headers);
-    return new Response(null, { status: 204, headers });
-  }
-  await next();
-  if (origin) c.res.headers.set("Access-Control-Allow-Origin", origin);
-  appendVary(c.res.headers);
-};
-
-/** The management origins of a tenant: configured allowedOrigins plus every client's web_origins, once per snapshot. */
-async function managementOrigins(c: AppContext, tenantId: string): Promise<Set<string>> {
-  return memoized(tenantId, tenantObject(c.env, tenantId), c.var.settings, "management-origins", (config) => {
-    const origins = new Set(c.var.settings.allowedOrigins);
-    for (const client of config.clients) for (const origin of client.web_origins) origins.add(origin.replace(/\/$/, ""));
-    return origins;
-  });
-}
+export const tokenCors = cors({
+  allows: () => true,
+  answers: "any",
+  describeOnlyPreflights: false,
+  methods: "POST",
+  allowHeaders: () => "Tenant-Id, Content-Type, Auth0-Client, Gatehouse-Client, Upgrade-Insecure-Requests",
+  maxAgeS: 86_400,
+});
 
 /**
- * Management API CORS (SPEC §5.10): an origin is allowed when configured or listed in a web_origins of the
- * resolved tenant's applications. Preflight and actual responses come from this one function; `Vary: Origin`
- * is sent once; a refused preflight is 204 without CORS headers.
+ * Management API CORS (SPEC §5.10): an origin is allowed when configured (MANAGEMENT_ALLOWED_ORIGINS) or
+ * listed in a web_origins of the resolved tenant's applications.
  */
-export const managementCors: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = c.req.header("origin");
-  const allowed = async () => {
-    if (!origin) return false;
+export const managementCors = cors({
+  async allows(c, origin) {
     const tenant = await resolveTenant(c.req.raw, c.var.settings, directory(c.env, c.var.settings)).catch(() => null);
-    return tenant !== null && (await managementOrigins(c, tenant.id)).has(origin);
-  };
-  if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
-    const headers = new Headers();
-    if (await allowed()) {
-      headers.set("Access-Control-Allow-Origin", origin as string);
-      headers.set("Access-Control-Allow-Methods", "GET, POST, PATCH, PUT, DELETE");
-      headers.set("Access-Control-Allow-Headers", c.req.header("access-control-request-headers") ?? "Authorization, Content-Type");
-      headers.set("Access-Control-Max-Age", "600");
-    }
-    appendVary(headers);
-    return new Response(null, { status: 204, headers });
-  }
-  await next();
-  if (await allowed()) {
-    c.res.headers.set("Access-Control-Allow-Origin", origin as string);
-    c.res.headers.set("Access-Control-Expose-Headers", "Content-Type");
-  }
-  appendVary(c.res.headers);
-};
+    if (tenant === null) return false;
+    return (await webOrigins(c, tenant.id, "management-origins", c.var.settings.allowedOrigins)).has(origin);
+  },
+  answers: "preflight",
+  describeOnlyPreflights: true,
+  methods: "GET, POST, PATCH, PUT, DELETE",
+  allowHeaders: (c) => c.req.header("access-control-request-headers") ?? "Authorization, Content-Type",
+  maxAgeS: 600,
+  exposeHeaders: "Content-Type",
+});
+
+/**
+ * CORS for the browser-facing JSON endpoints (/co/authenticate, /dbconnections/signup). A preflight cannot
+ * show which application asks (client_id is in the body), so the header decision covers the web_origins of
+ * all the tenant's applications; the handler then refuses, with `assertClientOrigin`, an origin that is not
+ * the requesting application's own.
+ */
+export function browserCors(options: { credentials: boolean }): MiddlewareHandler<AppEnv> {
+  return cors({
+    allows: async (c, origin) => (await webOrigins(c, c.var.tenant.id, "login-web-origins", [])).has(normalizeOrigin(origin)),
+    answers: "any",
+    describeOnlyPreflights: true,
+    methods: "POST",
+    allowHeaders: (c) => c.req.header("access-control-request-headers") ?? "Content-Type",
+    maxAgeS: 600,
+    credentials: options.credentials,
+  });
+}

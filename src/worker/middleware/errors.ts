@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DbConnectionError, HttpError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
+import { DbConnectionError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
 import { EncryptionKeyError } from "../../shared/crypto/encryption";
 
 /** Management API body: the spec's shape plus the reference platform SDK's fields. */
@@ -10,12 +10,17 @@ function managementBody(status: number, message: string, errorCode: string) {
 
 const isManagementPath = (path: string) => path.startsWith("/api/v2");
 
+/** The body shape a surface gives to errors that carry none of their own (framework errors, bugs). */
+export type ErrorShape = "oauth" | "management";
+
 /**
- * The one error sink (STYLE.md "Errors"). Known errors render in their shape; anything unexpected becomes
+ * The one error sink (STYLE.md "Errors"), one per surface (src/worker/app.ts). Known errors render in their
+ * own shape wherever they are thrown; anything else gets the surface's shape, and anything unexpected becomes
  * a 500 `server_error` without internals in the body, and is logged.
  */
-export function onError(error: Error, c: Context): Response {
-  const management = isManagementPath(c.req.path);
+export const errorSink = (shape: ErrorShape) => (error: Error, c: Context) => renderError(error, c, shape === "management");
+
+function renderError(error: Error, c: Context, management: boolean): Response {
   if (error instanceof OAuthError) {
     return c.json({ error: error.code, error_description: error.description }, error.status as 400, error.headers);
   }
@@ -25,9 +30,6 @@ export function onError(error: Error, c: Context): Response {
   if (error instanceof DbConnectionError) {
     const name = `${reasonPhrase(error.status).replace(/\s/g, "")}Error`;
     return c.json({ name, code: error.code, description: error.description, statusCode: error.status }, error.status as 400, error.headers);
-  }
-  if (error instanceof HttpError) {
-    return c.json({ error: "server_error", error_description: error.message }, error.status as 400, error.headers);
   }
   if (error instanceof HTTPException) {
     const status = error.status;
@@ -44,7 +46,10 @@ export function onError(error: Error, c: Context): Response {
     : c.json({ error: "server_error", error_description: description }, 500);
 }
 
-/** 404 for unknown routes, in the shape of the surface the path belongs to. */
+/**
+ * 404 for unknown routes, in the shape of the surface the path belongs to. Hono keeps one not-found
+ * handler per application, so this one reads the path: `/api/v2` is the management surface.
+ */
 export function notFound(c: Context): Response {
   return isManagementPath(c.req.path)
     ? c.json(managementBody(404, "Not Found", "not_found"), 404)

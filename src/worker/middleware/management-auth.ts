@@ -1,10 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import { decodeJwt, jwtVerify } from "jose";
-import { errors } from "../../shared/errors";
+import { problem } from "../../shared/errors";
 import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant } from "../routing/resolve-tenant";
-import { tenantKeySet } from "../tenant/key-ring";
+import { parseBearer } from "../http/bearer";
+import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
 
 /**
@@ -16,8 +17,6 @@ export interface ManagementAuthOptions {
   additionalManagementAudiences?: (tenantId: string) => string[] | Promise<string[]>;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
-
 /**
  * Management authentication (SPEC §5.1-5.4): no or malformed Bearer header is 401, every other refusal 403.
  * Sets `auth` (the caller) and `tenant` (the target: explicit header/host, else the token's own tenant).
@@ -25,23 +24,22 @@ const BEARER = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/;
 export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization");
-    if (!header) throw errors.missingToken();
-    const match = BEARER.exec(header.trim());
-    if (!match?.[1]) throw errors.malformedAuthorization();
-    const token = match[1];
+    if (!header) throw problem("missing_token");
+    const token = parseBearer(header);
+    if (!token) throw problem("invalid_authorization_header");
     const settings = c.var.settings;
 
     let tenantId: unknown;
     try {
       tenantId = decodeJwt(token).tenant_id;
     } catch {
-      throw errors.invalidToken();
+      throw problem("invalid_token");
     }
     if (typeof tenantId !== "string" || !(await tenantExists(c.env, settings, tenantId))) {
-      throw errors.invalidToken();
+      throw problem("invalid_token");
     }
     const source = tenantObject(c.env, tenantId);
-    const { keys, algorithms } = await tenantKeySet(tenantId, source, settings);
+    const { keys, algorithms } = await jwksVerifier(c.env, settings, tenantId);
     const issuers = [settings.issuer, `${settings.issuerProtocol}//${tenantId}.${settings.apexHost}/`];
     const audiences = [MANAGEMENT_AUDIENCE];
     if (options.additionalIssuers) issuers.push(...(await options.additionalIssuers(tenantId)));
@@ -51,11 +49,11 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     try {
       ({ payload } = await jwtVerify(token, keys, { issuer: issuers, audience: audiences, algorithms }));
     } catch {
-      throw errors.invalidToken();
+      throw problem("invalid_token");
     }
     // RFC 7009: a token revoked at /oauth/revoke is refused here too (looked up in the issuing tenant only).
-    if (typeof payload.jti === "string" && (await source.isAccessTokenRevoked(payload.jti))) {
-      throw errors.invalidToken("The access token has been revoked");
+    if (typeof payload.jti === "string" && (await source.revocations().isRevoked(payload.jti))) {
+      throw problem("revoked_token");
     }
     const kind = isClientToken(payload) ? "client" : "user";
     // Defence in depth (issue 6): a token issued to a user is held to the current-user rules whatever
@@ -70,7 +68,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       customDomain: null,
     };
     // SPEC §5.4: acting on another tenant needs a control-plane token.
-    if (target.id !== tenantId && !isControlPlane) throw errors.crossTenant();
+    if (target.id !== tenantId && !isControlPlane) throw problem("cross_tenant_forbidden");
     c.set("auth", {
       tenantId,
       kind,
@@ -109,9 +107,9 @@ export function requireScope(scope: string, currentUser?: CurrentUserAccess): Mi
     const auth = c.var.auth;
     if (auth.kind === "user") {
       const allowed = currentUser && auth.scopes.has(currentUser.scope) && c.req.param(currentUser.param) === auth.subject;
-      if (!allowed) throw errors.insufficientScope(currentUser ? `${scope}, ${currentUser.scope}` : scope);
+      if (!allowed) throw problem("insufficient_scope", { scope: currentUser ? `${scope}, ${currentUser.scope}` : scope });
     } else if (!auth.scopes.has(scope)) {
-      throw errors.insufficientScope(scope);
+      throw problem("insufficient_scope", { scope });
     }
     await next();
   };

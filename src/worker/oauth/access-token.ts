@@ -1,14 +1,9 @@
 import { type JWTPayload, jwtVerify } from "jose";
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
-import { type TenantKeySet, tenantKeySet } from "../tenant/key-ring";
+import { parseBearer } from "../http/bearer";
+import { jwksVerifier } from "../tenant/keys";
 import { tenantObject } from "../tenant/stubs";
-
-/** The tenant's published keys at this moment as a verifier, with exactly the algorithms they carry. */
-export function tenantVerifier(c: AppContext): Promise<TenantKeySet> {
-  const tenant = c.var.tenant;
-  return tenantKeySet(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
-}
 
 const bearerError = (description: string) =>
   new OAuthError("invalid_token", description, 401).withHeader(
@@ -23,12 +18,12 @@ const bearerError = (description: string) =>
 export async function verifyAccessToken(c: AppContext, token: string, audience: string): Promise<JWTPayload> {
   let payload: JWTPayload;
   try {
-    const { keys, algorithms } = await tenantVerifier(c);
+    const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
     ({ payload } = await jwtVerify(token, keys, { issuer: c.var.tenant.issuer, audience, algorithms }));
   } catch {
     throw bearerError("The access token is invalid or expired");
   }
-  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).isAccessTokenRevoked(payload.jti))) {
+  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).revocations().isRevoked(payload.jti))) {
     throw bearerError("The access token has been revoked");
   }
   return payload;
@@ -38,9 +33,9 @@ export async function verifyAccessToken(c: AppContext, token: string, audience: 
 export async function bearerToken(c: AppContext): Promise<string> {
   const header = c.req.header("authorization");
   if (header) {
-    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header.trim());
-    if (!match?.[1]) throw new OAuthError("invalid_request", "Malformed Authorization header", 400);
-    return match[1];
+    const token = parseBearer(header);
+    if (!token) throw new OAuthError("invalid_request", "Malformed Authorization header", 400);
+    return token;
   }
   throw new OAuthError("invalid_token", "Missing access token", 401).withHeader("WWW-Authenticate", 'Bearer realm="userinfo"');
 }

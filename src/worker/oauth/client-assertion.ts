@@ -1,9 +1,10 @@
+import { nowSeconds } from "../../shared/clock";
 import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from "jose";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord } from "../../shared/types";
 import type { Settings } from "../settings";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 
 export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -48,7 +49,7 @@ export async function verifyClientAssertion(
       }));
     } else if (method === "client_secret_jwt") {
       if (!client.client_secret_enc) throw invalid("The client has no secret for client_secret_jwt");
-      const secret = await (await fieldCipher(encryptionKey)).decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+      const secret = await (await fieldCipher(encryptionKey)).decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
       ({ payload } = await jwtVerify(assertion, new TextEncoder().encode(secret), {
         audience: audiences,
         algorithms: ["HS256", "HS384", "HS512"],
@@ -64,7 +65,7 @@ export async function verifyClientAssertion(
   }
   if (payload.iss !== client.client_id || payload.sub !== client.client_id) throw invalid("client_assertion iss and sub must be the client_id");
   const exp = payload.exp as number;
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const lifetime = typeof payload.iat === "number" ? exp - payload.iat : exp - now;
   if (lifetime > settings.clientAssertionMaxLifetimeS + settings.clientAssertionLeewayS) {
     throw invalid(`client_assertion lifetime exceeds ${settings.clientAssertionMaxLifetimeS} seconds`);

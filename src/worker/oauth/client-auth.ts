@@ -3,9 +3,10 @@ import { timingSafeEqualText } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
-import { clientSecretContext } from "../tenant/bootstrap";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { tenantObject } from "../tenant/stubs";
 import { assertionClientId, JWT_BEARER_ASSERTION, verifyClientAssertion } from "./client-assertion";
+import { clientIn } from "../tenant/config-cache";
 
 /** How the client presented itself at the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2). */
 export interface PresentedClient {
@@ -68,7 +69,7 @@ export function presentedClient(request: Request, params: Record<string, string>
 
 /** Looks the client up in the tenant's snapshot; unknown is `invalid_client`. */
 export function findClient(config: TenantConfig, clientId: string): ClientRecord {
-  const client = config.clients.find((c) => c.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_client", "Client authentication failed");
   return client;
 }
@@ -102,12 +103,12 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
     const issuer = c.var.tenant.issuer;
     const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
     const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.var.settings, c.env.ENCRYPTION_KEY, audiences);
-    const fresh = await tenantObject(c.env, c.var.tenant.id).consumeAssertionJti(client.client_id, jti, expiresAtMs);
+    const fresh = await tenantObject(c.env, c.var.tenant.id).assertions().consumeJti(client.client_id, jti, expiresAtMs);
     if (!fresh) throw fail("client_assertion jti has already been used");
     return;
   }
   if (presented.secret === null || !client.client_secret_enc) throw fail();
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
-  const stored = await cipher.decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+  const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
   if (!(await timingSafeEqualText(stored, presented.secret))) throw fail();
 }

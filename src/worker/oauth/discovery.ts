@@ -1,7 +1,7 @@
 import type { AppContext } from "../context";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
-import { SUPPORTED_GRANTS } from "./token";
+import { SUPPORTED_GRANTS } from "./grants";
 import { OIDC_SCOPES } from "./tokens/user-scopes";
 import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
 

@@ -3,9 +3,9 @@ import { OAuthError } from "../../shared/errors";
 import type { ClientRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { endSession } from "../login/session";
-import { tenantConfig } from "../tenant/config-cache";
+import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
-import { tenantVerifier } from "./access-token";
+import { jwksVerifier } from "../tenant/keys";
 import { registeredTarget } from "./authorize/redirect-uri";
 
 const loggedOutPage = "/u2/logged-out";
@@ -13,7 +13,7 @@ const loggedOutPage = "/u2/logged-out";
 async function clientById(c: AppContext, clientId: string | undefined): Promise<ClientRecord | undefined> {
   if (!clientId) return undefined;
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-  return config.clients.find((cl) => cl.client_id === clientId);
+  return clientIn(config, clientId);
 }
 
 /**
@@ -50,7 +50,7 @@ export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
   if (hint) {
     let aud: unknown;
     try {
-      const { keys, algorithms } = await tenantVerifier(c);
+      const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
       ({ payload: { aud } } = await jwtVerify(hint, keys, {
         issuer: c.var.tenant.issuer,
         algorithms,

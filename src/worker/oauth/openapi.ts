@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { tokenRequestSchemas } from "../../shared/schemas/oauth";
+import { GRANTS } from "./grants";
 
 let document: string | undefined;
 
@@ -32,7 +32,7 @@ export function authApiSpec(): string {
       "/oauth/token": {
         post: {
           summary: "Token endpoint (RFC 6749 §3.2)",
-          requestBody: formOrJson({ oneOf: Object.values(tokenRequestSchemas).map((s) => z.toJSONSchema(s, { io: "input" })) }),
+          requestBody: formOrJson({ oneOf: [...GRANTS.values()].map((g) => z.toJSONSchema(g.parameters, { io: "input" })) }),
           responses: { "200": json("Tokens"), "400": json("OAuth error"), "401": json("invalid_client"), "403": json("access_denied / invalid_grant") },
         },
       },

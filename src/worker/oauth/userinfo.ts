@@ -14,7 +14,7 @@ export async function userinfoEndpoint(c: AppContext): Promise<Response> {
       'Bearer error="insufficient_scope", scope="openid"',
     );
   }
-  const user = await tenantObject(c.env, c.var.tenant.id).getUser(String(payload.sub));
+  const user = await tenantObject(c.env, c.var.tenant.id).users().get(String(payload.sub));
   if (!user || user.blocked) throw new OAuthError("invalid_token", "The user no longer exists or is blocked", 401);
   // Computed `sub` is written last: profile data can never override it.
   return c.json({ ...profileClaims(user, scopes), sub: user.user_id }, 200, { "Cache-Control": "no-store" });

@@ -1,4 +1,5 @@
-import { errors } from "../../shared/errors";
+import { now as currentTime } from "../../shared/clock";
+import { problem } from "../../shared/errors";
 import type { Settings } from "../settings";
 import { HostCache } from "./host-cache";
 
@@ -100,12 +101,12 @@ export async function explicitTenant(
   request: Request,
   settings: Settings,
   directory: TenantDirectory,
-  now = Date.now(),
+  now = currentTime(),
 ): Promise<TenantContext | null> {
   const host = requestHost(request);
   const header = request.headers.get("tenant-id")?.trim();
   if (header) {
-    if (!(await directory.hasTenant(header))) throw errors.tenantNotFound();
+    if (!(await directory.hasTenant(header))) throw problem("tenant_not_found");
     return { id: header, issuer: issuerFor("header", host, settings, null), via: "header", customDomain: null };
   }
   const byHost = isApexHost(host, settings) ? null : await resolveHost(host, settings, directory, now);
@@ -119,7 +120,7 @@ export async function explicitTenant(
   }
   const query = new URL(request.url).searchParams.get("tenant_id")?.trim();
   if (query) {
-    if (!(await directory.hasTenant(query))) throw errors.tenantNotFound();
+    if (!(await directory.hasTenant(query))) throw problem("tenant_not_found");
     return { id: query, issuer: settings.issuer, via: "query", customDomain: null };
   }
   return null;
@@ -134,7 +135,7 @@ async function resolveHost(
   const cache = cacheFor(settings);
   const cached = cache.get(host, now);
   if (cached !== undefined) {
-    if (cached === null && subdomainTenant(host, settings)) throw errors.tenantNotFound();
+    if (cached === null && subdomainTenant(host, settings)) throw problem("tenant_not_found");
     return cached;
   }
   const sub = subdomainTenant(host, settings);
@@ -143,7 +144,7 @@ async function resolveHost(
     const found = sub !== null && (await directory.hasTenant(sub));
     const value: Cached | null = found && sub ? { tenantId: sub, customDomain: null, via: "subdomain" } : null;
     cache.set(host, value, now);
-    if (!value) throw errors.tenantNotFound();
+    if (!value) throw problem("tenant_not_found");
     return value;
   }
   const domain = await directory.resolveCustomDomain(host);
@@ -160,7 +161,7 @@ export async function resolveTenant(
   request: Request,
   settings: Settings,
   directory: TenantDirectory,
-  now = Date.now(),
+  now = currentTime(),
 ): Promise<TenantContext> {
   const explicit = await explicitTenant(request, settings, directory, now);
   if (explicit) return explicit;
@@ -171,5 +172,5 @@ export async function resolveTenant(
   if ((await directory.countTenants()) === 1) {
     return { id: settings.controlPlaneTenantId, issuer: settings.issuer, via: "single_tenant", customDomain: null };
   }
-  throw errors.tenantNotFound();
+  throw problem("tenant_not_found");
 }

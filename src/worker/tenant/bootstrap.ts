@@ -1,18 +1,15 @@
-import bcrypt from "bcryptjs";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
+import { hashPassword } from "../../shared/crypto/passwords";
 import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
 import type { TenantConfig, TenantSeed } from "../../shared/types";
 import type { Settings } from "../settings";
-import { invalidateTenantConfig } from "./config-cache";
+import { clientIn, invalidateTenantConfig } from "./config-cache";
+import { now } from "../../shared/clock";
 import { signingKeyAt } from "../../shared/key-ring";
 import { generateSigningKey } from "./signing";
 import { platform, tenantObject } from "./stubs";
 
-/** AES-GCM context for a client secret: the ciphertext only opens for that client. */
-export const clientSecretContext = (clientId: string) => `client_secret:${clientId}`;
-
-/** bcrypt cost for stored passwords. */
-export const BCRYPT_COST = 10;
 
 /**
  * Prepares a tenant seed in the worker (key generation, encryption and hashing are CPU work that must not
@@ -24,7 +21,7 @@ export async function prepareSeed(
   existing: TenantConfig | null,
   extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {},
 ): Promise<TenantSeed> {
-  const key = existing && signingKeyAt(existing.signingKeys, Date.now());
+  const key = existing && signingKeyAt(existing.signingKeys, now());
   const signingKey = key ? null : await generateSigningKey(env.ENCRYPTION_KEY, { commonName: tenantId });
   return {
     tenantId,
@@ -64,7 +61,7 @@ export function resetBootstrap(): void {
 async function runBootstrap(env: Env, settings: Settings): Promise<void> {
   const id = settings.controlPlaneTenantId;
   const registry = platform(env);
-  const { seeded } = await registry.ensureTenant({ id, name: "Control plane" });
+  const { seeded } = await registry.tenants().ensure({ id, name: "Control plane" });
   const tenant = tenantObject(env, id);
   const existing = seeded ? await tenant.getConfig(id) : null;
   if (seeded && existing && (await controlPlaneClientInStep(env, settings, existing))) return;
@@ -76,24 +73,24 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
     extra.controlPlaneClient = {
       client_id: settings.controlPlaneClientId,
       name: "Gatehouse control plane",
-      client_secret_enc: await cipher.encrypt(secret, clientSecretContext(settings.controlPlaneClientId)),
+      client_secret_enc: await cipher.encrypt(secret, encryptionContext.clientSecret(settings.controlPlaneClientId)),
     };
   }
   if (!seeded && settings.adminEmail && settings.adminPassword) {
-    extra.admin = { email: settings.adminEmail, password_hash: await bcrypt.hash(settings.adminPassword, BCRYPT_COST) };
+    extra.admin = { email: settings.adminEmail, password_hash: await hashPassword(settings.adminPassword) };
   }
   await tenant.seed(await prepareSeed(env, id, existing, extra));
-  await registry.markTenantSeeded(id);
+  await registry.tenants().markSeeded(id);
   invalidateTenantConfig(id);
 }
 
 async function controlPlaneClientInStep(env: Env, settings: Settings, config: TenantConfig): Promise<boolean> {
-  const client = config.clients.find((c) => c.client_id === settings.controlPlaneClientId);
+  const client = clientIn(config, settings.controlPlaneClientId);
   if (!settings.controlPlaneClientSecret) return true;
   if (!client?.client_secret_enc) return false;
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   try {
-    const stored = await cipher.decrypt(client.client_secret_enc, clientSecretContext(client.client_id));
+    const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
     return stored === settings.controlPlaneClientSecret;
   } catch {
     return false;

@@ -1,4 +1,5 @@
-import type { TenantConfig } from "../../shared/types";
+import { now as currentTime } from "../../shared/clock";
+import type { ClientRecord, TenantConfig } from "../../shared/types";
 import type { Settings } from "../settings";
 
 /**
@@ -39,7 +40,7 @@ async function load(tenantId: string, source: ConfigSource, settings: Settings, 
  * different request"), which showed up as rare 500s under load. Concurrent cold misses each read once.
  */
 function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
-  return load(tenantId, source, settings, Date.now());
+  return load(tenantId, source, settings, currentTime());
 }
 
 /** The tenant's configuration snapshot. */
@@ -73,4 +74,9 @@ export async function memoized<T>(
 export function invalidateTenantConfig(tenantId?: string): void {
   if (tenantId === undefined) entries.clear();
   else entries.delete(tenantId);
+}
+
+/** A client of the snapshot by id (undefined when unknown): the one lookup every route uses. */
+export function clientIn(config: TenantConfig, clientId: string | null | undefined): ClientRecord | undefined {
+  return clientId ? config.clients.find((client) => client.client_id === clientId) : undefined;
 }

@@ -1,4 +1,5 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from "jose";
+import { now as clockNow } from "../../shared/clock";
 import { nextTransition, publishedKeys } from "../../shared/key-ring";
 import type { Settings } from "../settings";
 import { type ConfigSource, memoized, tenantConfig } from "./config-cache";
@@ -17,7 +18,7 @@ export interface TenantKeySet {
  * grace end or expiry drops out (and a scheduled key appears) without a configuration write.
  */
 export async function tenantKeySet(tenantId: string, source: ConfigSource, settings: Settings): Promise<TenantKeySet> {
-  const now = Date.now();
+  const now = clockNow();
   const config = await tenantConfig(tenantId, source, settings);
   return memoized(tenantId, source, settings, `jwks-verifier:${publishedSetKey(config, now)}`, async (snapshot) => {
     const jwks = await publicJwks(snapshot, now);
@@ -32,7 +33,7 @@ export async function tenantJwksDocument(
   source: ConfigSource,
   settings: Settings,
 ): Promise<{ body: string; maxAgeS: number }> {
-  const now = Date.now();
+  const now = clockNow();
   const config = await tenantConfig(tenantId, source, settings);
   const body = await memoized(tenantId, source, settings, `jwks:${publishedSetKey(config, now)}`, async (snapshot) =>
     JSON.stringify(await publicJwks(snapshot, now)),

@@ -1,12 +1,14 @@
 import { exportJWK, generateKeyPair, importJWK, type JWTPayload, SignJWT } from "jose";
+import { now as clockNow } from "../../shared/clock";
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import { certificateView, issueCertificate, type PrivateJwk, pem } from "../../shared/crypto/x509";
 import { DAY_MS, DEFAULT_VALIDITY_DAYS, type KeyType, publishedKeys } from "../../shared/key-ring";
 import type { Jwk, NewSigningKey, SigningKeyRecord, TenantConfig } from "../../shared/types";
 
-/** Context string binding a private key ciphertext to its kid (AES-GCM additional data, SPEC §5.12). */
-const keyContext = (kid: string) => `signing_key:${kid}`;
+/** Binds a private key ciphertext to its kid (AES-GCM additional data, SPEC §5.12). */
+const keyContext = encryptionContext.signingKey;
 
 /** What a new key pair is for. */
 export interface KeyOptions {
@@ -23,7 +25,7 @@ export interface KeyOptions {
  * self-signed certificate and encrypts the private half for storage.
  */
 export async function generateSigningKey(encryptionKey: string | undefined, options: KeyOptions): Promise<NewSigningKey> {
-  const { type = "jwt_signing", alg = "RS256", commonName, now = Date.now() } = options;
+  const { type = "jwt_signing", alg = "RS256", commonName, now = clockNow() } = options;
   const validityDays = options.validityDays ?? DEFAULT_VALIDITY_DAYS[type];
   const cipher = await fieldCipher(encryptionKey);
   const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
@@ -69,12 +71,12 @@ export async function publicJwk(key: SigningKeyRecord): Promise<Jwk> {
  * Public keys for the JWKS at `now`: every published jwt_signing key (next keys and keys in their grace
  * period included; revoked, expired and retired keys excluded).
  */
-export async function publicJwks(config: TenantConfig, now = Date.now()): Promise<{ keys: Jwk[] }> {
+export async function publicJwks(config: TenantConfig, now = clockNow()): Promise<{ keys: Jwk[] }> {
   return { keys: await Promise.all(publishedKeys(config.signingKeys, now).map(publicJwk)) };
 }
 
 /** Identifies the published set at `now`, for memoizing values derived from it within one snapshot. */
-export const publishedSetKey = (config: TenantConfig, now = Date.now()) =>
+export const publishedSetKey = (config: TenantConfig, now = clockNow()) =>
   publishedKeys(config.signingKeys, now)
     .map((k) => `${k.kid}:${k.expires_at}`)
     .join(",");

@@ -1,3 +1,4 @@
+import { now as currentTime } from "../../shared/clock";
 import { HostCache } from "../routing/host-cache";
 import type { TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
@@ -26,7 +27,7 @@ export function forgetTenant(id?: string): void {
  */
 export async function tenantExists(env: Env, settings: Settings, id: string): Promise<boolean> {
   known ??= new HostCache<true>(settings.hostCacheTtlMs, settings.hostCacheNegativeTtlMs);
-  const now = Date.now();
+  const now = currentTime();
   const cached = known.get(id, now);
   if (cached !== undefined) return cached === true;
   const exists = await platform(env).hasTenant(id);

@@ -23,3 +23,29 @@ export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"
     />
   </div>
 );
+
+/** The password field of the login and signup forms; a hint (signup's policy) goes below it. */
+export const PasswordField: FC<{
+  autocomplete: "current-password" | "new-password";
+  hasFocus?: boolean;
+  minLength?: number;
+  isInvalid: boolean;
+  describedBy?: string;
+  children?: unknown;
+}> = ({ autocomplete, hasFocus, minLength, isInvalid, describedBy, children }) => (
+  <div class="field">
+    <label for="password">Password</label>
+    <input
+      id="password"
+      name="password"
+      type="password"
+      autocomplete={autocomplete}
+      required
+      minlength={minLength}
+      autofocus={hasFocus}
+      aria-invalid={isInvalid ? "true" : undefined}
+      aria-describedby={describedBy}
+    />
+    {children}
+  </div>
+);

@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import { EmailField } from "./fields";
+import { EmailField, PasswordField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
 
 export interface FormFailure {
@@ -34,19 +34,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
         <EmailField value={email} autocomplete="username" hasFocus={!focusPassword} isInvalid={Boolean(error)} />
-        <div class="field">
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            autofocus={focusPassword}
-            aria-invalid={error ? "true" : undefined}
-            aria-describedby={describedBy}
-          />
-        </div>
+        <PasswordField autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
         <button type="submit">Continue</button>
       </form>
       {canSignup ? (

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { MIN_PASSWORD_LENGTH } from "../signup";
-import { EmailField } from "./fields";
+import { EmailField, PasswordField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
 import type { FormFailure } from "./login-page";
 
@@ -26,22 +26,16 @@ export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
         <EmailField value={email} autocomplete="email" hasFocus isInvalid={emailInvalid} />
-        <div class="field">
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={MIN_PASSWORD_LENGTH}
-            aria-invalid={passwordInvalid ? "true" : undefined}
-            aria-describedby={passwordInvalid ? "form-error password-hint" : "password-hint"}
-          />
+        <PasswordField
+          autocomplete="new-password"
+          minLength={MIN_PASSWORD_LENGTH}
+          isInvalid={passwordInvalid}
+          describedBy={passwordInvalid ? "form-error password-hint" : "password-hint"}
+        >
           <p id="password-hint" class="hint">
             At least {MIN_PASSWORD_LENGTH} characters.
           </p>
-        </div>
+        </PasswordField>
         <button type="submit">Sign up</button>
       </form>
       <p class="alt">

@@ -1,11 +1,12 @@
+import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
-import { currentSession, hashSecret, startSession } from "../../login/session";
+import { currentSession } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
-import { issueAuthorizationResponse } from "./complete";
+import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
 import { parseAuthorizeRequest, RedirectableError } from "./request";
 import { respondToClient } from "./respond";
 
@@ -28,34 +29,31 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       new RedirectableError(new OAuthError(code, description), request.redirect_uri, request.response_mode, request.state);
 
     if (loginTicket) {
-      const userId = await stub.consumeLoginTicket(await hashSecret(loginTicket), client.client_id);
-      const user = userId ? await stub.getUser(userId) : null;
-      if (!user) throw redirectError("access_denied", "Invalid or expired login_ticket");
-      const session = await startSession(c, user.user_id, client.client_id);
-      await stub.recordLogin(user.user_id);
-      return issueAuthorizationResponse(c, request, client, user, session.id, Math.floor(Date.now() / 1000));
+      const response = await finishTicketLogin(c, request, client, loginTicket);
+      if (!response) throw redirectError("access_denied", "Invalid or expired login_ticket");
+      return response;
     }
 
     const prompts = request.prompt?.split(" ") ?? [];
     const session = prompts.includes("login") ? null : await currentSession(c);
     const authTimeS = session ? Math.floor(Date.parse(session.authenticated_at) / 1000) : 0;
-    const fresh = request.max_age === undefined || Date.now() / 1000 - authTimeS <= request.max_age;
-    const user = session && fresh ? await stub.getUser(session.user_id) : null;
+    const fresh = request.max_age === undefined || nowSeconds() - authTimeS <= request.max_age;
+    const user = session && fresh ? await stub.users().get(session.user_id) : null;
     if (session && user && !user.blocked) {
       if (prompts.includes("consent") || (!client.is_first_party && prompts.includes("none"))) {
         // No consent screen exists yet: third-party clients cannot be answered silently.
         if (prompts.includes("none")) throw redirectError("consent_required", "Consent required");
       }
-      await stub.touchSession(session.id, client.client_id);
+      await stub.sessions().touch(session.id, client.client_id);
       return issueAuthorizationResponse(c, request, client, user, session.id, authTimeS);
     }
     if (prompts.includes("none")) throw redirectError("login_required", "Login required");
 
-    const loginSession = await stub.createLoginSession({
+    const loginSession = await stub.logins().start({
       id: randomId("ls_"),
       request,
       csrf_token: randomToken(24),
-      expires_at: Date.now() + LOGIN_SESSION_TTL_MS,
+      expires_at: now() + LOGIN_SESSION_TTL_MS,
     });
     const page = request.screen_hint === "signup" ? "signup" : "login";
     return c.redirect(`/u2/${page}?state=${encodeURIComponent(loginSession.id)}`, 302);

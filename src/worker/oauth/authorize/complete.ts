@@ -1,7 +1,15 @@
+import { now, nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
-import type { AuthorizeRequest, ClientRecord, LoginSession, UserRecord } from "../../../shared/types";
+import type {
+  AuthorizeRequest,
+  ClientRecord,
+  CodeGrant,
+  LoginSession,
+  NewAuthorizationCode,
+  UserRecord,
+} from "../../../shared/types";
 import type { AppContext } from "../../context";
-import { hashSecret, startSession } from "../../login/session";
+import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
@@ -11,44 +19,57 @@ import { respondToClient } from "./respond";
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
 
-/**
- * Answers an authorization request for an authenticated user: issues what the response_type asks for
- * (code, token, id_token, or a hybrid of them) and delivers it in the response mode.
- */
-export async function issueAuthorizationResponse(
+/** A code ready to store: the plaintext for the client, the hashed record for the object. */
+interface PreparedCode {
+  code: string;
+  record: NewAuthorizationCode;
+}
+
+const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
+  scope: request.scope,
+  audience: request.audience,
+  nonce: request.nonce,
+  auth_time: authTimeS,
+  organization: request.organization,
+});
+
+/** The authorization code the response type asks for, or undefined when it asks for none. */
+async function prepareCode(
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  user: UserRecord,
+  sessionId: string | null,
+  grant: CodeGrant,
+): Promise<PreparedCode | undefined> {
+  if (!request.response_type.split(" ").includes("code")) return undefined;
+  const code = randomToken(32);
+  const record: NewAuthorizationCode = {
+    code_hash: await hashSecret(code),
+    client_id: client.client_id,
+    user_id: user.user_id,
+    session_id: sessionId,
+    redirect_uri: request.redirect_uri,
+    grant,
+    code_challenge: request.code_challenge ?? null,
+    code_challenge_method: request.code_challenge ? (request.code_challenge_method ?? "plain") : null,
+    expires_at: now() + CODE_TTL_MS,
+  };
+  return { code, record };
+}
+
+/** Issues the tokens of implicit and hybrid response types and delivers everything in the response mode. */
+async function answer(
   c: AppContext,
   request: AuthorizeRequest,
   client: ClientRecord,
   user: UserRecord,
   sessionId: string | null,
-  authTimeS: number,
+  grant: CodeGrant,
+  code: string | undefined,
 ): Promise<Response> {
   const tenant = c.var.tenant;
   const types = new Set(request.response_type.split(" "));
-  const grant = {
-    scope: request.scope,
-    audience: request.audience,
-    nonce: request.nonce,
-    auth_time: authTimeS,
-    organization: request.organization,
-  };
-  const params: Record<string, string | undefined> = { state: request.state };
-  let code: string | undefined;
-  if (types.has("code")) {
-    code = randomToken(32);
-    await tenantObject(c.env, tenant.id).createAuthorizationCode({
-      code_hash: await hashSecret(code),
-      client_id: client.client_id,
-      user_id: user.user_id,
-      session_id: sessionId,
-      redirect_uri: request.redirect_uri,
-      grant,
-      code_challenge: request.code_challenge ?? null,
-      code_challenge_method: request.code_challenge ? (request.code_challenge_method ?? "plain") : null,
-      expires_at: Date.now() + CODE_TTL_MS,
-    });
-    params.code = code;
-  }
+  const params: Record<string, string | undefined> = { state: request.state, code };
   if (types.has("token") || types.has("id_token")) {
     const config = await tenantConfig(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
     const tokens = await issueUserTokens({
@@ -73,9 +94,28 @@ export async function issueAuthorizationResponse(
 }
 
 /**
- * Completes an interactive login (password, signup, login ticket): the login session is marked completed
- * exactly once, a browser session starts (or the existing one is reused), and the client gets its answer.
- * Returns null when the login session was already completed or has expired (double submit, replay).
+ * Answers an authorization request for a user with a live session (SSO): issues what the response_type
+ * asks for (code, token, id_token, or a hybrid of them) and delivers it in the response mode.
+ */
+export async function issueAuthorizationResponse(
+  c: AppContext,
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  user: UserRecord,
+  sessionId: string | null,
+  authTimeS: number,
+): Promise<Response> {
+  const grant = grantOf(request, authTimeS);
+  const code = await prepareCode(request, client, user, sessionId, grant);
+  if (code) await tenantObject(c.env, c.var.tenant.id).codes().create(code.record);
+  return answer(c, request, client, user, sessionId, grant, code?.code);
+}
+
+/**
+ * Completes an interactive login (password, signup): one RPC commits the completed login session, the new
+ * browser session, the login counters and the code together (`logins().complete`), then the client gets
+ * its answer. Returns null when the login session was already completed or has expired (double submit,
+ * replay); nothing is written then.
  */
 export async function finishLogin(
   c: AppContext,
@@ -83,16 +123,30 @@ export async function finishLogin(
   client: ClientRecord,
   user: UserRecord,
 ): Promise<Response | null> {
-  const tenant = tenantObject(c.env, c.var.tenant.id);
-  if (!(await tenant.completeLoginSession(loginSession.id, user.user_id))) return null;
-  const session = await startSession(c, user.user_id, client.client_id);
-  await tenant.recordLogin(user.user_id);
-  return issueAuthorizationResponse(
-    c,
-    loginSession.request,
-    client,
-    user,
-    session.id,
-    Math.floor(Date.parse(session.authenticated_at) / 1000),
-  );
+  const session = await prepareSession(user.user_id, client.client_id);
+  const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
+  const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
+  const completed = await tenantObject(c.env, c.var.tenant.id)
+    .logins()
+    .complete({ login_session_id: loginSession.id, session: session.input, code: code?.record ?? null });
+  if (!completed) return null;
+  setSessionCookie(c, session);
+  return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
+}
+
+/** Completes a cross-origin login at /authorize: redeems the ticket, starts the session, answers. */
+export async function finishTicketLogin(
+  c: AppContext,
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  ticket: string,
+): Promise<Response | null> {
+  const session = await prepareSession("", client.client_id);
+  const { user_id: _pending, ...input } = session.input;
+  const user = await tenantObject(c.env, c.var.tenant.id)
+    .logins()
+    .redeemTicket(await hashSecret(ticket), client.client_id, input);
+  if (!user) return null;
+  setSessionCookie(c, session);
+  return issueAuthorizationResponse(c, request, client, user, input.id, nowSeconds());
 }

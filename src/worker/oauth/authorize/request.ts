@@ -1,10 +1,11 @@
 import { OAuthError } from "../../../shared/errors";
 import type { AuthorizeRequest, ClientRecord, TenantConfig } from "../../../shared/types";
 import { isAllowedRedirect } from "./redirect-uri";
+import { clientIn } from "../../tenant/config-cache";
 
 /** Response types served (OAuth 2.0 Multiple Response Types §3, OIDC Core §3). */
 export const RESPONSE_TYPES = ["code", "token", "id_token", "id_token token", "code id_token", "code token", "code id_token token"];
-export const RESPONSE_MODES = ["query", "fragment", "form_post"] as const;
+export const RESPONSE_MODES = ["query", "fragment", "form_post", "web_message"] as const;
 
 /** An error to deliver to the client's redirect_uri (the request was bound to a valid client and URI). */
 export class RedirectableError extends Error {
@@ -41,12 +42,18 @@ export function parseAuthorizeRequest(
   const get = (name: string) => query.get(name) ?? undefined;
   const clientId = get("client_id");
   if (!clientId) throw new OAuthError("invalid_request", "Missing required parameter: client_id");
-  const client = config.clients.find((c) => c.client_id === clientId);
+  const client = clientIn(config, clientId);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
   const redirectUri = get("redirect_uri");
   if (!redirectUri) throw new OAuthError("invalid_request", "Missing required parameter: redirect_uri");
   if (!isAllowedRedirect(client.callbacks, redirectUri, issuer)) {
     throw new OAuthError("invalid_request", `Invalid redirect URI - ${redirectUri}`);
+  }
+
+  // web_message posts the response to the redirect_uri's origin from a page that origin may frame (silent
+  // authentication of SPAs): only an origin the application registered in web_origins can receive it.
+  if (get("response_mode") === "web_message" && !client.web_origins.includes(new URL(redirectUri).origin)) {
+    throw new OAuthError("invalid_request", `response_mode=web_message needs ${new URL(redirectUri).origin} in the application's web_origins`);
   }
 
   const state = get("state");

@@ -13,6 +13,7 @@ export type ResponseParams = Record<string, string | undefined>;
 export async function respondToClient(c: AppContext, redirectUri: string, mode: string, params: ResponseParams): Promise<Response> {
   pageSecurityHeaders(c);
   const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  if (mode === "web_message") return webMessage(c, new URL(redirectUri).origin, Object.fromEntries(entries));
   if (mode === "form_post") {
     return await c.html(
       html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Submit this form</title></head>
@@ -28,4 +29,31 @@ export async function respondToClient(c: AppContext, redirectUri: string, mode: 
     for (const [k, v] of entries) url.searchParams.set(k, v);
   }
   return c.redirect(url.toString(), 302);
+}
+
+/** JSON safe inside an inline script: no `</script>`, no HTML comment or line-terminator breakouts. */
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+
+/**
+ * The web_message response mode (the reference platform's, used by its SPA SDK for silent authentication):
+ * a page that posts `{type: "authorization_response", response}` to the opener or parent, addressed to the
+ * registered origin only, and that only this origin may frame.
+ */
+function webMessage(c: AppContext, origin: string, response: Record<string, string>): Response {
+  c.header("Content-Security-Policy", `frame-ancestors ${origin}; base-uri 'none'; object-src 'none'`);
+  c.header("X-Frame-Options"); // removed: frame-ancestors names the one origin allowed to frame it
+  const message = scriptJson({ type: "authorization_response", response });
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization response</title></head><body><script>
+(function () {
+  var target = window.opener || window.parent;
+  target.postMessage(${message}, ${scriptJson(origin)});
+})();
+</script></body></html>`;
+  return c.html(body, 200) as Response;
 }

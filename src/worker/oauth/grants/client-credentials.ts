@@ -1,3 +1,4 @@
+import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../../shared/types";
@@ -24,7 +25,7 @@ export async function clientCredentialsGrant(
   config: TenantConfig,
   tenant: TenantContext,
   signerFor: (alg: string) => Promise<Signer>,
-  now = Math.floor(Date.now() / 1000),
+  now = nowSeconds(),
 ): Promise<TokenResponse> {
   if (client.token_endpoint_auth_method === "none") {
     throw new OAuthError("unauthorized_client", "Public clients cannot use the client_credentials grant");

@@ -1,8 +1,9 @@
+import { nowSeconds } from "../../../shared/clock";
 import { jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/types";
-import { tenantKeySet } from "../../tenant/key-ring";
+import { jwksVerifier } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
@@ -29,7 +30,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   }
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
-  const { keys, algorithms } = await tenantKeySet(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
+  const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, tenant.id);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
   try {
     ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms }));
@@ -39,7 +40,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (subject.azp !== client.client_id || subject.tenant_id !== tenant.id) {
     throw invalidGrant(client, "subject_token was not issued to this client");
   }
-  if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).isAccessTokenRevoked(subject.jti))) {
+  if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).revocations().isRevoked(subject.jti))) {
     throw invalidGrant(client, "subject_token has been revoked");
   }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
@@ -58,7 +59,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
       scopes = grantableUserScopes(scopes, api);
     }
   }
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");

@@ -1,3 +1,4 @@
+import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import type { ClientRecord, CodeGrant, TenantConfig, UserRecord } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
@@ -66,7 +67,7 @@ export interface UserTokenInput {
  * audience's API may release to a user (grantableUserScopes: never management scopes beyond the
  * current-user family); anything else is dropped (denied by default). Computed claims always win.
  */
-export async function issueUserTokens(input: UserTokenInput, now = Math.floor(Date.now() / 1000)): Promise<IssuedUserTokens> {
+export async function issueUserTokens(input: UserTokenInput, now = nowSeconds()): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
   // No roles exist yet, so an RBAC API releases nothing beyond OIDC scopes (the users issue adds them).

@@ -1,0 +1,178 @@
+import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+import { iso, json, type Sql } from "../sql";
+
+/**
+ * Refresh-token families in the user's own object (ARCHITECTURE.md §2, SPEC §2.8, §3.3): every rotation,
+ * reuse check and family revocation of one user is serialized here, never on the tenant. Each function runs
+ * inside the caller's `transactionSync`.
+ */
+
+type Row = Record<string, unknown>;
+
+/** The reference platform keeps at most this many live refresh tokens per user and application. */
+export const MAX_LIVE_TOKENS_PER_CLIENT = 200;
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+/** Constant-time comparison of two hash strings (both fixed-length digests). */
+function sameHash(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
+  return diff === 0;
+}
+
+/** A row as the API and the grant see it: never token_hash, family_id, rotated_to or rotated_at. */
+export function toRefreshToken(r: Row): RefreshTokenRecord {
+  return {
+    id: String(r.id),
+    user_id: String(r.user_id),
+    client_id: String(r.client_id),
+    session_id: (r.session_id as string | null) ?? null,
+    scope: String(r.scope ?? ""),
+    audience: (r.audience as string | null) ?? null,
+    login: json(r.login as string, {}),
+    device: json(r.device as string, {}),
+    created_at: iso(num(r.created_at)) as string,
+    expires_at: iso(num(r.expires_at)),
+    idle_expires_at: iso(num(r.idle_expires_at)),
+    last_exchanged_at: iso(num(r.last_exchanged_at)),
+    revoked_at: iso(num(r.revoked_at)),
+  };
+}
+
+/**
+ * Stores a new family's first token. Beyond MAX_LIVE_TOKENS_PER_CLIENT live tokens for this client the
+ * oldest families are revoked (the reference platform's cap).
+ */
+export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord {
+  const expiresAt = t.lifetime_ms === null ? null : now + t.lifetime_ms;
+  const idleExpires = idleExpiry(now, t.idle_lifetime_ms, expiresAt);
+  sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
+      device, expires_at, idle_lifetime_ms, idle_expires_at, created_at)
+    VALUES (${t.id}, ${t.token_hash}, ${t.id}, ${t.client_id}, ${t.user_id}, ${t.session_id}, ${t.scope}, ${t.audience},
+      ${t.login}, ${t.device}, ${expiresAt}, ${t.idle_lifetime_ms}, ${idleExpires}, ${now})`;
+  const over = sql.all<{ family_id: string }>`SELECT family_id FROM refresh_tokens
+    WHERE client_id = ${t.client_id} AND revoked_at IS NULL AND rotated_to IS NULL
+    ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ${MAX_LIVE_TOKENS_PER_CLIENT}`;
+  for (const { family_id } of over) revokeFamily(sql, family_id, now);
+  return getRefreshToken(sql, t.id) as RefreshTokenRecord;
+}
+function idleExpiry(now: number, idleMs: number | null, expiresAt: number | null): number | null {
+  if (idleMs === null) return null;
+  return expiresAt === null ? now + idleMs : Math.min(now + idleMs, expiresAt);
+}
+
+export function getRefreshToken(sql: Sql, id: string): RefreshTokenRecord | null {
+  const row = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${id}`;
+  return row ? toRefreshToken(row) : null;
+}
+
+/**
+ * The refresh grant's one step (RFC 9700 §4.14.2, SPEC §3.3). Rotates the presented token to a successor
+ * that keeps the family's absolute expiry and slides the idle window. The immediately previous token is
+ * tolerated within the client's leeway and answers the same successor (the worker re-derives its secret);
+ * any other reuse revokes the whole family. A token presented by another client, or unknown, is refused
+ * without touching anything.
+ */
+export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: RefreshLifetimes, now: number): RotateOutcome {
+  const row = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${r.id}`;
+  if (!row || !sameHash(String(row.token_hash), r.token_hash)) return { ok: false, reason: "unknown" };
+  if (row.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
+  if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
+  // SPEC §3.3: a client switched to non-expiring drops inherited expiries, at the token's next use.
+  const expiresAt = lifetimes.absolute_infinite ? null : num(row.expires_at);
+  const idleLifetime = lifetimes.idle_infinite ? null : (lifetimes.idle_lifetime_ms ?? num(row.idle_lifetime_ms));
+  const idleExpiresAt = lifetimes.idle_infinite ? null : num(row.idle_expires_at);
+  if ((expiresAt !== null && expiresAt <= now) || (idleExpiresAt !== null && idleExpiresAt <= now)) {
+    return { ok: false, reason: "expired" };
+  }
+  if (row.rotated_to !== null) {
+    const successor = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${row.rotated_to}`;
+    const tolerated =
+      successor &&
+      successor.rotated_to === null &&
+      successor.revoked_at === null &&
+      r.leeway_ms > 0 &&
+      now - Number(row.rotated_at) <= r.leeway_ms;
+    if (tolerated) return { ok: true, token: toRefreshToken(successor), replay: true };
+    revokeFamily(sql, String(row.family_id), now);
+    return { ok: false, reason: "reused" };
+  }
+  sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
+      device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
+    SELECT ${r.successor_id}, ${r.successor_hash}, family_id, client_id, user_id, session_id, scope, audience, login,
+      ${{ ...json(row.device as string, {}), ...r.device }}, ${expiresAt}, ${idleLifetime},
+      ${idleExpiry(now, idleLifetime, expiresAt)}, ${now}, created_at
+    FROM refresh_tokens WHERE id = ${r.id}`;
+  sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
+    WHERE id = ${r.id}`;
+  return { ok: true, token: getRefreshToken(sql, r.successor_id) as RefreshTokenRecord, replay: false };
+}
+
+/** Revokes every token of a family (reuse detection, RFC 7009 revocation, DELETE of one token). */
+export function revokeFamily(sql: Sql, familyId: string, now: number): number {
+  return sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE family_id = ${familyId} AND revoked_at IS NULL`;
+}
+
+/** Revokes the family a token belongs to; false when the token is unknown. */
+export function revokeFamilyOf(sql: Sql, id: string, now: number): boolean {
+  const row = sql.first<{ family_id: string }>`SELECT family_id FROM refresh_tokens WHERE id = ${id}`;
+  if (!row) return false;
+  revokeFamily(sql, row.family_id, now);
+  return true;
+}
+
+/** RFC 7009 §2.1: a presented token revokes its family, only for the client it was issued to. */
+export function revokePresentedFamily(sql: Sql, p: { id: string; token_hash: string; client_id: string }, now: number): boolean {
+  const row = sql.first<Row>`SELECT family_id, token_hash, client_id FROM refresh_tokens WHERE id = ${p.id}`;
+  if (!row || !sameHash(String(row.token_hash), p.token_hash) || row.client_id !== p.client_id) return false;
+  revokeFamily(sql, String(row.family_id), now);
+  return true;
+}
+
+/** SPEC §3.3: DELETE /refresh-tokens/{id} revokes the rest of the family first, then deletes the row. */
+export function deleteRefreshToken(sql: Sql, id: string, now: number): boolean {
+  if (!revokeFamilyOf(sql, id, now)) return false;
+  sql.run`DELETE FROM refresh_tokens WHERE id = ${id}`;
+  return true;
+}
+
+/** Soft-revokes every token of the user (DELETE /users/{id}/refresh-tokens). */
+export function revokeAllRefreshTokens(sql: Sql, now: number): number {
+  return sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE revoked_at IS NULL`;
+}
+
+/** Revokes every token issued under one of the given sessions (session revocation, blocking the user). */
+export function revokeBySessions(sql: Sql, sessionIds: readonly string[], now: number): number {
+  let revoked = 0;
+  for (const id of sessionIds) {
+    revoked += sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE session_id = ${id} AND revoked_at IS NULL`;
+  }
+  return revoked;
+}
+
+/**
+ * The user's current tokens, newest first: the live head of each family (rotated predecessors are history,
+ * not tokens a person holds), plus soft-revoked ones so `revoked_at` stays visible.
+ */
+export function listRefreshTokens(sql: Sql, window: ListWindow): ListPage<RefreshTokenRecord> {
+  if ("offset" in window) {
+    const rows = sql.all<Row>`SELECT * FROM refresh_tokens WHERE rotated_to IS NULL
+      ORDER BY created_at DESC, id DESC LIMIT ${window.limit} OFFSET ${window.offset}`;
+    const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM refresh_tokens WHERE rotated_to IS NULL`?.n ?? 0;
+    return { items: rows.map(toRefreshToken), total };
+  }
+  const after = window.after;
+  const rows = sql.all<Row>`SELECT * FROM refresh_tokens
+    WHERE rotated_to IS NULL
+      AND (${after?.createdAt ?? null} IS NULL OR (created_at, id) < (${after?.createdAt ?? 0}, ${after?.id ?? ""}))
+    ORDER BY created_at DESC, id DESC LIMIT ${window.limit}`;
+  return { items: rows.map(toRefreshToken), total: null };
+}
+
+/** Deletes tokens past both expiries in bounded batches (alarm cleanup); returns how many went. */
+export function deleteExpiredRefreshTokens(sql: Sql, now: number, batch = 500): number {
+  return sql.run`DELETE FROM refresh_tokens WHERE id IN (SELECT id FROM refresh_tokens
+    WHERE (expires_at IS NOT NULL AND expires_at <= ${now}) OR (idle_expires_at IS NOT NULL AND idle_expires_at <= ${now})
+    LIMIT ${batch})`;
+}

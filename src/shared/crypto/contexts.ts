@@ -1,0 +1,13 @@
+/**
+ * Every AES-GCM context (additional authenticated data) a stored ciphertext is bound to, in one file.
+ * A context is part of each stored value: changing one makes every ciphertext sealed under the old text
+ * unreadable, so test/unit/shared/contexts.test.ts pins them. Add new contexts; never edit one.
+ */
+export const encryptionContext = {
+  /** A signing key's private JWK: opens only as the key with that kid. */
+  signingKey: (kid: string) => `signing_key:${kid}`,
+  /** A client secret: opens only for that client. */
+  clientSecret: (clientId: string) => `client_secret:${clientId}`,
+  /** A connection's `options` secrets: open only for that connection. */
+  connectionSecrets: (connectionId: string) => `connection_secrets:${connectionId}`,
+} as const;

@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/**
+ * Attack-protection settings in the reference platform's shapes (GET/PATCH
+ * /api/v2/attack-protection/brute-force-protection and .../suspicious-ip-throttling).
+ */
+
+/** An IPv4 or IPv6 address, or an IPv4 CIDR range. */
+const ipOrRange = z
+  .string()
+  .max(64)
+  .regex(/^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]{2,45})$/, "allowlist entries are IP addresses or IPv4 CIDR ranges");
+
+export const bruteForceProtection = z.strictObject({
+  enabled: z.boolean(),
+  shields: z.array(z.enum(["block", "user_notification"])).max(2),
+  allowlist: z.array(ipOrRange).max(100),
+  mode: z.enum(["count_per_identifier_and_ip", "count_per_identifier"]),
+  max_attempts: z.int().min(1).max(100),
+});
+
+const stage = z.strictObject({ max_attempts: z.int().min(1).max(100_000), rate: z.int().min(1).max(86_400_000) }).partial();
+
+export const suspiciousIpThrottling = z.strictObject({
+  enabled: z.boolean(),
+  shields: z.array(z.enum(["block", "admin_notification"])).max(2),
+  allowlist: z.array(ipOrRange).max(100),
+  stage: z.strictObject({ "pre-login": stage, "pre-user-registration": stage }).partial(),
+});
+
+export type BruteForceProtection = z.infer<typeof bruteForceProtection>;
+export type SuspiciousIpThrottling = z.infer<typeof suspiciousIpThrottling>;
+
+export interface AttackProtection {
+  brute_force_protection: BruteForceProtection;
+  suspicious_ip_throttling: SuspiciousIpThrottling;
+}
+
+/**
+ * Defaults: the lockout of SPEC §5.11 (three failures per user) is on; suspicious-IP throttling is off
+ * until a tenant enables it (SPEC §5.11). Its thresholds live in the rate-limit binding (SPEC §8), so the
+ * stage values are reported as configured there.
+ */
+export const DEFAULT_ATTACK_PROTECTION: AttackProtection = {
+  brute_force_protection: { enabled: true, shields: ["block"], allowlist: [], mode: "count_per_identifier", max_attempts: 3 },
+  suspicious_ip_throttling: {
+    enabled: false,
+    shields: ["block"],
+    allowlist: [],
+    stage: { "pre-login": { max_attempts: 20, rate: 3000 }, "pre-user-registration": { max_attempts: 20, rate: 3000 } },
+  },
+};
+
+export const updateBruteForceBody = bruteForceProtection.partial();
+export const updateSuspiciousIpBody = suspiciousIpThrottling.partial();

@@ -1,0 +1,74 @@
+/** Refresh tokens (SPEC §2.8, §3.3): what crosses RPC between the worker and a user's object. */
+
+/** The facts of the login that produced a family; the refresh grant reads these, not the login session. */
+export interface RefreshLogin {
+  organization?: string;
+  connection?: string;
+  strategy?: string;
+  /** Seconds since the epoch, for the ID token's auth_time. */
+  auth_time?: number;
+}
+
+/** The reference platform's device facts of a token. */
+export interface RefreshDevice {
+  initial_ip?: string;
+  initial_user_agent?: string;
+  last_ip?: string;
+  last_user_agent?: string;
+}
+
+/** A refresh token as the grant and the management API see it (never its hash, family or rotation links). */
+export interface RefreshTokenRecord {
+  id: string;
+  user_id: string;
+  client_id: string;
+  session_id: string | null;
+  scope: string;
+  audience: string | null;
+  login: RefreshLogin;
+  device: RefreshDevice;
+  created_at: string;
+  expires_at: string | null;
+  idle_expires_at: string | null;
+  last_exchanged_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The first token of a family, prepared by the worker (random id, SHA-256 of the secret). */
+export interface NewRefreshToken {
+  id: string;
+  token_hash: string;
+  client_id: string;
+  user_id: string;
+  session_id: string | null;
+  scope: string;
+  audience: string | null;
+  login: RefreshLogin;
+  device: RefreshDevice;
+  /** Absolute lifetime in ms from issuance (the object's clock), or null for none. */
+  lifetime_ms: number | null;
+  /** Idle window in ms, or null for none. */
+  idle_lifetime_ms: number | null;
+}
+
+/** One use of the refresh grant. The successor's id and hash are prepared by the worker. */
+export interface RefreshRotation {
+  id: string;
+  token_hash: string;
+  client_id: string;
+  successor_id: string;
+  successor_hash: string;
+  leeway_ms: number;
+  device: RefreshDevice;
+}
+
+/** The client's refresh-token policy at the time of use (SPEC §2.8 precedence, resolved by the worker). */
+export interface RefreshLifetimes {
+  absolute_infinite: boolean;
+  idle_infinite: boolean;
+  idle_lifetime_ms: number | null;
+}
+
+export type RotateOutcome =
+  | { ok: true; token: RefreshTokenRecord; replay: boolean }
+  | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" };

@@ -1,0 +1,95 @@
+import type { SessionView } from "../../objects/tenant/session-admin";
+import { problem } from "../../shared/errors";
+import type { AppContext } from "../context";
+import { userObject } from "../tenant/stubs";
+import { defineRoute } from "./define";
+import { LIST_QUERY, listResponse } from "./list-response";
+import { targetTenant } from "./tenant-scoped";
+
+/** The reference platform's session shape (never the cookie secret's hash). */
+function present(s: SessionView) {
+  return {
+    id: s.id,
+    user_id: s.user_id,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    authenticated_at: s.authenticated_at,
+    last_interacted_at: s.last_interaction_at,
+    expires_at: s.expires_at,
+    idle_expires_at: null,
+    clients: s.client_ids.map((client_id) => ({ client_id })),
+    authentication: { methods: [{ name: "pwd", timestamp: s.authenticated_at }] },
+    device: {},
+  };
+}
+
+/**
+ * Revokes a session and, in the user's object, every refresh token issued under it (SPEC §3.3: revocation
+ * couples, natural expiry does not).
+ */
+async function revoke(c: AppContext, id: string): Promise<void> {
+  const revoked = await targetTenant(c).sessions().revoke(id);
+  if (!revoked) throw problem("inexistent_session");
+  await userObject(c.env, c.var.tenant.id, revoked.user_id).refreshTokens().revokeBySessions([id]);
+}
+
+export const sessionRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/sessions",
+    scope: "read:sessions",
+    summary: "The tenant's live sessions, newest first (checkpoint {sessions, next} or offset)",
+    query: LIST_QUERY,
+    status: 200,
+    handler(c) {
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/sessions/{id}",
+    scope: "read:sessions",
+    summary: "One live session",
+    status: 200,
+    async handler(c, { params }) {
+      const session = await targetTenant(c).sessions().view(params.id ?? "");
+      if (!session) throw problem("inexistent_session");
+      return c.json(present(session));
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/users/{id}/sessions",
+    scope: "read:sessions",
+    summary: "A user's live sessions, newest first (checkpoint {sessions, next} or offset)",
+    query: LIST_QUERY,
+    status: 200,
+    async handler(c, { params }) {
+      const userId = params.id ?? "";
+      if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, userId), (s) => s.id, present);
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/sessions/{id}",
+    scope: "delete:sessions",
+    summary: "Revoke a session and every refresh token issued under it",
+    status: 204,
+    async handler(c, { params }) {
+      await revoke(c, params.id ?? "");
+      return c.body(null, 204);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/sessions/{id}/revoke",
+    scope: "delete:sessions",
+    summary: "Revoke a session and every refresh token issued under it (202)",
+    status: 202,
+    async handler(c, { params }) {
+      await revoke(c, params.id ?? "");
+      return c.body(null, 202);
+    },
+  }),
+];

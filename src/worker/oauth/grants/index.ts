@@ -1,0 +1,51 @@
+import type { z } from "zod";
+import { tokenRequestSchemas } from "../../../shared/schemas/oauth";
+import type { ClientRecord } from "../../../shared/types";
+import { authorizationCodeGrant } from "./authorization-code";
+import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
+import type { GrantContext } from "./context";
+import { refreshTokenGrant } from "./refresh-token";
+import { tokenExchangeGrant } from "./token-exchange";
+import type { IssuedUserTokens } from "../tokens/user-tokens";
+
+/**
+ * One grant of the token endpoint (node-oidc-provider's `lib/actions/grants/*`): its `grant_type`, the
+ * parameters it accepts (validating the request and documenting it in the OpenAPI document) and its
+ * handler, one file each. Add a grant here; the endpoint, discovery and the OpenAPI document follow.
+ */
+export interface Grant {
+  grantType: string;
+  parameters: z.ZodType<Record<string, unknown>>;
+  /** The token response body (RFC 6749 §5.1); the endpoint adds `Cache-Control: no-store`. */
+  handler: (ctx: GrantContext, client: ClientRecord) => Promise<TokenResponse | IssuedUserTokens>;
+}
+
+const GRANT_LIST: readonly Grant[] = [
+  {
+    grantType: "client_credentials",
+    parameters: tokenRequestSchemas.client_credentials,
+    handler: async (ctx, client) =>
+      clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, ctx.signer),
+  },
+  {
+    grantType: "authorization_code",
+    parameters: tokenRequestSchemas.authorization_code,
+    handler: authorizationCodeGrant,
+  },
+  {
+    grantType: "refresh_token",
+    parameters: tokenRequestSchemas.refresh_token,
+    handler: refreshTokenGrant,
+  },
+  {
+    grantType: "urn:ietf:params:oauth:grant-type:token-exchange",
+    parameters: tokenRequestSchemas["urn:ietf:params:oauth:grant-type:token-exchange"],
+    handler: tokenExchangeGrant,
+  },
+];
+
+/** The registered grants by type. A type not in this map is `unsupported_grant_type`, never a default. */
+export const GRANTS: ReadonlyMap<string, Grant> = new Map(GRANT_LIST.map((grant) => [grant.grantType, grant]));
+
+/** Grant types this server implements, in registration order (discovery's `grant_types_supported`). */
+export const SUPPORTED_GRANTS: readonly string[] = GRANT_LIST.map((grant) => grant.grantType);

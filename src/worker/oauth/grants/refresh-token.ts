@@ -1,0 +1,136 @@
+import { OAuthError } from "../../../shared/errors";
+import type { ClientRecord, CodeGrant, RefreshDevice, RefreshLogin, UserRecord } from "../../../shared/types";
+import type { AppContext } from "../../context";
+import { tenantObject, userObject } from "../../tenant/stubs";
+import {
+  formatRefreshToken,
+  newRefreshSecret,
+  newRefreshTokenId,
+  parseRefreshToken,
+  refreshLeewayMs,
+  refreshSecretHash,
+  refreshWindows,
+  rotationLifetimes,
+  successorSecret,
+} from "../tokens/refresh-token";
+import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
+import type { GrantContext } from "./context";
+import { invalidGrant } from "./context";
+
+/** SPEC §7: the exact `invalid_grant` descriptions of the refresh grant. */
+const REASONS = {
+  unknown: "Invalid refresh token",
+  client_mismatch: "Invalid grant",
+  revoked: "Refresh token has been revoked",
+  reused: "Refresh token has been revoked",
+  expired: "Refresh token has expired",
+} as const;
+
+/** What the device facts of a token record about this request. */
+export function requestDevice(c: AppContext, first: boolean): RefreshDevice {
+  const ip = c.req.header("cf-connecting-ip") ?? c.req.header("x-real-ip");
+  const agent = c.req.header("user-agent");
+  const last = { ...(ip ? { last_ip: ip } : {}), ...(agent ? { last_user_agent: agent.slice(0, 512) } : {}) };
+  if (!first) return last;
+  return { ...last, ...(ip ? { initial_ip: ip } : {}), ...(agent ? { initial_user_agent: agent.slice(0, 512) } : {}) };
+}
+
+/**
+ * Whether a grant earns a refresh token (SPEC §4.1 rule 1): `offline_access` in the effective scope, the
+ * client allowed to use the refresh grant, and either no audience or an API that allows offline access.
+ */
+export function earnsRefreshToken(c: GrantContext, client: ClientRecord, scope: string, audience: string | undefined): boolean {
+  if (!scope.split(" ").includes("offline_access")) return false;
+  if (client.grant_types.length > 0 && !client.grant_types.includes("refresh_token")) return false;
+  if (!audience) return true;
+  return c.config.resourceServers.some((r) => r.identifier === audience && r.allow_offline_access);
+}
+
+/** Starts a refresh-token family in the user's object and answers the token (first of its family). */
+export async function issueRefreshToken(
+  ctx: GrantContext,
+  client: ClientRecord,
+  user: UserRecord,
+  grant: CodeGrant & { effectiveScope: string },
+  sessionId: string | null,
+  familyId = newRefreshTokenId(),
+): Promise<string> {
+  const { c } = ctx;
+  const secret = newRefreshSecret();
+  const { absoluteMs, idleMs } = refreshWindows(client, ctx.config);
+  const login: RefreshLogin = {
+    connection: user.connection,
+    strategy: "auth0",
+    auth_time: grant.auth_time,
+    ...(grant.organization ? { organization: grant.organization } : {}),
+  };
+  await userObject(c.env, c.var.tenant.id, user.user_id).refreshTokens().issue({
+    id: familyId,
+    token_hash: await refreshSecretHash(secret),
+    client_id: client.client_id,
+    user_id: user.user_id,
+    session_id: sessionId,
+    scope: grant.effectiveScope,
+    audience: grant.audience ?? null,
+    login,
+    device: requestDevice(c, true),
+    lifetime_ms: absoluteMs,
+    idle_lifetime_ms: idleMs,
+  });
+  return formatRefreshToken({ tenantId: c.var.tenant.id, userId: user.user_id, id: familyId, secret });
+}
+
+/**
+ * `refresh_token` (RFC 6749 §6, RFC 9700 §4.14.2): rotates the presented token in its user's object and
+ * issues new tokens from the facts stored with it (scope, audience, session, login), never from the login
+ * session. A narrower `scope` may be asked for; a wider one is `invalid_scope`.
+ */
+export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens & { refresh_token: string }> {
+  const { c, params } = ctx;
+  const presented = params.refresh_token ?? "";
+  const parsed = parseRefreshToken(presented);
+  if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
+  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
+  const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
+  const [outcome, user] = await Promise.all([
+    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+      {
+        id: parsed.id,
+        token_hash: await refreshSecretHash(parsed.secret),
+        client_id: client.client_id,
+        successor_id: newRefreshTokenId(),
+        successor_hash: await refreshSecretHash(nextSecret),
+        leeway_ms: refreshLeewayMs(client),
+        device: requestDevice(c, false),
+      },
+      rotationLifetimes(client, ctx.config),
+    ),
+    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+  ]);
+  if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
+  if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
+  const token = outcome.token;
+  const held = token.scope.split(" ").filter(Boolean);
+  const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
+  const wider = asked.filter((s) => !held.includes(s));
+  if (wider.length) throw new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${wider.join(" ")}`);
+  const tokens = await issueUserTokens({
+    tenant: c.var.tenant,
+    config: ctx.config,
+    signer: await ctx.signer(),
+    signerFor: ctx.signer,
+    client,
+    user,
+    grant: {
+      scope: asked.join(" "),
+      auth_time: token.login.auth_time ?? Math.floor(Date.parse(token.created_at) / 1000),
+      ...(token.audience ? { audience: token.audience } : {}),
+      ...(token.login.organization ? { organization: token.login.organization } : {}),
+    },
+    sessionId: token.session_id,
+    withAccessToken: true,
+    withIdToken: true,
+  });
+  const refresh_token = formatRefreshToken({ ...parsed, id: token.id, secret: nextSecret });
+  return { ...tokens, refresh_token };
+}

@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, mgmt } from "../helpers/api";
+import { seedClient, seedUser, type TestClient } from "../helpers/flows";
+
+/** Attack protection (SPEC §5.11, §7; issue 10 point 7): the lockout, its settings, suspicious-IP throttling. */
+
+const ORIGIN = "https://app.example.com";
+const PASSWORD = "right-password-1";
+let tenant: string;
+let host: string;
+let client: TestClient;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  host = `${tenant}.localhost:8787`;
+  client = await seedClient(tenant, { web_origins: [ORIGIN] });
+});
+
+const admin = (method: string, path: string, body?: unknown) => mgmt(method, path, { headers: { "tenant-id": tenant }, body });
+const randomIp = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+
+const login = (username: string, password: string, ip: string) =>
+  call("/co/authenticate", {
+    method: "POST",
+    host,
+    headers: { "content-type": "application/json", origin: ORIGIN, "cf-connecting-ip": ip },
+    body: JSON.stringify({ client_id: client.client_id, username, password, credential_type: "password" }),
+  });
+
+const description = async (res: Response) => ((await res.json()) as { error_description?: string }).error_description ?? "";
+const newUser = async () => (await seedUser(tenant, `ap-${crypto.randomUUID().slice(0, 8)}@example.com`, PASSWORD)).email as string;
+
+describe("brute-force protection (the per-user lockout)", () => {
+  it("20 parallel wrong guesses run bcrypt for at most three, and the account is then locked", async () => {
+    const email = await newUser();
+    const ip = randomIp();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => login(email, "wrong-guess-00", ip).then(description)));
+    expect(answers.filter((a) => a === "Wrong email or password.").length).toBeLessThanOrEqual(2);
+    expect(answers.filter((a) => /Too many failed login attempts/.test(a)).length).toBeGreaterThanOrEqual(18);
+    expect(await description(await login(email, PASSWORD, ip))).toMatch(/Too many failed login attempts/);
+  });
+
+  it("reads its defaults and honours a changed max_attempts", async () => {
+    const defaults = (await (await admin("GET", "/attack-protection/brute-force-protection")).json()) as Record<string, unknown>;
+    expect(defaults).toEqual({ enabled: true, shields: ["block"], allowlist: [], mode: "count_per_identifier", max_attempts: 3 });
+    expect((await admin("PATCH", "/attack-protection/brute-force-protection", { max_attempts: 5 })).status).toBe(200);
+    const email = await newUser();
+    const ip = randomIp();
+    for (let i = 0; i < 4; i++) expect(await description(await login(email, "wrong-guess-00", ip))).toBe("Wrong email or password.");
+    expect(await description(await login(email, "wrong-guess-00", ip))).toMatch(/Too many failed/);
+    await admin("PATCH", "/attack-protection/brute-force-protection", { max_attempts: 3 });
+  });
+
+  it("an allowlisted network and a disabled protection are never locked", async () => {
+    const email = await newUser();
+    await admin("PATCH", "/attack-protection/brute-force-protection", { allowlist: ["192.0.2.0/24"] });
+    for (let i = 0; i < 5; i++) await login(email, "wrong-guess-00", "192.0.2.77");
+    expect((await login(email, PASSWORD, "192.0.2.77")).status).toBe(200);
+    await admin("PATCH", "/attack-protection/brute-force-protection", { allowlist: [], enabled: false });
+    const other = await newUser();
+    for (let i = 0; i < 5; i++) await login(other, "wrong-guess-00", randomIp());
+    expect((await login(other, PASSWORD, randomIp())).status).toBe(200);
+    await admin("PATCH", "/attack-protection/brute-force-protection", { enabled: true });
+  });
+});
+
+describe("suspicious-IP throttling (rate-limit binding, keyed {tenant}:{ip})", () => {
+  it("is off by default: many attempts from one IP are never 429", async () => {
+    const ip = randomIp();
+    const statuses = await Promise.all(Array.from({ length: 25 }, () => login("nobody@example.com", "x-x-x-x-x", ip).then((r) => r.status)));
+    expect(statuses).not.toContain(429);
+  });
+
+  it("when enabled, answers 429 TOO_MANY_REQUESTS over the binding's limit, per IP, skipping the allowlist", async () => {
+    const patched = await admin("PATCH", "/attack-protection/suspicious-ip-throttling", { enabled: true, allowlist: ["198.51.100.7"] });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ enabled: true, allowlist: ["198.51.100.7"] });
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 22; i++) statuses.push((await login("nobody@example.com", "x-x-x-x-x", ip)).status);
+    expect(statuses.slice(0, 20)).not.toContain(429);
+    expect(statuses.slice(20)).toEqual([429, 429]);
+    const throttled = await login(await newUser(), PASSWORD, ip);
+    expect(throttled.status).toBe(429);
+    expect(await description(throttled)).toMatch(/Too many login attempts from your network/);
+    // Another IP, and the allowlisted one, still log in.
+    expect((await login(await newUser(), PASSWORD, randomIp())).status).toBe(200);
+    for (let i = 0; i < 22; i++) await login("nobody@example.com", "x-x-x-x-x", "198.51.100.7");
+    expect((await login(await newUser(), PASSWORD, "198.51.100.7")).status).toBe(200);
+    await admin("PATCH", "/attack-protection/suspicious-ip-throttling", { enabled: false });
+  });
+});
+
+describe("the settings routes", () => {
+  it("refuse bad input with 400 and unknown fields", async () => {
+    for (const body of [{ max_attempts: 0 }, { enabled: "yes" }, { allowlist: ["not an ip"] }, { nope: true }]) {
+      expect((await admin("PATCH", "/attack-protection/brute-force-protection", body)).status).toBe(400);
+    }
+    expect((await admin("PATCH", "/attack-protection/suspicious-ip-throttling", { stage: { later: {} } })).status).toBe(400);
+  });
+
+  it("need a token with the scope", async () => {
+    expect((await call("/api/v2/attack-protection/brute-force-protection", { host })).status).toBe(401);
+    const other = await createTenant();
+    const readOnly = await seedClient(other, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: readOnly.client_id, audience: "urn:gatehouse:management", scope: ["read:attack_protection"] } });
+    const res = await call("/oauth/token", {
+      method: "POST",
+      host: `${other}.localhost:8787`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "client_credentials", client_id: readOnly.client_id, client_secret: readOnly.client_secret, audience: "urn:gatehouse:management" }),
+    });
+    const { access_token } = (await res.json()) as { access_token: string };
+    const own = `${other}.localhost:8787`;
+    expect((await mgmt("GET", "/attack-protection/brute-force-protection", { token: access_token, host: own })).status).toBe(200);
+    expect((await mgmt("PATCH", "/attack-protection/brute-force-protection", { token: access_token, host: own, body: { enabled: false } })).status).toBe(403);
+    expect((await mgmt("GET", "/attack-protection/brute-force-protection", { token: access_token, host })).status).toBe(403);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { mgmt, uniqueId } from "../helpers/api";
+
+type Body = { statusCode: number; errorCode: string; message: string };
+
+async function failure(res: Response): Promise<Body> {
+  const body = (await res.json()) as Body;
+  return { statusCode: res.status, errorCode: body.errorCode, message: body.message };
+}
+
+/** Every route that can miss the same thing; each must answer the same status, code and message. */
+const MISSES: Record<string, Array<[string, string, unknown?]>> = {
+  client: [
+    ["GET", "/clients/{id}"],
+    ["PATCH", "/clients/{id}", { name: "x" }],
+    ["DELETE", "/clients/{id}"],
+    ["POST", "/clients/{id}/rotate-secret"],
+    ["GET", "/clients/{id}/connections"],
+  ],
+  connection: [
+    ["GET", "/connections/{id}"],
+    ["PATCH", "/connections/{id}", { options: {} }],
+    ["DELETE", "/connections/{id}"],
+  ],
+  "resource server": [
+    ["GET", "/resource-servers/{id}"],
+    ["PATCH", "/resource-servers/{id}", { name: "x" }],
+    ["DELETE", "/resource-servers/{id}"],
+  ],
+  tenant: [
+    ["GET", "/tenants/{id}"],
+    ["PATCH", "/tenants/{id}", { friendly_name: "x" }],
+    ["DELETE", "/tenants/{id}"],
+  ],
+};
+
+describe("the same failure answers the same code on every route (issue 7 point 3)", () => {
+  for (const [what, routes] of Object.entries(MISSES)) {
+    it(`an unknown ${what} reads the same on ${routes.map(([m]) => m).join(", ")}`, async () => {
+      const id = uniqueId("missing");
+      const answers = [];
+      for (const [method, path, body] of routes) {
+        answers.push(await failure(await mgmt(method, path.replace("{id}", id), { body })));
+      }
+      expect(answers[0]?.statusCode).toBe(404);
+      for (const answer of answers) expect(answer).toEqual(answers[0]);
+    });
+  }
+
+  it("an unknown tenant named by the tenant-id header reads like an unknown tenant in /tenants/{id}", async () => {
+    const id = uniqueId("missing");
+    const byHeader = await failure(await mgmt("GET", "/clients", { headers: { "tenant-id": id } }));
+    const byPath = await failure(await mgmt("GET", `/tenants/${id}`));
+    expect(byHeader).toEqual(byPath);
+    expect(byPath).toMatchObject({ statusCode: 404, errorCode: "tenant_not_found", message: "Tenant not found" });
+  });
+});

@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, mgmt } from "../helpers/api";
+import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
+
+/** Sessions through the management API, and the revocation cascade to refresh tokens (SPEC §3.3, §4.2). */
+
+const CALLBACK = "https://app.example.com/callback";
+let tenant: string;
+let host: string;
+let client: TestClient;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  host = `${tenant}.localhost:8787`;
+  client = await seedClient(tenant, { callbacks: [CALLBACK], allowed_logout_urls: ["https://app.example.com/bye"] });
+});
+
+const admin = (method: string, path: string) => mgmt(method, path, { headers: { "tenant-id": tenant } });
+
+/** A user with a live session (its id from the cookie) and a refresh token issued under it. */
+async function loggedIn() {
+  const user = await seedUser(tenant, `ses-${crypto.randomUUID().slice(0, 8)}@example.com`);
+  const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+  const sessionId = cookie.slice("gh_session=".length).split(".")[0] as string;
+  const res = await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie });
+  const code = redirectParams(res).query.get("code") as string;
+  const tokens = (await (
+    await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host)
+  ).json()) as { refresh_token: string };
+  return { user, cookie, sessionId, refreshToken: tokens.refresh_token };
+}
+
+const refresh = (token: string) =>
+  tokenForm({ grant_type: "refresh_token", refresh_token: token, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+
+describe("sessions API", () => {
+  it("lists and reads live sessions without their secret", async () => {
+    const a = await loggedIn();
+    const one = await admin("GET", `/sessions/${a.sessionId}`);
+    expect(one.status).toBe(200);
+    const body = (await one.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ id: a.sessionId, user_id: a.user.user_id, clients: [{ client_id: client.client_id }] });
+    expect(JSON.stringify(body)).not.toMatch(/secret/);
+    const mine = (await (await admin("GET", `/users/${encodeURIComponent(a.user.user_id)}/sessions?take=10`)).json()) as { sessions: Array<{ id: string }>; next?: string };
+    expect(mine.sessions.map((s) => s.id)).toEqual([a.sessionId]);
+    expect(mine.next).toBeUndefined();
+    const all = (await (await admin("GET", "/sessions?per_page=100")).json()) as Array<{ id: string }>;
+    expect(all.map((s) => s.id)).toContain(a.sessionId);
+    expect((await admin("GET", "/sessions/ses_nothing")).status).toBe(404);
+    expect((await admin("GET", "/users/auth0%7Cnobody/sessions")).status).toBe(404);
+  });
+
+  it("DELETE /sessions/{id} ends the session and revokes the refresh tokens issued under it", async () => {
+    const a = await loggedIn();
+    const b = await loggedIn();
+    expect((await admin("DELETE", `/sessions/${a.sessionId}`)).status).toBe(204);
+    expect((await admin("GET", `/sessions/${a.sessionId}`)).status).toBe(404);
+    const refused = await refresh(a.refreshToken);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error_description: string }).error_description).toBe("Refresh token has been revoked");
+    // The session cookie no longer logs the browser in.
+    const silent = await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", prompt: "none" }, { host, cookie: a.cookie });
+    expect(redirectParams(silent).query.get("error")).toBe("login_required");
+    // Another user's session and tokens are untouched.
+    expect((await refresh(b.refreshToken)).status).toBe(200);
+    expect((await admin("DELETE", `/sessions/${a.sessionId}`)).status).toBe(404);
+  });
+
+  it("POST /sessions/{id}/revoke does the same and answers 202", async () => {
+    const a = await loggedIn();
+    expect((await admin("POST", `/sessions/${a.sessionId}/revoke`)).status).toBe(202);
+    expect((await refresh(a.refreshToken)).status).toBe(403);
+  });
+
+  it("logout ends the session without touching refresh tokens (SPEC §3.3)", async () => {
+    const a = await loggedIn();
+    const res = await call(`/v2/logout?client_id=${client.client_id}&returnTo=${encodeURIComponent("https://app.example.com/bye")}`, {
+      host,
+      headers: { cookie: a.cookie },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(302);
+    expect((await admin("GET", `/sessions/${a.sessionId}`)).status).toBe(404);
+    expect((await refresh(a.refreshToken)).status).toBe(200);
+  });
+
+  it("who can reach them: no token 401, a token without the scope 403, another tenant's 403", async () => {
+    expect((await call("/api/v2/sessions", { host })).status).toBe(401);
+    const m2m = await seedClient(tenant, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": tenant }, body: { client_id: m2m.client_id, audience: "urn:gatehouse:management", scope: ["read:sessions"] } });
+    const { access_token } = (await (
+      await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: "urn:gatehouse:management" }, {}, host)
+    ).json()) as { access_token: string };
+    expect((await mgmt("GET", "/sessions", { token: access_token, host })).status).toBe(200);
+    expect((await mgmt("DELETE", "/sessions/ses_x", { token: access_token, host })).status).toBe(403);
+    const other = await createTenant();
+    const foreign = await seedClient(other, { grant_types: ["client_credentials"] });
+    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: foreign.client_id, audience: "urn:gatehouse:management", scope: ["read:sessions"] } });
+    const theirs = (await (
+      await tokenForm({ grant_type: "client_credentials", client_id: foreign.client_id, client_secret: foreign.client_secret, audience: "urn:gatehouse:management" }, {}, `${other}.localhost:8787`)
+    ).json()) as { access_token: string };
+    expect((await mgmt("GET", "/sessions", { token: theirs.access_token, host })).status).toBe(403);
+  });
+});

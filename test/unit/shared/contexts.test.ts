@@ -1,0 +1,13 @@
+import { describe, expect, it } from "vitest";
+import { encryptionContext } from "../../../src/shared/crypto/contexts";
+
+describe("encryption contexts (issue 7 point 5)", () => {
+  // A changed context makes every stored ciphertext sealed under the old one unreadable: this pin must
+  // only ever grow. Never edit an existing line to make it pass.
+  it("keeps every context exactly as stored ciphertexts were sealed", () => {
+    expect(encryptionContext.signingKey("kid-1")).toBe("signing_key:kid-1");
+    expect(encryptionContext.clientSecret("abc")).toBe("client_secret:abc");
+    expect(encryptionContext.connectionSecrets("con_1")).toBe("connection_secrets:con_1");
+    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "signingKey"]);
+  });
+});
