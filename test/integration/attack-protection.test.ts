@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { seedClient, seedUser, type TestClient } from "../helpers/flows";
+import { tenantManagementToken } from "../helpers/management";
 
 /** Attack protection (SPEC §5.11, §7; issue 10 point 7): the lockout, its settings, suspicious-IP throttling. */
 
@@ -102,15 +103,7 @@ describe("the settings routes", () => {
   it("need a token with the scope", async () => {
     expect((await call("/api/v2/attack-protection/brute-force-protection", { host })).status).toBe(401);
     const other = await createTenant();
-    const readOnly = await seedClient(other, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: readOnly.client_id, audience: "urn:gatehouse:management", scope: ["read:attack_protection"] } });
-    const res = await call("/oauth/token", {
-      method: "POST",
-      host: `${other}.localhost:8787`,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ grant_type: "client_credentials", client_id: readOnly.client_id, client_secret: readOnly.client_secret, audience: "urn:gatehouse:management" }),
-    });
-    const { access_token } = (await res.json()) as { access_token: string };
+    const access_token = await tenantManagementToken(other, ["read:attack_protection"]);
     const own = `${other}.localhost:8787`;
     expect((await mgmt("GET", "/attack-protection/brute-force-protection", { token: access_token, host: own })).status).toBe(200);
     expect((await mgmt("PATCH", "/attack-protection/brute-force-protection", { token: access_token, host: own, body: { enabled: false } })).status).toBe(403);
