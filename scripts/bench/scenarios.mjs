@@ -165,8 +165,46 @@ export const SCENARIOS = [
     expectStatus: 200,
     setup: (ctx) => rotationLoad(ctx, { users: 1, families: 64 }),
   },
+  {
+    id: "sign_eddsa",
+    label: "raw in-worker EdDSA signs (/__bench/sign)",
+    unit: "signs/s",
+    kind: "probe",
+    run: (ctx) => ctx.signRate("EdDSA", 5000),
+  },
+  algTokenScenario("ES256"),
+  algTokenScenario("EdDSA"),
   // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
+
+/**
+ * client_credentials tokens for an API whose `signing_alg` is `alg` (issue 14): the API and the control-plane
+ * client's grant are created through the management API, which also adds a key of that algorithm.
+ */
+function algTokenScenario(alg) {
+  return {
+    id: `token_${alg.toLowerCase()}`,
+    label: `client_credentials tokens, ${alg} API (POST /oauth/token)`,
+    unit: "tokens/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const token = await ctx.managementToken();
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const identifier = `urn:bench:${alg.toLowerCase()}:${Date.now()}`;
+      const api = await ctx.fetch("/api/v2/resource-servers", { method: "POST", headers, body: JSON.stringify({ identifier, signing_alg: alg, scopes: [{ value: "read:bench", description: "bench" }] }) });
+      if (api.status !== 201) throw new Error(`create ${alg} API: ${api.status} ${await api.text()}`);
+      const grant = await ctx.fetch("/api/v2/client-grants", { method: "POST", headers, body: JSON.stringify({ client_id: ctx.clientId, audience: identifier, scope: ["read:bench"] }) });
+      if (grant.status !== 201) throw new Error(`grant ${alg} API: ${grant.status} ${await grant.text()}`);
+      return {
+        method: "POST",
+        path: "/oauth/token",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ grant_type: "client_credentials", client_id: ctx.clientId, client_secret: ctx.clientSecret, audience: identifier }),
+      };
+    },
+  };
+}
 
 const CALLBACK = "http://localhost/callback";
 /** Enough single-use codes for the warm-up and the measured run at well above the expected rate. */
@@ -321,6 +359,11 @@ export const RATIOS = [
   { label: "tokens/s ÷ hello req/s", numerator: "token", denominator: "hello" },
   { label: "JWKS req/s ÷ hello req/s", numerator: "jwks", denominator: "hello" },
   { label: "raw ES256 ÷ raw RS256 signs/s", numerator: "sign_es256", denominator: "sign_rs256" },
+  { label: "ES256 tokens/s ÷ raw ES256 signs/s", numerator: "token_es256", denominator: "sign_es256" },
+  { label: "EdDSA tokens/s ÷ raw EdDSA signs/s", numerator: "token_eddsa", denominator: "sign_eddsa" },
+  { label: "ES256 tokens/s ÷ hello req/s (target ≥ 0.5)", numerator: "token_es256", denominator: "hello" },
+  { label: "ES256 tokens/s ÷ RS256 tokens/s", numerator: "token_es256", denominator: "token" },
+  { label: "EdDSA tokens/s ÷ RS256 tokens/s", numerator: "token_eddsa", denominator: "token" },
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
   { label: "relay events/s at 100,000 ÷ at 1,000 backlog (1.0 = flat in backlog size)", numerator: "relay_100k", denominator: "relay_1k" },

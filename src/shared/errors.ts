@@ -220,6 +220,12 @@ export const ERRORS = {
   inexistent_user: { status: 404, message: "The user does not exist.", errorCode: "inexistent_user" },
   user_exists: { status: 409, message: "The user already exists.", errorCode: "user_exists" },
   inexistent_session: { status: 404, message: "The session does not exist.", errorCode: "inexistent_session" },
+  // Signing keys (SPEC §4.2 "Signing keys").
+  inexistent_signing_key: { status: 404, message: "The signing key does not exist", errorCode: "inexistent_signing_key" },
+  inherited_signing_key: { status: 403, message: "Inherited signing keys are read-only", errorCode: "inherited_signing_key" },
+  signing_key_revoked: { status: 400, message: "The signing key is revoked", errorCode: "signing_key_revoked" },
+  signing_key_conflict: { status: 409, message: "The signing key changed role; retry the request", errorCode: "signing_key_conflict" },
+  renew_validity_only: { status: 400, message: "renew accepts validity_days only", errorCode: "invalid_body" },
   // Refresh tokens.
   inexistent_hook: { status: 404, message: "The hook does not exist", errorCode: "inexistent_hook" },
   invalid_trigger: { status: 400, message: 'Trigger "{trigger}" cannot be dispatched', errorCode: "invalid_trigger" },

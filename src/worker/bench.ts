@@ -24,7 +24,8 @@ export function benchRoutes(): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   router.get("/hello", (c) => c.text("ok"));
   router.get("/sign", async (c) => {
-    const alg = c.req.query("alg") === "ES256" ? "ES256" : "RS256";
+    const asked = c.req.query("alg") ?? "RS256";
+    const alg = ["RS256", "ES256", "EdDSA"].includes(asked) ? asked : "RS256";
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 200) || 200, 1), 5000);
     const key = await keyFor(alg);
     await tick();

@@ -34,3 +34,24 @@ export async function grantClient(clientId: string, audience: string, scope: str
 
 /** Lets the clock move on, so that two records are not created in the same millisecond (lists are newest first). */
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+/**
+ * A management token of a tenant's own M2M client holding exactly `scopes` (a client grant on the
+ * management API, then client_credentials on the tenant's host): for "who can reach this route" tests.
+ */
+export async function tenantManagementToken(tenantId: string, scopes: string[]): Promise<string> {
+  const { seedClient, tokenForm } = await import("./flows");
+  const client = await seedClient(tenantId, { grant_types: ["client_credentials"] });
+  const grant = await mgmt("POST", "/client-grants", {
+    headers: { "tenant-id": tenantId },
+    body: { client_id: client.client_id, audience: "urn:gatehouse:management", scope: scopes },
+  });
+  if (grant.status !== 201) throw new Error(`client grant failed: ${grant.status} ${await grant.text()}`);
+  const res = await tokenForm(
+    { grant_type: "client_credentials", client_id: client.client_id, client_secret: client.client_secret, audience: "urn:gatehouse:management" },
+    {},
+    `${tenantId}.localhost:8787`,
+  );
+  if (res.status !== 200) throw new Error(`client_credentials failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}

@@ -12,7 +12,12 @@ export async function mintWithTenantKey(
   expiresIn: string | number = "5m",
 ): Promise<string> {
   const row = await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) =>
-    state.storage.sql.exec("SELECT kid, private_jwk_enc FROM signing_keys WHERE is_current = 1").one(),
+    state.storage.sql
+      .exec(
+        "SELECT kid, private_jwk_enc FROM signing_keys WHERE revoked_at IS NULL AND activates_at <= ? ORDER BY activates_at DESC, created_at DESC LIMIT 1",
+        Date.now(),
+      )
+      .one(),
   );
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   const jwk = JSON.parse(await cipher.decrypt(String(row.private_jwk_enc), `signing_key:${row.kid}`));

@@ -3,7 +3,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, pkce, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
-import { createApi } from "../helpers/management";
+import { createApi, tenantManagementToken } from "../helpers/management";
 
 /** Refresh tokens (SPEC §2.8, §3.3, §4.1 rule 1, §7; RFC 9700 §4.14.2), through the real token endpoint. */
 
@@ -313,15 +313,10 @@ describe("management routes (SPEC §4.2 refresh tokens)", () => {
     const other = await createTenant();
     const foreign = await mgmt("GET", "/clients", { headers: { "tenant-id": other } });
     expect(foreign.status).toBe(200);
-    const m2m = await seedClient(other, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: m2m.client_id, audience: "urn:gatehouse:management", scope: ["read:refresh_tokens", "read:clients"] } });
-    const issued = await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: "urn:gatehouse:management" }, {}, `${other}.localhost:8787`);
-    const { access_token } = (await issued.json()) as TokenBody;
-    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: access_token, host })).status).toBe(403);
-    const own = await seedClient(tenant, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": tenant }, body: { client_id: own.client_id, audience: "urn:gatehouse:management", scope: ["read:clients"] } });
-    const limited = (await (await tokenForm({ grant_type: "client_credentials", client_id: own.client_id, client_secret: own.client_secret, audience: "urn:gatehouse:management" }, {}, host)).json()) as TokenBody;
-    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: limited.access_token, host })).status).toBe(403);
+    const theirs = await tenantManagementToken(other, ["read:refresh_tokens", "read:clients"]);
+    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: theirs, host })).status).toBe(403);
+    const limited = await tenantManagementToken(tenant, ["read:clients"]);
+    expect((await mgmt("GET", path.replace("/api/v2", ""), { token: limited, host })).status).toBe(403);
     expect((await admin("GET", "/users/auth0%7Cnobody/refresh-tokens")).status).toBe(404);
   });
 });

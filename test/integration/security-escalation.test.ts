@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CP, call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, type TestClient, tokenForm } from "../helpers/flows";
+import { tenantManagementToken } from "../helpers/management";
 import { mintWithTenantKey } from "../helpers/mint";
 
 /**
@@ -196,12 +197,8 @@ describe("who can reach GET /api/v2/users/{id}", () => {
     expect((await call(`/api/v2${path}`, { host })).status).toBe(401);
 
     const foreign = await createTenant();
-    const foreignApp = await seedClient(foreign, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": foreign }, body: { client_id: foreignApp.client_id, audience: MANAGEMENT, scope: ["read:users"] } });
-    const foreignToken = (await (
-      await tokenForm({ grant_type: "client_credentials", client_id: foreignApp.client_id, client_secret: foreignApp.client_secret, audience: MANAGEMENT }, {}, `${foreign}.localhost:8787`)
-    ).json()) as { access_token: string };
-    expect((await mgmt("GET", path, { token: foreignToken.access_token, host })).status).toBe(403);
+    const foreignToken = await tenantManagementToken(foreign, ["read:users"]);
+    expect((await mgmt("GET", path, { token: foreignToken, host })).status).toBe(403);
 
     const res = await authorize(
       { client_id: app.client_id, redirect_uri: CALLBACK, audience: MANAGEMENT, scope: "openid read:current_user", response_type: "token" },

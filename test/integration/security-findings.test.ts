@@ -25,6 +25,7 @@ describe("finding 1: a revoked management token stops working at the management 
     const m2m = await seedClient(tenant, { grant_types: ["client_credentials"] });
     const grant = await mgmt("POST", "/client-grants", { headers: { "tenant-id": tenant }, body: { client_id: m2m.client_id, audience: MANAGEMENT, scope: ["read:clients"] } });
     expect(grant.status).toBe(201);
+    // The revoking client must be the one the token was issued to, so this test keeps its own client.
     const issued = await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: MANAGEMENT }, {}, host);
     const { access_token } = (await issued.json()) as { access_token: string };
     expect((await mgmt("GET", "/clients", { token: access_token, host })).status).toBe(200);

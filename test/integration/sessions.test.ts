@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
+import { tenantManagementToken } from "../helpers/management";
 
 /** Sessions through the management API, and the revocation cascade to refresh tokens (SPEC §3.3, §4.2). */
 
@@ -86,19 +87,10 @@ describe("sessions API", () => {
 
   it("who can reach them: no token 401, a token without the scope 403, another tenant's 403", async () => {
     expect((await call("/api/v2/sessions", { host })).status).toBe(401);
-    const m2m = await seedClient(tenant, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": tenant }, body: { client_id: m2m.client_id, audience: "urn:gatehouse:management", scope: ["read:sessions"] } });
-    const { access_token } = (await (
-      await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: "urn:gatehouse:management" }, {}, host)
-    ).json()) as { access_token: string };
+    const access_token = await tenantManagementToken(tenant, ["read:sessions"]);
     expect((await mgmt("GET", "/sessions", { token: access_token, host })).status).toBe(200);
     expect((await mgmt("DELETE", "/sessions/ses_x", { token: access_token, host })).status).toBe(403);
-    const other = await createTenant();
-    const foreign = await seedClient(other, { grant_types: ["client_credentials"] });
-    await mgmt("POST", "/client-grants", { headers: { "tenant-id": other }, body: { client_id: foreign.client_id, audience: "urn:gatehouse:management", scope: ["read:sessions"] } });
-    const theirs = (await (
-      await tokenForm({ grant_type: "client_credentials", client_id: foreign.client_id, client_secret: foreign.client_secret, audience: "urn:gatehouse:management" }, {}, `${other}.localhost:8787`)
-    ).json()) as { access_token: string };
-    expect((await mgmt("GET", "/sessions", { token: theirs.access_token, host })).status).toBe(403);
+    const theirs = await tenantManagementToken(await createTenant(), ["read:sessions"]);
+    expect((await mgmt("GET", "/sessions", { token: theirs, host })).status).toBe(403);
   });
 });

@@ -1,7 +1,8 @@
 import core from "../../../migrations/tenant/0001_core.sql";
 import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
-import outbox from "../../../migrations/tenant/0004_outbox.sql";
+import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
+import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -9,5 +10,6 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0001_core", sql: core },
   { name: "0002_auth_flows", sql: authFlows },
   { name: "0003_security_fixes", sql: securityFixes },
-  { name: "0004_outbox", sql: outbox },
+  { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
+  { name: "0005_outbox", sql: outbox },
 ]);

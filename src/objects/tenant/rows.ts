@@ -81,9 +81,12 @@ export function toSigningKey(r: Row): SigningKeyRecord {
     alg: String(r.alg),
     public_jwk: json(text(r.public_jwk), {}),
     private_jwk_enc: String(r.private_jwk_enc),
-    is_current: r.is_current === 1,
+    cert: text(r.cert) ?? null,
+    activates_at: time((r.activates_at ?? r.created_at) as number),
+    retire_at: iso(r.retire_at as number | null),
     revoked_at: iso(r.revoked_at as number | null),
     expires_at: iso(r.expires_at as number | null),
+    inherited: r.inherited === 1,
     created_at: time(r.created_at),
   };
 }

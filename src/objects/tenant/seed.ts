@@ -4,6 +4,7 @@ import { CURRENT_USER_SCOPES } from "../../shared/scopes";
 import type { TenantSeed } from "../../shared/types";
 import type { Sql } from "../sql";
 import { bumpConfigVersion } from "./config";
+import { hasSigningKey, insertSigningKey } from "./signing-keys";
 
 
 /**
@@ -14,10 +15,8 @@ import { bumpConfigVersion } from "./config";
  */
 export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: string[] } {
   const created: string[] = [];
-  if (!sql.first`SELECT 1 FROM signing_keys WHERE type = 'jwt_signing' AND is_current = 1 AND revoked_at IS NULL`) {
-    const k = seed.signingKey;
-    sql.run`INSERT INTO signing_keys (kid, type, alg, public_jwk, private_jwk_enc, is_current, created_at)
-      VALUES (${k.kid}, 'jwt_signing', ${k.alg}, ${JSON.stringify(k.public_jwk)}, ${k.private_jwk_enc}, 1, ${now})`;
+  if (seed.signingKey && !hasSigningKey(sql, "jwt_signing", seed.signingKey.alg, now)) {
+    insertSigningKey(sql, seed.signingKey, now, now);
     created.push("signing_key");
   }
   // The API defines the current-user scopes too; the control-plane client's grant does not need them.

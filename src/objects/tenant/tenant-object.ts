@@ -17,6 +17,7 @@ import { outboxOptionsFrom, Publisher } from "./publisher";
 import { ResourceServers } from "./resource-servers";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
+import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
 
@@ -126,6 +127,10 @@ export class TenantObject extends DurableObject<Env> {
 
   attackProtection(audit: AuditContext = SYSTEM_CONTEXT): AttackProtectionRpc {
     return new AttackProtectionRpc(this.core, audit);
+  }
+
+  signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
+    return new SigningKeys(this.core, audit);
   }
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {

@@ -45,7 +45,8 @@ const jwtConfiguration = z
     lifetime_in_seconds: z.int().min(1).max(2_592_000),
     secret_encoded: z.boolean(),
     scopes: z.record(z.string(), z.json()),
-    alg: z.enum(["RS256", "HS256", "PS256"]),
+    // ID-token algorithm: the ones this server issues (HS256 ID tokens are not offered; see README).
+    alg: z.enum(["RS256", "PS256"]),
   })
   .partial();
 

@@ -15,7 +15,9 @@ const scopes = z
 const name = z.string().trim().min(1).max(200);
 
 /** Only RS256 for now: the tenant's signing keys are RSA. */
-const signingAlg = z.enum(["RS256"], { message: "signing_alg must be RS256" });
+/** Access-token algorithms the key ring can hold (SPEC §4.2, issue 14; HS256 is not offered yet). */
+export const SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+const signingAlg = z.enum(SIGNING_ALGS, { message: `signing_alg must be one of ${SIGNING_ALGS.join(", ")}` });
 
 /** Access-token lifetime in seconds: one minute to 30 days. */
 const tokenLifetime = z.int().min(60).max(2_592_000);

@@ -12,9 +12,17 @@ export interface SigningKeyRecord {
   alg: string;
   public_jwk: Jwk;
   private_jwk_enc: string;
-  is_current: boolean;
+  /** PEM X.509 certificate over the public key (null only for keys created before certificates). */
+  cert: string | null;
+  /** From then on the key may sign (published in the JWKS from creation). */
+  activates_at: string;
+  /** End of the grace period after a successor activated: unpublished from then on. */
+  retire_at: string | null;
   revoked_at: string | null;
+  /** Certificate notAfter: the key neither signs nor is published from then on. */
   expires_at: string | null;
+  /** Provided by a parent tenant: read-only here (SPEC §4.2 "Signing keys"). */
+  inherited: boolean;
   created_at: string;
 }
 
@@ -104,10 +112,23 @@ export interface TenantConfig {
   attackProtection: AttackProtection;
 }
 
+/** A key pair the worker generated (private half encrypted, certificate issued) for the object to store. */
+export interface NewSigningKey {
+  kid: string;
+  type: "jwt_signing" | "saml_encryption";
+  alg: string;
+  public_jwk: Jwk;
+  private_jwk_enc: string;
+  cert: string;
+  /** Epoch ms. */
+  expires_at: number;
+}
+
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */
 export interface TenantSeed {
   tenantId: string;
-  signingKey: { kid: string; alg: string; public_jwk: Jwk; private_jwk_enc: string };
+  /** Null when the tenant already has a key that signs. */
+  signingKey: NewSigningKey | null;
   managementAudience: string;
   managementScopes: string[];
   /** The control plane's M2M client; absent for child tenants. */

@@ -49,7 +49,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
 
   const redeemed = await redeemCode(c, {
     config,
-    signer: () => activeSigner(c.env, c.var.settings, c.var.tenant.id),
+    signer: (alg) => activeSigner(c.env, c.var.settings, c.var.tenant.id, alg),
     client,
     code,
     redirectUris: infoRedirectTargets(c.var.tenant.issuer, query),

@@ -15,6 +15,7 @@ import { failedEventRoutes } from "./failed-events";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
 import { refreshTokenRoutes } from "./refresh-tokens";
+import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
 import { sessionRoutes } from "./sessions";
 import { tenantRoutes } from "./tenants";
@@ -33,6 +34,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...failedEventRoutes,
   ...userRoutes,
   ...refreshTokenRoutes,
+  ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
 ];

@@ -8,6 +8,7 @@ import {
 import type { ResourceServerRecord } from "../../shared/types";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
+import { ensureSigningKey } from "./keys";
 import { LIST_QUERY, listResponse } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 
@@ -27,6 +28,8 @@ export const resourceServerRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
+      // The key comes first, so that no token request ever finds the API without a key of its algorithm.
+      await ensureSigningKey(c, body.signing_alg ?? "RS256");
       const api = unwrap(
         await targetTenant(c).resourceServers(auditContext(c)).create({
           id: randomId("rs_"),
@@ -80,6 +83,7 @@ export const resourceServerRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
+      if (body.signing_alg) await ensureSigningKey(c, body.signing_alg);
       const api = unwrap(await targetTenant(c).resourceServers(auditContext(c)).update(params.id, body));
       return c.json(present(api));
     },

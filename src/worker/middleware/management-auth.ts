@@ -39,7 +39,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       throw problem("invalid_token");
     }
     const source = tenantObject(c.env, tenantId);
-    const keys = await jwksVerifier(c.env, settings, tenantId);
+    const { keys, algorithms } = await jwksVerifier(c.env, settings, tenantId);
     const issuers = [settings.issuer, `${settings.issuerProtocol}//${tenantId}.${settings.apexHost}/`];
     const audiences = [MANAGEMENT_AUDIENCE];
     if (options.additionalIssuers) issuers.push(...(await options.additionalIssuers(tenantId)));
@@ -47,7 +47,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
 
     let payload: Awaited<ReturnType<typeof jwtVerify>>["payload"];
     try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: issuers, audience: audiences, algorithms: ["RS256", "ES256"] }));
+      ({ payload } = await jwtVerify(token, keys, { issuer: issuers, audience: audiences, algorithms }));
     } catch {
       throw problem("invalid_token");
     }

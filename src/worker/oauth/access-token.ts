@@ -18,11 +18,8 @@ const bearerError = (description: string) =>
 export async function verifyAccessToken(c: AppContext, token: string, audience: string): Promise<JWTPayload> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), {
-      issuer: c.var.tenant.issuer,
-      audience,
-      algorithms: ["RS256", "ES256"],
-    }));
+    const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
+    ({ payload } = await jwtVerify(token, keys, { issuer: c.var.tenant.issuer, audience, algorithms }));
   } catch {
     throw bearerError("The access token is invalid or expired");
   }

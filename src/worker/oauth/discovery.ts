@@ -3,6 +3,7 @@ import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { SUPPORTED_GRANTS } from "./grants";
 import { OIDC_SCOPES } from "./tokens/user-scopes";
+import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
 
 /** Client authentication methods the token endpoint implements (src/worker/oauth/client-auth.ts). */
 export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt", "none"];
@@ -28,7 +29,7 @@ export function discoveryEndpoint(c: AppContext): Response {
       response_modes_supported: [...RESPONSE_MODES],
       grant_types_supported: [...SUPPORTED_GRANTS, "implicit"],
       subject_types_supported: ["public"],
-      id_token_signing_alg_values_supported: ["RS256"],
+      id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
       token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
       token_endpoint_auth_signing_alg_values_supported: ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"],
       revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,

@@ -1,17 +1,17 @@
 import type { AppContext } from "../context";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
-import { memoized } from "../tenant/config-cache";
-import { publicJwks } from "../tenant/signing";
+import { tenantJwksDocument } from "../tenant/key-ring";
 import { tenantObject } from "../tenant/stubs";
 
-/** GET /.well-known/jwks.json: the tenant's public signing keys (SPEC §5.7), long max-age. */
+/**
+ * GET /.well-known/jwks.json: the tenant's published signing keys at this moment (SPEC §5.7), cacheable
+ * for a day or until the next activation, end of grace or expiry, whichever comes first.
+ */
 export async function jwksEndpoint(c: AppContext): Promise<Response> {
   const tenant = c.var.tenant;
-  const body = await memoized(tenant.id, tenantObject(c.env, tenant.id), c.var.settings, "jwks", (config) =>
-    JSON.stringify(publicJwks(config)),
-  );
+  const { body, maxAgeS } = await tenantJwksDocument(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
   return c.body(body, 200, {
     "Content-Type": "application/json",
-    ...tenantCacheHeaders(tenant, "max-age=86400, stale-while-revalidate=86400"),
+    ...tenantCacheHeaders(tenant, `max-age=${maxAgeS}, stale-while-revalidate=${Math.min(maxAgeS, 86400)}`),
   });
 }

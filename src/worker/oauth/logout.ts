@@ -50,8 +50,10 @@ export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
   if (hint) {
     let aud: unknown;
     try {
-      ({ payload: { aud } } = await jwtVerify(hint, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), {
+      const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
+      ({ payload: { aud } } = await jwtVerify(hint, keys, {
         issuer: c.var.tenant.issuer,
+        algorithms,
         currentDate: new Date(0),
       }));
     } catch {

@@ -42,7 +42,8 @@ export async function revokeEndpoint(c: AppContext): Promise<Response> {
   }
   if (looksLikeJwt) {
     try {
-      const { payload } = await jwtVerify(params.token, await jwksVerifier(c.env, c.var.settings, c.var.tenant.id), { issuer: tenant.issuer });
+      const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
+      const { payload } = await jwtVerify(params.token, keys, { issuer: tenant.issuer, algorithms });
       if (payload.azp === client.client_id && typeof payload.jti === "string" && typeof payload.exp === "number") {
         await tenantObject(c.env, tenant.id).revocations().revoke(payload.jti, payload.exp * 1000);
       }

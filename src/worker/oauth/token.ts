@@ -27,7 +27,7 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const parsed = grant.parameters.safeParse(params);
   if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error).replace("Payload validation error: ", ""));
   await authenticateClient(c, client, presented);
-  const ctx: GrantContext = { c, params, config, signer: () => activeSigner(c.env, settings, tenant.id) };
+  const ctx: GrantContext = { c, params, config, signer: (alg) => activeSigner(c.env, settings, tenant.id, alg) };
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   return c.json(await grant.handler(ctx, client), 200, noStore);
 }

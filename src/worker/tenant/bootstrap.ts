@@ -5,7 +5,9 @@ import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
 import type { TenantConfig, TenantSeed } from "../../shared/types";
 import type { Settings } from "../settings";
 import { clientIn, invalidateTenantConfig } from "./config-cache";
-import { currentSigningKey, generateSigningKey } from "./signing";
+import { now } from "../../shared/clock";
+import { signingKeyAt } from "../../shared/key-ring";
+import { generateSigningKey } from "./signing";
 import { platform, tenantObject } from "./stubs";
 
 
@@ -19,10 +21,8 @@ export async function prepareSeed(
   existing: TenantConfig | null,
   extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {},
 ): Promise<TenantSeed> {
-  const key = existing && currentSigningKey(existing);
-  const signingKey = key
-    ? { kid: key.kid, alg: key.alg, public_jwk: key.public_jwk, private_jwk_enc: key.private_jwk_enc }
-    : await generateSigningKey(env.ENCRYPTION_KEY);
+  const key = existing && signingKeyAt(existing.signingKeys, now());
+  const signingKey = key ? null : await generateSigningKey(env.ENCRYPTION_KEY, { commonName: tenantId });
   return {
     tenantId,
     signingKey,

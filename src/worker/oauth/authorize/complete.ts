@@ -77,6 +77,7 @@ async function answer(
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
+      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
       client,
       user,
       grant,

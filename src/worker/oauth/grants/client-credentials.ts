@@ -24,7 +24,7 @@ export async function clientCredentialsGrant(
   client: ClientRecord,
   config: TenantConfig,
   tenant: TenantContext,
-  signer: Signer,
+  signerFor: (alg: string) => Promise<Signer>,
   now = nowSeconds(),
 ): Promise<TokenResponse> {
   if (client.token_endpoint_auth_method === "none") {
@@ -50,6 +50,8 @@ export async function clientCredentialsGrant(
   }
   const scope = (requested ?? grant.scope).join(" ");
   const expiresIn = api.token_lifetime;
+  // The API's signing_alg chooses the key (SPEC §4.2; the ring holds a key of every algorithm in use).
+  const signer = await signerFor(api.signing_alg);
   const accessToken = await signJwt(
     {
       iss: tenant.issuer,

@@ -8,7 +8,8 @@ export interface GrantContext {
   c: AppContext;
   params: Record<string, string>;
   config: TenantConfig;
-  signer: () => Promise<Signer>;
+  /** The key that signs now for an algorithm (RS256 unless an API or client chooses another). */
+  signer: (alg?: string) => Promise<Signer>;
 }
 
 /**

@@ -26,7 +26,7 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "client_credentials",
     parameters: tokenRequestSchemas.client_credentials,
     handler: async (ctx, client) => {
-      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, await ctx.signer());
+      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, ctx.signer);
       // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
       if (ctx.config.hookTriggers.includes("credentials-exchange")) {
         const audience = ctx.params.audience ?? (ctx.config.settings.default_audience as string);

@@ -118,6 +118,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     tenant: c.var.tenant,
     config: ctx.config,
     signer: await ctx.signer(),
+    signerFor: ctx.signer,
     client,
     user,
     grant: {

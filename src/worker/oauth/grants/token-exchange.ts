@@ -30,10 +30,10 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   }
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
-  const keys = await jwksVerifier(c.env, c.var.settings, tenant.id);
+  const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, tenant.id);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
   try {
-    ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms: ["RS256", "ES256"] }));
+    ({ payload: subject } = await jwtVerify(params.subject_token, keys, { issuer: tenant.issuer, algorithms }));
   } catch {
     throw invalidGrant(client, "subject_token is invalid or expired");
   }

@@ -15,7 +15,8 @@ export type RedemptionFailure = Extract<CodeOutcome, { ok: false }>["reason"] | 
 
 export interface CodeRedemptionInput {
   config: TenantConfig;
-  signer: () => Promise<Signer>;
+  /** The key that signs now for an algorithm (RS256 by default). */
+  signer: (alg?: string) => Promise<Signer>;
   client: ClientRecord;
   code: string;
   /** The redirect URIs the request may stand for, tried in order while the only mismatch is the URI. */
@@ -64,6 +65,7 @@ export async function redeemCode(
     tenant: c.var.tenant,
     config: input.config,
     signer: await input.signer(),
+    signerFor: (alg) => input.signer(alg),
     client,
     user,
     grant: outcome.code.grant,

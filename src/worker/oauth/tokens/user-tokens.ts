@@ -34,10 +34,22 @@ export interface IssuedUserTokens {
   scope: string;
 }
 
+/** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
+export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
+
+/** The client's ID-token algorithm: PS256 when it asks for it, RS256 otherwise (the default). */
+export function idTokenAlg(client: ClientRecord): string {
+  const alg = (client.extra.jwt_configuration as { alg?: unknown } | undefined)?.alg;
+  return alg === "PS256" ? "PS256" : "RS256";
+}
+
 export interface UserTokenInput {
   tenant: TenantContext;
   config: TenantConfig;
+  /** The RS256 key (ID tokens unless the client chose PS256; access tokens unless the API chose otherwise). */
   signer: Signer;
+  /** The key for an API's `signing_alg`, for access tokens to that API. */
+  signerFor: (alg: string) => Promise<Signer>;
   client: ClientRecord;
   user: UserRecord;
   grant: CodeGrant;
@@ -78,7 +90,8 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(grant.organization ? { org_id: grant.organization } : {}),
     });
-    result.access_token = await signJwt(claims, signer.key, signer.kid, signer.alg, "at+jwt");
+    const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
+    result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
   }
   if (input.withIdToken && scopes.includes("openid")) {
     const computed: Record<string, unknown> = {
@@ -93,7 +106,9 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };
     const { claims } = mergeClaims(computed, profileClaims(user, scopes));
-    result.id_token = await signJwt(claims, signer.key, signer.kid, signer.alg);
+    const idAlg = idTokenAlg(client);
+    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
+    result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
   }
   return result;
 }
