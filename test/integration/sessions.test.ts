@@ -94,3 +94,15 @@ describe("sessions API", () => {
     expect((await mgmt("GET", "/sessions", { token: theirs, host })).status).toBe(403);
   });
 });
+
+describe("session revocation is audited", () => {
+  it("records a session.deleted event (sapi) in the tenant's logs", async () => {
+    const a = await loggedIn();
+    expect((await admin("DELETE", `/sessions/${a.sessionId}`)).status).toBe(204);
+    const { env, runDurableObjectAlarm } = await import("cloudflare:test");
+    await runDurableObjectAlarm(env.TENANT.getByName(tenant));
+    const logs = (await (await admin("GET", "/logs?per_page=100")).json()) as Array<{ type: string; details?: Record<string, unknown>; description?: string }>;
+    const entry = logs.find((l) => JSON.stringify(l).includes(a.sessionId) && JSON.stringify(l).includes("session.deleted"));
+    expect(entry?.type).toBe("sapi");
+  });
+});

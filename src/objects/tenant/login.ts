@@ -3,7 +3,8 @@ import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSess
 import { iso, json, type Sql } from "../sql";
 import type { AuditContext } from "../../shared/types";
 import { LOG_TYPES } from "./audit";
-import { emitAudit, emitHook, hookUser } from "./events";
+import { audited, emitAudit, emitHook, hookUser } from "./events";
+import { fail, ok, type Result } from "../../shared/errors";
 import { type WriteTx, TenantRpc } from "./rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { getUser, isRegistrationComplete, recordLogin } from "./users";
@@ -212,7 +213,10 @@ export class Sessions extends TenantRpc {
   }
 
   /** Management revocation (SPEC §3.3): deletes the session and answers whose it was. */
-  revoke(id: string): { user_id: string } | null {
-    return this.commit(({ sql }) => revokeSession(sql, id));
+  revoke(id: string): Result<{ user_id: string }> {
+    return this.commit((tx) => {
+      const revoked = revokeSession(tx.sql, id);
+      return audited(tx, this.audit, revoked ? ok(revoked) : fail("inexistent_session"), { entity: "session", action: "deleted", id });
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { auditContext } from "../http/audit";
 import type { SessionView } from "../../objects/tenant/session-admin";
-import { problem } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { userObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
@@ -29,8 +29,7 @@ function present(s: SessionView) {
  * couples, natural expiry does not).
  */
 async function revoke(c: AppContext, id: string): Promise<void> {
-  const revoked = await targetTenant(c).sessions(auditContext(c)).revoke(id);
-  if (!revoked) throw problem("inexistent_session");
+  const revoked = unwrap(await targetTenant(c).sessions(auditContext(c)).revoke(id));
   await userObject(c.env, c.var.tenant.id, revoked.user_id).refreshTokens().revokeBySessions([id]);
 }
 
