@@ -24,6 +24,7 @@ const REASONS = {
   revoked: "Refresh token has been revoked",
   reused: "Refresh token has been revoked",
   expired: "Refresh token has expired",
+  blocked: "user is blocked",
 } as const;
 
 /** What the device facts of a token record about this request. */
@@ -108,7 +109,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
   ]);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
-  if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
+  if (!user) throw invalidGrant(client, REASONS.revoked);
+  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   const token = outcome.token;
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;

@@ -43,6 +43,12 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).revocations().isRevoked(subject.jti))) {
     throw invalidGrant(client, "subject_token has been revoked");
   }
+  if (subject.gty !== "client-credentials" && typeof subject.sub === "string") {
+    // SPEC §7: a grant acting for a blocked (or deleted) user is refused.
+    const user = await tenantObject(c.env, tenant.id).users().get(subject.sub);
+    if (!user) throw invalidGrant(client, "subject_token's user no longer exists");
+    if (user.blocked) throw invalidGrant(client, "user is blocked");
+  }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
   const requested = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const extra = requested.filter((s) => !held.includes(s));
