@@ -61,16 +61,19 @@ export function metadataProblem(value: unknown): string | null {
   return null;
 }
 
-const metadataObject = z.record(z.string(), z.json()).superRefine((value, ctx) => {
-  const problem = metadataProblem(value);
+/**
+ * Metadata is checked as the caller sent it, before zod builds its copy: a parsed record silently drops a
+ * `__proto__` key, and a dropped key must be a 400, never a quiet change.
+ */
+const checkedRaw = z.unknown().superRefine((value, ctx) => {
+  const problem = value !== null && typeof value === "object" ? metadataProblem(value) : null;
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
+const metadataObject = checkedRaw.pipe(z.record(z.string(), z.json()));
+
 /** Metadata in a PATCH: merged key by key at the top level, a null value removing its key. */
-const metadataPatch = z.record(z.string(), z.json().nullable()).superRefine((value, ctx) => {
-  const problem = metadataProblem(value);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
+const metadataPatch = checkedRaw.pipe(z.record(z.string(), z.json().nullable()));
 
 /** A plausible address: one @, something on both sides, no whitespace or control characters. */
 const email = line(254)
