@@ -27,6 +27,15 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["PATCH", "/resource-servers/{id}", { name: "x" }],
     ["DELETE", "/resource-servers/{id}"],
   ],
+  user: [
+    ["GET", "/users/{id}"],
+    ["PATCH", "/users/{id}", { name: "x" }],
+    ["DELETE", "/users/{id}"],
+    ["POST", "/users/{id}/identities", { provider: "auth0", user_id: "x" }],
+    ["DELETE", "/users/{id}/identities/auth0/x"],
+    ["GET", "/users/{id}/sessions"],
+    ["GET", "/users/{id}/refresh-tokens"],
+  ],
   tenant: [
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],
