@@ -185,6 +185,11 @@ export class TenantObject extends DurableObject<Env> {
     return bench.benchCommit(this.outbox, n);
   }
 
+  /** `npm run bench` only: bulk passwordless users (see bench.benchSeedUsers). */
+  benchSeedUsers(input: { connection: string; from: number; count: number }) {
+    return bench.benchSeedUsers(this.ctx.storage, this.core.sql, () => this.core.now(), input);
+  }
+
   /** `npm run bench` only: this instance records with or without the outbox (SPEC §6.3 `enabled`). */
   benchSetOutbox(enabled: boolean): void {
     this.outbox.options = { ...this.outbox.options, enabled };

@@ -6,7 +6,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { IdentityRef, UserIdentity, UserRecord } from "../../shared/types";
 import type { Sql } from "../sql";
-import { getUser, loadIdentities, type UserRow } from "./user-rows";
+import { getUser, type UserRow } from "./user-rows";
 
 /** What a link or unlink changed: the primary before and after, and its identities after. */
 export interface LinkOutcome {
@@ -36,7 +36,7 @@ function findAccount(sql: Sql, ref: IdentityRef): UserRow | undefined {
 
 function outcome(sql: Sql, before: UserRecord, account: string): LinkOutcome {
   const after = getUser(sql, before.user_id) as UserRecord;
-  return { before, after, identities: loadIdentities(sql, [before.user_id]).get(before.user_id) ?? [], account };
+  return { before, after, identities: after.identities, account };
 }
 
 /**

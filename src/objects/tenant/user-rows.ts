@@ -52,36 +52,38 @@ function profileData(r: UserRow): Record<string, Json> {
   return out;
 }
 
+/** The provider and bare id of an account id: split at the first pipe (pipes inside the id are kept). */
+export function splitUserId(userId: string): { provider: string; bare: string } {
+  const pipe = userId.indexOf("|");
+  return pipe > 0 ? { provider: userId.slice(0, pipe), bare: userId.slice(pipe + 1) } : { provider: "auth0", bare: userId };
+}
+
 /**
- * The identities of the given primary users, primary identity first then linked accounts in link order:
- * `{connection, provider, user_id (bare), isSocial}` plus `profileData` for linked accounts.
+ * The identities of a page of primary users, primary identity first, then linked accounts in link order:
+ * `{connection, provider, user_id (bare), isSocial}` plus `profileData` for linked accounts. The primary
+ * identity comes from the user's own row; only linked accounts are read (a partial index on linked_to),
+ * so a page of unlinked users costs no identity query beyond the connections' strategies.
  */
-export function loadIdentities(sql: Sql, userIds: string[]): Map<string, UserIdentity[]> {
-  const out = new Map<string, UserIdentity[]>(userIds.map((id) => [id, []]));
-  if (userIds.length === 0) return out;
-  const rows = sql.all<UserRow & { owner: string; source: string; provider: string; bare: string; strategy: string | null }>`
-    SELECT i.user_id AS owner, i.source_user_id AS source, i.provider, i.identity_user_id AS bare, c.strategy,
-      u.connection, u.email, u.email_verified, u.name, u.username, u.given_name, u.family_name, u.nickname, u.picture,
-      u.phone_number, u.phone_verified
-    FROM identities i
-    JOIN users u ON u.user_id = i.source_user_id
-    LEFT JOIN connections c ON c.name = i.connection
-    WHERE i.user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))
-    ORDER BY i.user_id, i.source_user_id <> i.user_id, i.linked_at, i.source_user_id`;
-  for (const r of rows) {
-    const identity: UserIdentity = { connection: String(r.connection), provider: r.provider, user_id: r.bare, isSocial: isSocialStrategy(r.strategy) };
-    if (r.source !== r.owner) identity.profileData = profileData(r);
-    out.get(r.owner)?.push(identity);
-  }
+export function loadIdentities(sql: Sql, rows: UserRow[]): Map<string, UserIdentity[]> {
+  const out = new Map<string, UserIdentity[]>();
+  if (rows.length === 0) return out;
+  const strategies = new Map(sql.all<{ name: string; strategy: string }>`SELECT name, strategy FROM connections`.map((c) => [c.name, c.strategy]));
+  const identity = (r: UserRow): UserIdentity => {
+    const { provider, bare } = splitUserId(String(r.user_id));
+    return { connection: String(r.connection), provider, user_id: bare, isSocial: isSocialStrategy(strategies.get(String(r.connection))) };
+  };
+  for (const r of rows) out.set(String(r.user_id), [identity(r)]);
+  const ids = JSON.stringify(rows.map((r) => String(r.user_id)));
+  const linked = sql.all<UserRow>`SELECT u.* FROM users u JOIN identities i ON i.source_user_id = u.user_id
+    WHERE u.linked_to IN (SELECT value FROM json_each(${ids})) ORDER BY i.linked_at, u.user_id`;
+  for (const r of linked) out.get(String(r.linked_to))?.push({ ...identity(r), profileData: profileData(r) });
   return out;
 }
 
 /** Records of a page of rows, identities included, in the rows' order. */
 export function toUsers(sql: Sql, rows: UserRow[]): UserRecord[] {
-  const users = rows.map(toUserBase);
-  const identities = loadIdentities(sql, users.map((u) => u.user_id));
-  for (const user of users) user.identities = identities.get(user.user_id) ?? [];
-  return users;
+  const identities = loadIdentities(sql, rows);
+  return rows.map((row) => ({ ...toUserBase(row), identities: identities.get(String(row.user_id)) ?? [] }));
 }
 
 /** One row by user id (a linked secondary included), or undefined. */
