@@ -1,4 +1,4 @@
-import { type Result } from "../../shared/errors";
+import type { Result } from "../../shared/errors";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { IdentityRef, ListPage, ListWindow, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/types";
 import { LOG_TYPES } from "./audit";

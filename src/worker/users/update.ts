@@ -19,13 +19,13 @@ const SECONDARY_FIELDS = new Set(["connection", "client_id", "email", "email_ver
 const FIELDS = ["email", "email_verified", "username", "phone_number", "phone_verified", "name", "given_name", "family_name", "nickname", "picture", "blocked"] as const;
 
 /**
- * The narrower scopes of PATCH (the reference platform): `update:users_app_metadata` changes metadata
+ * The narrower scopes of PATCH (the reference platform): `update:users_app_metadata` changes app_metadata
  * only; a user's own token with `update:current_user_metadata` changes its own user_metadata only.
  */
 function assertMayChange(c: AppContext, body: UpdateUserInput): void {
   const auth = c.var.auth;
   if (auth.kind === "client" && auth.scopes.has("update:users")) return;
-  const allowed = auth.kind === "client" ? ["app_metadata", "user_metadata"] : ["user_metadata"];
+  const allowed = auth.kind === "client" ? ["app_metadata"] : ["user_metadata"];
   const scope = auth.kind === "client" ? "update:users" : "update:users, update:current_user_metadata";
   if (Object.keys(body).some((key) => !allowed.includes(key))) throw problem("insufficient_scope", { scope });
 }
