@@ -8,6 +8,8 @@ CREATE TABLE users_v6 (
   user_id TEXT NOT NULL UNIQUE,
   connection TEXT NOT NULL,
   email TEXT,
+  -- The reference platform's searchable `email.domain`.
+  email_domain TEXT GENERATED ALWAYS AS (CASE WHEN instr(email, '@') > 0 THEN substr(email, instr(email, '@') + 1) END) VIRTUAL,
   email_verified INTEGER NOT NULL DEFAULT 0,
   username TEXT,
   phone_number TEXT,
@@ -41,6 +43,7 @@ ALTER TABLE users_v6 RENAME TO users;
 -- Email equality per connection (login, duplicate check) and across connections (users-by-email, `q`).
 CREATE UNIQUE INDEX users_by_connection_email ON users (connection, email);
 CREATE INDEX users_by_email ON users (email);
+CREATE INDEX users_by_email_domain ON users (email_domain);
 CREATE UNIQUE INDEX users_by_connection_username ON users (connection, username) WHERE username IS NOT NULL;
 -- Keyset listing (SPEC §4.3: created_at, then user_id) over primary users only; secondaries by primary.
 CREATE INDEX users_by_created ON users (created_at, user_id) WHERE linked_to IS NULL;

@@ -13,12 +13,14 @@ export const USERS_SEARCH: LuceneSqlConfig = {
   fields: {
     // The reference platform compares email, name, given_name, family_name and nickname case-insensitively.
     email: { kind: "email", column: "email" },
+    "email.domain": { kind: "email", column: "email_domain" },
     name: { kind: "text", column: "name" },
     nickname: { kind: "text", column: "nickname" },
     given_name: { kind: "text", column: "given_name" },
     family_name: { kind: "text", column: "family_name" },
     username: { kind: "exact", column: "username" },
     phone_number: { kind: "exact", column: "phone_number" },
+    last_ip: { kind: "exact", column: "last_ip" },
     user_id: { kind: "exact", column: "user_id" },
     connection: { kind: "exact", column: "connection", via: identities },
     "identities.connection": { kind: "exact", column: "connection", via: identities },

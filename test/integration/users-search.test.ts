@@ -68,6 +68,11 @@ describe("q (SPEC §4.2 Search rules)", () => {
     ["sec@example.com", []], // the linked secondary is not a user of its own any more
     ["Secondary", []],
     ["x' OR '1'='1", []],
+    ["email:*@example.org", ["bob"]], // the reference platform's suffix wildcard (3+ characters)
+    ["name:*smith", ["ann"]],
+    ["name:*ANN*", ["ann", "joann"]],
+    ["email.domain:EXAMPLE.com", ["ann", "dave", "emile", "joann"]],
+    ["_exists_:last_ip", []],
     ["app_metadata.__proto__:x", []],
   ];
   for (const [q, expected] of cases) {
@@ -92,6 +97,8 @@ describe("q (SPEC §4.2 Search rules)", () => {
       ["(ann OR bob", /unbalanced parenthesis/],
       ["ann AND", /dangling AND/],
       ["blocked:maybe", /true or false/],
+      ["name:*an", /at least 3 characters/],
+      ["app_metadata.plan:*ro", /wildcards are not supported/],
       ["created_at:[yesterday TO *]", /ISO date/],
       ["a\u0000b", /NUL/],
       ["a\u0007b", /control character/],

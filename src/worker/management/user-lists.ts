@@ -18,7 +18,7 @@ const USERS_QUERY = LIST_QUERY.extend({
   q: z
     .string()
     .optional()
-    .describe("Lucene syntax (SPEC §4.2): a complete email is an equality match, partial terms are substrings; field:value on email, name, nickname, given_name, family_name, username, phone_number, user_id, connection, identities.connection, identities.provider, email_verified, phone_verified, blocked, app_metadata.*, user_metadata.*, created_at, updated_at, last_login, logins_count (ranges [a TO b]); AND, OR, NOT, -, quotes, _exists_:field"),
+    .describe("Lucene syntax (SPEC §4.2): a complete email is an equality match, partial terms are substrings; field:value on email, email.domain, name, nickname, given_name, family_name, username, phone_number, last_ip, user_id, connection, identities.connection, identities.provider, identities.user_id, email_verified, phone_verified, blocked, app_metadata.*, user_metadata.*, created_at, updated_at, last_login, logins_count (ranges [a TO b]); field:abc* (starts with), field:*abc (ends with), field:*abc* (contains); AND, OR, NOT, -, quotes, _exists_:field"),
   search_engine: z.string().optional().describe("v3 (default) or v2"),
   sort: z.string().optional().describe("created_at:-1 (default) or created_at:1"),
   connection: z.string().optional().describe("only users with an identity in this connection"),
