@@ -94,6 +94,19 @@ describe("POST /users/{id}/identities", () => {
     }
   });
 
+  it("linking a user that has linked accounts of its own moves them to the new primary too", async () => {
+    const top = await emailUser(tenant, unique("top"));
+    const middle = await emailUser(tenant, unique("middle"));
+    const bottom = await emailUser(tenant, unique("bottom"));
+    expect((await link(middle.user_id, { provider: "email", user_id: bottom.user_id })).status).toBe(201);
+    const res = await link(top.user_id, { provider: "email", user_id: middle.user_id });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as UserBody["identities"]).map((i) => `email|${i.user_id}`)).toEqual([top.user_id, middle.user_id, bottom.user_id]);
+    expect((await api(tenant, "GET", path(middle.user_id))).status).toBe(404);
+    const unlinked = await api(tenant, "DELETE", path(top.user_id, `/identities/email/${bottom.user_id.slice(6)}`));
+    expect(((await unlinked.json()) as UserBody["identities"]).map((i) => `email|${i.user_id}`)).toEqual([top.user_id, middle.user_id]);
+  });
+
   it("a linked account's password logs its person in as the primary user", async () => {
     const primary = await emailUser(tenant, unique("main"));
     const email = unique("pwd-secondary");

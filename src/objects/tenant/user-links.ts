@@ -54,9 +54,11 @@ export function linkAccount(sql: Sql, primaryId: string, ref: IdentityRef, now: 
   const account = String(secondary.user_id);
   if (account === primaryId) return fail("link_self");
   if (secondary.linked_to !== null) return fail("identity_already_linked");
-  const moved = JSON.stringify([account, ...sql.all<{ id: string }>`SELECT user_id AS id FROM users WHERE linked_to = ${account}`.map((r) => r.id)]);
-  sql.run`UPDATE users SET linked_to = ${primaryId}, updated_at = ${now} WHERE user_id IN (SELECT value FROM json_each(${moved}))`;
-  sql.run`UPDATE identities SET linked_at = ${now} WHERE source_user_id IN (SELECT value FROM json_each(${moved}))`;
+  // The secondary, then the accounts already linked to it in their order: they join the primary in that order.
+  const moved = [account, ...sql.all<{ id: string }>`SELECT source_user_id AS id FROM identities
+    WHERE user_id = ${account} AND source_user_id <> ${account} ORDER BY linked_at, source_user_id`.map((r) => r.id)];
+  sql.run`UPDATE users SET linked_to = ${primaryId}, updated_at = ${now} WHERE user_id IN (SELECT value FROM json_each(${JSON.stringify(moved)}))`;
+  moved.forEach((id, order) => sql.run`UPDATE identities SET linked_at = ${now + order} WHERE source_user_id = ${id}`);
   sql.run`UPDATE users SET updated_at = ${now} WHERE user_id = ${primaryId}`;
   return ok(outcome(sql, before, account));
 }

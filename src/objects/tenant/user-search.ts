@@ -37,8 +37,9 @@ function rowsOf<T>(cursor: SqlStorageCursor<Record<string, SqlStorageValue>>): T
 }
 
 /**
- * The filter of a listing. A bare substring term is answered by the trigram index, whose hits are read
- * first (MATERIALIZED), so a selective term never walks the created_at index over every user.
+ * The filter of a listing: primary users only, `q` compiled over USERS_SEARCH (a bare substring term of 3+
+ * characters becomes `seq IN (trigram index hits)`, which SQLite reads by rowid, then sorts the few hits),
+ * and the `connection` parameter through the identities table.
  */
 function filterOf(query: UserQuery): { where: string[]; params: SqlParam[] } {
   const where = ["linked_to IS NULL"];
