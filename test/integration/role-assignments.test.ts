@@ -130,6 +130,13 @@ describe("POST/GET /roles/{id}/users", () => {
     expect([...first.users, ...second.users].map((u) => u.user_id)).toEqual(list.map((u) => u.user_id));
     expect(await (await t.call("GET", `/roles/${role.id}/users?per_page=1&include_totals=true`)).json()).toMatchObject({ total: 3, length: 1, limit: 1 });
     expect(await (await t.call("GET", userPath(users[1]?.user_id as string, "/roles"))).json()).toEqual([role]);
+    // The order is fixed: sort is ignored; a cursor of another list is a 400, as is a malformed one.
+    expect(await (await t.call("GET", `/roles/${role.id}/users?sort=email:1`)).json()).toEqual(list);
+    await createRole(tenant);
+    const rolesCursor = ((await (await t.call("GET", "/roles?take=1")).json()) as { next: string }).next;
+    await expectError(await t.call("GET", `/roles/${role.id}/users?take=1&from=${rolesCursor}`), 400, "invalid_query_string");
+    await expectError(await t.call("GET", `/roles/${role.id}/users?from=%%%`), 400, "invalid_query_string");
+    await expectError(await t.call("GET", `/roles/${role.id}/users?take=abc`), 400, "invalid_query_string");
   });
 
   it("an unknown user is 404 inexistent_user and nobody is assigned", async () => {

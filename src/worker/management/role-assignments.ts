@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { problem, unwrap } from "../../shared/errors";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { permissionsBody, roleUsersBody } from "../../shared/schemas/roles";
@@ -33,7 +34,16 @@ function capped(query: Record<string, string>): Record<string, string> {
   return out;
 }
 
-const ROLE_PERMISSIONS_QUERY = LIST_QUERY.describe("offset or checkpoint paging; sort is refused in checkpoint mode");
+const ROLE_PERMISSIONS_QUERY = LIST_QUERY.extend({
+  sort: z.string().optional().describe("refused (400) in checkpoint mode; the order is fixed (API identifier, then name)"),
+});
+
+/**
+ * The order each list's cursors are minted under (SPEC §4.3 rule 3): a cursor of one list replayed on
+ * another is a 400, never a page from the wrong position.
+ */
+const PERMISSIONS_ORDER = { checkpoint: true, sorts: ["resource_server_identifier:1,permission_name:1"] };
+const MEMBERS_ORDER = { checkpoint: true, sorts: ["assigned_at:-1"] };
 
 export const roleAssignmentRoutes = [
   defineRoute({
@@ -44,7 +54,7 @@ export const roleAssignmentRoutes = [
     query: ROLE_PERMISSIONS_QUERY,
     status: 200,
     async handler(c, { params }) {
-      const q = fixedOrderListQuery(c, { checkpoint: true });
+      const q = fixedOrderListQuery(c, PERMISSIONS_ORDER);
       const roles = targetTenant(c).roles();
       if (q.mode === "offset") {
         const page = unwrap(await roles.permissions(params.id, { offset: q.page * q.perPage, limit: q.perPage }));
@@ -89,7 +99,9 @@ export const roleAssignmentRoutes = [
     query: LIST_QUERY,
     status: 200,
     async handler(c, { params }) {
-      const q = parseListQuery(capped(c.req.query()), { checkpoint: true });
+      // A fixed order: sort is ignored (SPEC §4.3 rule 2).
+      const { sort: _sort, ...query } = c.req.query();
+      const q = parseListQuery(capped(query), MEMBERS_ORDER);
       const roles = targetTenant(c).roles();
       if (q.mode === "offset") {
         const page = unwrap(await roles.members(params.id, { offset: q.page * q.perPage, limit: q.perPage }));
