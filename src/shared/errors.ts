@@ -209,6 +209,30 @@ export const ERRORS = {
   },
   system_grant_immutable: { status: 400, message: "You cannot modify the grant of a system client", errorCode: "operation_not_supported" },
   system_grant_undeletable: { status: 400, message: "You cannot delete the grant of a system client", errorCode: "operation_not_supported" },
+  // Roles and permissions (SPEC §4.2 "Clients, connections, roles, resource servers").
+  inexistent_role: { status: 404, message: "The role does not exist", errorCode: "inexistent_role" },
+  role_conflict: { status: 409, message: 'A role named "{name}" already exists', errorCode: "role_conflict" },
+  inexistent_permission_api: {
+    status: 404,
+    message: 'Resource server "{identifier}" does not exist',
+    errorCode: "inexistent_resource_server",
+  },
+  undefined_permissions: {
+    status: 400,
+    message: 'Permissions not defined on the resource server "{identifier}": {permissions}',
+    errorCode: "invalid_body",
+  },
+  checkpoint_sort: {
+    status: 400,
+    message: "sort cannot be combined with checkpoint pagination (from, take)",
+    errorCode: "invalid_query_string",
+  },
+  // Routes of the reference platform that this service does not offer (deploy tools skip a 403).
+  feature_not_enabled: {
+    status: 403,
+    message: 'The feature "{feature}" is not enabled on this tenant',
+    errorCode: "feature_not_enabled",
+  },
   // Connections and users.
   inexistent_connection: { status: 404, message: "The connection does not exist", errorCode: "inexistent_connection" },
   connection_conflict: { status: 409, message: 'A connection with name "{name}" already exists', errorCode: "connection_conflict" },

@@ -36,6 +36,22 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/users/{id}/sessions"],
     ["GET", "/users/{id}/refresh-tokens"],
   ],
+  role: [
+    ["GET", "/roles/{id}"],
+    ["PATCH", "/roles/{id}", { name: "x" }],
+    ["DELETE", "/roles/{id}"],
+    ["GET", "/roles/{id}/permissions"],
+    ["DELETE", "/roles/{id}/permissions", { permissions: [{ resource_server_identifier: "x", permission_name: "y" }] }],
+    ["GET", "/roles/{id}/users"],
+    ["POST", "/roles/{id}/users", { users: ["auth0|x"] }],
+  ],
+  "user (roles and permissions)": [
+    ["GET", "/users/{id}/roles"],
+    ["POST", "/users/{id}/roles", { roles: ["rol_x"] }],
+    ["DELETE", "/users/{id}/roles", { roles: ["rol_x"] }],
+    ["GET", "/users/{id}/permissions"],
+    ["DELETE", "/users/{id}/permissions", { permissions: [{ resource_server_identifier: "x", permission_name: "y" }] }],
+  ],
   tenant: [
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],

@@ -4,6 +4,7 @@ import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
 import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import users from "../../../migrations/tenant/0006_users.sql";
+import roles from "../../../migrations/tenant/0007_roles.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -14,4 +15,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
   { name: "0005_outbox", sql: outbox },
   { name: "0006_users", sql: users },
+  { name: "0007_roles", sql: roles },
 ]);

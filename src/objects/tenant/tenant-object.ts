@@ -15,10 +15,12 @@ import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
 import { ResourceServers } from "./resource-servers";
+import { Roles } from "./roles";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
+import { UserAuthorization } from "./user-authorization";
 import { Users } from "./users";
 
 /**
@@ -135,6 +137,15 @@ export class TenantObject extends DurableObject<Env> {
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
     return new Users(this.core, audit);
+  }
+
+  roles(audit: AuditContext = SYSTEM_CONTEXT): Roles {
+    return new Roles(this.core, audit);
+  }
+
+  /** A user's roles and direct permissions, and what tokens need of them. */
+  userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
+    return new UserAuthorization(this.core, audit);
   }
 
   logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {

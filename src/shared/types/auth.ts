@@ -204,6 +204,8 @@ export interface RedeemedCode {
   grant: CodeGrant;
   /** The code's user as it is now (null if deleted since). */
   user: UserRecord | null;
+  /** The permissions the user holds now on the grant's audience, directly or through roles (RBAC). */
+  permissions: string[];
 }
 
 /** The conditions a code must meet to be consumed; any mismatch leaves it unconsumed. */

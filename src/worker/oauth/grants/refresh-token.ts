@@ -93,7 +93,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, user] = await Promise.all([
+  const [outcome, subject] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
       {
         id: parsed.id,
@@ -106,8 +106,10 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+    // The user and its RBAC permissions in the one read this grant makes of its user.
+    tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
   ]);
+  const user = subject.user;
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
   if (user.blocked) throw invalidGrant(client, REASONS.blocked);
@@ -129,6 +131,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       ...(token.audience ? { audience: token.audience } : {}),
       ...(token.login.organization ? { organization: token.login.organization } : {}),
     },
+    permissions: token.audience ? (subject.permissions[token.audience] ?? []) : [],
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,

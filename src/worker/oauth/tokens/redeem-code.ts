@@ -70,6 +70,7 @@ export async function redeemCode(
     client,
     user,
     grant: outcome.code.grant,
+    permissions: outcome.code.permissions,
     sessionId: outcome.code.session_id,
     withAccessToken: true,
     withIdToken: true,
