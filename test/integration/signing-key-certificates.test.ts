@@ -64,7 +64,7 @@ describe("certificates for keys that pre-date them", () => {
     const [entry] = (await jwks(tenant)).keys;
     expect(entry?.x5c).toEqual([expect.any(String)]);
     const [key] = await listKeys(tenant);
-    expect(key?.cert.replace(/-----[A-Z ]+-----|\s/g, "")).toBe(entry?.x5c?.[0]);
+    expect(key?.cert.replace(/-----[A-Z ]+-----|\s/g, "")).toBe((entry?.x5c as string[] | undefined)?.[0]);
   });
 
   it("the backfilled certificate runs from the key's creation to its expiry", async () => {
