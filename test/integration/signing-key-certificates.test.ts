@@ -3,7 +3,7 @@ import { exportJWK, importX509 } from "jose";
 import { describe, expect, it } from "vitest";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { createTenant } from "../helpers/api";
-import { DAY, jwks, listKeys, onTenant } from "../helpers/keys";
+import { jwks, listKeys, onTenant } from "../helpers/keys";
 
 /**
  * Keys made before keys carried certificates (issue 14 point 1): they get one over their own key pair the
@@ -26,7 +26,9 @@ async function dropCertificates(tenantId: string): Promise<{ kid: string; create
 /** notBefore and notAfter of a certificate: its first two UTCTime values (tag 0x17, 13 characters). */
 function validity(pem: string): [number, number] {
   const der = atob(pem.replace(/-----[A-Z ]+-----|\s/g, ""));
-  const times = [...der.matchAll(/\x17\x0d(\d{12})Z/g)].map((m) => {
+  // UTCTime: tag 0x17, length 13 (String.fromCharCode keeps the control characters out of a regex literal).
+  const marker = String.fromCharCode(0x17, 0x0d);
+  const times = [...der.matchAll(new RegExp(`${marker}(\\d{12})Z`, "g"))].map((m) => {
     const t = m[1] ?? "";
     return Date.UTC(2000 + Number(t.slice(0, 2)), Number(t.slice(2, 4)) - 1, Number(t.slice(4, 6)), Number(t.slice(6, 8)), Number(t.slice(8, 10)), Number(t.slice(10, 12)));
   });

@@ -14,6 +14,7 @@ import { hashSecret, prepareSession, setSessionCookie } from "../../login/sessio
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
+import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
 import { respondToClient } from "./respond";
 
@@ -68,6 +69,8 @@ async function answer(
   grant: CodeGrant,
   code: string | undefined,
 ): Promise<Response> {
+  // A SAML login (/samlp/{client_id}) completes with a signed SAML response instead (issue 14).
+  if (request.samlp) return samlLoginResponse(c, { ...request, samlp: request.samlp }, client, user, sessionId, grant.auth_time);
   const tenant = c.var.tenant;
   const types = new Set(request.response_type.split(" "));
   const params: Record<string, string | undefined> = { state: request.state, code };
