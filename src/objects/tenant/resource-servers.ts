@@ -31,6 +31,7 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
       enforce_policies, created_at, updated_at)
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
       ${api.allow_offline_access}, ${api.enforce_policies}, ${now}, ${now})`;
+  if (api.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${api.signing_secret_enc} WHERE id = ${api.id}`;
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
@@ -47,6 +48,7 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
       enforce_policies = ${next.enforce_policies}, updated_at = ${now}
     WHERE id = ${id}`;
+  if (patch.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc} WHERE id = ${id}`;
   if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
   return ok(getResourceServer(sql, id) as ResourceServerRecord);
 }

@@ -18,6 +18,7 @@ import { ResourceServers } from "./resource-servers";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
+import { TenantSettingsRpc } from "./tenant-settings";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
 
@@ -131,6 +132,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
+    return new TenantSettingsRpc(this.core, audit);
   }
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {

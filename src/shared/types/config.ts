@@ -36,6 +36,8 @@ export interface ResourceServerRecord {
   allow_offline_access: boolean;
   /** RBAC: user tokens carry only the user's permissions for this API (the reference platform's switch). */
   enforce_policies: boolean;
+  /** The HS256 signing secret, encrypted (never shown; the worker opens it); null when the API has none. */
+  signing_secret_enc: string | null;
   is_system: boolean;
   created_at: string;
   updated_at: string;

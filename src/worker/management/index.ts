@@ -18,11 +18,13 @@ import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
 import { sessionRoutes } from "./sessions";
+import { tenantSettingsRoutes } from "./tenant-settings";
 import { tenantRoutes } from "./tenants";
 import { userRoutes } from "./users";
 
 /** Every management route, one list per resource. */
 export const managementRoutes: readonly ManagementRoute[] = [
+  ...tenantSettingsRoutes,
   ...tenantRoutes,
   ...clientRoutes,
   ...connectionRoutes,

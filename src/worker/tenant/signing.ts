@@ -101,7 +101,7 @@ export async function importSigningKey(encryptionKey: string | undefined, key: S
   return (await importJWK(jwk, key.alg, { extractable: false })) as CryptoKey;
 }
 
-/** Signs a JWT with the given key. */
-export function signJwt(payload: JWTPayload, key: CryptoKey, kid: string, alg: string, typ = "JWT"): Promise<string> {
-  return new SignJWT(payload).setProtectedHeader({ alg, kid, typ }).sign(key);
+/** Signs a JWT with the given key (no `kid` for an API's HS256 secret, which is not a published key). */
+export function signJwt(payload: JWTPayload, key: CryptoKey, kid: string | undefined, alg: string, typ = "JWT"): Promise<string> {
+  return new SignJWT(payload).setProtectedHeader({ alg, typ, ...(kid ? { kid } : {}) }).sign(key);
 }

@@ -12,7 +12,7 @@ import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
-import { activeSigner } from "../../tenant/keys";
+import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
@@ -80,7 +80,7 @@ async function answer(
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
-      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
+      signerFor: signerResolver(c.env, c.var.settings, tenant.id),
       client,
       user,
       grant,
