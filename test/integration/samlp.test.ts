@@ -111,6 +111,28 @@ describe("SAML metadata", () => {
   });
 });
 
+describe("who can reach the SAML routes", () => {
+  it("metadata is public and credentials play no part; a client of another tenant is unknown here (404)", async () => {
+    const { tenant, app } = await setup();
+    const other = await setup();
+    const anon = await call(`/samlp/metadata/${app.client_id}`, { host: hostOf(tenant) });
+    const withJunk = await call(`/samlp/metadata/${app.client_id}`, { host: hostOf(tenant), headers: { authorization: "Bearer not-a-token" } });
+    expect(anon.status).toBe(200);
+    expect(withJunk.status).toBe(200);
+    expect(await withJunk.text()).toBe(await anon.text());
+    expect((await call(`/samlp/metadata/${other.app.client_id}`, { host: hostOf(tenant) })).status).toBe(404);
+    const crossTenant = await ssoRedirect(tenant, other.app.client_id, { SAMLRequest: await deflated(authnRequest()) });
+    expect(crossTenant.status).toBe(404);
+  });
+
+  it("the SSO route needs nothing but a valid client with the samlp addon: no token, no cookie", async () => {
+    const { tenant, app } = await setup();
+    const res = await ssoRedirect(tenant, app.client_id, { SAMLRequest: await deflated(authnRequest()) });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toMatch(/^\/u2\/login\?state=ls_/);
+  });
+});
+
 describe("SP-initiated SAML login", () => {
   it("HTTP-Redirect: the login page, then a signed response POSTed to the ACS with RelayState and InResponseTo", async () => {
     const { tenant, app, email, user } = await setup();
@@ -203,6 +225,22 @@ describe("SP-initiated SAML login", () => {
     const location = start.headers.get("location") ?? "";
     expect((await logIn(tenant, location, email, PASSWORD)).res.status).toBe(200);
     await expect(logIn(tenant, location, email, PASSWORD)).resolves.toMatchObject({ res: expect.objectContaining({ status: 400 }) });
+  });
+});
+
+describe("SAML keys", () => {
+  it("a key rotated into the saml_encryption bucket signs SAML and is the metadata's certificate", async () => {
+    const { tenant, app, email } = await setup();
+    const rotated = await onTenant(tenant, "POST", "/keys/signing/rotate?type=saml_encryption", {});
+    expect(rotated.status).toBe(201);
+    const samlKey = (await rotated.json()) as { kid: string; cert: string };
+    const [jwtKey] = await listKeys(tenant);
+    expect(samlKey.kid).not.toBe(jwtKey?.kid);
+    expect(await metadataCerts(tenant, app.client_id)).toEqual([certBody(samlKey.cert)]);
+    const saml = readResponse((await spInitiatedLogin(tenant, app.client_id, email)).form.fields.SAMLResponse ?? "");
+    expect(saml.text("X509Certificate")).toBe(certBody(samlKey.cert));
+    const assertion = saml.find("Assertion");
+    expect(assertion && (await verifyEnveloped(saml.root, assertion, await importX509(samlKey.cert, "RS256")))).toBe(true);
   });
 });
 
