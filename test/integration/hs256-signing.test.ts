@@ -1,9 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "../helpers/api";
+import { CP, call, createTenant, mgmt, token } from "../helpers/api";
 import { authorize, redirectParams, seedUser, sessionCookie } from "../helpers/flows";
 import { createClient, grantClient } from "../helpers/management";
+import { mintWithTenantKey } from "../helpers/mint";
 import { expectReachability } from "../helpers/reach";
 import { hostOf, issueToken, issuerOf, jwks, listKeys, m2mClient, onTenant, verifyWithJwks } from "../helpers/keys";
 
@@ -173,5 +174,33 @@ describe("the tenant's default signing algorithm", () => {
   it("who can reach GET and PATCH /tenants/settings", async () => {
     await expectReachability("GET", () => "/tenants/settings", "read:tenant_settings", 200);
     await expectReachability("PATCH", () => "/tenants/settings", "update:tenant_settings", 200, () => ({ default_audience: "https://api.example.com/" }));
+    // An end user's token with the scopes, and a revoked token, are refused too.
+    const tenant = await createTenant();
+    const scope = "read:tenant_settings update:tenant_settings";
+    const userToken = await mintWithTenantKey(tenant, { iss: issuerOf(tenant), aud: CP.audience, scope, sub: "auth0|someone", gty: "password" });
+    for (const [method, body] of [["GET", undefined], ["PATCH", { default_signing_alg: "ES256" }]] as const) {
+      expect((await mgmt(method, "/tenants/settings", { token: userToken, ...(body ? { body } : {}) })).status).toBe(403);
+    }
+    const jti = crypto.randomUUID();
+    const revoked = await mintWithTenantKey(tenant, { iss: issuerOf(tenant), aud: CP.audience, scope, jti });
+    expect((await mgmt("GET", "/tenants/settings", { token: revoked })).status).toBe(200);
+    await env.TENANT.getByName(tenant).revocations().revoke(jti, Date.now() + 300_000);
+    const refused = await mgmt("GET", "/tenants/settings", { token: revoked });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ errorCode: "invalid_token", message: "The access token has been revoked" });
+    expect(await (await onTenant(tenant, "GET", "/tenants/settings")).json()).toEqual({ default_signing_alg: "RS256" });
+  });
+
+  it("default_audience serves client_credentials requests that name no audience", async () => {
+    const tenant = await createTenant();
+    const api = await createApi(tenant);
+    const client = await m2mClient(tenant, []);
+    await grantClient(client.client_id, api.identifier, ["read:x"], { headers: { "tenant-id": tenant } });
+    const ask = () => token({ grant_type: "client_credentials", ...client }, { host: hostOf(tenant) });
+    expect((await ask()).status).toBe(403);
+    await onTenant(tenant, "PATCH", "/tenants/settings", { default_audience: api.identifier });
+    const res = await ask();
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await verifyWithJwks(tenant, ((await res.json()) as { access_token: string }).access_token)).payload.aud).toBe(api.identifier);
   });
 });
