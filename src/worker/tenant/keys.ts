@@ -17,8 +17,11 @@ export interface Signer {
   alg: string;
 }
 
-/** Resolves the signer for an algorithm; HS256 needs the audience, the API whose own secret signs. */
-export type SignerFor = (alg?: string, audience?: string) => Promise<Signer>;
+/**
+ * Resolves the signer for an algorithm. HS256 needs the token's audience, whose own secret signs: an API's
+ * signing secret for its access tokens (`kind` "api"), a client's secret for its ID tokens ("client").
+ */
+export type SignerFor = (alg?: string, audience?: string, kind?: "api" | "client") => Promise<Signer>;
 
 /**
  * The key that signs now for an algorithm, imported once per snapshot and kid. Which key signs is computed
@@ -54,9 +57,33 @@ async function apiSecretSigner(env: Env, settings: Settings, tenantId: string, a
   });
 }
 
-/** The signer resolver of a request: the ring's key per algorithm, an API's secret for HS256. */
+/**
+ * A client's HS256 key for its ID tokens (OIDC Core §10.1: the client secret's UTF-8 bytes), opened once per
+ * snapshot; it also verifies them (logout's id_token_hint). Null for a client without a secret.
+ */
+export async function clientSecretKey(env: Env, settings: Settings, tenantId: string, clientId: string): Promise<CryptoKey | null> {
+  const source = tenantObject(env, tenantId);
+  const config = await tenantConfig(tenantId, source, settings);
+  const sealed = config.clients.find((client) => client.client_id === clientId)?.client_secret_enc;
+  if (!sealed) return null;
+  return memoized(tenantId, source, settings, `hs256-client:${clientId}`, async () => {
+    const secret = await (await fieldCipher(env.ENCRYPTION_KEY)).decrypt(sealed, encryptionContext.clientSecret(clientId));
+    return crypto.subtle.importKey("raw", utf8(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  });
+}
+
+async function clientSecretSigner(env: Env, settings: Settings, tenantId: string, clientId: string | undefined): Promise<Signer> {
+  const key = clientId === undefined ? null : await clientSecretKey(env, settings, tenantId, clientId);
+  if (!key) throw new OAuthError("server_error", "The client has no secret for HS256", 500);
+  return { key, alg: "HS256" };
+}
+
+/** The signer resolver of a request: the ring's key per algorithm, the audience's own secret for HS256. */
 export function signerResolver(env: Env, settings: Settings, tenantId: string): SignerFor {
-  return (alg = "RS256", audience) => (alg === "HS256" ? apiSecretSigner(env, settings, tenantId, audience) : activeSigner(env, settings, tenantId, alg));
+  return (alg = "RS256", audience, kind = "api") => {
+    if (alg !== "HS256") return activeSigner(env, settings, tenantId, alg);
+    return kind === "client" ? clientSecretSigner(env, settings, tenantId, audience) : apiSecretSigner(env, settings, tenantId, audience);
+  };
 }
 
 /**

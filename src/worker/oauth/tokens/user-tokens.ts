@@ -35,11 +35,16 @@ export interface IssuedUserTokens {
 }
 
 /** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
-export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
+export const ID_TOKEN_ALGS = ["HS256", "RS256", "PS256"] as const;
 
-/** The client's ID-token algorithm: PS256 when it asks for it, RS256 otherwise (the default). */
+/**
+ * The client's ID-token algorithm: PS256 or HS256 (signed with the client's own secret, OIDC Core §10.1)
+ * when it asks for it, RS256 otherwise (the default). A client without a secret cannot verify HS256, so
+ * its ID tokens stay RS256 whatever it asks.
+ */
 export function idTokenAlg(client: ClientRecord): string {
   const alg = (client.extra.jwt_configuration as { alg?: unknown } | undefined)?.alg;
+  if (alg === "HS256") return client.client_secret_enc ? "HS256" : "RS256";
   return alg === "PS256" ? "PS256" : "RS256";
 }
 
@@ -112,7 +117,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
     };
     const { claims } = mergeClaims(computed, profileClaims(user, scopes));
     const idAlg = idTokenAlg(client);
-    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
+    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg, client.client_id, "client");
     result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
   }
   return result;
