@@ -244,6 +244,28 @@ describe("SAML keys", () => {
   });
 });
 
+describe("passive requests", () => {
+  it("IsPassive with no session answers a signed Responder/NoPassive status to the ACS, no page; with a session, an assertion", async () => {
+    const { tenant, app, email } = await setup();
+    const passive = authnRequest({ id: "_passive", extra: ' IsPassive="true"' });
+    const res = await ssoRedirect(tenant, app.client_id, { SAMLRequest: await deflated(passive), RelayState: "r" });
+    expect(res.status).toBe(200);
+    const { action, fields } = postedForm(await res.text());
+    expect(action).toBe(ACS);
+    expect(fields.RelayState).toBe("r");
+    const saml = readResponse(fields.SAMLResponse ?? "");
+    expect(saml.attr(saml.root, "InResponseTo")).toBe("_passive");
+    expect(saml.find("Assertion")).toBeUndefined();
+    expect(saml.xml).toContain('<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Responder"><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:NoPassive">');
+    const [current] = (await listKeys(tenant)).filter((k) => k.current);
+    expect(await verifyEnveloped(saml.root, saml.root, await importX509(current?.cert ?? "", "RS256"))).toBe(true);
+
+    const { cookie } = await spInitiatedLogin(tenant, app.client_id, email);
+    const withSession = await ssoRedirect(tenant, app.client_id, { SAMLRequest: await deflated(passive) }, cookie);
+    expect(readResponse(postedForm(await withSession.text()).fields.SAMLResponse ?? "").find("Assertion")).toBeDefined();
+  });
+});
+
 describe("SAML refusals", () => {
   it("an ACS URL the application did not register is refused before any login", async () => {
     const { tenant, app } = await setup();

@@ -7,7 +7,7 @@ import { issueCertificate, type PrivateJwk, pem } from "../../src/shared/crypto/
 import { decodeSamlRequest, parseAuthnRequest, SamlRequestError } from "../../src/shared/saml/authn-request";
 import { CLAIMS, NAME_ID_FORMATS } from "../../src/shared/saml/constants";
 import { idpMetadata } from "../../src/shared/saml/metadata";
-import { buildSignedResponse, type SamlResponseInput } from "../../src/shared/saml/response";
+import { buildSignedResponse, buildStatusResponse, type SamlResponseInput } from "../../src/shared/saml/response";
 import { importRsaSigningKey, type XmlSigner } from "../../src/shared/saml/xmldsig";
 import { excC14n } from "../../src/shared/xml/c14n";
 import { parseXml, XmlParseError } from "../../src/shared/xml/parse";
@@ -88,6 +88,13 @@ describe("enveloped signatures verified by xml-crypto", () => {
     const xml = serialize(await buildSignedResponse(input({ typedAttributes: false, includeAttributeNameFormat: false }), s));
     expect(verifyAll(xml, certPem)).toEqual(["Assertion"]);
     expect(xml).toContain("http://www.w3.org/2000/09/xmldsig#rsa-sha1");
+  });
+
+  it("a status-only response (NoPassive) is signed and verifies", async () => {
+    const { signer: s, certPem } = await signer();
+    const status = { code: "urn:oasis:names:tc:SAML:2.0:status:Responder", subcode: "urn:oasis:names:tc:SAML:2.0:status:NoPassive", message: "not logged in" };
+    const xml = serialize(await buildStatusResponse({ issuer: "urn:idp", destination: "https://sp.example.com/acs", inResponseTo: "_r", now: Date.now() }, status, s));
+    expect(verifyAll(xml, certPem)).toEqual(["Response"]);
   });
 
   it("a tampered assertion no longer verifies", async () => {

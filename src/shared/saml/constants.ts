@@ -7,6 +7,8 @@ export const SAML = {
   bindingPost: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST",
   bearer: "urn:oasis:names:tc:SAML:2.0:cm:bearer",
   success: "urn:oasis:names:tc:SAML:2.0:status:Success",
+  responder: "urn:oasis:names:tc:SAML:2.0:status:Responder",
+  noPassive: "urn:oasis:names:tc:SAML:2.0:status:NoPassive",
   attrnameUri: "urn:oasis:names:tc:SAML:2.0:attrname-format:uri",
   attrnameBasic: "urn:oasis:names:tc:SAML:2.0:attrname-format:basic",
   xs: "http://www.w3.org/2001/XMLSchema",

@@ -87,6 +87,38 @@ export function buildAssertion(input: SamlResponseInput): XmlElement {
 }
 
 /**
+ * A signed Response carrying only a status (saml-core-2.0-os §3.2.2.2), for a request the IdP answers
+ * without an assertion: `IsPassive` with no session is Responder / NoPassive.
+ */
+export async function buildStatusResponse(
+  input: Pick<SamlResponseInput, "issuer" | "destination" | "inResponseTo" | "now">,
+  status: { code: string; subcode?: string; message?: string },
+  signer: XmlSigner,
+): Promise<XmlElement> {
+  const response = el(
+    "samlp:Response",
+    {
+      "xmlns:samlp": SAML.protocol,
+      "xmlns:saml": SAML.assertion,
+      Destination: input.destination,
+      ID: samlId(),
+      InResponseTo: input.inResponseTo,
+      IssueInstant: instant(input.now),
+      Version: "2.0",
+    },
+    [
+      el("saml:Issuer", {}, [input.issuer]),
+      el("samlp:Status", {}, [
+        el("samlp:StatusCode", { Value: status.code }, [status.subcode ? el("samlp:StatusCode", { Value: status.subcode }) : null]),
+        status.message ? el("samlp:StatusMessage", {}, [status.message]) : null,
+      ]),
+    ],
+  );
+  await signEnveloped(response, response, signer, afterChild(response, "Issuer"));
+  return response;
+}
+
+/**
  * The signed Response document: the assertion is signed (its signature after its Issuer); with
  * `signResponse` the Response is signed as well, over the signed assertion.
  */

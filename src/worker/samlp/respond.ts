@@ -10,7 +10,8 @@ import { randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
 import { DEFAULT_SAML_LIFETIME_S, type SamlpSettings } from "../../shared/schemas/samlp";
 import { nameIdentifier, samlAttributes } from "../../shared/saml/profile";
-import { buildSignedResponse } from "../../shared/saml/response";
+import { SAML } from "../../shared/saml/constants";
+import { buildSignedResponse, buildStatusResponse } from "../../shared/saml/response";
 import { serialize } from "../../shared/xml/tree";
 import type { AuthorizeRequest, ClientRecord, SamlTransaction, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -49,6 +50,28 @@ export function postForm(c: AppContext, acsUrl: string, fields: Record<string, s
 <body><form method="post" action="${acsUrl}">${entries.map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}<noscript><button type="submit">Continue</button></noscript></form>
 <script nonce="${nonce}">document.forms[0].submit();</script></body></html>`,
   );
+}
+
+/**
+ * Answers a passive request (`IsPassive`) that needs a login with a signed Responder/NoPassive status,
+ * posted to the ACS like any response, so the SP learns the user is not logged in without any page.
+ */
+export async function samlNoPassiveResponse(c: AppContext, saml: SamlTransaction, client: ClientRecord): Promise<Response> {
+  const settings = samlpSettingsOf(client) ?? {};
+  const signatureAlgorithm = settings.signatureAlgorithm ?? "rsa-sha256";
+  const key = await samlSigner(c.env, c.var.settings, c.var.tenant.id, signatureAlgorithm);
+  if (!key) throw new OAuthError("server_error", "The tenant has no RSA key to sign SAML responses", 500);
+  const document = await buildStatusResponse(
+    {
+      issuer: entityIdOf(c.var.tenant.issuer, settings),
+      destination: settings.destination ?? saml.acs_url,
+      ...(saml.request_id ? { inResponseTo: saml.request_id } : {}),
+      now: now(),
+    },
+    { code: SAML.responder, subcode: SAML.noPassive, message: "The user is not logged in" },
+    { ...key, signatureAlgorithm, digestAlgorithm: settings.digestAlgorithm ?? "sha256" },
+  );
+  return postForm(c, saml.acs_url, { SAMLResponse: toBase64(utf8(serialize(document))), RelayState: saml.relay_state });
 }
 
 /** Issues the signed SAML response for a user who just authenticated (or has a live session). */

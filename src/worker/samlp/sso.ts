@@ -26,7 +26,7 @@ import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { metadataCertificates } from "./keys";
-import { entityIdOf, samlLoginResponse, samlpSettingsOf, ssoUrlOf } from "./respond";
+import { entityIdOf, samlLoginResponse, samlNoPassiveResponse, samlpSettingsOf, ssoUrlOf } from "./respond";
 
 /** SAML bindings §3.4.3 suggests RelayState of at most 80 bytes; SPs send more, so allow up to this. */
 const MAX_RELAY_STATE = 1024;
@@ -161,9 +161,8 @@ async function startSamlLogin(c: AppContext, client: ClientRecord): Promise<Resp
     await stub.sessions().touch(session.id, client.client_id);
     return samlLoginResponse(c, request, client, user, session.id, Math.floor(Date.parse(session.authenticated_at) / 1000));
   }
-  if (authn?.isPassive) {
-    throw new SamlRefusal(400, "NO_PASSIVE", "The user is not logged in and the request does not allow a login (IsPassive)");
-  }
+  // saml-core-2.0-os §3.4.1: a passive request must not show a page; it gets a NoPassive status instead.
+  if (authn?.isPassive) return samlNoPassiveResponse(c, saml, client);
   const loginSession = await stub.logins().start({
     id: randomId("ls_"),
     request,
