@@ -49,6 +49,9 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
       enforce_policies = ${next.enforce_policies}, updated_at = ${now}
     WHERE id = ${id}`;
   if (patch.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc} WHERE id = ${id}`;
+  else if (patch.signing_secret_enc_if_missing) {
+    sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc_if_missing} WHERE id = ${id} AND signing_secret_enc IS NULL`;
+  }
   if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
   return ok(getResourceServer(sql, id) as ResourceServerRecord);
 }

@@ -112,10 +112,12 @@ export const resourceServerRoutes = [
     async handler(c, { params, body }) {
       const { signing_secret, ...patch } = body;
       if (patch.signing_alg) await prepareAlgorithm(c, patch.signing_alg);
-      // Switching to HS256 without a secret given generates one unless the API already has one.
-      const current = patch.signing_alg === "HS256" && !signing_secret ? await targetTenant(c).resourceServers().get(params.id) : null;
-      const secret = signing_secret ?? (current && !current.signing_secret_enc ? newSigningSecret() : undefined);
-      const sealed = secret ? { signing_secret_enc: await sealSigningSecret(c, params.id, secret) } : {};
+      // Switching to HS256 without a secret given: the object keeps a generated one only if the API has none.
+      const sealed = signing_secret
+        ? { signing_secret_enc: await sealSigningSecret(c, params.id, signing_secret) }
+        : patch.signing_alg === "HS256"
+          ? { signing_secret_enc_if_missing: await sealSigningSecret(c, params.id, newSigningSecret()) }
+          : {};
       const api = unwrap(await targetTenant(c).resourceServers(auditContext(c)).update(params.id, { ...patch, ...sealed }));
       return c.json(await present(c, api));
     },
