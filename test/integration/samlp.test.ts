@@ -299,6 +299,24 @@ describe("SAML refusals", () => {
     }
     const longRelay = await ssoRedirect(tenant, app.client_id, { SAMLRequest: await deflated(authnRequest()), RelayState: "x".repeat(2000) });
     expect(longRelay.status).toBe(400);
+    // Odd bytes and odd unicode: a 400 page, never a 500.
+    const odd = [
+      btoa(String.fromCharCode(0xff, 0xfe, 0x00, 0x01, 0x80)),
+      plainBase64("<a>\u0000</a>"),
+      btoa(String.fromCharCode(0x3c, 0xc3, 0x28)),
+      plainBase64(authnRequest().replace("urn:sp.example.com", "urn:\u202e\ud83d\ude00")).slice(0, -4),
+    ];
+    for (const SAMLRequest of odd) {
+      const res = await ssoRedirect(tenant, app.client_id, { SAMLRequest });
+      expect(res.status, SAMLRequest).toBe(400);
+    }
+    const repeated = await call(`/samlp/${app.client_id}?SAMLRequest=a&SAMLRequest=b`, { host: hostOf(tenant) });
+    expect(repeated.status).toBe(400);
+    const notForm = await call(`/samlp/${app.client_id}`, { method: "POST", host: hostOf(tenant), headers: { "content-type": "application/json" }, body: "{}" });
+    expect(notForm.status).toBe(400);
+    // Unicode in RelayState round-trips untouched.
+    const unicode = await ssoRedirect(tenant, app.client_id, { SAMLRequest: await deflated(authnRequest()), RelayState: "é/😀?x=1&y=<z>" });
+    expect(unicode.status).toBe(302);
   });
 
   it("IdP-initiated login is off by default; when enabled it answers unsolicited to the recipient", async () => {
