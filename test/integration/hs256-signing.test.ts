@@ -5,6 +5,7 @@ import { CP, call, createTenant, mgmt, token } from "../helpers/api";
 import { authorize, redirectParams, seedUser, sessionCookie } from "../helpers/flows";
 import { createClient, grantClient } from "../helpers/management";
 import { mintWithTenantKey } from "../helpers/mint";
+import { relay } from "../helpers/outbox";
 import { expectReachability } from "../helpers/reach";
 import { hostOf, issueToken, issuerOf, jwks, listKeys, m2mClient, onTenant, verifyWithJwks } from "../helpers/keys";
 
@@ -62,6 +63,13 @@ describe("HS256 APIs", () => {
     );
     expect(stored).toBeTruthy();
     expect(stored).not.toContain("my-own-signing-secret");
+    // Nor in the audit trail: the write's log event (request body and target) is redacted.
+    await onTenant(tenant, "PATCH", `/resource-servers/${api.id}`, { signing_secret: "second-own-signing-secret-99" });
+    await relay(tenant);
+    const logs = await (await onTenant(tenant, "GET", "/logs?per_page=100")).text();
+    expect(logs).toContain(api.id);
+    expect(logs).not.toContain("my-own-signing-secret");
+    expect(logs).not.toContain("second-own-signing-secret");
   });
 
   it("PATCH signing_secret rotates it: new tokens verify with the new secret only", async () => {
