@@ -5,6 +5,7 @@ import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lif
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import users from "../../../migrations/tenant/0006_users.sql";
 import roles from "../../../migrations/tenant/0007_roles.sql";
+import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -16,4 +17,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0005_outbox", sql: outbox },
   { name: "0006_users", sql: users },
   { name: "0007_roles", sql: roles },
+  { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
 ]);
