@@ -18,6 +18,9 @@ import { ResourceServers } from "./resource-servers";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
+import { reactToUserWrite } from "./cascade";
+import { TenantCleanup } from "./cleanup";
+import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
 
@@ -33,12 +36,21 @@ export class TenantObject extends DurableObject<Env> {
   protected readonly core: TenantCore;
   /** Write path, outbox relay and alarm (clock and jitter injectable for tests). */
   readonly outbox: Publisher;
+  /** Expired-row cleanup, a job of the same alarm (SPEC §8). */
+  readonly cleanup: TenantCleanup;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    this.outbox = new Publisher(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
+    const tenantId = ctx.id.name ?? ctx.id.toString();
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade));
     const outbox = this.outbox;
+    // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
+    outbox.reactions = [reactToUserWrite];
+    this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
+    outbox.jobs = [this.cleanup];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -53,7 +65,7 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
-  /** The alarm: outbox relay, retries, retention (one alarm per object at the earliest due job). */
+  /** The alarm: outbox relay, retries, retention, then cleanup (one alarm per object at the earliest due job). */
   async alarm(): Promise<void> {
     await this.outbox.alarm();
   }

@@ -170,9 +170,68 @@ export function listRefreshTokens(sql: Sql, window: ListWindow): ListPage<Refres
   return { items: rows.map(toRefreshToken), total: null };
 }
 
-/** Deletes tokens past both expiries in bounded batches (alarm cleanup); returns how many went. */
-export function deleteExpiredRefreshTokens(sql: Sql, now: number, batch = 500): number {
-  return sql.run`DELETE FROM refresh_tokens WHERE id IN (SELECT id FROM refresh_tokens
-    WHERE (expires_at IS NOT NULL AND expires_at <= ${now}) OR (idle_expires_at IS NOT NULL AND idle_expires_at <= ${now})
-    LIMIT ${batch})`;
+/** A family head whose stored absolute or idle expiry has passed (a cleanup candidate). */
+export interface ExpiredHead {
+  id: string;
+  family_id: string;
+  client_id: string;
+  expires_at: number | null;
+  idle_expires_at: number | null;
+}
+
+/** Up to `limit` heads (the one unrotated token of a family) past a stored expiry (indexes of user/0004). */
+export function expiredHeads(sql: Sql, now: number, limit: number): ExpiredHead[] {
+  const absolute = sql.all<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND expires_at IS NOT NULL AND expires_at <= ${now} LIMIT ${limit}`;
+  const idle = sql.all<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND idle_expires_at IS NOT NULL AND idle_expires_at <= ${now} LIMIT ${limit}`;
+  const byId = new Map([...absolute, ...idle].map((h) => [h.id, h]));
+  return [...byId.values()].slice(0, limit);
+}
+
+/**
+ * Alarm cleanup (SPEC §8) of the given expired heads under the clients' current policy (`policy` answers
+ * null for a client that no longer exists). A family whose head is expired *as the refresh grant would
+ * judge it* goes whole; a family goes only with its head, because a rotated predecessor must stay while
+ * the family lives, or presenting it would no longer revoke the family (RFC 9700 §4.14.2). A head that
+ * is past a stored expiry its client has since made infinite keeps living, and the dropped expiry is
+ * written now instead of at its next use (SPEC §3.3, exactly as `rotateRefreshToken` applies it).
+ */
+export function settleExpiredHeads(
+  sql: Sql,
+  heads: readonly ExpiredHead[],
+  policy: (clientId: string) => RefreshLifetimes | null,
+  now: number,
+): { deleted: number; kept: number } {
+  let deleted = 0;
+  let kept = 0;
+  for (const head of heads) {
+    const current = sql.first<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+      WHERE id = ${head.id} AND rotated_to IS NULL`;
+    if (!current) continue; // rotated meanwhile: its successor has its own expiry
+    const lifetimes = policy(current.client_id);
+    const absoluteOver = !lifetimes?.absolute_infinite && current.expires_at !== null && current.expires_at <= now;
+    const idleOver = !lifetimes?.idle_infinite && current.idle_expires_at !== null && current.idle_expires_at <= now;
+    if (!lifetimes || absoluteOver || idleOver) {
+      sql.run`DELETE FROM refresh_tokens WHERE family_id = ${current.family_id}`;
+      deleted++;
+      continue;
+    }
+    sql.run`UPDATE refresh_tokens SET
+        expires_at = CASE WHEN ${lifetimes.absolute_infinite} = 1 THEN NULL ELSE expires_at END,
+        idle_expires_at = CASE WHEN ${lifetimes.idle_infinite} = 1 THEN NULL ELSE idle_expires_at END
+      WHERE id = ${current.id}`;
+    kept++;
+  }
+  return { deleted, kept };
+}
+
+/** When the next family head expires (absolute or idle), or null (indexes of migration user/0004). */
+export function nextHeadExpiry(sql: Sql): number | null {
+  const absolute = sql.first<{ at: number | null }>`SELECT MIN(expires_at) AS at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND expires_at IS NOT NULL`?.at ?? null;
+  const idle = sql.first<{ at: number | null }>`SELECT MIN(idle_expires_at) AS at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND idle_expires_at IS NOT NULL`?.at ?? null;
+  const times = [absolute, idle].filter((t): t is number => t !== null);
+  return times.length ? Math.min(...times) : null;
 }

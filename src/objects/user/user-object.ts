@@ -1,23 +1,42 @@
 import { DurableObject, RpcTarget } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
-import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, settleAttempt } from "./login-throttle";
+import { nextCleanupAt, runUserCleanup } from "./cleanup";
+import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, settleAttempt } from "./login-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
 import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+
+/** Wait before a cleanup run that failed (the tenant object unreachable) is tried again. */
+const CLEANUP_RETRY_MS = 60_000;
+
+/** Makes sure the object's alarm fires no later than `at` (a new expiry; null: none). */
+type ExpiryHint = (at: number | null) => void;
+
+const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+/** The earliest expiry of a token record (absolute or idle), or null. */
+const tokenExpiry = (t: RefreshTokenRecord) => {
+  const times = [ms(t.expires_at), ms(t.idle_expires_at)].filter((x): x is number => x !== null);
+  return times.length ? Math.min(...times) : null;
+};
 
 /** The password-attempt facade (`stub.attempts()`): one command before bcrypt, one after. */
 export class Attempts extends RpcTarget {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: Sql,
+    private readonly expiresAt: ExpiryHint = () => {},
   ) {
     super();
   }
 
   /** See {@link beginAttempt}. */
   begin(maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
-    return this.storage.transactionSync(() => beginAttempt(this.sql, now(), maxAttempts));
+    const at = now();
+    const admission = this.storage.transactionSync(() => beginAttempt(this.sql, at, maxAttempts));
+    if (admission.admitted && maxAttempts !== null) this.expiresAt(at + LOCKOUT_WINDOW_MS);
+    return admission;
   }
 
   /** See {@link settleAttempt}. */
@@ -31,6 +50,7 @@ export class RefreshTokens extends RpcTarget {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: Sql,
+    private readonly expiresAt: ExpiryHint = () => {},
   ) {
     super();
   }
@@ -40,11 +60,15 @@ export class RefreshTokens extends RpcTarget {
   }
 
   issue(token: NewRefreshToken): RefreshTokenRecord {
-    return this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
+    const issued = this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
+    this.expiresAt(tokenExpiry(issued));
+    return issued;
   }
 
   rotate(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
-    return this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at));
+    const outcome = this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at));
+    if (outcome.ok && !outcome.replay) this.expiresAt(tokenExpiry(outcome.token));
+    return outcome;
   }
 
   /** RFC 7009: revokes the family of a presented token when it belongs to this client; false otherwise. */
@@ -87,19 +111,65 @@ export class RefreshTokens extends RpcTarget {
  */
 export class UserObject extends DurableObject<Env> {
   private readonly sql: Sql;
+  /** The alarm this instance knows of (read once at start, then kept in step with every set). */
+  private alarmAt: number | null = null;
+  private readonly hint: ExpiryHint = (at) => this.expiresAt(at);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
+    ctx.blockConcurrencyWhile(async () => {
+      applyMigrations(ctx.storage, userMigrations);
+      this.alarmAt = await ctx.storage.getAlarm();
+      // Rows stored before this object had an alarm (or whose alarm was lost) get one back.
+      if (this.alarmAt === null) this.expiresAt(nextCleanupAt(this.sql));
+    });
   }
 
   attempts(): Attempts {
-    return new Attempts(this.ctx.storage, this.sql);
+    return new Attempts(this.ctx.storage, this.sql, this.hint);
   }
 
   /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().rotate(...)`. */
   refreshTokens(): RefreshTokens {
-    return new RefreshTokens(this.ctx.storage, this.sql);
+    return new RefreshTokens(this.ctx.storage, this.sql, this.hint);
+  }
+
+  /**
+   * Something expires at `at`: the alarm fires no later than that. Only an earlier time costs a storage
+   * write, so the rotation path (whose new expiries are later than the alarm already set) writes nothing.
+   */
+  private expiresAt(at: number | null): void {
+    if (at === null || (this.alarmAt !== null && this.alarmAt <= at)) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  /** The alarm: one bounded cleanup run (src/objects/user/cleanup.ts), then the next due time. */
+  async alarm(): Promise<void> {
+    let next: number | null;
+    try {
+      const { more } = await runUserCleanup({
+        sql: this.sql,
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        now,
+        config: () => this.tenantConfig(),
+      });
+      next = more ? now() : nextCleanupAt(this.sql);
+    } catch (error) {
+      // The tenant could not be asked for the clients' policies: nothing was deleted; try again later.
+      console.warn("user object cleanup failed; retrying later", error);
+      next = now() + CLEANUP_RETRY_MS;
+    }
+    this.alarmAt = next;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  /** The tenant's configuration (client refresh policies), from the tenant object this user belongs to. */
+  private tenantConfig() {
+    const name = this.ctx.id.name ?? "";
+    const tenantId = name.slice(0, name.indexOf("/"));
+    return this.env.TENANT.getByName(tenantId).getConfig(tenantId);
   }
 }

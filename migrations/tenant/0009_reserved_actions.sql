@@ -1,0 +1,3 @@
+-- Placeholder on the cleanup branch only: number 0009 is reserved for the actions branch's migration, which replaces
+-- this file when both are merged (the list must stay contiguous for the cleanup branch's 0010 to load).
+SELECT 1;
