@@ -131,6 +131,6 @@ export function reactToUserWrite(tx: WriteTx, event: OutboxEventInput): void {
   if (payload.log_type === LOG_TYPES.apiFailed || (payload.response?.status_code ?? 200) >= 400) return;
   const userId = payload.target?.id;
   if (typeof userId !== "string" || !userId) return;
-  if (event.event_type === "user.deleted") return cascadeUserSessions(tx, userId, "account-deleted");
-  if (isBlocked(tx.sql, userId)) cascadeUserSessions(tx, userId, "account-deactivated");
+  if (event.event_type === "user.deleted") cascadeUserSessions(tx, userId, "account-deleted");
+  else if (isBlocked(tx.sql, userId)) cascadeUserSessions(tx, userId, "account-deactivated");
 }
