@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
@@ -22,7 +22,7 @@ import { reactToUserWrite } from "./cascade";
 import { TenantCleanup } from "./cleanup";
 import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
-import { Users } from "./users";
+import { getUser, Users } from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -78,6 +78,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
+  getUser(userId: string): UserRecord | null {
+    return getUser(this.core.sql, userId);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */

@@ -98,15 +98,16 @@ export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: Refr
     revokeFamily(sql, String(row.family_id), now);
     return { ok: false, reason: "reused" };
   }
-  sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
-      device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
+  const successor = sql.first<Row>`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope,
+      audience, login, device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
     SELECT ${r.successor_id}, ${r.successor_hash}, family_id, client_id, user_id, session_id, scope, audience, login,
       ${{ ...json(row.device as string, {}), ...r.device }}, ${expiresAt}, ${idleLifetime},
       ${idleExpiry(now, idleLifetime, expiresAt)}, ${now}, created_at
-    FROM refresh_tokens WHERE id = ${r.id}`;
+    FROM refresh_tokens WHERE id = ${r.id}
+    RETURNING *`;
   sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
     WHERE id = ${r.id}`;
-  return { ok: true, token: getRefreshToken(sql, r.successor_id) as RefreshTokenRecord, replay: false };
+  return { ok: true, token: toRefreshToken(successor as Row), replay: false };
 }
 
 /** Revokes every token of a family (reuse detection, RFC 7009 revocation, DELETE of one token). */

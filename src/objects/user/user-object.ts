@@ -13,6 +13,40 @@ const CLEANUP_RETRY_MS = 60_000;
 /** Makes sure the object's alarm fires no later than `at` (a new expiry; null: none). */
 type ExpiryHint = (at: number | null) => void;
 
+/**
+ * Keeps the user object's one alarm no later than every expiry it is told of (cleanup.ts), at the least
+ * cost on the hot paths: the alarm time is read once per object start, lazily (a cold start does no
+ * storage work for it), and written only when an expiry is earlier than the alarm already set. A rotation
+ * slides the family's idle expiry later, so after the first one the rotation path writes nothing.
+ */
+class AlarmKeeper {
+  /** The alarm as last read or set; undefined until read after a start. */
+  private known: number | null | undefined;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  readonly expiresAt: ExpiryHint = (at) => {
+    if (at === null) return;
+    if (this.known !== undefined) {
+      if (this.known === null || at < this.known) this.set(at);
+      return;
+    }
+    this.queue = this.queue
+      .then(async () => {
+        if (this.known === undefined) this.known = await this.storage.getAlarm();
+        if (this.known === null || at < this.known) this.set(at);
+      })
+      .catch((error) => console.warn("user object: could not arm the cleanup alarm", error));
+  };
+
+  /** Records (and sets, or clears) the alarm. */
+  set(at: number | null): void {
+    this.known = at;
+    void (at === null ? this.storage.deleteAlarm() : this.storage.setAlarm(at));
+  }
+}
+
 const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
 /** The earliest expiry of a token record (absolute or idle), or null. */
@@ -67,6 +101,7 @@ export class RefreshTokens extends RpcTarget {
 
   rotate(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
     const outcome = this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at));
+    // Costs nothing once the alarm is known: a successor expires later than its predecessor's alarm.
     if (outcome.ok && !outcome.replay) this.expiresAt(tokenExpiry(outcome.token));
     return outcome;
   }
@@ -111,38 +146,30 @@ export class RefreshTokens extends RpcTarget {
  */
 export class UserObject extends DurableObject<Env> {
   private readonly sql: Sql;
-  /** The alarm this instance knows of (read once at start, then kept in step with every set). */
-  private alarmAt: number | null = null;
-  private readonly hint: ExpiryHint = (at) => this.expiresAt(at);
+  private readonly alarmKeeper: AlarmKeeper;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
-    ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(ctx.storage, userMigrations);
-      this.alarmAt = await ctx.storage.getAlarm();
-      // Rows stored before this object had an alarm (or whose alarm was lost) get one back.
-      if (this.alarmAt === null) this.expiresAt(nextCleanupAt(this.sql));
-    });
+    this.alarmKeeper = new AlarmKeeper(ctx.storage);
+    ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
   }
 
   attempts(): Attempts {
-    return new Attempts(this.ctx.storage, this.sql, this.hint);
+    return new Attempts(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
   }
 
-  /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().rotate(...)`. */
+  /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().issue(...)`. */
   refreshTokens(): RefreshTokens {
-    return new RefreshTokens(this.ctx.storage, this.sql, this.hint);
+    return new RefreshTokens(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
   }
 
   /**
-   * Something expires at `at`: the alarm fires no later than that. Only an earlier time costs a storage
-   * write, so the rotation path (whose new expiries are later than the alarm already set) writes nothing.
+   * The refresh grant's one call, flat (STYLE.md: hot paths stay flat methods, no facade stub per call).
+   * See {@link RefreshTokens.rotate}.
    */
-  private expiresAt(at: number | null): void {
-    if (at === null || (this.alarmAt !== null && this.alarmAt <= at)) return;
-    this.alarmAt = at;
-    void this.ctx.storage.setAlarm(at);
+  rotateRefreshToken(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
+    return this.refreshTokens().rotate(rotation, lifetimes);
   }
 
   /** The alarm: one bounded cleanup run (src/objects/user/cleanup.ts), then the next due time. */
@@ -161,9 +188,7 @@ export class UserObject extends DurableObject<Env> {
       console.warn("user object cleanup failed; retrying later", error);
       next = now() + CLEANUP_RETRY_MS;
     }
-    this.alarmAt = next;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
+    this.alarmKeeper.set(next);
   }
 
   /** The tenant's configuration (client refresh policies), from the tenant object this user belongs to. */

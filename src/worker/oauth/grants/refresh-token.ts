@@ -93,7 +93,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, user] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -105,7 +105,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+    // Blocked or deleted since the token was issued: refused even before the revocation cascade lands.
+    tenantObject(c.env, parsed.tenantId).getUser(parsed.userId),
   ]);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
