@@ -216,6 +216,17 @@ describe("user object cleanup, on its own alarm", () => {
     expect(((await res.json()) as { error_description: string }).error_description).toBe("Invalid refresh token");
   });
 
+  it("a rotation that gives a family its first expiry arms the alarm at it", async () => {
+    const s = await issued({ expiration_type: "non-expiring" });
+    const alarmNow = () => runInDurableObject(userStub(s.user.user_id), (_o, state) => state.storage.getAlarm());
+    expect(await alarmNow()).toBeNull();
+    expect((await mgmt("PATCH", `/clients/${s.client.client_id}`, { headers: { "tenant-id": tenant }, body: { refresh_token: { idle_token_lifetime: 600 } } })).status).toBe(200);
+    expect((await refresh(s.client, s.refreshToken)).status).toBe(200);
+    const [, head] = await rows(s.user.user_id);
+    expect(head?.idle_expires_at).toEqual(expect.any(Number));
+    await expect.poll(alarmNow).toBe(head?.idle_expires_at);
+  });
+
   it("keeps a family whose client became non-expiring, writing the dropped expiries instead (SPEC §3.3)", async () => {
     const s = await issued({ idle_token_lifetime: 600 });
     const [row] = await rows(s.user.user_id);

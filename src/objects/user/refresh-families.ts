@@ -14,6 +14,9 @@ export const MAX_LIVE_TOKENS_PER_CLIENT = 200;
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** The earlier of two optional times. */
+const earliestOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+
 /** Constant-time comparison of two hash strings (both fixed-length digests). */
 function sameHash(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
@@ -74,7 +77,14 @@ export function getRefreshToken(sql: Sql, id: string): RefreshTokenRecord | null
  * any other reuse revokes the whole family. A token presented by another client, or unknown, is refused
  * without touching anything.
  */
-export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: RefreshLifetimes, now: number): RotateOutcome {
+export function rotateRefreshToken(
+  sql: Sql,
+  r: RefreshRotation,
+  lifetimes: RefreshLifetimes,
+  now: number,
+  /** Told of the successor's expiry when it is earlier than the predecessor's (or the first one): see cleanup.ts. */
+  onEarlierExpiry: (at: number) => void = () => {},
+): RotateOutcome {
   const row = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${r.id}`;
   if (!row || !sameHash(String(row.token_hash), r.token_hash)) return { ok: false, reason: "unknown" };
   if (row.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
@@ -107,6 +117,10 @@ export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: Refr
     RETURNING *`;
   sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
     WHERE id = ${r.id}`;
+  // The alarm already covers the predecessor's expiry; only an earlier (or a first) expiry needs it moved.
+  const before = earliestOf(num(row.expires_at), num(row.idle_expires_at));
+  const after = earliestOf(num((successor as Row).expires_at), num((successor as Row).idle_expires_at));
+  if (after !== null && (before === null || after < before)) onEarlierExpiry(after);
   return { ok: true, token: toRefreshToken(successor as Row), replay: false };
 }
 

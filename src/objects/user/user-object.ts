@@ -14,10 +14,10 @@ const CLEANUP_RETRY_MS = 60_000;
 type ExpiryHint = (at: number | null) => void;
 
 /**
- * Keeps the user object's one alarm no later than every expiry it is told of (cleanup.ts), at the least
- * cost on the hot paths: the alarm time is read once per object start, lazily (a cold start does no
- * storage work for it), and written only when an expiry is earlier than the alarm already set. A rotation
- * slides the family's idle expiry later, so after the first one the rotation path writes nothing.
+ * Keeps the user object's one alarm no later than every family head's expiry (cleanup.ts), at the least
+ * cost on the hot paths: it is told of new expiries only (a family issued, a first or an earlier expiry at
+ * a rotation, a failed login), reads the alarm time lazily once per object start (a cold start does no
+ * storage work for it), and writes only when an expiry is earlier than the alarm already set.
  */
 class AlarmKeeper {
   /** The alarm as last read or set; undefined until read after a start. */
@@ -100,9 +100,11 @@ export class RefreshTokens extends RpcTarget {
   }
 
   rotate(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
-    const outcome = this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at));
-    // Costs nothing once the alarm is known: a successor expires later than its predecessor's alarm.
-    if (outcome.ok && !outcome.replay) this.expiresAt(tokenExpiry(outcome.token));
+    // No alarm work on the hot path: a successor normally expires later than its predecessor, whose
+    // expiry the alarm already covers; only a first or an earlier expiry (a shortened policy) moves it.
+    let earlier: number | null = null;
+    const outcome = this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at, (t) => (earlier = t)));
+    this.expiresAt(earlier);
     return outcome;
   }
 
