@@ -45,9 +45,8 @@ export function refreshRevocationDestination(tenantId: string, env: CascadeEnv):
     accepts: (type) => type === REFRESH_REVOCATION,
     async deliver(event) {
       const payload = event.payload as unknown as RefreshRevocationPayload;
-      const tokens = env.users.getByName(userObjectName(tenantId, payload.user_id)).refreshTokens();
-      const call = payload.session_ids === null ? tokens.revokeAll() : tokens.revokeBySessions(payload.session_ids);
-      await withTimeout(Promise.resolve(call), USER_OBJECT_TIMEOUT_MS, "user object");
+      const user = env.users.getByName(userObjectName(tenantId, payload.user_id));
+      await withTimeout(Promise.resolve(user.revokeRefreshTokens(payload.session_ids)), USER_OBJECT_TIMEOUT_MS, "user object");
     },
   };
 }

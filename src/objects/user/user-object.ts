@@ -174,6 +174,15 @@ export class UserObject extends DurableObject<Env> {
     return this.refreshTokens().rotate(rotation, lifetimes);
   }
 
+  /**
+   * A revocation cascade's call (SPEC §3.3), flat so no facade stub outlives it: the tokens issued under
+   * the given sessions, or every token of the user (`null`: blocking, deletion). Idempotent.
+   */
+  revokeRefreshTokens(sessionIds: string[] | null): number {
+    const tokens = this.refreshTokens();
+    return sessionIds === null ? tokens.revokeAll() : tokens.revokeBySessions(sessionIds);
+  }
+
   /** The alarm: one bounded cleanup run (src/objects/user/cleanup.ts), then the next due time. */
   async alarm(): Promise<void> {
     let next: number | null;

@@ -34,7 +34,7 @@ function present(s: SessionView) {
 async function revoke(c: AppContext, id: string): Promise<void> {
   const revoked = unwrap(await targetTenant(c).sessions(auditContext(c)).revoke(id));
   try {
-    await userObject(c.env, c.var.tenant.id, revoked.user_id).refreshTokens().revokeBySessions([id]);
+    await userObject(c.env, c.var.tenant.id, revoked.user_id).revokeRefreshTokens([id]);
   } catch (error) {
     console.warn(`session ${id}: immediate refresh-token revocation failed, the outbox retries it`, error);
   }
