@@ -6,6 +6,7 @@ import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import users from "../../../migrations/tenant/0006_users.sql";
 import roles from "../../../migrations/tenant/0007_roles.sql";
 import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
+import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -18,4 +19,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0006_users", sql: users },
   { name: "0007_roles", sql: roles },
   { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
+  { name: "0009_cleanup", sql: cleanup },
 ]);

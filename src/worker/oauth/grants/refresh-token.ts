@@ -94,7 +94,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, subject] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -106,7 +106,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    // The user and its RBAC permissions in the one read this grant makes of its user.
+    // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
+    // lands) and its RBAC permissions, in the one read this grant makes of its user.
     tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
   ]);
   const user = subject.user;
