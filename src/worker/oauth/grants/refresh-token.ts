@@ -111,9 +111,10 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
   ]);
   const user = subject.user;
+  // A blocked user is told so even after the block's cascade has revoked the token.
+  if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
-  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   const token = outcome.token;
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
