@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
+import { devMailRoute } from "./email";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
@@ -81,6 +82,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Browsers ask every page for it; answer without a 404 in their console.
   internal.on("GET", "/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
+  // The development email sink's messages (EMAIL_PROVIDER=dev, loopback hosts only; src/worker/email.ts).
+  internal.on("GET", "/__dev/mail", devMailRoute);
 
   // Benchmark routes (`npm run bench`): they exist only when BENCH_ROUTES=1.
   const bench = new Hono<AppEnv>();

@@ -161,3 +161,16 @@ export function admitToOrganization(
   sql.run`INSERT INTO organization_members (organization_id, user_id, created_at) VALUES (${orgId}, ${userId}, ${now})`;
   return { ok: true, added: true };
 }
+
+/** The roles of several members in one organization (for `fields=roles` on the members list). */
+export function rolesOfMembers(sql: Sql, orgId: string, userIds: readonly string[]): Record<string, OrganizationRoleRecord[]> {
+  const out: Record<string, OrganizationRoleRecord[]> = {};
+  if (!userIds.length || !hasRolesTable(sql)) return out;
+  for (const userId of userIds) {
+    out[userId] = sql
+      .all<Row>`SELECT r.id, r.name, r.description FROM organization_member_roles mr JOIN roles r ON r.id = mr.role_id
+        WHERE mr.organization_id = ${orgId} AND mr.user_id = ${userId} ORDER BY r.name, r.id`
+      .map((r) => ({ id: String(r.id), name: String(r.name), description: text(r.description) }));
+  }
+  return out;
+}

@@ -38,6 +38,7 @@ import {
   listUserOrganizations,
   removeMemberRoles,
   removeMembers,
+  rolesOfMembers,
 } from "./organization-members";
 import {
   addOrganizationConnection,
@@ -148,6 +149,10 @@ export class Organizations extends TenantRpc {
 
   memberRoles(orgId: string, userId: string, window: { offset: number; limit: number }): Result<ListPage<OrganizationRoleRecord>> {
     return this.read((sql) => listMemberRoles(sql, orgId, userId, window));
+  }
+
+  rolesOfMembers(orgId: string, userIds: string[]): Record<string, OrganizationRoleRecord[]> {
+    return this.read((sql) => rolesOfMembers(sql, orgId, userIds));
   }
 
   assignMemberRoles(orgId: string, userId: string, roleIds: string[]): Result<true> {

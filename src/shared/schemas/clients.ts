@@ -13,6 +13,7 @@ export const CLIENT_EXTRA_FIELDS = [
   "organization_usage",
   "organization_require_behavior",
   "user_linking_mode",
+  "initiate_login_uri",
 ] as const;
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -66,6 +67,19 @@ const organizationUsage = z.enum(["deny", "allow", "require"]);
 const organizationRequireBehavior = z.enum(["no_prompt", "pre_login_prompt", "post_login_prompt"]);
 const userLinkingMode = z.enum(["builtin", "template", "off"]);
 
+/**
+ * The application's login route (the reference platform's `initiate_login_uri`): organization invitation
+ * links point at it. https, or http on a loopback host for local development (RFC 8252 §7.3's rule).
+ */
+const initiateLoginUri = z
+  .url({ message: "initiate_login_uri must be an absolute URL" })
+  .max(2048)
+  .refine((value) => {
+    const url = new URL(value);
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) || url.hostname.endsWith(".localhost");
+    return !url.hash && (url.protocol === "https:" || (url.protocol === "http:" && loopback));
+  }, "initiate_login_uri must be an https URL without a fragment (http only on localhost)");
+
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(140);
 
@@ -96,6 +110,7 @@ export const createClientBody = z.strictObject({
   organization_usage: organizationUsage.optional(),
   organization_require_behavior: organizationRequireBehavior.optional(),
   user_linking_mode: userLinkingMode.optional(),
+  initiate_login_uri: initiateLoginUri.optional(),
 });
 
 /**
@@ -113,6 +128,7 @@ export const updateClientBody = z.strictObject({
   organization_usage: organizationUsage.nullable().optional(),
   organization_require_behavior: organizationRequireBehavior.nullable().optional(),
   user_linking_mode: userLinkingMode.nullable().optional(),
+  initiate_login_uri: initiateLoginUri.nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;

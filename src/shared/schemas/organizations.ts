@@ -34,7 +34,7 @@ export const organizationBranding = z.strictObject({
 });
 
 const metadataKey = z.string().min(1).max(255);
-const metadata = (values: z.ZodType) =>
+const metadata = <T extends z.ZodType<string | null>>(values: T) =>
   z
     .record(metadataKey, values)
     .refine((m) => Object.keys(m).length <= MAX_ORGANIZATION_METADATA_KEYS, `metadata allows at most ${MAX_ORGANIZATION_METADATA_KEYS} properties`);
