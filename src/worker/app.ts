@@ -6,6 +6,7 @@ import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
+import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
 import { browserCors, tokenCors } from "./middleware/cors";
@@ -72,6 +73,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/login", loginSubmit);
   login.on("GET", "/u2/signup", signupPage);
   login.on("POST", "/u2/signup", signupSubmit);
+  login.on("GET", "/u2/organization", organizationPage);
+  login.on("POST", "/u2/organization", organizationSubmit);
+  login.on("GET", "/u2/invitation", invitationLanding);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);

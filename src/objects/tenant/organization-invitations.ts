@@ -108,6 +108,7 @@ export function peekInvitation(
       inviter_name: String(row.inviter_name),
       connection_id: (row.connection_id as string | null) ?? null,
       expires_at: time(row.expires_at),
+      has_account: Boolean(sql.first`SELECT 1 FROM users WHERE email = ${String(row.invitee_email)}`),
     },
   };
 }

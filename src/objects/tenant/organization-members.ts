@@ -138,30 +138,6 @@ export function listMemberRoles(sql: Sql, orgId: string, userId: string, window:
   return ok({ items: rows.map((r) => ({ id: String(r.id), name: String(r.name), description: text(r.description) })), total });
 }
 
-/** Why a login may not run in an organization. */
-export type AdmissionRefusal = "organization_gone" | "connection_not_enabled" | "not_member";
-
-/**
- * The membership rule of an organization login: the user's connection must be enabled for the
- * organization, and the user a member, or made one now when the connection has assign_membership_on_login.
- */
-export function admitToOrganization(
-  sql: Sql,
-  orgId: string,
-  userId: string,
-  connectionName: string,
-  now: number,
-): { ok: true; added: boolean } | { ok: false; reason: AdmissionRefusal } {
-  if (!getOrganization(sql, orgId)) return { ok: false, reason: "organization_gone" };
-  const link = sql.first<{ assign: number }>`SELECT oc.assign_membership_on_login AS assign FROM organization_connections oc
-    JOIN connections c ON c.id = oc.connection_id WHERE oc.organization_id = ${orgId} AND c.name = ${connectionName}`;
-  if (!link) return { ok: false, reason: "connection_not_enabled" };
-  if (isMember(sql, orgId, userId)) return { ok: true, added: false };
-  if (link.assign !== 1) return { ok: false, reason: "not_member" };
-  sql.run`INSERT INTO organization_members (organization_id, user_id, created_at) VALUES (${orgId}, ${userId}, ${now})`;
-  return { ok: true, added: true };
-}
-
 /** The roles of several members in one organization (for `fields=roles` on the members list). */
 export function rolesOfMembers(sql: Sql, orgId: string, userIds: readonly string[]): Record<string, OrganizationRoleRecord[]> {
   const out: Record<string, OrganizationRoleRecord[]> = {};

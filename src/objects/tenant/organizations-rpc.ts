@@ -1,6 +1,5 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type {
-  AuthorizeRequest,
   InvitationRecord,
   ListPage,
   ListWindow,
@@ -18,7 +17,6 @@ import type {
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, type WriteTx } from "./events";
 import {
-  acceptInvitation,
   createInvitation,
   deleteInvitation,
   getInvitation,
@@ -27,10 +25,9 @@ import {
   listInvitations,
   peekInvitation,
 } from "./organization-invitations";
+import { type AdmissionInput, type AdmissionOutcome, admitLogin, chooseOrganization, holdForOrganization } from "./organization-login";
 import {
-  type AdmissionRefusal,
   addMembers,
-  admitToOrganization,
   assignMemberRoles,
   isMember,
   listMemberRoles,
@@ -204,11 +201,14 @@ export class Organizations extends TenantRpc {
     });
   }
 
-  /** The membership rule of an organization login, in one commit (a membership it adds is audited). */
-  admit(orgId: string, userId: string, connectionName: string): { ok: true; added: boolean } | { ok: false; reason: AdmissionRefusal } {
+  /** The membership rule of an organization login (invitation acceptance included), in one commit. */
+  admitLogin(input: AdmissionInput): AdmissionOutcome {
     return this.commit((tx) => {
-      const outcome = admitToOrganization(tx.sql, orgId, userId, connectionName, tx.now);
-      if (outcome.ok && outcome.added) this.memberAdded(tx, orgId, userId, "assign_membership_on_login");
+      const outcome = admitLogin(tx.sql, input, tx.now);
+      if (outcome.ok && outcome.added) {
+        const how = outcome.invitation ? `invitation ${outcome.invitation.id}` : "assign_membership_on_login";
+        this.memberAdded(tx, input.organization_id, input.user_id, how);
+      }
       return outcome;
     });
   }
@@ -217,27 +217,14 @@ export class Organizations extends TenantRpc {
     return this.read((sql, now) => peekInvitation(sql, ticketId, organization, now));
   }
 
-  /** Consumes an invitation for its invitee and adds the membership with its roles, in one commit. */
-  acceptInvitation(input: { ticket_id: string; organization_id: string; user_id: string; email: string | null }) {
-    return this.commit((tx) => {
-      const outcome = acceptInvitation(tx.sql, input, tx.now);
-      if (outcome.ok) this.memberAdded(tx, input.organization_id, input.user_id, `invitation ${outcome.invitation.id}`);
-      return outcome;
-    });
+  /** Records the organization chosen at the organization prompt (false: the login session is gone). */
+  chooseForLogin(loginSessionId: string, organization: { id: string; name: string }): boolean {
+    return this.commit(({ sql, now }) => chooseOrganization(sql, loginSessionId, organization, now));
   }
 
-  /**
-   * Names the organization of a pending login (the organization prompt): the login session's request gets
-   * the organization, so the rest of the login runs in it. False when the login session is no longer pending.
-   */
-  chooseForLogin(loginSessionId: string, organization: { id: string; name: string }): boolean {
-    return this.commit(({ sql, now }) => {
-      const row = sql.first<{ request: string }>`SELECT request FROM login_sessions WHERE id = ${loginSessionId}
-        AND state = 'pending' AND expires_at > ${now}`;
-      if (!row) return false;
-      const request: AuthorizeRequest = { ...JSON.parse(row.request), organization: organization.id, organization_name: organization.name };
-      return sql.run`UPDATE login_sessions SET request = ${request} WHERE id = ${loginSessionId} AND state = 'pending'` > 0;
-    });
+  /** Records who authenticated while the organization is still to be chosen (post-login prompt). */
+  holdForChoice(loginSessionId: string, userId: string): boolean {
+    return this.commit(({ sql, now }) => holdForOrganization(sql, loginSessionId, userId, now));
   }
 
   private memberAdded(tx: WriteTx, orgId: string, userId: string, how: string): void {

@@ -118,4 +118,6 @@ export interface PendingInvitation {
   inviter_name: string;
   connection_id: string | null;
   expires_at: string;
+  /** Whether the invitee already has an account (the invitation then opens the login page, else sign-up). */
+  has_account: boolean;
 }

@@ -10,6 +10,7 @@ import type {
 } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
+import { organizationGate } from "../../login/organization";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner } from "../../tenant/keys";
@@ -32,6 +33,7 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   nonce: request.nonce,
   auth_time: authTimeS,
   organization: request.organization,
+  organization_name: request.organization_name,
 });
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
@@ -106,6 +108,9 @@ export async function issueAuthorizationResponse(
   sessionId: string | null,
   authTimeS: number,
 ): Promise<Response> {
+  // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
+  const refused = await organizationGate(c, request, client, user, null);
+  if (refused) return refused;
   const grant = grantOf(request, authTimeS);
   const code = await prepareCode(request, client, user, sessionId, grant);
   if (code) await tenantObject(c.env, c.var.tenant.id).codes().create(code.record);
@@ -124,6 +129,9 @@ export async function finishLogin(
   client: ClientRecord,
   user: UserRecord,
 ): Promise<Response | null> {
+  // Issue 11: membership, invitation acceptance or the post-login organization prompt.
+  const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
+  if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id);
   const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);

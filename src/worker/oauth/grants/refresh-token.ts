@@ -16,6 +16,7 @@ import {
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
+import { currentMembership, switchOrganization } from "./organization";
 
 /** SPEC §7: the exact `invalid_grant` descriptions of the refresh grant. */
 const REASONS = {
@@ -90,7 +91,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const presented = params.refresh_token ?? "";
   const parsed = parseRefreshToken(presented);
   if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
-  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
+  // SPEC §4.1: `organization` switches the context after a membership check, made before the token rotates.
+  const switched = params.organization ? await switchOrganization(ctx, client, params.organization, parsed.userId) : null;
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, user] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
@@ -110,6 +112,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
   const token = outcome.token;
+  // The organization the token was issued in must still count the user as a member.
+  const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const wider = asked.filter((s) => !held.includes(s));
@@ -125,7 +129,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       scope: asked.join(" "),
       auth_time: token.login.auth_time ?? Math.floor(Date.parse(token.created_at) / 1000),
       ...(token.audience ? { audience: token.audience } : {}),
-      ...(token.login.organization ? { organization: token.login.organization } : {}),
+      ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
     },
     sessionId: token.session_id,
     withAccessToken: true,

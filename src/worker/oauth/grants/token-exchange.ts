@@ -9,6 +9,8 @@ import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { grantableUserScopes } from "../tokens/user-scopes";
+import { organizationClaims } from "../tokens/user-tokens";
+import { switchOrganization } from "./organization";
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
@@ -16,7 +18,7 @@ export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 /**
  * RFC 8693 token exchange, limited to what SPEC §4.1 allows: a self-issued access token (signed by this
  * tenant, issued to this same client) exchanged for one with fewer scopes. The new token never outlives the
- * subject token; switching organization needs organizations, which do not exist yet (refused).
+ * subject token; `organization` switches a user's token to another organization the user belongs to.
  */
 export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord) {
   const { params, c } = ctx;
@@ -28,7 +30,6 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (params.requested_token_type && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
     throw new OAuthError("invalid_request", `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }
-  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
   const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, tenant.id);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
@@ -51,6 +52,15 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     throw new OAuthError("invalid_request", "audience must be one of the subject token's audiences");
   }
   const audience = params.audience ?? subject.aud;
+  // SPEC §4.1: switching the organization of a user's token needs the user's membership (issue 11).
+  let orgClaims: Record<string, string> | null = null;
+  if (params.organization) {
+    if (subject.gty === "client-credentials" || typeof subject.sub !== "string") {
+      throw new OAuthError("invalid_request", "organization can be switched only for a user's access token");
+    }
+    const org = await switchOrganization(ctx, client, params.organization, subject.sub);
+    orgClaims = organizationClaims({ organization: org.id, organization_name: org.name }, ctx.config);
+  }
   let scopes = requested;
   if (subject.gty !== "client-credentials") {
     // A user's token is held to the user-facing rules for every API it names (issue 6): the system API
@@ -63,7 +73,9 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");
-  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...kept } = subject;
+  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...subjectClaims } = subject;
+  const { org_id: _org, org_name: _name, ...unscoped } = subjectClaims;
+  const kept = orgClaims ? { ...unscoped, ...orgClaims } : subjectClaims;
   const accessToken = await signJwt(
     { ...kept, aud: audience, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
     signer.key,

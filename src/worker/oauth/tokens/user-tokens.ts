@@ -26,6 +26,16 @@ export function profileClaims(user: UserRecord, scopes: string[]): Record<string
   return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== null && v !== undefined));
 }
 
+/**
+ * `org_id` of a login in an organization, and `org_name` too when the tenant allows organization names
+ * (its setting `allow_organization_name_in_authentication_api`, the reference platform's).
+ */
+export function organizationClaims(grant: Pick<CodeGrant, "organization" | "organization_name">, config: TenantConfig): Record<string, string> {
+  if (!grant.organization) return {};
+  const withName = grant.organization_name && config.settings.allow_organization_name_in_authentication_api === true;
+  return { org_id: grant.organization, ...(withName ? { org_name: grant.organization_name as string } : {}) };
+}
+
 export interface IssuedUserTokens {
   access_token?: string;
   id_token?: string;
@@ -88,7 +98,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       azp: client.client_id,
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
-      ...(grant.organization ? { org_id: grant.organization } : {}),
+      ...organizationClaims(grant, config),
     });
     const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
     result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
@@ -101,7 +111,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       auth_time: grant.auth_time,
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...(input.sessionId ? { sid: input.sessionId } : {}),
-      ...(grant.organization ? { org_id: grant.organization } : {}),
+      ...organizationClaims(grant, config),
       ...(result.access_token ? { at_hash: await halfHash(result.access_token) } : {}),
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };
