@@ -63,14 +63,15 @@ describe("login in an organization (issue 11 point 5)", () => {
   it("a user who is not a member is sent back to the application with access_denied", async () => {
     const { tenantId, host, client, org } = await world();
     const outsider = await seedUser(tenantId, `${uniqueId("out")}@example.com`);
-    const answer = errorRedirect(await loginThroughPages(host, client, outsider.email, { organization: org.id }));
+    const outsiderEmail = outsider.email as string;
+    const answer = errorRedirect(await loginThroughPages(host, client, outsiderEmail, { organization: org.id }));
     expect(answer).toEqual({ error: "access_denied", description: `user ${outsider.user_id} is not part of the ${org.id} organization`, state: "st" });
   });
 
   it("assign_membership_on_login makes a user who logs in through the organization a member", async () => {
     const { tenantId, api, host, client, org } = await world({ assign_membership_on_login: true });
     const newcomer = await seedUser(tenantId, `${uniqueId("new")}@example.com`);
-    const tokens = await exchange(host, client, codeOf(await loginThroughPages(host, client, newcomer.email, { organization: org.id })));
+    const tokens = await exchange(host, client, codeOf(await loginThroughPages(host, client, newcomer.email as string, { organization: org.id })));
     expect(tokens.idClaims.org_id).toBe(org.id);
     const members = await api.json<Array<{ user_id: string }>>("GET", `/organizations/${org.id}/members`);
     expect(members.map((m) => m.user_id)).toContain(newcomer.user_id);
