@@ -69,7 +69,7 @@ export async function organizationSubmit(c: AppContext): Promise<Response> {
     tenantObject(c.env, c.var.tenant.id).logins().get(t.loginSession.id),
     tenantObject(c.env, c.var.tenant.id).users().get(heldUser),
   ]);
-  if (!loginSession || loginSession.state !== "pending") return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  if (loginSession?.state !== "pending") return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
   if (!user || user.blocked) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
   const response = await finishLogin(c, loginSession, t.client, user);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
