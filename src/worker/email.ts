@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { randomId } from "../shared/crypto/random";
 import { now } from "../shared/clock";
+import { requestHost } from "./routing/resolve-tenant";
 
 /**
  * Outgoing email behind one small interface (organization invitations today). Selected by EMAIL_PROVIDER:
@@ -77,13 +78,17 @@ export function emailProvider(env: unknown): EmailProvider {
 
 const isLoopback = (hostname: string) => hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1";
 
+/** Both the URL's host and the Host (or X-Forwarded-Host) header the request names must be loopback. */
+const isLoopbackRequest = (request: Request) =>
+  isLoopback(new URL(request.url).hostname) && isLoopback(new URL(`http://${requestHost(request)}`).hostname);
+
 /**
  * GET /__dev/mail[?to=address]: the development sink's messages, newest first, as JSON. 404 unless the
  * dev provider is selected and the request came to a loopback host.
  */
 export function devMailRoute(c: Context): Response {
   const kind = settings(c.env).EMAIL_PROVIDER || "dev";
-  if (kind !== "dev" || !isLoopback(new URL(c.req.url).hostname)) return c.json({ error: "not_found", error_description: "Not found" }, 404);
+  if (kind !== "dev" || !isLoopbackRequest(c.req.raw)) return c.json({ error: "not_found", error_description: "Not found" }, 404);
   const to = c.req.query("to")?.trim().toLowerCase();
   const messages = mailbox.filter((m) => to === undefined || m.to.toLowerCase() === to).reverse();
   c.header("Cache-Control", "no-store");

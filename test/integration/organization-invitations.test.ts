@@ -71,6 +71,13 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
     expect(mail[0]?.html).toContain(invitation.invitation_url.replace(/&/g, "&amp;"));
   });
 
+  it("shows the development mailbox only to requests for a loopback host", async () => {
+    for (const headers of [{ host: "auth.example.com" }, { "x-forwarded-host": "auth.example.com" }]) {
+      expect((await call("/__dev/mail", { headers })).status).toBe(404);
+    }
+    expect((await call("/__dev/mail", { host: "acme.localhost:8787" })).status).toBe(200);
+  });
+
   it("sends nothing when send_invitation_email is false", async () => {
     const { api, path, invite } = await setup();
     const email = `${uniqueId("quiet")}@example.com`;
@@ -127,6 +134,15 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
     const invitation = await api.json<Invitation>("POST", path, invite({ connection_id: connection, app_metadata: { plan: "pro" }, user_metadata: { lang: "fr" }, send_invitation_email: false }));
     expect(invitation).toMatchObject({ connection_id: connection, app_metadata: { plan: "pro" }, user_metadata: { lang: "fr" } });
     expect(await tenantSql(tenantId, "SELECT count(*) AS n FROM organization_invitations")).toEqual([{ n: 1 }]);
+  });
+
+  it("initiate_login_uri must be https (http only on localhost) without a fragment; null clears it", async () => {
+    const { api, client } = await setup();
+    for (const uri of ["http://app.example.com/login", "https://app.example.com/login#x", "not a url", "javascript:alert(1)"]) {
+      expect((await api.call("PATCH", `/clients/${client.client_id}`, { initiate_login_uri: uri })).status, uri).toBe(400);
+    }
+    expect((await api.json<Record<string, unknown>>("PATCH", `/clients/${client.client_id}`, { initiate_login_uri: "http://127.0.0.1:3000/login" })).initiate_login_uri).toBe("http://127.0.0.1:3000/login");
+    expect((await api.json<Record<string, unknown>>("PATCH", `/clients/${client.client_id}`, { initiate_login_uri: null })).initiate_login_uri).toBeUndefined();
   });
 
   it("falls back to the tenant's login URL, then to Gatehouse's invitation landing on the tenant's host", async () => {

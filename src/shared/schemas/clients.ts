@@ -75,6 +75,8 @@ const initiateLoginUri = z
   .url({ message: "initiate_login_uri must be an absolute URL" })
   .max(2048)
   .refine((value) => {
+    // Refinements run even when the URL check failed: parse defensively (a throw here would be a 500).
+    if (!URL.canParse(value)) return false;
     const url = new URL(value);
     const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) || url.hostname.endsWith(".localhost");
     return !url.hash && (url.protocol === "https:" || (url.protocol === "http:" && loopback));
