@@ -72,7 +72,8 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
   });
 
   it("shows the development mailbox only to requests for a loopback host", async () => {
-    for (const headers of [{ host: "auth.example.com" }, { "x-forwarded-host": "auth.example.com" }]) {
+    const foreign: Array<Record<string, string>> = [{ host: "auth.example.com" }, { "x-forwarded-host": "auth.example.com" }];
+    for (const headers of foreign) {
       expect((await call("/__dev/mail", { headers })).status).toBe(404);
     }
     expect((await call("/__dev/mail", { host: "acme.localhost:8787" })).status).toBe(200);
