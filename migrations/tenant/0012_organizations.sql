@@ -26,10 +26,11 @@ CREATE TABLE organization_connections (
 );
 CREATE INDEX organization_connections_by_connection ON organization_connections (connection_id);
 
--- Membership; deleting the organization or the user removes it.
+-- Membership; deleting the organization removes it, and so does deleting the user (the trigger at the end:
+-- no foreign key to users, which a later migration may rebuild, and DROP TABLE would cascade).
 CREATE TABLE organization_members (
   organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
-  user_id TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   PRIMARY KEY (organization_id, user_id)
 );
@@ -64,3 +65,10 @@ CREATE TABLE organization_invitations (
   expires_at INTEGER NOT NULL
 );
 CREATE INDEX organization_invitations_by_org ON organization_invitations (organization_id, created_at DESC, id DESC);
+
+-- A deleted user leaves every organization (with its roles there), whichever path deletes the row.
+CREATE TRIGGER users_delete_organization_memberships AFTER DELETE ON users
+BEGIN
+  DELETE FROM organization_member_roles WHERE user_id = OLD.user_id;
+  DELETE FROM organization_members WHERE user_id = OLD.user_id;
+END;

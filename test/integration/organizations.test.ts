@@ -287,7 +287,7 @@ describe("members (issue 11 point 2)", () => {
     const { org, users } = await orgWithMembers(tenantId, 2);
     await tenantSql(tenantId, "DELETE FROM users WHERE user_id = ?", users[0]?.user_id as string);
     expect((await api.json<Array<{ user_id: string }>>("GET", `/organizations/${org.id}/members`)).map((m) => m.user_id)).toEqual([users[1]?.user_id]);
-    // The membership row itself is gone (foreign key), not merely hidden by the join.
+    // The membership row itself is gone (trigger on users), not merely hidden by the join.
     expect(await tenantSql(tenantId, "SELECT user_id FROM organization_members WHERE organization_id = ?", org.id)).toEqual([{ user_id: users[1]?.user_id }]);
   });
 });
