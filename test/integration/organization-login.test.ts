@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toBase64Url } from "../../src/shared/crypto/encoding";
 import { invalidateTenantConfig } from "../../src/worker/tenant/config-cache";
 import { call, uniqueId } from "../helpers/api";
 import { redirectParams, seedUser, sessionCookie, tokenForm } from "../helpers/flows";
@@ -143,6 +144,16 @@ describe("login in an organization (issue 11 point 5)", () => {
     expect(tokens.idClaims.org_id).toBe(org.id);
   });
 
+  it("post_login_prompt tells a user without any organization so, and issues nothing", async () => {
+    const { tenantId, host } = await world();
+    const loner = await seedUser(tenantId, `${uniqueId("alone")}@example.com`);
+    const requiring = await orgClient(tenantId, { organization_usage: "require", organization_require_behavior: "post_login_prompt" });
+    const login = await openPage(host, pageLocation(await startLogin(host, requiring)));
+    const picker = await openPage(host, pageLocation(await submit(host, login, { email: loner.email as string, password: "p4ssw0rd!" })));
+    expect(picker.status).toBe(403);
+    expect(errorCode(picker.html)).toBe("NO_ORGANIZATIONS");
+  });
+
   it("a live session answers at once for a member, and with access_denied for a non-member", async () => {
     const { tenantId, host, client, org, member } = await world();
     const cookie = await sessionCookie(tenantId, member.user_id, client.client_id);
@@ -216,6 +227,15 @@ describe("switching organization on refresh and token exchange (SPEC §4.1)", ()
     expect(((await refused.json()) as { error: string }).error).toBe("invalid_grant");
     expect((await refresh(tokens.refresh_token as string, { organization: "org_unknown" })).status).toBe(403);
     expect((await refresh(tokens.refresh_token as string)).status).toBe(200);
+  });
+
+  it("a forged refresh token learns nothing about memberships: it reads as an invalid token whatever the organization", async () => {
+    const { tenantId, member, other, foreign, refresh } = await loggedIn();
+    const forged = `v1.${tenantId}.${toBase64Url(new TextEncoder().encode(member.user_id))}.rt_${"A".repeat(22)}.${"B".repeat(43)}`;
+    for (const organization of [other.id, foreign.id]) {
+      const res = await refresh(forged, { organization });
+      expect(await res.json()).toEqual({ error: "invalid_grant", error_description: "Invalid refresh token" });
+    }
   });
 
   it("a member removed from the organization can no longer refresh in it", async () => {

@@ -16,7 +16,7 @@ import {
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
-import { currentMembership, switchOrganization } from "./organization";
+import { assertOrganizationsAllowed, currentMembership, memberOf, notAMember } from "./organization";
 
 /** SPEC §7: the exact `invalid_grant` descriptions of the refresh grant. */
 const REASONS = {
@@ -91,10 +91,12 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const presented = params.refresh_token ?? "";
   const parsed = parseRefreshToken(presented);
   if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
-  // SPEC §4.1: `organization` switches the context after a membership check, made before the token rotates.
-  const switched = params.organization ? await switchOrganization(ctx, client, params.organization, parsed.userId) : null;
+  // SPEC §4.1: `organization` switches the context after a membership check. The check runs beside the
+  // rotation and counts only once the token proved genuine (a forged token learns nothing about members);
+  // a refused switch leaves the old token usable within the leeway, which answers the same successor.
+  if (params.organization) assertOrganizationsAllowed(client);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, user] = await Promise.all([
+  const [outcome, user, switched] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
       {
         id: parsed.id,
@@ -108,9 +110,11 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       rotationLifetimes(client, ctx.config),
     ),
     tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+    params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
+  if (params.organization && !switched) throw notAMember(client, params.organization);
   const token = outcome.token;
   // The organization the token was issued in must still count the user as a member.
   const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
