@@ -276,10 +276,37 @@ describe("members (issue 11 point 2)", () => {
     await api.json("POST", `/organizations/${b.id}/members`, { members: [user] }, 204);
     const path = `/users/${encodeURIComponent(user)}/organizations`;
     expect((await api.json<OrgBody[]>("GET", path)).map((o) => o.id).sort()).toEqual([a.id, b.id].sort());
+    expect(await api.json("GET", `${path}?include_totals=true`)).toMatchObject({ start: 0, limit: 50, total: 2 });
     expect(await api.json("GET", `${path}?include_totals=true&per_page=1`)).toMatchObject({ start: 0, limit: 1, total: 2 });
     await api.call("DELETE", `/organizations/${a.id}`);
     expect((await api.json<OrgBody[]>("GET", path)).map((o) => o.id)).toEqual([b.id]);
     expect((await api.call("GET", "/users/auth0%7Cnobody/organizations")).status).toBe(404);
+  });
+
+  it("lists 50 members per page by default; fields=roles needs read:organization_member_roles", async () => {
+    const { tenantId, api } = await freshTenant();
+    const { org, users } = await orgWithMembers(tenantId, 1);
+    const path = `/organizations/${org.id}/members`;
+    expect(await api.json("GET", `${path}?include_totals=true`)).toMatchObject({ start: 0, limit: 50, total: 1 });
+    expect((await api.call("GET", `${path}?per_page=101`)).status).toBe(400);
+    const withRoles = await api.json<Array<Record<string, unknown>>>("GET", `${path}?fields=user_id,roles`);
+    expect(withRoles).toEqual([{ user_id: users[0]?.user_id, roles: [] }]);
+    const { tenantManagementToken } = await import("../helpers/management");
+    const token = await tenantManagementToken(tenantId, ["read:organization_members"]);
+    const denied = await mgmt("GET", `${path}?fields=roles`, { token, host: `${tenantId}.localhost:8787` });
+    expect(denied.status).toBe(403);
+    expect((await mgmt("GET", path, { token, host: `${tenantId}.localhost:8787` })).status).toBe(200);
+  });
+
+  it("a member's roles: 404 for a user who is not a member, an empty list (50 per page) for a member", async () => {
+    const { tenantId, api } = await freshTenant();
+    const { org, users } = await orgWithMembers(tenantId, 1);
+    const outsider = await seedUser(tenantId, `${uniqueId("o")}@example.com`);
+    const rolesOf = (userId: string) => `/organizations/${org.id}/members/${encodeURIComponent(userId)}/roles`;
+    expect(await failure(await api.call("GET", rolesOf(outsider.user_id)))).toMatchObject({ status: 404, errorCode: "inexistent_organization_member" });
+    expect(await api.json("GET", rolesOf(users[0]?.user_id as string))).toEqual([]);
+    expect(await api.json("GET", `${rolesOf(users[0]?.user_id as string)}?include_totals=true`)).toMatchObject({ roles: [], start: 0, limit: 50, total: 0 });
+    expect((await api.call("POST", rolesOf(users[0]?.user_id as string), { roles: [] })).status).toBe(400);
   });
 
   it("deleting a user removes their memberships", async () => {
