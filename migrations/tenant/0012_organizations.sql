@@ -37,16 +37,17 @@ CREATE TABLE organization_members (
 CREATE INDEX organization_members_by_user ON organization_members (user_id, organization_id);
 CREATE INDEX organization_members_by_created ON organization_members (organization_id, created_at DESC, user_id DESC);
 
--- Roles a member holds in one organization. role_id names a row of the roles table; reads join it, so a
--- deleted role is never shown even before its rows are swept.
+-- Roles a member holds in one organization (their permissions apply to logins in it); deleting the role or
+-- the membership removes the row.
 CREATE TABLE organization_member_roles (
   organization_id TEXT NOT NULL,
   user_id TEXT NOT NULL,
-  role_id TEXT NOT NULL,
+  role_id TEXT NOT NULL REFERENCES roles (id) ON DELETE CASCADE,
   created_at INTEGER NOT NULL,
   PRIMARY KEY (organization_id, user_id, role_id),
   FOREIGN KEY (organization_id, user_id) REFERENCES organization_members (organization_id, user_id) ON DELETE CASCADE
 );
+CREATE INDEX organization_member_roles_by_role ON organization_member_roles (role_id);
 
 -- Invitations (SPEC §2.7). ticket_id is what the invitation URL carries; accepting one deletes it (single use).
 CREATE TABLE organization_invitations (

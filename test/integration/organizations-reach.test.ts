@@ -38,6 +38,7 @@ interface Fixture {
   connectionId: string;
   clientId: string;
   invitationId: string;
+  roleId: string;
 }
 
 interface RouteCase {
@@ -87,9 +88,8 @@ const ROUTES: RouteCase[] = [
     expected: 204,
   },
   { method: "GET", path: (f) => `${member(f)}/roles`, scope: "read:organization_member_roles", expected: 200 },
-  // No role exists (the roles table arrives with the roles work): the handler answers the role's 404.
-  { method: "POST", path: (f) => `${member(f)}/roles`, scope: "create:organization_member_roles", body: () => ({ roles: ["rol_missing"] }), expected: 404 },
-  { method: "DELETE", path: (f) => `${member(f)}/roles`, scope: "delete:organization_member_roles", body: () => ({ roles: ["rol_missing"] }), expected: 204 },
+  { method: "POST", path: (f) => `${member(f)}/roles`, scope: "create:organization_member_roles", body: (f) => ({ roles: [f.roleId] }), expected: 204 },
+  { method: "DELETE", path: (f) => `${member(f)}/roles`, scope: "delete:organization_member_roles", body: (f) => ({ roles: [f.roleId] }), expected: 204 },
   { method: "GET", path: (f) => `/users/${encodeURIComponent(f.userId)}/organizations`, scope: "read:users", expected: 200 },
   { method: "GET", path: (f) => `${org(f)}/invitations`, scope: "read:organization_invitations", expected: 200 },
   {
@@ -129,7 +129,8 @@ beforeAll(async () => {
     client_id: client.client_id,
     send_invitation_email: false,
   });
-  fixture = { tenantId, orgId: created.id, userId: user.user_id, connectionId, clientId: client.client_id, invitationId: invitation.id };
+  const role = await onTenant(tenantId).json<{ id: string }>("POST", "/roles", { name: "reach-role" });
+  fixture = { tenantId, orgId: created.id, userId: user.user_id, connectionId, clientId: client.client_id, invitationId: invitation.id, roleId: role.id };
 });
 
 describe("who can reach the organization routes", () => {

@@ -3,10 +3,10 @@ import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
 import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
-// Orgs branch only: 0006-0011 are reserved for other branches (users, roles, mfa, actions, cleanup, ...); the
-// placeholders keep the list contiguous and are replaced by the real migrations when those land in main.
-import reserved6 from "../../../migrations/tenant/0006_reserved.sql";
-import reserved7 from "../../../migrations/tenant/0007_reserved.sql";
+import users from "../../../migrations/tenant/0006_users.sql";
+import roles from "../../../migrations/tenant/0007_roles.sql";
+// Orgs branch only: 0008-0011 are reserved for other branches (mfa, actions, cleanup, ...); the placeholders
+// keep the list contiguous and are replaced by the real migrations when those land in main.
 import reserved8 from "../../../migrations/tenant/0008_reserved.sql";
 import reserved9 from "../../../migrations/tenant/0009_reserved.sql";
 import reserved10 from "../../../migrations/tenant/0010_reserved.sql";
@@ -21,8 +21,8 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0003_security_fixes", sql: securityFixes },
   { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
   { name: "0005_outbox", sql: outbox },
-  { name: "0006_reserved", sql: reserved6 },
-  { name: "0007_reserved", sql: reserved7 },
+  { name: "0006_users", sql: users },
+  { name: "0007_roles", sql: roles },
   { name: "0008_reserved", sql: reserved8 },
   { name: "0009_reserved", sql: reserved9 },
   { name: "0010_reserved", sql: reserved10 },

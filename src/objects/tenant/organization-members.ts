@@ -84,13 +84,9 @@ export function listUserOrganizations(sql: Sql, userId: string, window: { offset
   return { items: rows.map(toOrganization), total };
 }
 
-/** Whether the tenant has the roles table (it arrives with the roles work; until then no role can exist). */
-const hasRolesTable = (sql: Sql) => Boolean(sql.first`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'roles'`);
-
 /** Role ids among `roleIds` that do not exist. */
 export function missingRoles(sql: Sql, roleIds: readonly string[]): string[] {
   if (!roleIds.length) return [];
-  if (!hasRolesTable(sql)) return [...roleIds];
   return roleIds.filter((id) => !sql.first`SELECT 1 FROM roles WHERE id = ${id}`);
 }
 
@@ -126,11 +122,10 @@ export function removeMemberRoles(sql: Sql, orgId: string, userId: string, roleI
   return ok(true);
 }
 
-/** A member's roles in the organization (roles since deleted are not shown), by name. */
+/** A member's roles in the organization, by name. */
 export function listMemberRoles(sql: Sql, orgId: string, userId: string, window: { offset: number; limit: number }): Result<ListPage<OrganizationRoleRecord>> {
   const check = memberCheck(sql, orgId, userId);
   if (!check.ok) return check;
-  if (!hasRolesTable(sql)) return ok({ items: [], total: 0 });
   const rows = sql.all<Row>`SELECT r.id, r.name, r.description FROM organization_member_roles mr JOIN roles r ON r.id = mr.role_id
     WHERE mr.organization_id = ${orgId} AND mr.user_id = ${userId} ORDER BY r.name, r.id LIMIT ${window.limit} OFFSET ${window.offset}`;
   const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM organization_member_roles mr JOIN roles r ON r.id = mr.role_id
@@ -141,7 +136,7 @@ export function listMemberRoles(sql: Sql, orgId: string, userId: string, window:
 /** The roles of several members in one organization (for `fields=roles` on the members list). */
 export function rolesOfMembers(sql: Sql, orgId: string, userIds: readonly string[]): Record<string, OrganizationRoleRecord[]> {
   const out: Record<string, OrganizationRoleRecord[]> = {};
-  if (!userIds.length || !hasRolesTable(sql)) return out;
+  if (!userIds.length) return out;
   for (const userId of userIds) {
     out[userId] = sql
       .all<Row>`SELECT r.id, r.name, r.description FROM organization_member_roles mr JOIN roles r ON r.id = mr.role_id

@@ -25,6 +25,7 @@ const REASONS = {
   revoked: "Refresh token has been revoked",
   reused: "Refresh token has been revoked",
   expired: "Refresh token has expired",
+  blocked: "user is blocked",
 } as const;
 
 /** What the device facts of a token record about this request. */
@@ -96,7 +97,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   // a refused switch leaves the old token usable within the leeway, which answers the same successor.
   if (params.organization) assertOrganizationsAllowed(client);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, user, switched] = await Promise.all([
+  const [outcome, subject, switched] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
       {
         id: parsed.id,
@@ -109,11 +110,14 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+    // The user and its RBAC permissions in the one read this grant makes of its user.
+    tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
     params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
+  const user = subject.user;
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
-  if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
+  if (!user) throw invalidGrant(client, REASONS.revoked);
+  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   if (params.organization && !switched) throw notAMember(client, params.organization);
   const token = outcome.token;
   // The organization the token was issued in must still count the user as a member.
@@ -135,6 +139,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       ...(token.audience ? { audience: token.audience } : {}),
       ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
     },
+    permissions: token.audience ? (subject.permissions[token.audience] ?? []) : [],
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,

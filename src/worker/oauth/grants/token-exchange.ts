@@ -9,7 +9,7 @@ import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { grantableUserScopes } from "../tokens/user-scopes";
-import { organizationClaims } from "../tokens/user-tokens";
+import { organizationClaims, permissionsClaim } from "../tokens/user-tokens";
 import { switchOrganization } from "./organization";
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -44,6 +44,12 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).revocations().isRevoked(subject.jti))) {
     throw invalidGrant(client, "subject_token has been revoked");
   }
+  if (subject.gty !== "client-credentials" && typeof subject.sub === "string") {
+    // SPEC §7: a grant acting for a blocked (or deleted) user is refused.
+    const user = await tenantObject(c.env, tenant.id).users().get(subject.sub);
+    if (!user) throw invalidGrant(client, "subject_token's user no longer exists");
+    if (user.blocked) throw invalidGrant(client, "user is blocked");
+  }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
   const requested = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const extra = requested.filter((s) => !held.includes(s));
@@ -62,22 +68,40 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     orgClaims = organizationClaims({ organization: org.id, organization_name: org.name }, ctx.config);
   }
   let scopes = requested;
+  let permissions: string[] | undefined;
   if (subject.gty !== "client-credentials") {
     // A user's token is held to the user-facing rules for every API it names (issue 6): the system API
-    // releases only current-user scopes, whatever an older or crafted subject token carried.
+    // releases only current-user scopes, whatever an older or crafted subject token carried; an RBAC API
+    // only the permissions the user holds now (read once, only when such an API is named).
     for (const api of ctx.config.resourceServers.filter((r) => [audience].flat().includes(r.identifier))) {
-      scopes = grantableUserScopes(scopes, api);
+      const held = api.enforce_policies && !api.is_system && typeof subject.sub === "string"
+        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier)
+        : [];
+      scopes = grantableUserScopes(scopes, api, held);
+      permissions ??= permissionsClaim(api, held);
     }
   }
   const now = nowSeconds();
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");
-  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...subjectClaims } = subject;
+  // The subject's `permissions` claim is never copied: it is recomputed above for the user, or absent. A
+  // switch of organization replaces org_id / org_name.
+  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, permissions: _held, ...subjectClaims } = subject;
   const { org_id: _org, org_name: _name, ...unscoped } = subjectClaims;
   const kept = orgClaims ? { ...unscoped, ...orgClaims } : subjectClaims;
   const accessToken = await signJwt(
-    { ...kept, aud: audience, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
+    {
+      ...kept,
+      aud: audience,
+      scope,
+      ...(permissions ? { permissions } : {}),
+      iat: now,
+      exp,
+      jti: randomToken(16),
+      azp: client.client_id,
+      tenant_id: tenant.id,
+    },
     signer.key,
     signer.kid,
     signer.alg,
