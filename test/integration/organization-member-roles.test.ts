@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { uniqueId } from "../helpers/api";
-import { seedUser } from "../helpers/flows";
+import { decodeJwt } from "jose";
+import { seedUser, tokenForm } from "../helpers/flows";
 import { codeOf, exchange, hostOf, openPage, orgClient, PASSWORD, pageLocation, startLogin, submit } from "../helpers/org-login";
 import { freshTenant, orgWithMembers } from "../helpers/organizations";
 import { tenantSql } from "../helpers/outbox";
@@ -99,5 +100,38 @@ describe("organization member roles (issue 11 point 2)", () => {
     expect(await api.json("GET", `/organizations/${org.id}/members/${encodeURIComponent(invitee.user_id)}/roles`)).toEqual([
       { id: admin.id, name: "org-admin", description: "Administers" },
     ]);
+  });
+
+  it("in a login through the organization, the member's roles there add their permissions to the access token (RBAC)", async () => {
+    const { tenantId, api, org, member, admin, rolesPath } = await setup();
+    const host = hostOf(tenantId);
+    const identifier = `https://${uniqueId("api")}.example.com/`;
+    await api.json("POST", "/resource-servers", {
+      identifier,
+      name: "Org API",
+      scopes: [{ value: "read:reports", description: "r" }, { value: "write:reports", description: "w" }],
+      enforce_policies: true,
+      token_dialect: "access_token_authz",
+      allow_offline_access: true,
+    });
+    await api.json("POST", `/roles/${admin.id}/permissions`, { permissions: [{ resource_server_identifier: identifier, permission_name: "write:reports" }] }, 201);
+    await api.json("POST", rolesPath, { roles: [admin.id] }, 204);
+    const client = await orgClient(tenantId, { organization_usage: "allow" });
+    const login = async (params: Record<string, string>) => {
+      const page = await openPage(host, pageLocation(await startLogin(host, client, { audience: identifier, scope: "openid write:reports offline_access", ...params })));
+      return exchange(host, client, codeOf(await submit(host, page, { email: member.email, password: PASSWORD })));
+    };
+    const inOrg = await login({ organization: org.id });
+    expect(inOrg.accessClaims.permissions).toEqual(["write:reports"]);
+    expect(String(inOrg.accessClaims.scope).split(" ")).toContain("write:reports");
+    // Outside the organization the member's roles there do not apply.
+    const plain = await login({});
+    expect(plain.accessClaims.permissions).toEqual([]);
+    expect(String(plain.accessClaims.scope).split(" ")).not.toContain("write:reports");
+    // A refresh in the organization keeps them.
+    const refreshed = await tokenForm({ grant_type: "refresh_token", refresh_token: inOrg.refresh_token as string, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    const body = (await refreshed.json()) as { access_token: string };
+    expect(refreshed.status, JSON.stringify(body)).toBe(200);
+    expect(decodeJwt(body.access_token).permissions).toEqual(["write:reports"]);
   });
 });

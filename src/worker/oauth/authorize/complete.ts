@@ -79,7 +79,9 @@ async function answer(
     const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
     // Only an access token to an RBAC API needs the user's permissions: one read, and only then.
     const permissions =
-      types.has("token") && api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
+      types.has("token") && api?.enforce_policies && !api.is_system
+        ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier, grant.organization ?? null)
+        : [];
     const tokens = await issueUserTokens({
       tenant,
       config,

@@ -28,6 +28,23 @@ const REASONS = {
   blocked: "user is blocked",
 } as const;
 
+/**
+ * The user's permissions on the token's audience: those read with the user, or, in an organization and on an
+ * API that enforces RBAC, read again with the member's roles there (issue 11).
+ */
+async function permissionsFor(
+  ctx: GrantContext,
+  userId: string,
+  audience: string | null,
+  organizationId: string | null,
+  read: Record<string, string[]>,
+): Promise<string[]> {
+  if (!audience) return [];
+  const api = ctx.config.resourceServers.find((r) => r.identifier === audience);
+  if (!organizationId || !api?.enforce_policies || api.is_system) return read[audience] ?? [];
+  return tenantObject(ctx.c.env, ctx.c.var.tenant.id).userAuthorization().permissionNames(userId, audience, organizationId);
+}
+
 /** What the device facts of a token record about this request. */
 export function requestDevice(c: AppContext, first: boolean): RefreshDevice {
   const ip = c.req.header("cf-connecting-ip") ?? c.req.header("x-real-ip");
@@ -139,7 +156,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       ...(token.audience ? { audience: token.audience } : {}),
       ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
     },
-    permissions: token.audience ? (subject.permissions[token.audience] ?? []) : [],
+    permissions: await permissionsFor(ctx, user.user_id, token.audience, organization?.id ?? null, subject.permissions),
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,

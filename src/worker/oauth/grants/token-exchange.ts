@@ -12,6 +12,10 @@ import { grantableUserScopes } from "../tokens/user-scopes";
 import { organizationClaims, permissionsClaim } from "../tokens/user-tokens";
 import { switchOrganization } from "./organization";
 
+/** The organization the new token is in: the one switched to, else the subject token's (issue 11). */
+const organizationOf = (switched: Record<string, string> | null, subject: Record<string, unknown>) =>
+  switched?.org_id ?? (typeof subject.org_id === "string" ? subject.org_id : null);
+
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
 
@@ -75,7 +79,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     // only the permissions the user holds now (read once, only when such an API is named).
     for (const api of ctx.config.resourceServers.filter((r) => [audience].flat().includes(r.identifier))) {
       const held = api.enforce_policies && !api.is_system && typeof subject.sub === "string"
-        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier)
+        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier, organizationOf(orgClaims, subject))
         : [];
       scopes = grantableUserScopes(scopes, api, held);
       permissions ??= permissionsClaim(api, held);
