@@ -10,8 +10,8 @@ import { type CallbackServer, type ContextLog, isLoopbackUrl, launchChromium, ne
 
 /**
  * Organizations end to end (issue 11 "Proof"), against a running `wrangler dev`:
- * - the reference platform's Node SDK (`auth0` 7.1.0) manages organizations, their connections, members and
- *   invitations with its typed calls (its paging helpers and error classes included);
+ * - the reference platform's Node SDK (`auth0` 7.1.0) manages organizations, their connections, members, member
+ *   roles and invitations with its typed calls (its paging helpers and error classes included);
  * - the invitation email lands in the development sink (GET /__dev/mail);
  * - `openid-client` builds the authorization request an application makes from the invitation link, headless
  *   Chromium signs the invitee up through the real pages, openid-client redeems the code, and `jose` verifies
@@ -103,7 +103,7 @@ describe("organizations through the auth0 SDK, openid-client and Chromium", () =
     expect(updated.show_as_button).toBe(false);
   });
 
-  it("adds, lists and removes members with the SDK", async () => {
+  it("adds, lists and removes members and their roles with the SDK", async () => {
     const email = `member-${random()}@example.com`;
     const signup = await fetch(`${server.baseUrl}/dbconnections/signup`, {
       method: "POST",
@@ -117,6 +117,17 @@ describe("organizations through the auth0 SDK, openid-client and Chromium", () =
     expect(members.data).toEqual([expect.objectContaining({ user_id: member.user_id, email })]);
     const mine = await management.users.organizations.list(member.user_id);
     expect(mine.data.map((o) => o.id)).toEqual([org.id]);
+
+    // Member roles, through the SDK's organizations.members.roles.
+    const role = await management.roles.create({ name: `org-role-${random()}`, description: "E2E org role" });
+    await management.organizations.members.roles.assign(org.id, member.user_id, { roles: [role.id as string] });
+    const roles = await management.organizations.members.roles.list(org.id, member.user_id);
+    expect(roles.data).toEqual([expect.objectContaining({ id: role.id, name: role.name })]);
+    const withRoles = await management.organizations.members.list(org.id, { fields: "user_id,roles", include_fields: true });
+    expect(withRoles.data).toEqual([{ user_id: member.user_id, roles: [{ id: role.id, name: role.name }] }]);
+    await management.organizations.members.roles.delete(org.id, member.user_id, { roles: [role.id as string] });
+    expect((await management.organizations.members.roles.list(org.id, member.user_id)).data).toEqual([]);
+
     await management.organizations.members.delete(org.id, { members: [member.user_id] });
     expect((await management.organizations.members.list(org.id)).data).toEqual([]);
   });
