@@ -4,7 +4,6 @@ import { seedClient } from "../helpers/flows";
 import { tick } from "../helpers/management";
 import { createOrg, freshTenant } from "../helpers/organizations";
 import { tenantSql } from "../helpers/outbox";
-import { invalidateTenantConfig } from "../../src/worker/tenant/config-cache";
 
 interface Invitation {
   id: string;
@@ -153,10 +152,8 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
     const url = new URL(invitation.invitation_url);
     expect(`${url.origin}${url.pathname}`).toBe(`http://${tenantId}.localhost:8787/u2/invitation`);
     expect(url.searchParams.get("organization")).toBe(org.id);
-    await tenantSql(tenantId, `INSERT INTO _settings (key, value) VALUES ('tenant', '{"default_redirection_uri":"https://portal.example.com/start"}')
-      ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-    await tenantSql(tenantId, "UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'");
-    invalidateTenantConfig(tenantId);
+    expect((await api.call("PATCH", "/tenants/settings", { default_redirection_uri: "http://portal.example.com/start" })).status).toBe(400);
+    await api.json("PATCH", "/tenants/settings", { default_redirection_uri: "https://portal.example.com/start" });
     const viaTenant = await api.json<Invitation>("POST", path, { inviter: { name: "A" }, invitee: { email: "d@example.com" }, client_id: bare.client_id, send_invitation_email: false });
     expect(viaTenant.invitation_url.startsWith("https://portal.example.com/start?invitation=")).toBe(true);
   });

@@ -15,14 +15,11 @@ import {
   startLogin,
   submit,
 } from "../helpers/org-login";
-import { createOrg, freshTenant, orgWithMembers } from "../helpers/organizations";
-import { tenantSql } from "../helpers/outbox";
+import { createOrg, freshTenant, onTenant, orgWithMembers } from "../helpers/organizations";
 
-/** Sets tenant settings the way GET/PATCH /tenants/settings will store them (issue 15), and drops the cache. */
+/** PATCH /api/v2/tenants/settings of a tenant. */
 async function tenantSettings(tenantId: string, settings: Record<string, unknown>) {
-  await tenantSql(tenantId, "INSERT INTO _settings (key, value) VALUES ('tenant', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", JSON.stringify(settings));
-  await tenantSql(tenantId, "UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'");
-  invalidateTenantConfig(tenantId);
+  await onTenant(tenantId).json("PATCH", "/tenants/settings", settings);
 }
 
 /** A tenant with an organizations-enabled app, an organization (database connection enabled) and a member. */

@@ -5,9 +5,9 @@ import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lif
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import users from "../../../migrations/tenant/0006_users.sql";
 import roles from "../../../migrations/tenant/0007_roles.sql";
-// Orgs branch only: 0008-0011 are reserved for other branches (mfa, actions, cleanup, ...); the placeholders
+import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
+// Orgs branch only: 0009-0011 are reserved for other branches (mfa, actions, cleanup, ...); the placeholders
 // keep the list contiguous and are replaced by the real migrations when those land in main.
-import reserved8 from "../../../migrations/tenant/0008_reserved.sql";
 import reserved9 from "../../../migrations/tenant/0009_reserved.sql";
 import reserved10 from "../../../migrations/tenant/0010_reserved.sql";
 import reserved11 from "../../../migrations/tenant/0011_reserved.sql";
@@ -23,7 +23,7 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0005_outbox", sql: outbox },
   { name: "0006_users", sql: users },
   { name: "0007_roles", sql: roles },
-  { name: "0008_reserved", sql: reserved8 },
+  { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
   { name: "0009_reserved", sql: reserved9 },
   { name: "0010_reserved", sql: reserved10 },
   { name: "0011_reserved", sql: reserved11 },

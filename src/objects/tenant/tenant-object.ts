@@ -20,6 +20,7 @@ import { Roles } from "./roles";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
+import { TenantSettingsRpc } from "./tenant-settings";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { Users } from "./users";
@@ -134,6 +135,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
+    return new TenantSettingsRpc(this.core, audit);
   }
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {

@@ -10,4 +10,6 @@ export const encryptionContext = {
   clientSecret: (clientId: string) => `client_secret:${clientId}`,
   /** A connection's `options` secrets: open only for that connection. */
   connectionSecrets: (connectionId: string) => `connection_secrets:${connectionId}`,
+  /** An API's HS256 signing secret: opens only for that resource server. */
+  resourceServerSigningSecret: (resourceServerId: string) => `resource_server_signing_secret:${resourceServerId}`,
 } as const;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clientAddons } from "./samlp";
 
 /** Application types of the reference platform. */
 export const APP_TYPES = ["native", "spa", "regular_web", "non_interactive"] as const;
@@ -13,6 +14,7 @@ export const CLIENT_EXTRA_FIELDS = [
   "organization_usage",
   "organization_require_behavior",
   "user_linking_mode",
+  "addons",
   "initiate_login_uri",
 ] as const;
 
@@ -46,8 +48,8 @@ const jwtConfiguration = z
     lifetime_in_seconds: z.int().min(1).max(2_592_000),
     secret_encoded: z.boolean(),
     scopes: z.record(z.string(), z.json()),
-    // ID-token algorithm: the ones this server issues (HS256 ID tokens are not offered; see README).
-    alg: z.enum(["RS256", "PS256"]),
+    // ID-token algorithm: the ones this server issues (HS256 with the client's own secret; see README).
+    alg: z.enum(["HS256", "RS256", "PS256"]),
   })
   .partial();
 
@@ -112,6 +114,7 @@ export const createClientBody = z.strictObject({
   organization_usage: organizationUsage.optional(),
   organization_require_behavior: organizationRequireBehavior.optional(),
   user_linking_mode: userLinkingMode.optional(),
+  addons: clientAddons.optional(),
   initiate_login_uri: initiateLoginUri.optional(),
 });
 
@@ -130,6 +133,7 @@ export const updateClientBody = z.strictObject({
   organization_usage: organizationUsage.nullable().optional(),
   organization_require_behavior: organizationRequireBehavior.nullable().optional(),
   user_linking_mode: userLinkingMode.nullable().optional(),
+  addons: clientAddons.nullable().optional(),
   initiate_login_uri: initiateLoginUri.nullable().optional(),
 });
 

@@ -8,6 +8,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.signingKey("kid-1")).toBe("signing_key:kid-1");
     expect(encryptionContext.clientSecret("abc")).toBe("client_secret:abc");
     expect(encryptionContext.connectionSecrets("con_1")).toBe("connection_secrets:con_1");
-    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "signingKey"]);
+    expect(encryptionContext.resourceServerSigningSecret("rs_1")).toBe("resource_server_signing_secret:rs_1");
+    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "resourceServerSigningSecret", "signingKey"]);
   });
 });

@@ -13,8 +13,9 @@ import { auditContext } from "../../http/audit";
 import { organizationGate } from "../../login/organization";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
-import { activeSigner } from "../../tenant/keys";
+import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
+import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
 import { respondToClient } from "./respond";
 
@@ -70,6 +71,8 @@ async function answer(
   grant: CodeGrant,
   code: string | undefined,
 ): Promise<Response> {
+  // A SAML login (/samlp/{client_id}) completes with a signed SAML response instead (issue 14).
+  if (request.samlp) return samlLoginResponse(c, { ...request, samlp: request.samlp }, client, user, sessionId, grant.auth_time);
   const tenant = c.var.tenant;
   const types = new Set(request.response_type.split(" "));
   const params: Record<string, string | undefined> = { state: request.state, code };
@@ -86,7 +89,7 @@ async function answer(
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
-      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
+      signerFor: signerResolver(c.env, c.var.settings, tenant.id),
       client,
       user,
       grant,
