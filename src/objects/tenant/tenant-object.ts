@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
@@ -21,9 +21,12 @@ import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { TenantSettingsRpc } from "./tenant-settings";
+import { reactToUserWrite } from "./cascade";
+import { TenantCleanup } from "./cleanup";
+import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
-import { Users } from "./users";
+import { getUser, Users } from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -37,12 +40,21 @@ export class TenantObject extends DurableObject<Env> {
   protected readonly core: TenantCore;
   /** Write path, outbox relay and alarm (clock and jitter injectable for tests). */
   readonly outbox: Publisher;
+  /** Expired-row cleanup, a job of the same alarm (SPEC §8). */
+  readonly cleanup: TenantCleanup;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    this.outbox = new Publisher(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
+    const tenantId = ctx.id.name ?? ctx.id.toString();
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade));
     const outbox = this.outbox;
+    // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
+    outbox.reactions = [reactToUserWrite];
+    this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
+    outbox.jobs = [this.cleanup];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -57,7 +69,7 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
-  /** The alarm: outbox relay, retries, retention (one alarm per object at the earliest due job). */
+  /** The alarm: outbox relay, retries, retention, then cleanup (one alarm per object at the earliest due job). */
   async alarm(): Promise<void> {
     await this.outbox.alarm();
   }
@@ -70,6 +82,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
+  getUser(userId: string): UserRecord | null {
+    return getUser(this.core.sql, userId);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */

@@ -181,6 +181,11 @@ export interface NewSession {
   /** Epoch milliseconds; absent means the time of the commit. */
   authenticated_at?: number;
   expires_at: number;
+  /**
+   * The issuer of the host the user logged in through (the `iss` of the session's ID tokens), so that a
+   * back-channel logout token names the same issuer. Absent: the apex ISSUER.
+   */
+  issuer?: string;
 }
 
 /** Everything one interactive login commits together (`logins().complete`). */

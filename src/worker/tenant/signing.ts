@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, importJWK, type JWTPayload, SignJWT } from "jose";
+import { exportJWK, generateKeyPair } from "jose";
 import { now as clockNow } from "../../shared/clock";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
@@ -94,14 +94,5 @@ export const publishedSetKey = (config: TenantConfig, now = clockNow()) =>
     .map((k) => `${k.kid}:${k.expires_at}`)
     .join(",");
 
-/** Opens a stored private key into a non-extractable CryptoKey. */
-export async function importSigningKey(encryptionKey: string | undefined, key: SigningKeyRecord): Promise<CryptoKey> {
-  const cipher = await fieldCipher(encryptionKey);
-  const jwk = JSON.parse(await cipher.decrypt(key.private_jwk_enc, keyContext(key.kid)));
-  return (await importJWK(jwk, key.alg, { extractable: false })) as CryptoKey;
-}
-
-/** Signs a JWT with the given key (no `kid` for an API's HS256 secret, which is not a published key). */
-export function signJwt(payload: JWTPayload, key: CryptoKey, kid: string | undefined, alg: string, typ = "JWT"): Promise<string> {
-  return new SignJWT(payload).setProtectedHeader({ alg, typ, ...(kid ? { kid } : {}) }).sign(key);
-}
+// Key opening and signing live in src/shared/crypto/jwt.ts (the tenant object signs logout tokens too).
+export { importSigningKey, signJwt } from "../../shared/crypto/jwt";

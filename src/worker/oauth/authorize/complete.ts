@@ -143,7 +143,7 @@ export async function finishLogin(
   // Issue 11: membership, invitation acceptance or the post-login organization prompt.
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
-  const session = await prepareSession(user.user_id, client.client_id);
+  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
   const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const completed = await tenantObject(c.env, c.var.tenant.id)
@@ -161,7 +161,7 @@ export async function finishTicketLogin(
   client: ClientRecord,
   ticket: string,
 ): Promise<Response | null> {
-  const session = await prepareSession("", client.client_id);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
   const { user_id: _pending, ...input } = session.input;
   // The actor is known only once the ticket is redeemed: the client acts, the event names the user.
   const user = await tenantObject(c.env, c.var.tenant.id)

@@ -115,7 +115,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) assertOrganizationsAllowed(client);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, subject, switched] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -127,7 +127,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    // The user and its RBAC permissions in the one read this grant makes of its user.
+    // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
+    // lands) and its RBAC permissions, in the one read this grant makes of its user.
     tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
     params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
