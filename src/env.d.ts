@@ -6,4 +6,8 @@ interface __BaseEnv_Env {
   ADMIN_PASSWORD?: string;
   MANAGEMENT_ALLOWED_ORIGINS?: string;
   BENCH_ROUTES?: string;
+  EMAIL_PROVIDER?: string;
+  EMAIL_FROM?: string;
+  EMAIL_HTTP_URL?: string;
+  EMAIL_HTTP_TOKEN?: string;
 }

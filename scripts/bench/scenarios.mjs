@@ -175,6 +175,31 @@ export const SCENARIOS = [
   },
   algTokenScenario("ES256"),
   algTokenScenario("EdDSA"),
+  {
+    id: "org_code_exchange",
+    label: "authorization-code exchanges in an organization (POST /oauth/token, org_id in both tokens)",
+    unit: "exchanges/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      const org = await benchOrganization(ctx, app);
+      const codes = await mintCodes(ctx, app, CODES_TO_MINT, { organization: org.id });
+      return {
+        requests: [
+          {
+            method: "POST",
+            path: "/oauth/token",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            setupRequest: (req) => ({
+              ...req,
+              body: form({ grant_type: "authorization_code", code: codes.pop() ?? "drained", redirect_uri: CALLBACK, client_id: app.clientId, client_secret: app.clientSecret }),
+            }),
+          },
+        ],
+      };
+    },
+  },
   // Users (issue 9): creation without bcrypt, point read, searches and full checkpoint walks at 100,000.
   {
     id: "users_create",
@@ -297,6 +322,22 @@ async function usersWalk(ctx, size) {
 }
 
 /**
+ * Issue 11: the bench app allows organizations, and an organization whose database connection assigns
+ * membership on login, so the bench user (logged in by SSO) joins it on the first code minted in it.
+ */
+async function benchOrganization(ctx, app) {
+  const token = await ctx.managementToken();
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const patched = await ctx.fetch(`/api/v2/clients/${app.clientId}`, { method: "PATCH", headers, body: JSON.stringify({ organization_usage: "allow" }) });
+  if (patched.status !== 200) throw new Error(`allow organizations: HTTP ${patched.status} ${await patched.text()}`);
+  const connections = await (await ctx.fetch("/api/v2/connections?name=Username-Password-Authentication", { headers })).json();
+  const body = { name: `bench-${Date.now().toString(36)}`, enabled_connections: [{ connection_id: connections[0].id, assign_membership_on_login: true }] };
+  const created = await ctx.fetch("/api/v2/organizations", { method: "POST", headers, body: JSON.stringify(body) });
+  if (created.status !== 201) throw new Error(`create organization: HTTP ${created.status} ${await created.text()}`);
+  return created.json();
+}
+
+/**
  * client_credentials tokens for an API whose `signing_alg` is `alg` (issue 14): the API and the control-plane
  * client's grant are created through the management API, which also adds a key of that algorithm.
  */
@@ -369,9 +410,9 @@ async function loginApp(ctx) {
 }
 
 /** Mints single-use codes through /authorize with the session (SSO), a few requests at a time. */
-async function mintCodes(ctx, { clientId, session }, count) {
+async function mintCodes(ctx, { clientId, session }, count, extra = {}) {
   const codes = [];
-  const query = new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile" });
+  const query = new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile", ...extra });
   const worker = async () => {
     while (codes.length < count) {
       const res = await ctx.fetch(`/authorize?${query}`, { redirect: "manual", headers: { cookie: session } });
@@ -488,6 +529,7 @@ export const RATIOS = [
   { label: "EdDSA tokens/s ÷ RS256 tokens/s", numerator: "token_eddsa", denominator: "token" },
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
+  { label: "code exchanges in an organization/s ÷ plain code exchanges/s (1.0 = organizations cost nothing at the token endpoint)", numerator: "org_code_exchange", denominator: "code_exchange" },
   { label: "relay events/s at 100,000 ÷ at 1,000 backlog (1.0 = flat in backlog size)", numerator: "relay_100k", denominator: "relay_1k" },
   { label: "in-object commit cost with its outbox event ÷ bare commit", numerator: "commit_bare", denominator: "commit_outbox" },
   { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },

@@ -282,6 +282,30 @@ export const ERRORS = {
   inexistent_failed_event: { status: 404, message: "The failed event does not exist", errorCode: "inexistent_failed_event" },
   checkpoint_unsupported: { status: 400, message: "Checkpoint paging is not supported here", errorCode: "invalid_query_string" },
   inexistent_refresh_token: { status: 404, message: "The refresh token does not exist.", errorCode: "inexistent_refresh_token" },
+  // Organizations (SPEC §2.6, §2.7, §4.2 "Organizations").
+  inexistent_organization: { status: 404, message: "No organization found by that id or name", errorCode: "inexistent_organization" },
+  organization_conflict: { status: 409, message: 'An organization with name "{name}" already exists', errorCode: "organization_conflict" },
+  organization_connection_conflict: {
+    status: 409,
+    message: "The connection is already enabled for this organization",
+    errorCode: "organization_connection_conflict",
+  },
+  inexistent_organization_connection: {
+    status: 404,
+    message: "The connection is not enabled for this organization",
+    errorCode: "inexistent_organization_connection",
+  },
+  inexistent_organization_member: {
+    status: 404,
+    message: "The user is not a member of the organization",
+    errorCode: "inexistent_organization_member",
+  },
+  inexistent_invitation: { status: 404, message: "The invitation does not exist", errorCode: "inexistent_invitation" },
+  invitation_email_unavailable: {
+    status: 400,
+    message: "Invitations need an email provider: set EMAIL_PROVIDER, or send_invitation_email false",
+    errorCode: "invalid_body",
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** A stable failure code (a key of {@link ERRORS}). */

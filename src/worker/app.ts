@@ -1,10 +1,12 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
+import { devMailRoute } from "./email";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
+import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
 import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
@@ -72,6 +74,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/login", loginSubmit);
   login.on("GET", "/u2/signup", signupPage);
   login.on("POST", "/u2/signup", signupSubmit);
+  login.on("GET", "/u2/organization", organizationPage);
+  login.on("POST", "/u2/organization", organizationSubmit);
+  login.on("GET", "/u2/invitation", invitationLanding);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
@@ -85,6 +90,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Browsers ask every page for it; answer without a 404 in their console.
   internal.on("GET", "/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
+  // The development email sink's messages (EMAIL_PROVIDER=dev, loopback hosts only; src/worker/email.ts).
+  internal.on("GET", "/__dev/mail", devMailRoute);
 
   // Benchmark routes (`npm run bench`): they exist only when BENCH_ROUTES=1.
   const bench = new Hono<AppEnv>();

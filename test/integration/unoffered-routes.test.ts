@@ -19,7 +19,6 @@ const WALK = [
   "/custom-domains",
   "/prompts",
   "/prompts/login/custom-text/en",
-  "/organizations",
   "/attack-protection/breached-password-detection",
   "/attack-protection/bot-detection",
   "/attack-protection/captcha",

@@ -52,7 +52,7 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
         redirect_uri: String(row.redirect_uri),
         grant,
         user: getUser(sql, userId),
-        permissions: grant.audience ? permissionNames(sql, userId, grant.audience) : [],
+        permissions: grant.audience ? permissionNames(sql, userId, grant.audience, grant.organization ?? null) : [],
       },
     };
   }

@@ -13,6 +13,7 @@ import { emitAudit, emitHook } from "./events";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
+import { Organizations } from "./organizations-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
 import { ResourceServers } from "./resource-servers";
 import { Roles } from "./roles";
@@ -159,6 +160,10 @@ export class TenantObject extends DurableObject<Env> {
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
     return new Users(this.core, audit);
+  }
+
+  organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {
+    return new Organizations(this.core, audit);
   }
 
   roles(audit: AuditContext = SYSTEM_CONTEXT): Roles {

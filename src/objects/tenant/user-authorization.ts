@@ -103,14 +103,21 @@ export function listUserPermissions(sql: Sql, userId: string, window: OffsetWind
   return ok({ items: describePermissions(sql, page), total: all.length });
 }
 
-/** The names of the permissions a user holds on one API, directly or through roles, sorted. */
-export function permissionNames(sql: Sql, userId: string, identifier: string): string[] {
+/**
+ * The names of the permissions a user holds on one API, directly or through roles, sorted. In a login in an
+ * organization, the roles the user holds as its member count too (issue 11: member roles apply when the
+ * user logs in through the organization).
+ */
+export function permissionNames(sql: Sql, userId: string, identifier: string, organizationId: string | null = null): string[] {
   return sql
     .all<{ name: string }>`
       SELECT permission_name AS name FROM user_permissions WHERE user_id = ${userId} AND resource_server_identifier = ${identifier}
       UNION
       SELECT rp.permission_name FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
         WHERE ur.user_id = ${userId} AND rp.resource_server_identifier = ${identifier}
+      UNION
+      SELECT rp.permission_name FROM organization_member_roles mr JOIN role_permissions rp ON rp.role_id = mr.role_id
+        WHERE mr.organization_id = ${organizationId} AND mr.user_id = ${userId} AND rp.resource_server_identifier = ${identifier}
       ORDER BY name`
     .map((r) => r.name);
 }
@@ -191,8 +198,8 @@ export class UserAuthorization extends TenantRpc {
   }
 
   /** The permission names the user holds on one API (implicit and hybrid responses, token exchange). */
-  permissionNames(userId: string, identifier: string): string[] {
-    return this.read((sql) => permissionNames(sql, userId, identifier));
+  permissionNames(userId: string, identifier: string, organizationId: string | null = null): string[] {
+    return this.read((sql) => permissionNames(sql, userId, identifier, organizationId));
   }
 
   /** The user and its RBAC permissions per API, for the refresh grant's one read of its user. */

@@ -18,6 +18,7 @@ export const CLIENT_EXTRA_FIELDS = [
   "addons",
   "oidc_logout",
   "oidc_backchannel_logout",
+  "initiate_login_uri",
 ] as const;
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -110,6 +111,21 @@ const organizationUsage = z.enum(["deny", "allow", "require"]);
 const organizationRequireBehavior = z.enum(["no_prompt", "pre_login_prompt", "post_login_prompt"]);
 const userLinkingMode = z.enum(["builtin", "template", "off"]);
 
+/**
+ * The application's login route (the reference platform's `initiate_login_uri`): organization invitation
+ * links point at it. https, or http on a loopback host for local development (RFC 8252 §7.3's rule).
+ */
+const initiateLoginUri = z
+  .url({ message: "initiate_login_uri must be an absolute URL" })
+  .max(2048)
+  .refine((value) => {
+    // Refinements run even when the URL check failed: parse defensively (a throw here would be a 500).
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname) || url.hostname.endsWith(".localhost");
+    return !url.hash && (url.protocol === "https:" || (url.protocol === "http:" && loopback));
+  }, "initiate_login_uri must be an https URL without a fragment (http only on localhost)");
+
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(140);
 
@@ -143,6 +159,7 @@ export const createClientBody = z.strictObject({
   addons: clientAddons.optional(),
   oidc_logout: oidcLogout.optional(),
   oidc_backchannel_logout: oidcBackchannelLogout.optional(),
+  initiate_login_uri: initiateLoginUri.optional(),
 });
 
 /**
@@ -163,6 +180,7 @@ export const updateClientBody = z.strictObject({
   addons: clientAddons.nullable().optional(),
   oidc_logout: oidcLogout.nullable().optional(),
   oidc_backchannel_logout: oidcBackchannelLogout.nullable().optional(),
+  initiate_login_uri: initiateLoginUri.nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;

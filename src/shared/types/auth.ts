@@ -122,7 +122,11 @@ export interface AuthorizeRequest {
   state?: string;
   nonce?: string;
   audience?: string;
+  /** The organization's id once /authorize resolved it (the request may name it by id or name). */
   organization?: string;
+  organization_name?: string;
+  /** The ticket of an organization invitation being accepted (issue 11). */
+  invitation?: string;
   prompt?: string;
   max_age?: number;
   code_challenge?: string;
@@ -200,6 +204,8 @@ export interface CodeGrant {
   /** Seconds since the epoch. */
   auth_time: number;
   organization?: string;
+  /** For the `org_name` claim when the tenant allows organization names (issue 11). */
+  organization_name?: string;
 }
 
 export interface NewAuthorizationCode {

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled } from "./connection";
+import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
@@ -32,6 +33,7 @@ function renderLogin(
       csrf={t.loginSession.csrf_token}
       clientName={t.client.name}
       canSignup={options.canSignup}
+      {...organizationProps(t)}
       {...(options.email ? { email: options.email } : {})}
       {...(options.error ? { error: options.error } : {})}
     />,
@@ -39,15 +41,27 @@ function renderLogin(
   );
 }
 
+/**
+ * The database connection this login may use: it must exist for the client and, in an organization, be
+ * enabled for it (issue 11); sign-up also needs the organization's `is_signup_enabled` or an invitation.
+ */
+function loginConnection(t: LoginTransaction) {
+  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  if (!connection) return null;
+  const inOrganization = organizationConnection(t.organization, connection.name, t.loginSession.request);
+  if (!inOrganization.enabled) return null;
+  return { connection, canSignup: !isSignupDisabled(connection) && inOrganization.signup };
+}
+
 /** GET /u2/login?state=<login session>: the email and password form; sets the CSRF cookie. */
 export async function loginPage(c: AppContext): Promise<Response> {
   const t = await loadTransaction(c);
   if (t instanceof Response) return t;
-  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
-  if (!connection) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  const usable = loginConnection(t);
+  if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   setCsrfCookie(c, t.loginSession);
   const hint = t.loginSession.request.login_hint;
-  return renderLogin(c, t, { canSignup: !isSignupDisabled(connection), ...(hint ? { email: normalizeEmail(hint) } : {}) });
+  return renderLogin(c, t, { canSignup: usable.canSignup, ...(hint ? { email: normalizeEmail(hint) } : {}) });
 }
 
 /**
@@ -59,11 +73,12 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   const submitted = await submittedForm(c, "login");
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
-  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
-  if (!connection) return sendMessage(c, t.shell, NO_CONNECTION, 400);
-  const canSignup = !isSignupDisabled(connection);
+  const usable = loginConnection(t);
+  if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  const { connection, canSignup } = usable;
 
-  const email = normalizeEmail(form.email ?? "");
+  // An invitation fixes the address (issue 11); the field is read-only, and the server holds to it.
+  const email = normalizeEmail(invitedEmail(t.loginSession.request) ?? form.email ?? "");
   const password = form.password ?? "";
   if (!email || !password) {
     const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled, requiresVerifiedEmail } from "./connection";
+import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import { SignupPage, type SignupPageProps } from "./pages/signup-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
 import { signUpDatabaseUser } from "./signup";
@@ -15,10 +16,14 @@ const SIGNUP_UNAVAILABLE = {
   message: "New accounts cannot be created for this application.",
 } as const;
 
-/** The database connection when it exists for the client and accepts sign-ups. */
+/**
+ * The database connection when it exists for the client and accepts sign-ups; in an organization it must
+ * also be enabled for it with `is_signup_enabled`, unless an invitation is being accepted (issue 11).
+ */
 function signupConnection(t: LoginTransaction) {
   const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
-  return connection && !isSignupDisabled(connection) ? connection : null;
+  if (!connection || isSignupDisabled(connection)) return null;
+  return organizationConnection(t.organization, connection.name, t.loginSession.request).signup ? connection : null;
 }
 
 function renderSignup(
@@ -27,7 +32,7 @@ function renderSignup(
   extra: Pick<SignupPageProps, "email" | "error"> = {},
   status: ContentfulStatusCode = 200,
 ) {
-  const props: SignupPageProps = { shell: t.shell, state: t.state, csrf: t.loginSession.csrf_token, clientName: t.client.name };
+  const props: SignupPageProps = { shell: t.shell, state: t.state, csrf: t.loginSession.csrf_token, clientName: t.client.name, ...organizationProps(t) };
   if (extra.email) props.email = extra.email;
   if (extra.error) props.error = extra.error;
   return sendPage(c, t.shell, <SignupPage {...props} />, status);
@@ -55,7 +60,8 @@ export async function signupSubmit(c: AppContext): Promise<Response> {
   const connection = signupConnection(t);
   if (!connection) return sendMessage(c, t.shell, SIGNUP_UNAVAILABLE, 403);
 
-  const email = normalizeEmail(form.email ?? "");
+  // An invitation fixes the address (issue 11): the field is read-only, and the server holds to it.
+  const email = normalizeEmail(invitedEmail(t.loginSession.request) ?? form.email ?? "");
   const result = await signUpDatabaseUser(c, connection, { email, password: form.password ?? "" }, t.client.client_id);
   if (!result.ok) {
     const status = result.failure.code === "USER_EXISTS" ? 409 : result.failure.code === "REGISTRATION_DENIED" ? 403 : 400;

@@ -1,10 +1,11 @@
 import { timingSafeEqualText } from "../../shared/crypto/compare";
-import type { ClientRecord, LoginSession, TenantConfig } from "../../shared/types";
+import type { ClientRecord, LoginOrganization, LoginSession, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { readBodyText } from "../http/body";
 import { tenantObject } from "../tenant/stubs";
 import { CSRF_COOKIE, readCookie, setSecureCookie } from "./cookies";
 import { configOf } from "./connection";
+import { brandedFor, loginOrganization } from "./organization";
 import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
 import { clientIn } from "../tenant/config-cache";
@@ -17,6 +18,8 @@ export interface LoginTransaction {
   client: ClientRecord;
   /** The login session id, as carried in the `state` query parameter. */
   state: string;
+  /** The organization the login runs in (issue 11), whose branding the shell carries. */
+  organization: LoginOrganization | null;
 }
 
 /**
@@ -32,7 +35,8 @@ export async function loadTransaction(c: AppContext): Promise<LoginTransaction |
   if (loginSession?.state !== "pending" || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
   }
-  return { config, shell: shellFor(config, client.name), loginSession, client, state };
+  const organization = await loginOrganization(c, loginSession.request);
+  return { config, shell: shellFor(brandedFor(config, organization), client.name), loginSession, client, state, organization };
 }
 
 /**
@@ -60,7 +64,7 @@ export async function hasValidCsrf(c: AppContext, form: Record<string, string>, 
 }
 
 /** The 403 page of a failed CSRF check, with a link that reloads the form (and re-sets the cookie). */
-export function csrfFailure(c: AppContext, t: LoginTransaction, page: "login" | "signup"): Response | Promise<Response> {
+export function csrfFailure(c: AppContext, t: LoginTransaction, page: "login" | "signup" | "organization"): Response | Promise<Response> {
   return sendMessage(
     c,
     t.shell,
@@ -106,7 +110,7 @@ export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<
  */
 export async function submittedForm(
   c: AppContext,
-  page: "login" | "signup",
+  page: "login" | "signup" | "organization",
 ): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
   const t = await loadTransaction(c);
   if (t instanceof Response) return t;

@@ -14,6 +14,7 @@ import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
+import { organizationsRoutes } from "./organizations";
 import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
@@ -46,6 +47,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...roleRoutes,
   ...roleAssignmentRoutes,
   ...userRoleRoutes,
+  ...organizationsRoutes,
 ];
 
 let spec: string | undefined;

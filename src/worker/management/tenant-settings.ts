@@ -37,7 +37,7 @@ export const tenantSettingsRoutes = [
     method: "patch",
     path: "/tenants/settings",
     scope: "update:tenant_settings",
-    summary: "Update default_audience or default_signing_alg (RS256, PS256, ES256, EdDSA); null removes a value",
+    summary: "Update default_audience, default_signing_alg (RS256, PS256, ES256, EdDSA), allow_organization_name_in_authentication_api or default_redirection_uri; null removes a value",
     body: updateTenantSettingsBody,
     status: 200,
     invalidatesConfig: true,

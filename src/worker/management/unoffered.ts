@@ -22,7 +22,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "emails", paths: ["/emails/provider"] },
   { feature: "custom-domains", paths: ["/custom-domains", "/custom-domains/*"] },
   { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
-  { feature: "organizations", paths: ["/organizations", "/organizations/*"] },
   {
     feature: "attack-protection",
     paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],

@@ -23,7 +23,7 @@ export function authApiSpec(): string {
         get: {
           summary: "Authorization request (RFC 6749 §4.1.1, OIDC Core §3)",
           parameters: query(
-            ["client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "audience", "prompt", "max_age", "code_challenge", "code_challenge_method", "login_ticket", "screen_hint", "login_hint"],
+            ["client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "audience", "prompt", "max_age", "code_challenge", "code_challenge_method", "login_ticket", "screen_hint", "login_hint", "organization", "invitation"],
             ["client_id", "redirect_uri", "response_type"],
           ),
           responses: { "302": { description: "Redirect to the login page or to the client" }, "400": json("Invalid client or redirect URI") },

@@ -1,11 +1,12 @@
 import type { FC } from "hono/jsx";
 
 /** The email field of the login and signup forms; invalid fields point at the form's error message. */
-export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"; hasFocus: boolean; isInvalid: boolean }> = ({
+export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"; hasFocus: boolean; isInvalid: boolean; isLocked?: boolean }> = ({
   value,
   autocomplete,
   hasFocus,
   isInvalid,
+  isLocked,
 }) => (
   <div class="field">
     <label for="email">Email address</label>
@@ -18,9 +19,15 @@ export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"
       required
       autofocus={hasFocus}
       value={value ?? ""}
+      readonly={isLocked ? true : undefined}
       aria-invalid={isInvalid ? "true" : undefined}
-      aria-describedby={isInvalid ? "form-error" : undefined}
+      aria-describedby={isInvalid ? "form-error" : isLocked ? "email-locked" : undefined}
     />
+    {isLocked ? (
+      <p id="email-locked" class="hint">
+        Your invitation was sent to this address.
+      </p>
+    ) : null}
   </div>
 );
 

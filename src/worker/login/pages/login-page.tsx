@@ -18,10 +18,13 @@ export interface LoginPageProps {
   error?: FormFailure;
   /** Whether the database connection accepts sign-ups (the link is shown only then). */
   canSignup: boolean;
+  /** The organization the login runs in (its display name), and whether an invitation fixes the email. */
+  organizationName?: string;
+  isEmailLocked?: boolean;
 }
 
 /** Email and password on one screen (the reference platform's "identifier + password" login). */
-export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup }) => {
+export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, organizationName, isEmailLocked }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const describedBy = error ? "form-error" : undefined;
   // With the email kept after a failed attempt, the password is what the user types next.
@@ -29,11 +32,13 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
   return (
     <Layout shell={shell} title={`Log in | ${clientName}`}>
       <h1 id="page-title">Welcome</h1>
-      <p class="subtitle">Log in to continue to {clientName}.</p>
+      <p class="subtitle">
+        {organizationName ? `Log in to ${organizationName} to continue to ${clientName}.` : `Log in to continue to ${clientName}.`}
+      </p>
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
-        <EmailField value={email} autocomplete="username" hasFocus={!focusPassword} isInvalid={Boolean(error)} />
+        <EmailField value={email} autocomplete="username" hasFocus={!focusPassword} isInvalid={Boolean(error)} isLocked={isEmailLocked} />
         <PasswordField autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
         <button type="submit">Continue</button>
       </form>

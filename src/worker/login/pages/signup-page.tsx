@@ -11,23 +11,29 @@ export interface SignupPageProps {
   clientName: string;
   email?: string;
   error?: FormFailure & { field?: "email" | "password" };
+  /** The organization the sign-up joins (its display name), and whether an invitation fixes the email. */
+  organizationName?: string;
+  isEmailLocked?: boolean;
 }
 
 /** Email and password (no confirmation field: the password rule is stated up front instead). */
-export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName, email, error }) => {
+export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName, email, error, organizationName, isEmailLocked }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const emailInvalid = error !== undefined && error.field !== "password";
   const passwordInvalid = error !== undefined && error.field !== "email";
   return (
     <Layout shell={shell} title={`Sign up | ${clientName}`}>
       <h1 id="page-title">Create your account</h1>
-      <p class="subtitle">Sign up to continue to {clientName}.</p>
+      <p class="subtitle">
+        {organizationName ? `Sign up to join ${organizationName} on ${clientName}.` : `Sign up to continue to ${clientName}.`}
+      </p>
       <form method="post" action={`/u2/signup${q}`} novalidate>
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
-        <EmailField value={email} autocomplete="email" hasFocus isInvalid={emailInvalid} />
+        <EmailField value={email} autocomplete="email" hasFocus={!isEmailLocked} isInvalid={emailInvalid} isLocked={isEmailLocked} />
         <PasswordField
           autocomplete="new-password"
+          hasFocus={isEmailLocked}
           minLength={MIN_PASSWORD_LENGTH}
           isInvalid={passwordInvalid}
           describedBy={passwordInvalid ? "form-error password-hint" : "password-hint"}

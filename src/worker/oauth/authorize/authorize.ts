@@ -3,6 +3,7 @@ import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
+import { startOrganization } from "../../login/organization";
 import { currentSession } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
@@ -24,7 +25,12 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
   const stub = tenantObject(c.env, tenant.id);
   const config = await tenantConfig(tenant.id, stub, c.var.settings);
   try {
-    const { request, client, loginTicket } = parseAuthorizeRequest(new URL(c.req.url).searchParams, config, tenant.issuer);
+    const parsed = parseAuthorizeRequest(new URL(c.req.url).searchParams, config, tenant.issuer);
+    const { client, loginTicket } = parsed;
+    // Issue 11: organization and invitation (src/worker/login/organization.ts).
+    const start = await startOrganization(c, parsed.request, client, config);
+    if (start instanceof Response) return start;
+    const request = start.request;
     const redirectError = (code: ConstructorParameters<typeof OAuthError>[0], description: string) =>
       new RedirectableError(new OAuthError(code, description), request.redirect_uri, request.response_mode, request.state);
 
@@ -35,7 +41,7 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
     }
 
     const prompts = request.prompt?.split(" ") ?? [];
-    const session = prompts.includes("login") ? null : await currentSession(c);
+    const session = prompts.includes("login") || !start.allowsSso ? null : await currentSession(c);
     const authTimeS = session ? Math.floor(Date.parse(session.authenticated_at) / 1000) : 0;
     const fresh = request.max_age === undefined || nowSeconds() - authTimeS <= request.max_age;
     const user = session && fresh ? await stub.users().get(session.user_id) : null;
@@ -55,7 +61,7 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       csrf_token: randomToken(24),
       expires_at: now() + LOGIN_SESSION_TTL_MS,
     });
-    const page = request.screen_hint === "signup" ? "signup" : "login";
+    const page = start.page ?? (request.screen_hint === "signup" ? "signup" : "login");
     return c.redirect(`/u2/${page}?state=${encodeURIComponent(loginSession.id)}`, 302);
   } catch (error) {
     if (error instanceof RedirectableError) {

@@ -10,6 +10,7 @@ import type {
 } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
+import { organizationGate } from "../../login/organization";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner, signerResolver } from "../../tenant/keys";
@@ -33,6 +34,7 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   nonce: request.nonce,
   auth_time: authTimeS,
   organization: request.organization,
+  organization_name: request.organization_name,
 });
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
@@ -80,7 +82,9 @@ async function answer(
     const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
     // Only an access token to an RBAC API needs the user's permissions: one read, and only then.
     const permissions =
-      types.has("token") && api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
+      types.has("token") && api?.enforce_policies && !api.is_system
+        ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier, grant.organization ?? null)
+        : [];
     const tokens = await issueUserTokens({
       tenant,
       config,
@@ -115,6 +119,9 @@ export async function issueAuthorizationResponse(
   sessionId: string | null,
   authTimeS: number,
 ): Promise<Response> {
+  // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
+  const refused = await organizationGate(c, request, client, user, null);
+  if (refused) return refused;
   const grant = grantOf(request, authTimeS);
   const code = await prepareCode(request, client, user, sessionId, grant);
   if (code) await tenantObject(c.env, c.var.tenant.id).codes().create(code.record);
@@ -133,6 +140,9 @@ export async function finishLogin(
   client: ClientRecord,
   user: UserRecord,
 ): Promise<Response | null> {
+  // Issue 11: membership, invitation acceptance or the post-login organization prompt.
+  const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
+  if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
   const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);

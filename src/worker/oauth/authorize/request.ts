@@ -103,8 +103,9 @@ export function parseAuthorizeRequest(
 
   const audience = get("audience");
   if (audience && !config.resourceServers.some((r) => r.identifier === audience)) fail("access_denied", `Service not found: ${audience}`);
+  // Resolved (and checked against the client's organization_usage) by src/worker/login/organization.ts.
   const organization = get("organization");
-  if (organization) fail("invalid_request", `Organization not found: ${organization}`);
+  const invitation = get("invitation");
 
   const maxAgeText = get("max_age");
   const maxAge = maxAgeText === undefined ? undefined : Number(maxAgeText);
@@ -122,6 +123,8 @@ export function parseAuthorizeRequest(
     ...(state !== undefined ? { state } : {}),
     ...(nonce !== undefined ? { nonce } : {}),
     ...(audience ? { audience } : {}),
+    ...(organization ? { organization } : {}),
+    ...(invitation ? { invitation } : {}),
     ...(prompt ? { prompt } : {}),
     ...(maxAge !== undefined ? { max_age: maxAge } : {}),
     ...(challenge ? { code_challenge: challenge, code_challenge_method: method as "S256" | "plain" } : {}),

@@ -16,6 +16,7 @@ import {
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
+import { assertOrganizationsAllowed, currentMembership, memberOf, notAMember } from "./organization";
 
 /** SPEC §7: the exact `invalid_grant` descriptions of the refresh grant. */
 const REASONS = {
@@ -26,6 +27,23 @@ const REASONS = {
   expired: "Refresh token has expired",
   blocked: "user is blocked",
 } as const;
+
+/**
+ * The user's permissions on the token's audience: those read with the user, or, in an organization and on an
+ * API that enforces RBAC, read again with the member's roles there (issue 11).
+ */
+async function permissionsFor(
+  ctx: GrantContext,
+  userId: string,
+  audience: string | null,
+  organizationId: string | null,
+  read: Record<string, string[]>,
+): Promise<string[]> {
+  if (!audience) return [];
+  const api = ctx.config.resourceServers.find((r) => r.identifier === audience);
+  if (!organizationId || !api?.enforce_policies || api.is_system) return read[audience] ?? [];
+  return tenantObject(ctx.c.env, ctx.c.var.tenant.id).userAuthorization().permissionNames(userId, audience, organizationId);
+}
 
 /** What the device facts of a token record about this request. */
 export function requestDevice(c: AppContext, first: boolean): RefreshDevice {
@@ -91,9 +109,12 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const presented = params.refresh_token ?? "";
   const parsed = parseRefreshToken(presented);
   if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
-  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
+  // SPEC §4.1: `organization` switches the context after a membership check. The check runs beside the
+  // rotation and counts only once the token proved genuine (a forged token learns nothing about members);
+  // a refused switch leaves the old token usable within the leeway, which answers the same successor.
+  if (params.organization) assertOrganizationsAllowed(client);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, subject] = await Promise.all([
+  const [outcome, subject, switched] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
@@ -109,13 +130,17 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user.
     tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
+    params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
   const user = subject.user;
   // A blocked user is told so even after the block's cascade has revoked the token.
   if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
+  if (params.organization && !switched) throw notAMember(client, params.organization);
   const token = outcome.token;
+  // The organization the token was issued in must still count the user as a member.
+  const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const wider = asked.filter((s) => !held.includes(s));
@@ -131,9 +156,9 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       scope: asked.join(" "),
       auth_time: token.login.auth_time ?? Math.floor(Date.parse(token.created_at) / 1000),
       ...(token.audience ? { audience: token.audience } : {}),
-      ...(token.login.organization ? { organization: token.login.organization } : {}),
+      ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
     },
-    permissions: token.audience ? (subject.permissions[token.audience] ?? []) : [],
+    permissions: await permissionsFor(ctx, user.user_id, token.audience, organization?.id ?? null, subject.permissions),
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,

@@ -9,7 +9,12 @@ import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { grantableUserScopes } from "../tokens/user-scopes";
-import { permissionsClaim } from "../tokens/user-tokens";
+import { organizationClaims, permissionsClaim } from "../tokens/user-tokens";
+import { switchOrganization } from "./organization";
+
+/** The organization the new token is in: the one switched to, else the subject token's (issue 11). */
+const organizationOf = (switched: Record<string, string> | null, subject: Record<string, unknown>) =>
+  switched?.org_id ?? (typeof subject.org_id === "string" ? subject.org_id : null);
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
@@ -17,7 +22,7 @@ export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 /**
  * RFC 8693 token exchange, limited to what SPEC §4.1 allows: a self-issued access token (signed by this
  * tenant, issued to this same client) exchanged for one with fewer scopes. The new token never outlives the
- * subject token; switching organization needs organizations, which do not exist yet (refused).
+ * subject token; `organization` switches a user's token to another organization the user belongs to.
  */
 export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord) {
   const { params, c } = ctx;
@@ -29,7 +34,6 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (params.requested_token_type && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
     throw new OAuthError("invalid_request", `requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
   }
-  if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const tenant = c.var.tenant;
   const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, tenant.id);
   let subject: Awaited<ReturnType<typeof jwtVerify>>["payload"];
@@ -58,6 +62,15 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     throw new OAuthError("invalid_request", "audience must be one of the subject token's audiences");
   }
   const audience = params.audience ?? subject.aud;
+  // SPEC §4.1: switching the organization of a user's token needs the user's membership (issue 11).
+  let orgClaims: Record<string, string> | null = null;
+  if (params.organization) {
+    if (subject.gty === "client-credentials" || typeof subject.sub !== "string") {
+      throw new OAuthError("invalid_request", "organization can be switched only for a user's access token");
+    }
+    const org = await switchOrganization(ctx, client, params.organization, subject.sub);
+    orgClaims = organizationClaims({ organization: org.id, organization_name: org.name }, ctx.config);
+  }
   let scopes = requested;
   let permissions: string[] | undefined;
   if (subject.gty !== "client-credentials") {
@@ -66,7 +79,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     // only the permissions the user holds now (read once, only when such an API is named).
     for (const api of ctx.config.resourceServers.filter((r) => [audience].flat().includes(r.identifier))) {
       const held = api.enforce_policies && !api.is_system && typeof subject.sub === "string"
-        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier)
+        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier, organizationOf(orgClaims, subject))
         : [];
       scopes = grantableUserScopes(scopes, api, held);
       permissions ??= permissionsClaim(api, held);
@@ -76,8 +89,11 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");
-  // The subject's `permissions` claim is never copied: it is recomputed above for the user, or absent.
-  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, permissions: _held, ...kept } = subject;
+  // The subject's `permissions` claim is never copied: it is recomputed above for the user, or absent. A
+  // switch of organization replaces org_id / org_name.
+  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, permissions: _held, ...subjectClaims } = subject;
+  const { org_id: _org, org_name: _name, ...unscoped } = subjectClaims;
+  const kept = orgClaims ? { ...unscoped, ...orgClaims } : subjectClaims;
   const accessToken = await signJwt(
     {
       ...kept,

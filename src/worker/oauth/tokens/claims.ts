@@ -4,7 +4,7 @@
  */
 export const PROTECTED_CLAIMS = new Set([
   "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "azp", "scope", "permissions", "tenant_id", "nonce",
-  "at_hash", "c_hash", "auth_time", "sid", "org_id", "gty", "acr", "amr",
+  "at_hash", "c_hash", "auth_time", "sid", "org_id", "org_name", "gty", "acr", "amr",
 ]);
 
 /** Merges custom claims under computed ones; returns the dropped names so callers can log them. */

@@ -26,6 +26,16 @@ export function profileClaims(user: UserRecord, scopes: string[]): Record<string
   return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== null && v !== undefined));
 }
 
+/**
+ * `org_id` of a login in an organization, and `org_name` too when the tenant allows organization names
+ * (its setting `allow_organization_name_in_authentication_api`, the reference platform's).
+ */
+export function organizationClaims(grant: Pick<CodeGrant, "organization" | "organization_name">, config: TenantConfig): Record<string, string> {
+  if (!grant.organization) return {};
+  const withName = grant.organization_name && config.settings.allow_organization_name_in_authentication_api === true;
+  return { org_id: grant.organization, ...(withName ? { org_name: grant.organization_name as string } : {}) };
+}
+
 export interface IssuedUserTokens {
   access_token?: string;
   id_token?: string;
@@ -113,7 +123,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       azp: client.client_id,
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
-      ...(grant.organization ? { org_id: grant.organization } : {}),
+      ...organizationClaims(grant, config),
     });
     // The API's algorithm, else the tenant's default (GET/PATCH /tenants/settings, RS256 unless set).
     const accessAlg = api?.signing_alg ?? String(config.settings.default_signing_alg ?? signer.alg);
@@ -128,7 +138,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       auth_time: grant.auth_time,
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...(input.sessionId ? { sid: input.sessionId } : {}),
-      ...(grant.organization ? { org_id: grant.organization } : {}),
+      ...organizationClaims(grant, config),
       ...(result.access_token ? { at_hash: await halfHash(result.access_token) } : {}),
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };

@@ -1,0 +1,32 @@
+import { problem } from "../../shared/errors";
+import { parseListQuery } from "../../shared/pagination/list-query";
+import type { OrganizationConnectionRecord, OrganizationRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+
+/** An organization in the reference platform's shape (SPEC §2.6). */
+export const presentOrganization = (org: OrganizationRecord) => org;
+
+/** An enabled connection in the reference platform's shape (OrganizationConnection). */
+export const presentConnection = ({ created_at: _at, ...link }: OrganizationConnectionRecord) => link;
+
+/** Offset-only paging parameters of a sub-list (SPEC §4.3: page 0-based, per_page 1-100, default 50). */
+export function offsetQuery(c: AppContext) {
+  const q = parseListQuery(c.req.query(), { checkpoint: false });
+  if (q.mode !== "offset") throw problem("checkpoint_unsupported");
+  return q;
+}
+
+/**
+ * The `fields` / `include_fields` projection of the reference platform: with fields given, keep only them
+ * (include_fields true, the default) or drop them (false). Unknown field names are ignored.
+ */
+export function projection(c: AppContext): (<T extends object>(record: T) => Partial<T>) {
+  const fields = (c.req.query("fields") ?? "").split(",").map((f) => f.trim()).filter(Boolean);
+  const include = c.req.query("include_fields");
+  if (include !== undefined && include !== "true" && include !== "false") {
+    throw problem("invalid_query_string", { detail: "include_fields must be true or false" });
+  }
+  if (!fields.length) return (record) => record;
+  const keep = include !== "false";
+  return (record) => Object.fromEntries(Object.entries(record).filter(([key]) => fields.includes(key) === keep)) as never;
+}
