@@ -22,6 +22,8 @@ export const LOG_TYPES = {
   logout: "slo",
   api: "sapi",
   apiFailed: "fapi",
+  /** Warnings during login (a tenant action's claim dropped ...). */
+  warning: "w",
 } as const;
 
 /** Entity state before and after a write; the diff is computed when both are present. */

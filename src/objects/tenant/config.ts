@@ -1,3 +1,4 @@
+import { boundActions } from "./actions";
 import { getAttackProtection } from "./attack-protection";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
@@ -36,5 +37,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     branding: getSetting(sql, "branding", {}),
     hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1`.map((r) => r.trigger_id),
     attackProtection: getAttackProtection(sql),
+    actions: boundActions(sql),
   };
 }

@@ -27,6 +27,17 @@ function withoutState(event: OutboxEventInput): OutboxEventInput {
 }
 
 /**
+ * Another job multiplexed on the object's one alarm (STYLE.md "Durable Objects"): action-execution
+ * retention, log-stream delivery. Every job is idempotent; `run` returns how much it did.
+ */
+export interface AlarmJob {
+  name: string;
+  /** When the job next has work (epoch ms), or null. */
+  dueAt(): number | null;
+  run(now: number): Promise<number>;
+}
+
+/**
  * The tenant object's write path and publisher (ARCHITECTURE.md §3): `commit` runs a write and its outbox
  * rows in one `transactionSync`, then keeps one alarm set to the earliest due outbox job; `alarm` runs
  * the relay. The clock, the jitter source and the metrics sink are fields so tests can inject them.
@@ -37,6 +48,8 @@ export class Publisher {
   metrics: MetricsSink | undefined;
   options: OutboxOptions;
   destinations: Destination[];
+  /** Jobs besides the relay that share the alarm. */
+  jobs: AlarmJob[] = [];
   /** The alarm time this instance last set (undefined: not known since start). */
   private alarmAt: number | null | undefined;
 
@@ -81,7 +94,8 @@ export class Publisher {
    * so no write can commit in between and be missed.
    */
   schedule(): number | null {
-    const due = nextDueAt(this.sql, this.options.retentionDays);
+    const times = [nextDueAt(this.sql, this.options.retentionDays), ...this.jobs.map((job) => job.dueAt())].filter((t): t is number => t !== null);
+    const due = times.length ? Math.min(...times) : null;
     this.alarmAt = due;
     if (due === null) void this.storage.deleteAlarm();
     else void this.storage.setAlarm(due);
@@ -96,7 +110,7 @@ export class Publisher {
   /** The alarm: relay, retries and retention, then the next alarm. */
   async alarm(): Promise<{ local: number; network: number; purged: number }> {
     try {
-      return await runRelay({
+      const relayed = await runRelay({
         tenantId: this.tenantId,
         sql: this.sql,
         transaction: (fn) => this.storage.transactionSync(fn),
@@ -106,6 +120,17 @@ export class Publisher {
         destinations: this.destinations,
         ...(this.metrics ? { metrics: this.metrics } : {}),
       });
+      for (const job of this.jobs) {
+        const due = job.dueAt();
+        if (due === null || due > this.now()) continue;
+        try {
+          await job.run(this.now());
+        } catch (error) {
+          // One job's failure must not starve the others; the next alarm tries again.
+          console.error(`alarm job ${job.name} failed`, error);
+        }
+      }
+      return relayed;
     } finally {
       this.schedule();
     }

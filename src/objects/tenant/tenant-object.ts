@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as bench from "./bench";
@@ -10,6 +11,7 @@ import { Clients } from "./clients";
 import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
+import { executionRetentionJob } from "./executions";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
@@ -20,6 +22,12 @@ import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
+
+/** Days action executions are kept (SPEC §2.12, `ACTIONS_EXECUTION_RETENTION_DAYS`). @default 10 */
+function executionRetentionDays(vars: Record<string, unknown>): number {
+  const value = Number(vars.ACTIONS_EXECUTION_RETENTION_DAYS);
+  return vars.ACTIONS_EXECUTION_RETENTION_DAYS !== undefined && Number.isFinite(value) && value >= 0 ? value : 10;
+}
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -39,6 +47,8 @@ export class TenantObject extends DurableObject<Env> {
     const sql = new Sql(ctx.storage.sql);
     this.outbox = new Publisher(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
     const outbox = this.outbox;
+    const retentionDays = executionRetentionDays(env as unknown as Record<string, unknown>);
+    outbox.jobs.push(executionRetentionJob(sql, () => retentionDays));
     this.core = {
       sql,
       storage: ctx.storage,
@@ -131,6 +141,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  actions(audit: AuditContext = SYSTEM_CONTEXT): ActionsRpc {
+    return new ActionsRpc(this.core, audit);
   }
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
