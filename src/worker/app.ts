@@ -22,7 +22,13 @@ import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
-export type AppOptions = ManagementAuthOptions;
+export interface AppOptions extends ManagementAuthOptions {
+  /**
+   * Lets tenant actions set `azp` (and only `azp`) on tokens (SPEC §6.2). Unsafe: relying parties may trust
+   * `azp` as the client the token was issued to. @default false
+   */
+  unsafeAllowAzpCustomClaim?: boolean;
+}
 
 /** What a surface declares once for all its routes. */
 interface SurfaceSpec {
@@ -91,6 +97,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(errorSink("oauth"));
   app.notFound(notFound);
+  const actionOptions = { unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true };
+  app.use("*", async (c, next) => {
+    c.set("actionOptions", actionOptions);
+    await next();
+  });
   app.route("/", auth.app);
   app.route("/", login.app);
   app.route("/", internal.app);

@@ -1,6 +1,7 @@
 import { ok, type Result } from "../../shared/errors";
 import type {
   ActionBindingRecord,
+  ActionEffects,
   ActionExecutionRecord,
   ActionPatch,
   ActionRecord,
@@ -9,6 +10,7 @@ import type {
   NewAction,
   NewActionVersion,
 } from "../../shared/types";
+import { applyActionEffects } from "./action-effects";
 import * as actions from "./actions";
 import { audited } from "./events";
 import { emitWarnings, getExecution, recordExecution } from "./executions";
@@ -104,6 +106,11 @@ export class ActionsRpc extends TenantRpc {
 
   execution(id: string): ActionExecutionRecord | null {
     return this.read((sql) => getExecution(sql, id));
+  }
+
+  /** A login's dispatch effects when no other write carries them (silent authentication, refresh). */
+  applyEffects(userId: string | null, effects: ActionEffects): void {
+    this.commit((tx) => applyActionEffects(tx, this.audit, userId, effects));
   }
 
   /** A dispatch the worker ran: its execution record and warnings (dropped claims ...) in one commit. */

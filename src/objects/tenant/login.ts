@@ -1,7 +1,8 @@
 import { getSessionView, listSessions, revokeSession, type SessionView } from "./session-admin";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
+import type { ActionEffects, AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 import type { AuditContext } from "../../shared/types";
+import { applyActionEffects } from "./action-effects";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, emitHook, hookUser } from "./events";
 import { fail, ok, type Result } from "../../shared/errors";
@@ -134,25 +135,27 @@ export class Logins extends TenantRpc {
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
       const done = completeLogin(tx.sql, input, tx.now);
+      if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
       if (done) emitLogin(tx, this.audit, input.session.user_id);
       return done;
     });
   }
 
   /** A refused login (SPEC §7 codes): `fu` for an unknown user, `fp` for a wrong password, `f` otherwise. */
-  recordFailure(failure: { code: string; email: string; user_id: string | null }): void {
+  recordFailure(failure: { code: string; email: string; user_id: string | null; description?: string }, actions?: ActionEffects): void {
     const log_type = failure.code === "USER_NOT_FOUND" ? LOG_TYPES.loginFailedUser : failure.code === "INVALID_PASSWORD" ? LOG_TYPES.loginFailedPassword : LOG_TYPES.loginFailed;
-    this.commit((tx) =>
+    this.commit((tx) => {
+      if (actions) applyActionEffects(tx, this.audit, failure.user_id, actions);
       emitAudit(tx, this.audit, {
         event_type: "user.login_failed",
         log_type,
         category: "user_action",
-        description: `Failed login: ${failure.code} (${failure.email})`,
+        description: failure.description ?? `Failed login: ${failure.code} (${failure.email})`,
         user_id: failure.user_id,
         client_id: this.audit.actor.client_id ?? null,
         response: { status_code: 403, body: { code: failure.code } },
-      }),
-    );
+      });
+    });
   }
 
   /**

@@ -125,3 +125,12 @@ export interface ActionWarning {
   user_id?: string | null;
   client_id?: string | null;
 }
+
+/** What a dispatch asks the tenant object to write (one commit): its record, warnings and metadata changes. */
+export interface ActionEffects {
+  execution: ActionExecutionRecord | null;
+  warnings: ActionWarning[];
+  /** Keys to set on the user (null removes the key), from api.user.setAppMetadata / setUserMetadata. */
+  app_metadata: Record<string, Json>;
+  user_metadata: Record<string, Json>;
+}

@@ -3,6 +3,7 @@ import type { AppEnv } from "../context";
 import { managementCors } from "../middleware/cors";
 import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
+import { actionRoutes } from "./actions";
 import { attackProtectionRoutes } from "./attack-protection";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
@@ -37,6 +38,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...actionRoutes,
 ];
 
 let spec: string | undefined;

@@ -15,6 +15,7 @@ import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { issueUserTokens } from "../tokens/user-tokens";
+import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { respondToClient } from "./respond";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
@@ -33,6 +34,36 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   auth_time: authTimeS,
   organization: request.organization,
 });
+
+/** The post-login actions of an interactive or silent login (SPEC §6.1: inline, before anything is issued). */
+async function postLoginActions(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, sessionId: string | null): Promise<PostLoginOutcome> {
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  return runPostLogin(c, {
+    config,
+    client,
+    user,
+    protocol: request.response_type.includes("code") ? "oidc-basic-profile" : "oidc-implicit-profile",
+    scope: request.scope,
+    audience: request.audience,
+    redirect_uri: request.redirect_uri,
+    response_type: request.response_type,
+    ...(request.state !== undefined ? { state: request.state } : {}),
+    organization: request.organization,
+    sessionId,
+  });
+}
+
+/**
+ * A login an action denied or failed: its `f` log event (with the execution and any metadata the actions
+ * set), and `access_denied` with the action's message to the client (the reference platform's answer).
+ */
+async function deniedByAction(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, outcome: Extract<PostLoginOutcome, { ok: false }>): Promise<Response> {
+  const actor = { type: "user" as const, id: user.user_id, email: user.email, client_id: client.client_id };
+  await tenantObject(c.env, c.var.tenant.id)
+    .logins(auditContext(c, { actor }))
+    .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
+  return respondToClient(c, request.redirect_uri, request.response_mode, { error: "access_denied", error_description: outcome.description, state: request.state });
+}
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
 async function prepareCode(
@@ -106,9 +137,16 @@ export async function issueAuthorizationResponse(
   sessionId: string | null,
   authTimeS: number,
 ): Promise<Response> {
-  const grant = grantOf(request, authTimeS);
+  const actions = await postLoginActions(c, request, client, user, sessionId);
+  if (!actions.ok) return deniedByAction(c, request, client, user, actions);
+  const grant = { ...grantOf(request, authTimeS), ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}) };
   const code = await prepareCode(request, client, user, sessionId, grant);
-  if (code) await tenantObject(c.env, c.var.tenant.id).codes().create(code.record);
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  if (hasEffects(actions.effects)) {
+    const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
+    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
+  }
+  if (code) await stub.codes().create(code.record);
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
 
@@ -125,11 +163,21 @@ export async function finishLogin(
   user: UserRecord,
 ): Promise<Response | null> {
   const session = await prepareSession(user.user_id, client.client_id);
-  const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
+  const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id);
+  if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
+  const grant = {
+    ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
+    ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
+  };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const completed = await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }))
-    .complete({ login_session_id: loginSession.id, session: session.input, code: code?.record ?? null });
+    .complete({
+      login_session_id: loginSession.id,
+      session: session.input,
+      code: code?.record ?? null,
+      ...(hasEffects(actions.effects) ? { actions: actions.effects } : {}),
+    });
   if (!completed) return null;
   setSessionCookie(c, session);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);

@@ -1,11 +1,10 @@
+import { RESTRICTED_CLAIMS } from "../../../shared/actions/claims";
+
 /**
  * SPEC §6.2: claims the server computes can never be set by tenant data or code; a colliding custom claim
  * is dropped (and reported) while the exchange continues.
  */
-export const PROTECTED_CLAIMS = new Set([
-  "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "azp", "scope", "permissions", "tenant_id", "nonce",
-  "at_hash", "c_hash", "auth_time", "sid", "org_id", "gty", "acr", "amr",
-]);
+export const PROTECTED_CLAIMS: ReadonlySet<string> = RESTRICTED_CLAIMS;
 
 /** Merges custom claims under computed ones; returns the dropped names so callers can log them. */
 export function mergeClaims(

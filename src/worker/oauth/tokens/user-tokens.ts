@@ -34,6 +34,16 @@ export interface IssuedUserTokens {
   scope: string;
 }
 
+/**
+ * Computed claims with the custom ones of post-login actions underneath (SPEC §6.2): a protected name never
+ * overrides a computed claim, except `azp`, which reaches here only when the host option
+ * `unsafeAllowAzpCustomClaim` let it through the dispatch's claim rules.
+ */
+export function withCustomClaims(computed: Record<string, unknown>, custom: Record<string, unknown> = {}): Record<string, unknown> {
+  const { claims } = mergeClaims(computed, custom);
+  return custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
+}
+
 /** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
 export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
 
@@ -79,7 +89,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
 
   if (input.withAccessToken) {
     const audience = api ? [api.identifier, userinfoAudience(tenant)] : userinfoAudience(tenant);
-    const { claims } = mergeClaims({
+    const claims = withCustomClaims({
       ...common,
       aud: audience,
       exp: now + expiresIn,
@@ -89,7 +99,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(grant.organization ? { org_id: grant.organization } : {}),
-    });
+    }, grant.custom_claims?.access_token);
     const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
     result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
   }
@@ -105,7 +115,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       ...(result.access_token ? { at_hash: await halfHash(result.access_token) } : {}),
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };
-    const { claims } = mergeClaims(computed, profileClaims(user, scopes));
+    const claims = withCustomClaims(computed, { ...profileClaims(user, scopes), ...grant.custom_claims?.id_token });
     const idAlg = idTokenAlg(client);
     const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
     result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
