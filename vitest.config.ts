@@ -8,6 +8,8 @@ export const TEST_BINDINGS = {
   ADMIN_EMAIL: "admin@example.com",
   ADMIN_PASSWORD: "correct horse battery staple",
   HOST_CACHE_NEGATIVE_TTL_MS: "0",
+  // Actions: a short sandbox timeout keeps the endless-loop tests quick.
+  ACTIONS_TIMEOUT_MS: "1500",
 };
 
 export default defineConfig({

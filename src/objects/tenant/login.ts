@@ -111,11 +111,11 @@ export function completeLogin(sql: Sql, input: LoginCompletion, now: number): bo
  * The events of a successful login, in its commit: the `s` log event and the post-user-login hook; a user
  * whose registration never completed gets post-user-registration enqueued again (SPEC §6.2 self-healing).
  */
-export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string): void {
+export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string, executions: string[] = []): void {
   const user = getUser(tx.sql, userId);
   if (!user) return;
   const client_id = audit.actor.client_id ?? null;
-  emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id });
+  emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id, executions });
   emitHook(tx, "post-user-login", { user: hookUser(user), client_id });
   if (!isRegistrationComplete(tx.sql, userId)) emitHook(tx, "post-user-registration", { user: hookUser(user), client_id });
 }
@@ -136,7 +136,7 @@ export class Logins extends TenantRpc {
     return this.commit((tx) => {
       const done = completeLogin(tx.sql, input, tx.now);
       if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
-      if (done) emitLogin(tx, this.audit, input.session.user_id);
+      if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
       return done;
     });
   }
@@ -154,6 +154,7 @@ export class Logins extends TenantRpc {
         user_id: failure.user_id,
         client_id: this.audit.actor.client_id ?? null,
         response: { status_code: 403, body: { code: failure.code } },
+        ...(actions?.execution ? { executions: [actions.execution.id] } : {}),
       });
     });
   }

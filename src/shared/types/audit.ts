@@ -41,6 +41,8 @@ export interface AuditEvent {
   timestamp: string;
   /** Events recorded outside a tenant object (the registry): the tenant whose logs receive the row. */
   log_tenant_id?: string;
+  /** The action executions of this login or exchange (the reference platform's `details.actions`). */
+  actions?: { executions: string[] };
 }
 
 /** A log row in the reference platform's shape (GET /api/v2/logs). */
