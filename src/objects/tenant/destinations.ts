@@ -82,9 +82,9 @@ export function registrationFinalizer(sql: Sql): Destination {
   };
 }
 
-/** The destinations in SPEC §6.2 order. */
-export function defaultDestinations(sql: Sql, tenantId: string): Destination[] {
-  return [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
+/** The destinations in SPEC §6.2 order; code hooks (actions) after the webhooks, before the finalizer. */
+export function defaultDestinations(sql: Sql, tenantId: string, codeHooks?: Destination): Destination[] {
+  return [logsDestination(sql), webhookDestination(sql, tenantId), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
 }
 
 export { postToHook, WEBHOOK_TIMEOUT_MS };

@@ -12,6 +12,9 @@ import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { executionRetentionJob } from "./executions";
+import { codeHookDestination } from "./code-hooks";
+import { defaultDestinations } from "./destinations";
+import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
@@ -45,7 +48,10 @@ export class TenantObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    this.outbox = new Publisher(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
+    const tenantId = ctx.id.name ?? ctx.id.toString();
+    const vars = env as unknown as Record<string, unknown>;
+    const codeHooks = codeHookDestination(sql, tenantId, { loader: env.LOADER, encryptionKey: env.ENCRYPTION_KEY, limits: sandboxLimitsFrom(vars) });
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, outboxOptionsFrom(vars), defaultDestinations(sql, tenantId, codeHooks));
     const outbox = this.outbox;
     const retentionDays = executionRetentionDays(env as unknown as Record<string, unknown>);
     outbox.jobs.push(executionRetentionJob(sql, () => retentionDays));

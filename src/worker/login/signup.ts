@@ -4,6 +4,7 @@ import { hashPassword, MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords"
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { runPreRegistration } from "../actions/pre-registration";
 import { runBlockingHooks } from "../hooks/blocking";
 import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";
@@ -73,6 +74,9 @@ export async function signUpDatabaseUser(
   const { password: _password, ...shown } = input;
   const verdict = await runBlockingHooks(c, "pre-user-registration", { user: { ...shown, email, connection: connection.name }, client_id: clientId });
   if (!verdict.ok) return fail("REGISTRATION_DENIED", verdict.reason, "email");
+  const actions = await runPreRegistration(c, { user: { ...(shown as Record<string, Json>), email }, connection: connection.name, client_id: clientId });
+  if (!actions.ok) return fail("REGISTRATION_DENIED", actions.message, "email");
+  const userMetadata = { ...input.user_metadata, ...actions.effects?.user_metadata };
   const actor = { type: "anonymous" as const, id: null, client_id: clientId };
   const audit = auditContext(c, { actor, body: { ...input, connection: connection.name } });
   const result = await tenantObject(c.env, c.var.tenant.id).users(audit).create({
@@ -83,8 +87,17 @@ export async function signUpDatabaseUser(
     password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
-    ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
+    ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
   });
+  if (result.ok && actions.effects) {
+    // The execution, and app_metadata the actions set, beside the new user (user_metadata went with it).
+    const effects = { ...actions.effects, user_metadata: {} };
+    await tenantObject(c.env, c.var.tenant.id).actions(audit).applyEffects(result.value.user_id, effects);
+    if (Object.keys(effects.app_metadata).length) {
+      const fresh = await tenantObject(c.env, c.var.tenant.id).users().get(result.value.user_id);
+      if (fresh) return { ok: true, user: fresh };
+    }
+  }
   if (result.ok) return { ok: true, user: result.value };
   if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
   throw new Error(`createUser failed: ${result.error.code}`);

@@ -21,6 +21,16 @@ export function mergeClaims(
   return { claims: { ...claims, ...computed }, dropped };
 }
 
+/**
+ * Computed claims with the custom ones of actions underneath (SPEC §6.2): a protected name never
+ * overrides a computed claim, except `azp`, which reaches here only when the host option
+ * `unsafeAllowAzpCustomClaim` let it through the dispatch's claim rules.
+ */
+export function withCustomClaims(computed: Record<string, unknown>, custom: Record<string, unknown> = {}): Record<string, unknown> {
+  const { claims } = mergeClaims(computed, custom);
+  return custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
+}
+
 /** OIDC `at_hash` / `c_hash`: left half of the SHA-256 of the value, base64url (OIDC Core §3.1.3.6). */
 export async function halfHash(value: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)));

@@ -4,7 +4,7 @@ import type { ClientRecord, CodeGrant, TenantConfig, UserRecord } from "../../..
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
-import { halfHash, mergeClaims } from "./claims";
+import { halfHash, withCustomClaims } from "./claims";
 import { grantableUserScopes } from "./user-scopes";
 
 /** ID token lifetime (the reference platform's default is 10 hours). */
@@ -32,16 +32,6 @@ export interface IssuedUserTokens {
   token_type: "Bearer";
   expires_in: number;
   scope: string;
-}
-
-/**
- * Computed claims with the custom ones of post-login actions underneath (SPEC §6.2): a protected name never
- * overrides a computed claim, except `azp`, which reaches here only when the host option
- * `unsafeAllowAzpCustomClaim` let it through the dispatch's claim rules.
- */
-export function withCustomClaims(computed: Record<string, unknown>, custom: Record<string, unknown> = {}): Record<string, unknown> {
-  const { claims } = mergeClaims(computed, custom);
-  return custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
 }
 
 /** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
