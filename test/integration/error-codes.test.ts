@@ -27,6 +27,17 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["PATCH", "/resource-servers/{id}", { name: "x" }],
     ["DELETE", "/resource-servers/{id}"],
   ],
+  action: [
+    ["GET", "/actions/actions/{id}"],
+    ["PATCH", "/actions/actions/{id}", { code: "" }],
+    ["PATCH", "/actions/actions/{id}", { secrets: [{ name: "A" }] }],
+    ["DELETE", "/actions/actions/{id}"],
+    ["POST", "/actions/actions/{id}/deploy"],
+    ["POST", "/actions/actions/{id}/test", { payload: {} }],
+    ["GET", "/actions/actions/{id}/versions"],
+    ["GET", "/actions/actions/{id}/versions/v1"],
+    ["POST", "/actions/actions/{id}/versions/v1/deploy"],
+  ],
   tenant: [
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],
