@@ -4,7 +4,8 @@
  *   POST /hook/{name}[?fail=N][&status=S][&deny=reason][&delay=ms]
  *        records the delivery (Idempotency-Key header and JSON body) under {name}; the first N requests
  *        of that name answer S (default 500), `deny` answers 200 {"deny":{"reason":...}}, `delay` waits.
- *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, status, at }]
+ *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, raw, headers, status, at }]
+ *                      (headers: authorization, contentType and x-custom, for log-stream tests)
  *   GET  /counts       { name: { deliveries, keys } } for every name
  *
  * Only 127.0.0.1 is bound.
@@ -35,12 +36,14 @@ export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true
       seen.set(name, count);
       const fail = Number(url.searchParams.get("fail") ?? 0);
       const status = count <= fail ? Number(url.searchParams.get("status") ?? 500) : 200;
+      const raw = Buffer.concat(chunks).toString("utf8");
       let body = null;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        body = JSON.parse(raw);
       } catch {}
       const list = deliveries.get(name) ?? [];
-      list.push({ key: req.headers["idempotency-key"] ?? null, body, status, at: Date.now() });
+      const headers = { authorization: req.headers.authorization ?? null, contentType: req.headers["content-type"] ?? null, custom: req.headers["x-custom"] ?? null };
+      list.push({ key: req.headers["idempotency-key"] ?? null, body, raw, headers, status, at: Date.now() });
       deliveries.set(name, list);
       const delay = Number(url.searchParams.get("delay") ?? 0);
       if (delay) await new Promise((r) => setTimeout(r, delay));

@@ -12,6 +12,7 @@ import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { executionRetentionJob } from "./executions";
+import { LogStreamsRpc, logStreamJob } from "./log-streams";
 import { codeHookDestination } from "./code-hooks";
 import { defaultDestinations } from "./destinations";
 import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
@@ -25,6 +26,12 @@ import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
+
+/** A positive number from a deployment variable, or the fallback. */
+function positive(value: unknown, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
 
 /** Days action executions are kept (SPEC §2.12, `ACTIONS_EXECUTION_RETENTION_DAYS`). @default 10 */
 function executionRetentionDays(vars: Record<string, unknown>): number {
@@ -55,6 +62,8 @@ export class TenantObject extends DurableObject<Env> {
     const outbox = this.outbox;
     const retentionDays = executionRetentionDays(env as unknown as Record<string, unknown>);
     outbox.jobs.push(executionRetentionJob(sql, () => retentionDays));
+    const suspendAfterMs = positive(vars.LOG_STREAM_SUSPEND_AFTER_MS, 86_400_000);
+    outbox.jobs.push(logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, suspendAfterMs: () => suspendAfterMs }));
     this.core = {
       sql,
       storage: ctx.storage,
@@ -147,6 +156,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  logStreams(audit: AuditContext = SYSTEM_CONTEXT): LogStreamsRpc {
+    return new LogStreamsRpc(this.core, audit);
   }
 
   actions(audit: AuditContext = SYSTEM_CONTEXT): ActionsRpc {

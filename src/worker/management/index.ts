@@ -15,6 +15,7 @@ import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
+import { logStreamRoutes } from "./log-streams";
 import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
@@ -39,6 +40,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...sessionRoutes,
   ...attackProtectionRoutes,
   ...actionRoutes,
+  ...logStreamRoutes,
 ];
 
 let spec: string | undefined;
