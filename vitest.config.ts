@@ -10,6 +10,8 @@ export const TEST_BINDINGS = {
   HOST_CACHE_NEGATIVE_TTL_MS: "0",
   // Actions: a short sandbox timeout keeps the endless-loop tests quick.
   ACTIONS_TIMEOUT_MS: "1500",
+  // The archive pipeline's token (its endpoint is set per test: the receiver's port is random).
+  OUTBOX_PIPELINE_TOKEN: "pipeline-token",
 };
 
 export default defineConfig({

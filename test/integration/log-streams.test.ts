@@ -1,4 +1,8 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { Sql } from "../../src/objects/sql";
+import { syncPipeline } from "../../src/objects/tenant/log-streams";
+import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { createTenant, mgmt, uniqueId } from "../helpers/api";
 import { onTenant } from "../helpers/actions";
 import { fireAlarm, hookUrl, injectClock, logsOf, relay, tenantSql } from "../helpers/outbox";
@@ -133,5 +137,30 @@ describe("log streams (issue 13 point 7)", () => {
     await expectReachability("GET", withStream, "read:log_streams", 200);
     await expectReachability("PATCH", withStream, "update:log_streams", 200, () => ({ status: "paused" }));
     await expectReachability("DELETE", withStream, "delete:log_streams", 204);
+  });
+});
+
+describe("outbox pipeline (SPEC §6.3 outbox.pipeline {endpoint, token})", () => {
+  it("streams the audit events to the configured endpoint as JSON lines with the bearer token; unset removes it", async () => {
+    const tenantId = await createTenant();
+    const name = uniqueId("pipeline");
+    const stub = env.TENANT.getByName(tenantId);
+    await runInDurableObject(stub, (o: TenantObject, state) => {
+      syncPipeline(new Sql(state.storage.sql), { endpoint: hookUrl(name) }, o.outbox.now());
+    });
+    await write(tenantId, "#444444");
+    await relay(tenantId);
+    await runInDurableObject(stub, async (o: TenantObject) => {
+      for (const job of o.outbox.jobs) await job.run(o.outbox.now());
+    });
+    const got = await received(name);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got[0]?.headers).toMatchObject({ authorization: "Bearer pipeline-token", contentType: "application/x-ndjson" });
+    const lines = got.flatMap((d) => d.raw.split("\n").map((line) => JSON.parse(line) as { data: { description: string } }));
+    expect(lines.some((l) => l.data.description === "branding updated")).toBe(true);
+    // The pipeline is not a tenant's log stream.
+    expect(await (await onTenant(tenantId, "GET", "/log-streams")).json()).toEqual([]);
+    await runInDurableObject(stub, (o: TenantObject, state) => syncPipeline(new Sql(state.storage.sql), undefined, o.outbox.now()));
+    expect(await tenantSql(tenantId, "SELECT id FROM log_streams")).toEqual([]);
   });
 });

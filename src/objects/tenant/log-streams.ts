@@ -32,13 +32,17 @@ const toStream = (r: Row): LogStreamRecord => ({
   sink: json(r.sink as string, {} as LogStreamRecord["sink"]),
 });
 
+/** The archive pipeline of SPEC §6.3 (`outbox.pipeline`) is a stream row of its own, never listed. */
+export const PIPELINE_STREAM_ID = "_pipeline";
+
 export function getLogStream(sql: Sql, id: string): LogStreamRecord | null {
+  if (id === PIPELINE_STREAM_ID) return null;
   const row = sql.first<Row>`SELECT * FROM log_streams WHERE id = ${id}`;
   return row ? toStream(row) : null;
 }
 
 export function listLogStreams(sql: Sql): LogStreamRecord[] {
-  return sql.all<Row>`SELECT * FROM log_streams ORDER BY created_at, id`.map(toStream);
+  return sql.all<Row>`SELECT * FROM log_streams WHERE id <> ${PIPELINE_STREAM_ID} ORDER BY created_at, id`.map(toStream);
 }
 
 /** The sealed credentials of a stream (for a PATCH that keeps some of them). */
@@ -95,6 +99,8 @@ export function streamBodies(format: LogStreamRecord["sink"]["httpContentFormat"
 
 interface StreamEnv {
   encryptionKey: string | undefined;
+  /** SPEC §6.3 `outbox.pipeline`: its bearer token comes from the deployment, never from storage. */
+  pipelineToken?: string | undefined;
   /** Continuous failure after which a stream is suspended. */
   suspendAfterMs: () => number;
 }
@@ -109,7 +115,9 @@ async function deliverStream(sql: Sql, row: Row, env: StreamEnv, now: number): P
   const logs = batch.filter((l) => !wanted.length || wanted.includes(categoryOf(l.type))).map((l) => getLog(sql, l.log_id)).filter((l): l is LogRecord => l !== null);
   try {
     if (logs.length) {
-      const secret = row.sink_enc
+      const secret = stream.id === PIPELINE_STREAM_ID
+        ? { ...(env.pipelineToken ? { httpAuthorization: `Bearer ${env.pipelineToken}` } : {}) }
+        : row.sink_enc
         ? (JSON.parse(await (await fieldCipher(env.encryptionKey)).decrypt(String(row.sink_enc), encryptionContext.logStreamSink(stream.id))) as {
             httpAuthorization?: string;
             httpCustomHeaders?: { header: string; value: string }[];
@@ -129,12 +137,31 @@ async function deliverStream(sql: Sql, row: Row, env: StreamEnv, now: number): P
   } catch (error) {
     const attempts = Number(row.attempts) + 1;
     const since = (row.failing_since as number | null) ?? now;
-    const suspended = now - since >= env.suspendAfterMs();
+    // The deployment's pipeline is never suspended: it keeps retrying with backoff.
+    const suspended = stream.id !== PIPELINE_STREAM_ID && now - since >= env.suspendAfterMs();
     const wait = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     sql.run`UPDATE log_streams SET attempts = ${attempts}, failing_since = ${since}, next_attempt_at = ${now + wait}, last_error = ${message},
         status = ${suspended ? "suspended" : String(row.status)} WHERE id = ${stream.id}`;
   }
+}
+
+/**
+ * Keeps the pipeline's stream row in step with the deployment (SPEC §6.3): configured, it exists (starting
+ * after the newest log the first time) and points at the endpoint; unset, it is gone.
+ */
+export function syncPipeline(sql: Sql, pipeline: { endpoint: string } | undefined, now: number): void {
+  if (!pipeline) {
+    sql.run`DELETE FROM log_streams WHERE id = ${PIPELINE_STREAM_ID}`;
+    return;
+  }
+  const sink = { httpEndpoint: pipeline.endpoint, httpContentType: "application/x-ndjson", httpContentFormat: "JSONLINES" };
+  if (sql.first`SELECT 1 FROM log_streams WHERE id = ${PIPELINE_STREAM_ID}`) {
+    sql.run`UPDATE log_streams SET sink = ${sink} WHERE id = ${PIPELINE_STREAM_ID}`;
+    return;
+  }
+  const input: LogStreamInput = { name: "outbox pipeline", status: "active", isPriority: false, filters: [], sink: sink as LogStreamRecord["sink"], sink_enc: null };
+  createLogStream(sql, PIPELINE_STREAM_ID, input, null, now);
 }
 
 /**

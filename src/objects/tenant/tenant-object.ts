@@ -11,11 +11,9 @@ import { Clients } from "./clients";
 import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
-import { executionRetentionJob } from "./executions";
-import { LogStreamsRpc, logStreamJob } from "./log-streams";
-import { codeHookDestination } from "./code-hooks";
+import { LogStreamsRpc, syncPipeline } from "./log-streams";
 import { defaultDestinations } from "./destinations";
-import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
+import { tenantExtensions } from "./extensions";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
@@ -26,18 +24,6 @@ import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { Users } from "./users";
-
-/** A positive number from a deployment variable, or the fallback. */
-function positive(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
-/** Days action executions are kept (SPEC §2.12, `ACTIONS_EXECUTION_RETENTION_DAYS`). @default 10 */
-function executionRetentionDays(vars: Record<string, unknown>): number {
-  const value = Number(vars.ACTIONS_EXECUTION_RETENTION_DAYS);
-  return vars.ACTIONS_EXECUTION_RETENTION_DAYS !== undefined && Number.isFinite(value) && value >= 0 ? value : 10;
-}
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -56,14 +42,10 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
     const tenantId = ctx.id.name ?? ctx.id.toString();
-    const vars = env as unknown as Record<string, unknown>;
-    const codeHooks = codeHookDestination(sql, tenantId, { loader: env.LOADER, encryptionKey: env.ENCRYPTION_KEY, limits: sandboxLimitsFrom(vars) });
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, outboxOptionsFrom(vars), defaultDestinations(sql, tenantId, codeHooks));
+    const extensions = tenantExtensions(sql, tenantId, env);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, outboxOptionsFrom(env as unknown as Record<string, unknown>), defaultDestinations(sql, tenantId, extensions.codeHooks));
+    this.outbox.jobs.push(...extensions.jobs);
     const outbox = this.outbox;
-    const retentionDays = executionRetentionDays(env as unknown as Record<string, unknown>);
-    outbox.jobs.push(executionRetentionJob(sql, () => retentionDays));
-    const suspendAfterMs = positive(vars.LOG_STREAM_SUSPEND_AFTER_MS, 86_400_000);
-    outbox.jobs.push(logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, suspendAfterMs: () => suspendAfterMs }));
     this.core = {
       sql,
       storage: ctx.storage,
@@ -73,6 +55,7 @@ export class TenantObject extends DurableObject<Env> {
     };
     ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage, tenantMigrations);
+      syncPipeline(sql, extensions.pipeline, this.outbox.now());
       // Events committed before a crash or restart get their alarm back.
       this.outbox.schedule();
     });
