@@ -9,12 +9,14 @@ import type {
   ActionWarning,
   NewAction,
   NewActionVersion,
+  NewAuthorizationCode,
 } from "../../shared/types";
 import { applyActionEffects } from "./action-effects";
 import * as actions from "./actions";
 import { audited } from "./events";
 import { emitWarnings, getExecution, recordExecution } from "./executions";
 import { TenantRpc } from "./rpc";
+import { createAuthorizationCode } from "./single-use";
 
 /**
  * The actions facade (`stub.actions(audit)`): drafts, versions, bindings and executions. Deployments and
@@ -108,9 +110,15 @@ export class ActionsRpc extends TenantRpc {
     return this.read((sql) => getExecution(sql, id));
   }
 
-  /** A login's dispatch effects when no other write carries them (silent authentication, refresh). */
-  applyEffects(userId: string | null, effects: ActionEffects): void {
-    this.commit((tx) => applyActionEffects(tx, this.audit, userId, effects));
+  /**
+   * A login's dispatch effects when no other write carries them (silent authentication, refresh), with the
+   * authorization code of a silent authentication in the same commit (one RPC per user action).
+   */
+  applyEffects(userId: string | null, effects: ActionEffects, code?: NewAuthorizationCode): void {
+    this.commit((tx) => {
+      applyActionEffects(tx, this.audit, userId, effects);
+      if (code) createAuthorizationCode(tx.sql, code, tx.now);
+    });
   }
 
   /** A dispatch the worker ran: its execution record and warnings (dropped claims ...) in one commit. */

@@ -144,9 +144,10 @@ export async function issueAuthorizationResponse(
   const stub = tenantObject(c.env, c.var.tenant.id);
   if (hasEffects(actions.effects)) {
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
-    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
+    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
+  } else if (code) {
+    await stub.codes().create(code.record);
   }
-  if (code) await stub.codes().create(code.record);
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
 
