@@ -4,7 +4,8 @@ import { call, createTenant, token, uniqueId } from "../helpers/api";
 import { bindAction, onTenant, unbindAll } from "../helpers/actions";
 import { createApi, createClient, grantClient } from "../helpers/management";
 import { fireAlarm, injectClock, logsOf, outboxRows, relay, tenantSql } from "../helpers/outbox";
-import { runInDurableObject, env } from "cloudflare:test";
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createApp } from "../../src/worker/app";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 
 const asTenant = (tenantId: string) => ({ headers: { "tenant-id": tenantId } });
@@ -61,6 +62,29 @@ describe("credentials-exchange actions (SPEC §6.1 inline)", () => {
     const failed = await exchange();
     expect(failed.status).toBe(403);
     expect(await failed.json()).toEqual({ error: "access_denied", error_description: "vault unreachable" });
+  });
+});
+
+describe("host option unsafeAllowAzpCustomClaim (SPEC §6.2)", () => {
+  it("releases azp, and only azp, to actions when the host sets it", async () => {
+    const tenantId = await createTenant();
+    const { client, api } = await m2m(tenantId);
+    await bindAction(tenantId, "credentials-exchange", `exports.onExecuteCredentialsExchange = async (event, api) => { api.accessToken.setCustomClaim("azp", "custom-azp"); api.accessToken.setCustomClaim("sub", "root"); };`);
+    const request = () =>
+      new Request("http://localhost:8787/oauth/token", {
+        method: "POST",
+        headers: { host: `${tenantId}.localhost:8787`, "content-type": "application/json" },
+        body: JSON.stringify({ grant_type: "client_credentials", client_id: client.client_id, client_secret: client.client_secret, audience: api.identifier }),
+      });
+    const claimsOf = async (app: ReturnType<typeof createApp>) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(request(), env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(200);
+      return decodeJwt(((await res.json()) as { access_token: string }).access_token);
+    };
+    expect(await claimsOf(createApp())).toMatchObject({ azp: client.client_id, sub: `${client.client_id}@clients` });
+    expect(await claimsOf(createApp({ unsafeAllowAzpCustomClaim: true }))).toMatchObject({ azp: "custom-azp", sub: `${client.client_id}@clients` });
   });
 });
 
