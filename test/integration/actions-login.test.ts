@@ -129,7 +129,7 @@ describe("post-login actions (SPEC §6.1 inline, §6.2 claim rules)", () => {
     expect(res.status).toBe(302);
     await relay(tenant);
     const [success] = await logsOf(tenant, `?q=${encodeURIComponent(`type:s AND user_id:"${user.user_id}"`)}`);
-    const id = (success?.details.actions as { executions: string[] }).executions[0];
+    const id = (success?.details.actions as { executions: string[] } | undefined)?.executions[0];
     const execution = (await (await onTenant(tenant, "GET", `/actions/executions/${id}`)).json()) as {
       status: string;
       results: { logs: string; logs_truncated: boolean; action_name: string; duration_ms: number; version_number: number }[];

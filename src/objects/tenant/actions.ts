@@ -257,7 +257,9 @@ export function boundActions(sql: Sql): Record<string, BoundAction[]> {
     ORDER BY b.trigger_id, b.position, b.id`;
   const out: Record<string, BoundAction[]> = {};
   for (const row of rows) {
-    (out[String(row.trigger_id)] ??= []).push({
+    const list = out[String(row.trigger_id)] ?? [];
+    out[String(row.trigger_id)] = list;
+    list.push({
       binding_id: String(row.binding_id),
       action_id: String(row.action_id),
       action_name: String(row.action_name),
