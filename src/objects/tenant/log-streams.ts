@@ -170,18 +170,29 @@ export function syncPipeline(sql: Sql, pipeline: { endpoint: string } | undefine
  */
 export function logStreamJob(sql: Sql, env: StreamEnv): AlarmJob {
   const active = () => sql.all<Row>`SELECT * FROM log_streams WHERE status = 'active'`;
+  // One delivery per stream at a time: an alarm and a concurrent pass must not send the same batch twice.
+  const inFlight = new Set<string>();
   const pending = (row: Row) => sql.first`SELECT 1 FROM logs WHERE (date, log_id) > (${row.cursor_date as number}, ${row.cursor_id as string}) LIMIT 1` !== null;
   return {
     name: "log_streams",
-    dueAt() {
+    dueAt(now) {
       const times = active()
         .filter(pending)
-        .map((row) => (row.next_attempt_at as number | null) ?? 0);
+        .map((row) => (row.next_attempt_at as number | null) ?? now);
       return times.length ? Math.min(...times) : null;
     },
     async run(now) {
-      const due = active().filter((row) => ((row.next_attempt_at as number | null) ?? 0) <= now && pending(row));
-      await Promise.all(due.map((row) => deliverStream(sql, row, env, now)));
+      const due = active().filter((row) => !inFlight.has(String(row.id)) && ((row.next_attempt_at as number | null) ?? 0) <= now && pending(row));
+      await Promise.all(
+        due.map(async (row) => {
+          inFlight.add(String(row.id));
+          try {
+            await deliverStream(sql, row, env, now);
+          } finally {
+            inFlight.delete(String(row.id));
+          }
+        }),
+      );
       return due.length;
     },
   };

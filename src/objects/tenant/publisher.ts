@@ -32,8 +32,8 @@ function withoutState(event: OutboxEventInput): OutboxEventInput {
  */
 export interface AlarmJob {
   name: string;
-  /** When the job next has work (epoch ms), or null. */
-  dueAt(): number | null;
+  /** When the job next has work (epoch ms; `now` when it has work already), or null. */
+  dueAt(now: number): number | null;
   run(now: number): Promise<number>;
 }
 
@@ -94,7 +94,7 @@ export class Publisher {
    * so no write can commit in between and be missed.
    */
   schedule(): number | null {
-    const times = [nextDueAt(this.sql, this.options.retentionDays), ...this.jobs.map((job) => job.dueAt())].filter((t): t is number => t !== null);
+    const times = [nextDueAt(this.sql, this.options.retentionDays), ...this.jobs.map((job) => job.dueAt(this.now()))].filter((t): t is number => t !== null);
     const due = times.length ? Math.min(...times) : null;
     this.alarmAt = due;
     if (due === null) void this.storage.deleteAlarm();
@@ -121,7 +121,7 @@ export class Publisher {
         ...(this.metrics ? { metrics: this.metrics } : {}),
       });
       for (const job of this.jobs) {
-        const due = job.dueAt();
+        const due = job.dueAt(this.now());
         if (due === null || due > this.now()) continue;
         try {
           await job.run(this.now());
