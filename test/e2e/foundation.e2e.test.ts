@@ -111,15 +111,22 @@ describe("foundation through the auth0 Node SDK", () => {
   });
 
   it("surfaces a failing typed SDK call as the SDK's ManagementError with our status and body", async () => {
-    // GET /api/v2/tenants/settings: no tenant has the id "settings", so the server answers 404.
-    const error = await management.tenants.settings.get().then(
+    // GET /api/v2/clients/{id} of a client that does not exist: the server answers 404. (This test used
+    // GET /tenants/settings, which now answers 403 feature_not_enabled: the route is not offered.)
+    const error = await management.clients.get("no-such-client").then(
       () => null,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ManagementError);
     const managementError = error as ManagementError;
     expect(managementError.statusCode).toBe(404);
-    expect(managementError.body).toMatchObject({ statusCode: 404, error: "Not Found", message: expect.any(String) });
+    expect(managementError.body).toMatchObject({ statusCode: 404, error: "Not Found", message: expect.any(String), errorCode: "inexistent_client" });
+    const notOffered = await management.tenants.settings.get().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((notOffered as ManagementError).statusCode).toBe(403);
+    expect((notOffered as ManagementError).body).toMatchObject({ statusCode: 403, error: "Forbidden", errorCode: "feature_not_enabled" });
   });
 
   it("surfaces a typed 401 from the SDK when its own token request is refused", async () => {

@@ -29,6 +29,7 @@ describe("resource servers API (SPEC §4.2)", () => {
       token_lifetime: 86400,
       allow_offline_access: false,
       enforce_policies: false,
+      token_dialect: "access_token",
       is_system: false,
     });
     expect(await json(await mgmt("GET", `/resource-servers/${api.id}`))).toEqual(api);

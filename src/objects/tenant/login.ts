@@ -99,10 +99,10 @@ export function deleteSession(sql: Sql, id: string): boolean {
  * authorization code (if the response type asks for one) is stored. False, and nothing written, when the
  * login session was already completed or has expired (double submit, replay).
  */
-export function completeLogin(sql: Sql, input: LoginCompletion, now: number): boolean {
+export function completeLogin(sql: Sql, input: LoginCompletion, now: number, ip: string | null = null): boolean {
   if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
   createSession(sql, input.session, now);
-  recordLogin(sql, input.session.user_id, now);
+  recordLogin(sql, input.session.user_id, now, ip);
   if (input.code) createAuthorizationCode(sql, input.code, now);
   return true;
 }
@@ -134,7 +134,7 @@ export class Logins extends TenantRpc {
   /** See {@link completeLogin}. */
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now);
+      const done = completeLogin(tx.sql, input, tx.now, this.audit.request?.ip ?? null);
       if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
       if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
       return done;
@@ -170,7 +170,7 @@ export class Logins extends TenantRpc {
       const user = userId ? getUser(sql, userId) : null;
       if (!user) return null;
       createSession(sql, { ...session, user_id: user.user_id }, now);
-      recordLogin(sql, user.user_id, now);
+      recordLogin(sql, user.user_id, now, this.audit.request?.ip ?? null);
       // The worker knew only the client: the user the ticket names is the actor.
       const actor = { type: "user" as const, id: user.user_id, client_id: this.audit.actor.client_id ?? clientId };
       emitLogin(tx, { ...this.audit, actor }, user.user_id);

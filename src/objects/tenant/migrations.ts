@@ -3,8 +3,8 @@ import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
 import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
-import reservedUsers from "../../../migrations/tenant/0006_reserved_users.sql";
-import reservedRoles from "../../../migrations/tenant/0007_reserved_roles.sql";
+import users from "../../../migrations/tenant/0006_users.sql";
+import roles from "../../../migrations/tenant/0007_roles.sql";
 import reservedMfa from "../../../migrations/tenant/0008_reserved_mfa.sql";
 import actions from "../../../migrations/tenant/0009_actions.sql";
 import { defineMigrations } from "../sql";
@@ -16,8 +16,8 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0003_security_fixes", sql: securityFixes },
   { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
   { name: "0005_outbox", sql: outbox },
-  { name: "0006_reserved_users", sql: reservedUsers },
-  { name: "0007_reserved_roles", sql: reservedRoles },
+  { name: "0006_users", sql: users },
+  { name: "0007_roles", sql: roles },
   { name: "0008_reserved_mfa", sql: reservedMfa },
   { name: "0009_actions", sql: actions },
 ]);

@@ -19,10 +19,12 @@ import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
 import { ResourceServers } from "./resource-servers";
+import { Roles } from "./roles";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
+import { UserAuthorization } from "./user-authorization";
 import { Users } from "./users";
 
 /**
@@ -153,6 +155,15 @@ export class TenantObject extends DurableObject<Env> {
     return new Users(this.core, audit);
   }
 
+  roles(audit: AuditContext = SYSTEM_CONTEXT): Roles {
+    return new Roles(this.core, audit);
+  }
+
+  /** A user's roles and direct permissions, and what tokens need of them. */
+  userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
+    return new UserAuthorization(this.core, audit);
+  }
+
   logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {
     return new Logins(this.core, audit);
   }
@@ -199,6 +210,11 @@ export class TenantObject extends DurableObject<Env> {
   /** `npm run bench` only: commit cost with and without the outbox event. */
   benchCommit(n: number) {
     return bench.benchCommit(this.outbox, n);
+  }
+
+  /** `npm run bench` only: bulk passwordless users (see bench.benchSeedUsers). */
+  benchSeedUsers(input: { connection: string; from: number; count: number }) {
+    return bench.benchSeedUsers(this.ctx.storage, this.core.sql, () => this.core.now(), input);
   }
 
   /** `npm run bench` only: this instance records with or without the outbox (SPEC §6.3 `enabled`). */

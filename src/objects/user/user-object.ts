@@ -102,4 +102,15 @@ export class UserObject extends DurableObject<Env> {
   refreshTokens(): RefreshTokens {
     return new RefreshTokens(this.ctx.storage, this.sql);
   }
+
+  /**
+   * Forgets everything this object holds for its user (DELETE /users/{id}, after the tenant's commit):
+   * every table and any alarm, then an empty schema again, so the object stays usable and a second wipe
+   * is a no-op.
+   */
+  async wipe(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    applyMigrations(this.ctx.storage, userMigrations);
+  }
 }

@@ -22,6 +22,13 @@ const signingAlg = z.enum(SIGNING_ALGS, { message: `signing_alg must be one of $
 /** Access-token lifetime in seconds: one minute to 30 days. */
 const tokenLifetime = z.int().min(60).max(2_592_000);
 
+/**
+ * Access-token dialects (the reference platform's `token_dialect`): `access_token_authz` adds the user's
+ * permissions for the API as a `permissions` claim when RBAC (`enforce_policies`) is on.
+ */
+export const TOKEN_DIALECTS = ["access_token", "access_token_authz"] as const;
+const tokenDialect = z.enum(TOKEN_DIALECTS, { message: `token_dialect must be one of ${TOKEN_DIALECTS.join(", ")}` });
+
 /** POST /api/v2/resource-servers. Unknown properties are refused. */
 export const createResourceServerBody = z.strictObject({
   identifier: z.string().trim().min(1).max(600),
@@ -31,11 +38,12 @@ export const createResourceServerBody = z.strictObject({
   token_lifetime: tokenLifetime.optional(),
   allow_offline_access: z.boolean().optional(),
   enforce_policies: z.boolean().optional(),
+  token_dialect: tokenDialect.optional(),
 });
 
 /** PATCH /api/v2/resource-servers/{id}: the identifier is immutable (it is the audience of issued tokens). */
 export const updateResourceServerBody = z
-  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean(), enforce_policies: z.boolean() })
+  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean(), enforce_policies: z.boolean(), token_dialect: tokenDialect })
   .partial();
 
 /** @default 86400 (one day), the reference platform's default access-token lifetime. */

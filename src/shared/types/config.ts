@@ -37,6 +37,8 @@ export interface ResourceServerRecord {
   allow_offline_access: boolean;
   /** RBAC: user tokens carry only the user's permissions for this API (the reference platform's switch). */
   enforce_policies: boolean;
+  /** `access_token_authz`: user tokens also carry a `permissions` claim when RBAC is on. */
+  token_dialect: "access_token" | "access_token_authz";
   is_system: boolean;
   created_at: string;
   updated_at: string;

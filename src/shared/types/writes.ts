@@ -39,7 +39,7 @@ export interface ClientPatch {
 
 export type NewResourceServer = Omit<ResourceServerRecord, "is_system" | "created_at" | "updated_at">;
 
-export type ResourceServerPatch = Partial<Pick<NewResourceServer, "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access" | "enforce_policies">>;
+export type ResourceServerPatch = Partial<Pick<NewResourceServer, "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access" | "enforce_policies" | "token_dialect">>;
 
 export interface NewClientGrant {
   id: string;

@@ -40,6 +40,7 @@ export const resourceServerRoutes = [
           token_lifetime: body.token_lifetime ?? DEFAULT_TOKEN_LIFETIME_S,
           allow_offline_access: body.allow_offline_access ?? false,
           enforce_policies: body.enforce_policies ?? false,
+          token_dialect: body.token_dialect ?? "access_token",
         }),
       );
       return c.json(present(api), 201);

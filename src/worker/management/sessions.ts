@@ -38,11 +38,12 @@ export const sessionRoutes = [
     method: "get",
     path: "/sessions",
     scope: "read:sessions",
-    summary: "The tenant's live sessions, newest first (checkpoint {sessions, next} or offset)",
+    summary: "The tenant's live sessions, newest first (offset paging; from/take are ignored, SPEC §4.3)",
     query: LIST_QUERY,
     status: 200,
     handler(c) {
-      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present);
+      // SPEC §4.3: /sessions is not a checkpoint endpoint, so from/take are ignored and no `next` is returned.
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present, { checkpoint: false });
     },
   }),
   defineRoute({

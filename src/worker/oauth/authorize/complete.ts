@@ -103,7 +103,12 @@ async function answer(
   const types = new Set(request.response_type.split(" "));
   const params: Record<string, string | undefined> = { state: request.state, code };
   if (types.has("token") || types.has("id_token")) {
-    const config = await tenantConfig(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
+    const stub = tenantObject(c.env, tenant.id);
+    const config = await tenantConfig(tenant.id, stub, c.var.settings);
+    const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
+    // Only an access token to an RBAC API needs the user's permissions: one read, and only then.
+    const permissions =
+      types.has("token") && api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
     const tokens = await issueUserTokens({
       tenant,
       config,
@@ -112,6 +117,7 @@ async function answer(
       client,
       user,
       grant,
+      permissions,
       sessionId,
       withAccessToken: types.has("token"),
       withIdToken: types.has("id_token"),

@@ -1,6 +1,6 @@
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
-import type { ClientRecord, CodeGrant, TenantConfig, UserRecord } from "../../../shared/types";
+import type { ClientRecord, CodeGrant, ResourceServerRecord, TenantConfig, UserRecord } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
@@ -53,6 +53,11 @@ export interface UserTokenInput {
   client: ClientRecord;
   user: UserRecord;
   grant: CodeGrant;
+  /**
+   * The user's permissions on the grant's audience, directly and through roles, read in the RPC the grant
+   * already makes for its user (empty when there is no audience). Used only when the API enforces RBAC.
+   */
+  permissions: readonly string[];
   sessionId: string | null;
   withAccessToken: boolean;
   withIdToken: boolean;
@@ -63,15 +68,26 @@ export interface UserTokenInput {
 }
 
 /**
+ * The `permissions` claim of the reference platform's RBAC: with `enforce_policies` on and the
+ * `access_token_authz` dialect, every permission the user holds on the API (not only those asked for as
+ * scopes). The system (management) API never carries one: users reach it only through current-user scopes.
+ */
+export function permissionsClaim(api: ResourceServerRecord | undefined, permissions: readonly string[]): string[] | undefined {
+  if (!api || api.is_system || !api.enforce_policies || api.token_dialect !== "access_token_authz") return undefined;
+  return [...new Set(permissions)].sort();
+}
+
+/**
  * Access and ID tokens for a user (OIDC Core §2, §3). Scopes are the OIDC scopes asked for plus what the
  * audience's API may release to a user (grantableUserScopes: never management scopes beyond the
- * current-user family); anything else is dropped (denied by default). Computed claims always win.
+ * current-user family; on an RBAC API only the user's permissions); anything else is dropped (denied by
+ * default). Computed claims always win.
  */
 export async function issueUserTokens(input: UserTokenInput, now = nowSeconds()): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
-  // No roles exist yet, so an RBAC API releases nothing beyond OIDC scopes (the users issue adds them).
-  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, []);
+  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions);
+  const permissions = permissionsClaim(api, input.permissions);
   const scope = scopes.join(" ");
   const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
@@ -85,6 +101,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       exp: now + expiresIn,
       jti: input.accessJti ?? randomToken(16),
       scope,
+      ...(permissions ? { permissions } : {}),
       azp: client.client_id,
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
