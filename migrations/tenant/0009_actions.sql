@@ -76,3 +76,6 @@ CREATE TABLE log_streams (
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
+
+-- Template hooks (SPEC §6.2): a hook that runs built-in code (`account-linking`) instead of POSTing to a url.
+ALTER TABLE hooks ADD COLUMN template_id TEXT;

@@ -28,6 +28,12 @@ export interface AppOptions extends ManagementAuthOptions {
    * `azp` as the client the token was issued to. @default false
    */
   unsafeAllowAzpCustomClaim?: boolean;
+  /**
+   * Account linking by verified email (SPEC §6.2): `builtin` links inline at sign-up and login, `template`
+   * only where the `account-linking` hook is bound, `off` never; a client's `user_linking_mode` overrides it.
+   * @default "builtin" (or the `USER_LINKING_MODE` variable)
+   */
+  userLinkingMode?: "builtin" | "template" | "off";
 }
 
 /** What a surface declares once for all its routes. */
@@ -97,7 +103,10 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(errorSink("oauth"));
   app.notFound(notFound);
-  const actionOptions = { unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true };
+  const actionOptions = {
+    unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true,
+    ...(options.userLinkingMode ? { userLinkingMode: options.userLinkingMode } : {}),
+  };
   app.use("*", async (c, next) => {
     c.set("actionOptions", actionOptions);
     await next();

@@ -23,7 +23,7 @@ export type AppEnv = {
     tenant: TenantContext;
     auth: ManagementAuth;
     /** Host options of the action runtime (createApp options). */
-    actionOptions?: { unsafeAllowAzpCustomClaim?: boolean };
+    actionOptions?: { unsafeAllowAzpCustomClaim?: boolean; userLinkingMode?: "builtin" | "template" | "off" };
     /** The validated JSON body of a management write, for its audit event (redacted in the object). */
     requestBody?: unknown;
   };

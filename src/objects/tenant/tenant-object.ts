@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
@@ -141,6 +142,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  accountLinking(audit: AuditContext = SYSTEM_CONTEXT): AccountLinking {
+    return new AccountLinking(this.core, audit);
   }
 
   logStreams(audit: AuditContext = SYSTEM_CONTEXT): LogStreamsRpc {

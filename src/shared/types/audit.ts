@@ -63,7 +63,10 @@ export interface HookRecord {
   id: string;
   name: string;
   trigger_id: string;
+  /** The webhook's url; empty for a template hook. */
   url: string;
+  /** A template hook runs this built-in code instead of a webhook (`account-linking`). */
+  template_id?: string;
   enabled: boolean;
   created_at: string;
   updated_at: string;

@@ -113,6 +113,8 @@ export interface TenantConfig {
   hookTriggers: string[];
   /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
   attackProtection: AttackProtection;
+  /** Triggers with an enabled `account-linking` template hook (SPEC §6.2). */
+  linkingTriggers: string[];
   /** Each trigger's bound actions in execution order (their deployed versions; no code). */
   actions: Record<string, BoundAction[]>;
 }

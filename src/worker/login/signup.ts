@@ -3,7 +3,9 @@ import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { linkAccountFor } from "../actions/account-linking";
 import { runPreRegistration } from "../actions/pre-registration";
+import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { runBlockingHooks } from "../hooks/blocking";
 import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";
@@ -81,16 +83,20 @@ export async function signUpDatabaseUser(
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
   });
-  if (result.ok && actions.effects) {
+  if (!result.ok) {
+    if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+    throw new Error(`createUser failed: ${result.error.code}`);
+  }
+  let user = result.value;
+  if (actions.effects) {
     // The execution, and app_metadata the actions set, beside the new user (user_metadata went with it).
     const effects = { ...actions.effects, user_metadata: {} };
-    await tenantObject(c.env, c.var.tenant.id).actions(audit).applyEffects(result.value.user_id, effects);
-    if (Object.keys(effects.app_metadata).length) {
-      const fresh = await tenantObject(c.env, c.var.tenant.id).users().get(result.value.user_id);
-      if (fresh) return { ok: true, user: fresh };
-    }
+    await tenantObject(c.env, c.var.tenant.id).actions(audit).applyEffects(user.user_id, effects);
+    if (Object.keys(effects.app_metadata).length) user = (await tenantObject(c.env, c.var.tenant.id).users().get(user.user_id)) ?? user;
   }
-  if (result.ok) return { ok: true, user: result.value };
-  if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
-  throw new Error(`createUser failed: ${result.error.code}`);
+  // Account linking at registration (SPEC §6.2); the login that follows continues as the primary.
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const client = clientId ? clientIn(config, clientId) : undefined;
+  if (client) await linkAccountFor(c, config, client, user, "post-user-registration");
+  return { ok: true, user };
 }

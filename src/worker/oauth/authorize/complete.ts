@@ -16,6 +16,7 @@ import { activeSigner } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { issueUserTokens } from "../tokens/user-tokens";
 import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
+import { linkAccountFor } from "../../actions/account-linking";
 import { respondToClient } from "./respond";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
@@ -167,8 +168,11 @@ export async function finishLogin(
   c: AppContext,
   loginSession: LoginSession,
   client: ClientRecord,
-  user: UserRecord,
+  authenticated: UserRecord,
 ): Promise<Response | null> {
+  // Account linking (SPEC §6.2) first: the session and the tokens are the primary's when it links.
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
   const session = await prepareSession(user.user_id, client.client_id);
   const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
