@@ -1,29 +1,21 @@
-import type { ActionEffects, AuditContext, Json } from "../../shared/types";
+import type { ActionEffects, AuditContext } from "../../shared/types";
 import type { Sql } from "../sql";
-import { json } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";
 import { emitWarnings, recordExecution } from "./executions";
+import { updateUser } from "./user-writes";
 
 /**
- * Sets metadata keys an action asked for (`null` removes a key), keeping the rest. A minimal writer of its
- * own until the users facade offers PATCH-style metadata updates; replaceable by that call.
+ * Sets metadata keys an action asked for (`null` removes a key), keeping the rest: the users module's
+ * PATCH semantics (`updateUser`), inside the caller's commit.
  */
 export function mergeUserMetadata(sql: Sql, userId: string, changes: Pick<ActionEffects, "app_metadata" | "user_metadata">, now: number): boolean {
-  const row = sql.first<{ app_metadata: string; user_metadata: string }>`SELECT app_metadata, user_metadata FROM users WHERE user_id = ${userId}`;
-  if (!row) return false;
-  const merge = (stored: string, patch: Record<string, Json>) => {
-    const out = json<Record<string, Json>>(stored, {});
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === null) delete out[key];
-      else out[key] = value;
-    }
-    return out;
+  const patch = {
+    fields: {},
+    ...(Object.keys(changes.app_metadata).length ? { app_metadata: changes.app_metadata } : {}),
+    ...(Object.keys(changes.user_metadata).length ? { user_metadata: changes.user_metadata } : {}),
   };
-  sql.run`UPDATE users SET app_metadata = ${merge(row.app_metadata, changes.app_metadata)},
-      user_metadata = ${merge(row.user_metadata, changes.user_metadata)}, updated_at = ${now}
-    WHERE user_id = ${userId}`;
-  return true;
+  return updateUser(sql, userId, patch, now).ok;
 }
 
 /**
