@@ -160,6 +160,22 @@ describe("post-user-registration actions through the relay (SPEC §6.2 code hook
   });
 });
 
+describe("post-user-deletion actions through the relay (SPEC §6.1)", () => {
+  it("run after a user is deleted, with the deleted user and the event's idempotency key", async () => {
+    const tenantId = await createTenant();
+    await bindAction(tenantId, "post-user-deletion", `exports.onExecutePostUserDeletion = async (event) => { console.log(event.user.email, event.idempotency_key); };`);
+    const email = `${uniqueId("gone")}@example.com`;
+    const created = await onTenant(tenantId, "POST", "/users", { connection: "Username-Password-Authentication", email, password: "Deleted-pass-123" });
+    const { user_id } = (await created.json()) as { user_id: string };
+    expect((await onTenant(tenantId, "DELETE", `/users/${encodeURIComponent(user_id)}`)).status).toBe(204);
+    await relay(tenantId);
+    const [event] = await outboxRows(tenantId, "hook.post-user-deletion");
+    expect(event?.processed_at).toEqual(expect.any(Number));
+    const [row] = await tenantSql<{ results: string }>(tenantId, "SELECT results FROM action_executions WHERE trigger_id = 'post-user-deletion'");
+    expect(JSON.parse(row?.results ?? "[]")[0].logs).toBe(`${email} ${event?.id}\n`);
+  });
+});
+
 describe("execution retention (SPEC §2.12)", () => {
   it("the object's alarm deletes executions older than 10 days, 1,000 per pass, and keeps newer ones", async () => {
     const tenantId = await createTenant();
