@@ -138,18 +138,28 @@ describe("actions management (issue 13 point 1)", () => {
     expect((await onTenant(tenantId, "GET", "/actions/executions/exec_unknown")).status).toBe(404);
   });
 
-  it("who can manage actions: none 401, missing scope 403, another tenant 403, the right scope succeeds", async () => {
-    const body = () => ({ name: "reach", supported_triggers: [{ id: "post-login" }], code: CODE });
+  const body = () => ({ name: "reach", supported_triggers: [{ id: "post-login" }], code: CODE });
+  const withAction = async (tenantId: string) => `/actions/actions/${(await createAction(tenantId, "post-login", CODE)).id}`;
+
+  it("who can manage actions: none 401, missing scope 403, another tenant 403, the right scope succeeds (list, create, triggers)", async () => {
     await expectReachability("POST", () => "/actions/actions", "create:actions", 201, body);
     await expectReachability("GET", () => "/actions/actions", "read:actions", 200);
     await expectReachability("GET", () => "/actions/triggers", "read:actions", 200);
-    const withAction = async (tenantId: string) => `/actions/actions/${(await createAction(tenantId, "post-login", CODE)).id}`;
+  });
+
+  it("who can reach one action: read, update, delete", async () => {
     await expectReachability("GET", withAction, "read:actions", 200);
     await expectReachability("PATCH", withAction, "update:actions", 200, () => ({ code: CODE }));
     await expectReachability("DELETE", withAction, "delete:actions", 204);
+  });
+
+  it("who can deploy, test and list versions", async () => {
     await expectReachability("POST", async (t) => `${await withAction(t)}/deploy`, "create:actions", 202);
     await expectReachability("POST", async (t) => `${await withAction(t)}/test`, "create:actions", 200, () => ({ payload: {} }));
     await expectReachability("GET", async (t) => `${await withAction(t)}/versions`, "read:actions", 200);
+  });
+
+  it("who can read and change bindings", async () => {
     await expectReachability("PATCH", () => "/actions/triggers/post-login/bindings", "update:actions", 200, () => ({ bindings: [] }));
     await expectReachability("GET", () => "/actions/triggers/post-login/bindings", "read:actions", 200);
   });

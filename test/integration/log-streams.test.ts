@@ -130,6 +130,10 @@ describe("log streams (issue 13 point 7)", () => {
     const body = () => ({ type: "http", sink: { httpEndpoint: hookUrl(uniqueId("reach")) } });
     await expectReachability("POST", () => "/log-streams", "create:log_streams", 201, body);
     await expectReachability("GET", () => "/log-streams", "read:log_streams", 200);
+  });
+
+  it("who can reach one log stream: read, update, delete", async () => {
+    const body = () => ({ type: "http", sink: { httpEndpoint: hookUrl(uniqueId("reach")) } });
     const withStream = async (tenantId: string) => {
       const res = await mgmt("POST", "/log-streams", { headers: { "tenant-id": tenantId }, body: body() });
       return `/log-streams/${((await res.json()) as { id: string }).id}`;
