@@ -7,6 +7,7 @@ import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
+import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
 import { browserCors, tokenCors } from "./middleware/cors";
 import { type ErrorShape, errorSink, notFound } from "./middleware/errors";
 import type { ManagementAuthOptions } from "./middleware/management-auth";
@@ -87,6 +88,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("GET", "/u2/logged-out", loggedOutPage);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
+  // SAML identity provider (issue 14): public metadata; SP- (or, when enabled, IdP-) initiated login.
+  login.on("GET", "/samlp/metadata/:client_id", samlMetadataEndpoint);
+  login.on(["GET", "POST"], "/samlp/:client_id", samlSsoEndpoint);
 
   // Internal and static: no tenant.
   const internal = surface({ tenant: "none", errors: "oauth", noStore: false });

@@ -5,8 +5,9 @@ import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lif
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
 import users from "../../../migrations/tenant/0006_users.sql";
 import roles from "../../../migrations/tenant/0007_roles.sql";
-import reservedMfa from "../../../migrations/tenant/0008_reserved_mfa.sql";
-import actions from "../../../migrations/tenant/0009_actions.sql";
+import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
+import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
+import actions from "../../../migrations/tenant/0010_actions.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -18,6 +19,7 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0005_outbox", sql: outbox },
   { name: "0006_users", sql: users },
   { name: "0007_roles", sql: roles },
-  { name: "0008_reserved_mfa", sql: reservedMfa },
-  { name: "0009_actions", sql: actions },
+  { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
+  { name: "0009_cleanup", sql: cleanup },
+  { name: "0010_actions", sql: actions },
 ]);

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";
@@ -13,7 +13,6 @@ import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { LogStreamsRpc, syncPipeline } from "./log-streams";
-import { defaultDestinations } from "./destinations";
 import { tenantExtensions } from "./extensions";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
@@ -24,9 +23,13 @@ import { Roles } from "./roles";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
+import { TenantSettingsRpc } from "./tenant-settings";
+import { reactToUserWrite } from "./cascade";
+import { TenantCleanup } from "./cleanup";
+import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
-import { Users } from "./users";
+import { getUser, Users } from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -40,15 +43,22 @@ export class TenantObject extends DurableObject<Env> {
   protected readonly core: TenantCore;
   /** Write path, outbox relay and alarm (clock and jitter injectable for tests). */
   readonly outbox: Publisher;
+  /** Expired-row cleanup, a job of the same alarm (SPEC §8). */
+  readonly cleanup: TenantCleanup;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
     const tenantId = ctx.id.name ?? ctx.id.toString();
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, outboxOptionsFrom(env as unknown as Record<string, unknown>), defaultDestinations(sql, tenantId, extensions.codeHooks));
-    this.outbox.jobs.push(...extensions.jobs);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks));
     const outbox = this.outbox;
+    // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
+    outbox.reactions = [reactToUserWrite];
+    this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
+    outbox.jobs = [this.cleanup, ...extensions.jobs];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -64,7 +74,7 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
-  /** The alarm: outbox relay, retries, retention (one alarm per object at the earliest due job). */
+  /** The alarm: outbox relay, retries, retention, then cleanup (one alarm per object at the earliest due job). */
   async alarm(): Promise<void> {
     await this.outbox.alarm();
   }
@@ -77,6 +87,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
+  getUser(userId: string): UserRecord | null {
+    return getUser(this.core.sql, userId);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */
@@ -142,6 +157,10 @@ export class TenantObject extends DurableObject<Env> {
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
     return new SigningKeys(this.core, audit);
+  }
+
+  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
+    return new TenantSettingsRpc(this.core, audit);
   }
 
   accountLinking(audit: AuditContext = SYSTEM_CONTEXT): AccountLinking {

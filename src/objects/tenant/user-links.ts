@@ -58,9 +58,7 @@ export function linkAccount(sql: Sql, primaryId: string, ref: IdentityRef, now: 
   const moved = [account, ...sql.all<{ id: string }>`SELECT source_user_id AS id FROM identities
     WHERE user_id = ${account} AND source_user_id <> ${account} ORDER BY linked_at, source_user_id`.map((r) => r.id)];
   sql.run`UPDATE users SET linked_to = ${primaryId}, updated_at = ${now} WHERE user_id IN (SELECT value FROM json_each(${JSON.stringify(moved)}))`;
-  moved.forEach((id, order) => {
-    sql.run`UPDATE identities SET linked_at = ${now + order} WHERE source_user_id = ${id}`;
-  });
+  for (const [order, id] of moved.entries()) sql.run`UPDATE identities SET linked_at = ${now + order} WHERE source_user_id = ${id}`;
   sql.run`UPDATE users SET updated_at = ${now} WHERE user_id = ${primaryId}`;
   return ok(outcome(sql, before, account));
 }

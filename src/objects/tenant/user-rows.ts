@@ -1,5 +1,5 @@
 /**
- * Reading users: rows to records, with their identities (SPEC §2.12) loaded in one query per page. Every
+ * Reading users: rows to records, with their identities (SPEC §2.12): a linked-accounts query per page. Every
  * value is bound; a list of ids travels as one JSON parameter (a Durable Object query binds at most 100).
  */
 import { isSocialStrategy } from "../../shared/strategies";
@@ -10,7 +10,7 @@ export type UserRow = Record<string, unknown>;
 
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
-/** A users row as the API shows it, without identities (see {@link withIdentities}). */
+/** A users row as the API shows it, without identities (see {@link toUsers}). */
 export function toUserBase(r: UserRow): UserRecord {
   return {
     user_id: String(r.user_id),

@@ -131,6 +131,19 @@ export interface AuthorizeRequest {
   ui_locales?: string;
   screen_hint?: string;
   login_hint?: string;
+  /** Set when the transaction is a SAML login (/samlp/{client_id}): it completes with a SAML response. */
+  samlp?: SamlTransaction;
+}
+
+/** What a SAML login must answer, fixed when it starts (the AuthnRequest's facts, already checked). */
+export interface SamlTransaction {
+  /** The assertion consumer service the response is POSTed to. */
+  acs_url: string;
+  /** The AuthnRequest ID (InResponseTo); absent for IdP-initiated logins. */
+  request_id?: string;
+  /** The SP's entity id (the AuthnRequest Issuer), the default audience. */
+  sp_entity_id?: string;
+  relay_state?: string;
 }
 
 export interface LoginSession {
@@ -165,6 +178,11 @@ export interface NewSession {
   /** Epoch milliseconds; absent means the time of the commit. */
   authenticated_at?: number;
   expires_at: number;
+  /**
+   * The issuer of the host the user logged in through (the `iss` of the session's ID tokens), so that a
+   * back-channel logout token names the same issuer. Absent: the apex ISSUER.
+   */
+  issuer?: string;
 }
 
 /** Everything one interactive login commits together (`logins().complete`). */

@@ -22,6 +22,7 @@ import { resourceServerRoutes } from "./resource-servers";
 import { roleAssignmentRoutes } from "./role-assignments";
 import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
+import { tenantSettingsRoutes } from "./tenant-settings";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
 import { userRoleRoutes } from "./user-roles";
@@ -29,6 +30,7 @@ import { userRoutes } from "./users";
 
 /** Every management route, one list per resource. */
 export const managementRoutes: readonly ManagementRoute[] = [
+  ...tenantSettingsRoutes,
   ...tenantRoutes,
   ...clientRoutes,
   ...connectionRoutes,

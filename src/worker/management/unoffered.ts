@@ -31,7 +31,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "jobs", paths: ["/jobs", "/jobs/*"] },
   { feature: "stats", paths: ["/stats/*"] },
   // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
-  { feature: "tenant settings", paths: ["/tenants/settings"] },
   { feature: "branding themes", paths: ["/branding/themes", "/branding/themes/*", "/branding/templates/*", "/branding/phone/*"] },
   { feature: "migrations", paths: ["/migrations"] },
   { feature: "forms", paths: ["/forms", "/forms/*"] },

@@ -12,8 +12,9 @@ import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
-import { activeSigner } from "../../tenant/keys";
+import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
+import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
 import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { linkAccountFor } from "../../actions/account-linking";
@@ -100,6 +101,8 @@ async function answer(
   grant: CodeGrant,
   code: string | undefined,
 ): Promise<Response> {
+  // A SAML login (/samlp/{client_id}) completes with a signed SAML response instead (issue 14).
+  if (request.samlp) return samlLoginResponse(c, { ...request, samlp: request.samlp }, client, user, sessionId, grant.auth_time);
   const tenant = c.var.tenant;
   const types = new Set(request.response_type.split(" "));
   const params: Record<string, string | undefined> = { state: request.state, code };
@@ -114,7 +117,7 @@ async function answer(
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
-      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
+      signerFor: signerResolver(c.env, c.var.settings, tenant.id),
       client,
       user,
       grant,
@@ -173,7 +176,7 @@ export async function finishLogin(
   // Account linking (SPEC §6.2) first: the session and the tokens are the primary's when it links.
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
-  const session = await prepareSession(user.user_id, client.client_id);
+  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
   const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
   const grant = {
@@ -201,7 +204,7 @@ export async function finishTicketLogin(
   client: ClientRecord,
   ticket: string,
 ): Promise<Response | null> {
-  const session = await prepareSession("", client.client_id);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
   const { user_id: _pending, ...input } = session.input;
   // The actor is known only once the ticket is redeemed: the client acts, the event names the user.
   const user = await tenantObject(c.env, c.var.tenant.id)

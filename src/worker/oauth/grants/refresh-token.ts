@@ -96,7 +96,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
   const [outcome, subject] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -108,13 +108,15 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    // The user and its RBAC permissions in the one read this grant makes of its user.
+    // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
+    // lands) and its RBAC permissions, in the one read this grant makes of its user.
     tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
   ]);
   const user = subject.user;
+  // A blocked user is told so even after the block's cascade has revoked the token.
+  if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
-  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   const token = outcome.token;
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;

@@ -66,7 +66,7 @@ export async function redeemCode(
     tenant: c.var.tenant,
     config: input.config,
     signer: await input.signer(),
-    signerFor: (alg) => input.signer(alg),
+    signerFor: input.signer,
     client,
     user,
     grant: outcome.code.grant,

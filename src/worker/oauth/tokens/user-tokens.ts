@@ -2,7 +2,7 @@ import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import type { ClientRecord, CodeGrant, ResourceServerRecord, TenantConfig, UserRecord } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
-import type { Signer } from "../../tenant/keys";
+import type { Signer, SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { halfHash, withCustomClaims } from "./claims";
 import { grantableUserScopes } from "./user-scopes";
@@ -35,11 +35,16 @@ export interface IssuedUserTokens {
 }
 
 /** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
-export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
+export const ID_TOKEN_ALGS = ["HS256", "RS256", "PS256"] as const;
 
-/** The client's ID-token algorithm: PS256 when it asks for it, RS256 otherwise (the default). */
+/**
+ * The client's ID-token algorithm: PS256 or HS256 (signed with the client's own secret, OIDC Core §10.1)
+ * when it asks for it, RS256 otherwise (the default). A client without a secret cannot verify HS256, so
+ * its ID tokens stay RS256 whatever it asks.
+ */
 export function idTokenAlg(client: ClientRecord): string {
   const alg = (client.extra.jwt_configuration as { alg?: unknown } | undefined)?.alg;
+  if (alg === "HS256") return client.client_secret_enc ? "HS256" : "RS256";
   return alg === "PS256" ? "PS256" : "RS256";
 }
 
@@ -48,8 +53,8 @@ export interface UserTokenInput {
   config: TenantConfig;
   /** The RS256 key (ID tokens unless the client chose PS256; access tokens unless the API chose otherwise). */
   signer: Signer;
-  /** The key for an API's `signing_alg`, for access tokens to that API. */
-  signerFor: (alg: string) => Promise<Signer>;
+  /** The key for an API's `signing_alg` (its own secret for HS256), for access tokens to that API. */
+  signerFor: SignerFor;
   client: ClientRecord;
   user: UserRecord;
   grant: CodeGrant;
@@ -94,7 +99,10 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
   const result: IssuedUserTokens = { token_type: "Bearer", expires_in: expiresIn, scope };
 
   if (input.withAccessToken) {
-    const audience = api ? [api.identifier, userinfoAudience(tenant)] : userinfoAudience(tenant);
+    // An HS256 token names only its API: /userinfo accepts asymmetric tokens only, since whoever holds an
+    // API's secret could otherwise mint a token for any user.
+    const symmetric = api?.signing_alg === "HS256";
+    const audience = api ? (symmetric ? api.identifier : [api.identifier, userinfoAudience(tenant)]) : userinfoAudience(tenant);
     const claims = withCustomClaims({
       ...common,
       aud: audience,
@@ -107,7 +115,9 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(grant.organization ? { org_id: grant.organization } : {}),
     }, grant.custom_claims?.access_token);
-    const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
+    // The API's algorithm, else the tenant's default (GET/PATCH /tenants/settings, RS256 unless set).
+    const accessAlg = api?.signing_alg ?? String(config.settings.default_signing_alg ?? signer.alg);
+    const accessSigner = accessAlg !== signer.alg ? await input.signerFor(accessAlg, api?.identifier) : signer;
     result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
   }
   if (input.withIdToken && scopes.includes("openid")) {
@@ -124,7 +134,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
     };
     const claims = withCustomClaims(computed, { ...profileClaims(user, scopes), ...grant.custom_claims?.id_token });
     const idAlg = idTokenAlg(client);
-    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
+    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg, client.client_id, "client");
     result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
   }
   return result;
