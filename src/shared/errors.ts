@@ -234,6 +234,13 @@ export const ERRORS = {
   inexistent_failed_event: { status: 404, message: "The failed event does not exist", errorCode: "inexistent_failed_event" },
   checkpoint_unsupported: { status: 400, message: "Checkpoint paging is not supported here", errorCode: "invalid_query_string" },
   inexistent_refresh_token: { status: 404, message: "The refresh token does not exist.", errorCode: "inexistent_refresh_token" },
+  // Authentication methods and MFA (SPEC §2.4-2.5, §3.4, §4.2 guardian routes).
+  inexistent_authentication_method: {
+    status: 404,
+    message: "The authentication method does not exist.",
+    errorCode: "inexistent_authentication_method",
+  },
+  authentication_method_exists: { status: 409, message: "{detail}", errorCode: "authentication_method_conflict" },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** A stable failure code (a key of {@link ERRORS}). */

@@ -27,6 +27,13 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["PATCH", "/resource-servers/{id}", { name: "x" }],
     ["DELETE", "/resource-servers/{id}"],
   ],
+  "user (its authentication methods)": [
+    ["GET", "/users/{id}/authentication-methods"],
+    ["POST", "/users/{id}/authentication-methods", { type: "totp", totp_secret: "JBSWY3DPEHPK3PXP" }],
+    ["DELETE", "/users/{id}/authentication-methods"],
+    ["GET", "/users/{id}/authentication-methods/totp%7Cdev_x"],
+    ["DELETE", "/users/{id}/authentication-methods/totp%7Cdev_x"],
+  ],
   tenant: [
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
+import { AuthenticationMethods } from "./authentication-methods";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as bench from "./bench";
 import { BrandingRpc } from "./branding";
@@ -135,6 +136,11 @@ export class TenantObject extends DurableObject<Env> {
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
     return new Users(this.core, audit);
+  }
+
+  /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */
+  authenticationMethods(audit: AuditContext = SYSTEM_CONTEXT): AuthenticationMethods {
+    return new AuthenticationMethods(this.core, audit);
   }
 
   logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {

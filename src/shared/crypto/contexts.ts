@@ -10,4 +10,8 @@ export const encryptionContext = {
   clientSecret: (clientId: string) => `client_secret:${clientId}`,
   /** A connection's `options` secrets: open only for that connection. */
   connectionSecrets: (connectionId: string) => `connection_secrets:${connectionId}`,
+  /** A TOTP authentication method's shared secret (base32): opens only as that method. */
+  totpSecret: (methodId: string) => `totp_secret:${methodId}`,
+  /** A guardian SMS provider's credentials (`auth_token`): open only for that provider name. */
+  smsProvider: (provider: string) => `guardian_sms_provider:${provider}`,
 } as const;

@@ -8,6 +8,7 @@ export type { Json } from "./json";
 export type * from "./audit";
 export type * from "./auth";
 export type * from "./config";
+export type * from "./mfa";
 export type * from "./refresh";
 export type * from "./registry";
 export type * from "./writes";

@@ -4,6 +4,7 @@ import { managementCors } from "../middleware/cors";
 import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
 import { attackProtectionRoutes } from "./attack-protection";
+import { authenticationMethodRoutes } from "./authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./branding";
@@ -37,6 +38,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...authenticationMethodRoutes,
 ];
 
 let spec: string | undefined;
