@@ -99,3 +99,7 @@ CREATE TABLE dev_messages (
   created_at INTEGER NOT NULL
 );
 CREATE INDEX dev_messages_by_created ON dev_messages (created_at DESC);
+
+-- Authentication methods references of a browser session (RFC 8176 `amr`, e.g. ["pwd", "mfa"]), so that SSO
+-- reuses a session for an application that requires MFA only when the session itself passed MFA.
+ALTER TABLE sessions ADD COLUMN amr TEXT NOT NULL DEFAULT '[]';
