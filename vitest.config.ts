@@ -8,6 +8,8 @@ export const TEST_BINDINGS = {
   ADMIN_EMAIL: "admin@example.com",
   ADMIN_PASSWORD: "correct horse battery staple",
   HOST_CACHE_NEGATIVE_TTL_MS: "0",
+  // SMS and email go to the tenant's development sink, read back by the MFA and passwordless tests.
+  DEV_MESSAGE_SINK: "1",
 };
 
 export default defineConfig({

@@ -241,6 +241,21 @@ export const ERRORS = {
     errorCode: "inexistent_authentication_method",
   },
   authentication_method_exists: { status: 409, message: "{detail}", errorCode: "authentication_method_conflict" },
+  inexistent_mfa_transaction: { status: 404, message: "The MFA transaction does not exist or has expired.", errorCode: "inexistent_mfa_transaction" },
+  inexistent_guardian_factor: { status: 404, message: 'Unknown factor "{name}"; factors: {factors}', errorCode: "inexistent_factor" },
+  inexistent_sms_provider: { status: 404, message: 'Unknown SMS provider "{name}"; providers: twilio', errorCode: "inexistent_provider" },
+  inexistent_enrollment: { status: 404, message: "The enrollment does not exist.", errorCode: "inexistent_enrollment" },
+  ticket_factors_disabled: {
+    status: 400,
+    message: "Enrollment tickets need the otp or sms factor enabled (PUT /api/v2/guardian/factors/otp {\"enabled\": true})",
+    errorCode: "mfa_factors_disabled",
+  },
+  ticket_factor_disabled: { status: 400, message: 'The factor "{factor}" is not enabled for this tenant', errorCode: "mfa_factors_disabled" },
+  email_provider_missing: {
+    status: 400,
+    message: "No email provider is configured: set EMAIL_PROVIDER (or DEV_MESSAGE_SINK=1 for local development)",
+    errorCode: "email_provider_missing",
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** A stable failure code (a key of {@link ERRORS}). */

@@ -5,6 +5,10 @@ import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
+import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
+import { enrollTicketPage } from "./login/mfa/ticket";
+import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
+import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
 import { browserCors, tokenCors } from "./middleware/cors";
@@ -73,6 +77,19 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/signup", signupSubmit);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
+  // MFA (SPEC §4.1 MFA screens, §3.4-3.5; issue 12): one transaction per browser, bound by the gh_mfa cookie.
+  login.on("GET", "/u2/mfa", mfaEntryPage);
+  login.on("GET", "/u2/mfa/factors", factorsPage);
+  login.on("POST", "/u2/mfa/continue", continueSubmit);
+  login.on("GET", "/u2/mfa/totp-enrollment", totpEnrollmentPage);
+  login.on("POST", "/u2/mfa/totp-enrollment", totpEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/totp-challenge", totpChallengePage);
+  login.on("POST", "/u2/mfa/totp-challenge", totpChallengeSubmit);
+  login.on("GET", "/u2/mfa/recovery-code", recoveryCodePage);
+  login.on("POST", "/u2/mfa/recovery-code", recoveryCodeSubmit);
+  login.on("GET", "/u2/guardian/enroll", enrollTicketPage);
+  // Development message sink (404 unless DEV_MESSAGE_SINK=1): what SMS and email would have sent.
+  login.on("GET", "/__dev/messages", devMessagesEndpoint);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
 

@@ -64,6 +64,12 @@ export function getAuthenticationMethod(sql: Sql, userId: string, id: string): A
   return row ? toMethod(row) : null;
 }
 
+/** A method by id alone (GET /guardian/enrollments/{id}). */
+export function getAuthenticationMethodById(sql: Sql, id: string): AuthenticationMethodRecord | null {
+  const row = sql.first<Row>`SELECT * FROM authentication_methods WHERE id = ${id}`;
+  return row ? toMethod(row) : null;
+}
+
 /** The method registered for a WebAuthn credential id in this tenant, whoever owns it. */
 export function findByCredentialId(sql: Sql, credentialId: string): AuthenticationMethodRecord | null {
   const row = sql.first<Row>`SELECT * FROM authentication_methods WHERE credential_id = ${credentialId}`;
@@ -127,6 +133,19 @@ export class AuthenticationMethods extends TenantRpc {
 
   get(userId: string, id: string): AuthenticationMethodRecord | null {
     return this.read((sql) => getAuthenticationMethod(sql, userId, id));
+  }
+
+  byId(id: string): AuthenticationMethodRecord | null {
+    return this.read((sql) => getAuthenticationMethodById(sql, id));
+  }
+
+  /** DELETE /guardian/enrollments/{id}: the method, whoever owns it. */
+  deleteById(id: string): Result<true> {
+    return this.commit((tx) => {
+      const before = getAuthenticationMethodById(tx.sql, id);
+      const result = before ? deleteAuthenticationMethod(tx.sql, before.user_id, id) : fail("inexistent_enrollment");
+      return audited(tx, this.audit, result, { entity: "authentication_method", action: "deleted", id, before: before ? auditView(before) : undefined });
+    });
   }
 
   findByCredentialId(credentialId: string): AuthenticationMethodRecord | null {

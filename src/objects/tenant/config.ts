@@ -1,4 +1,5 @@
 import { getAttackProtection } from "./attack-protection";
+import { getGuardian } from "./guardian";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./rows";
@@ -36,5 +37,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     branding: getSetting(sql, "branding", {}),
     hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1`.map((r) => r.trigger_id),
     attackProtection: getAttackProtection(sql),
+    guardian: getGuardian(sql),
   };
 }

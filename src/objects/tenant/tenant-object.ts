@@ -3,6 +3,7 @@ import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
 import { AuthenticationMethods } from "./authentication-methods";
+import { Challenges, DevMessages } from "./challenges";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as bench from "./bench";
 import { BrandingRpc } from "./branding";
@@ -11,7 +12,9 @@ import { Clients } from "./clients";
 import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
+import { Guardian } from "./guardian";
 import { Logins, Sessions } from "./login";
+import { Mfa } from "./mfa";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
@@ -141,6 +144,26 @@ export class TenantObject extends DurableObject<Env> {
   /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */
   authenticationMethods(audit: AuditContext = SYSTEM_CONTEXT): AuthenticationMethods {
     return new AuthenticationMethods(this.core, audit);
+  }
+
+  /** MFA settings and enrollment tickets (SPEC §4.2 guardian routes, §3.4). */
+  guardian(audit: AuditContext = SYSTEM_CONTEXT): Guardian {
+    return new Guardian(this.core, audit);
+  }
+
+  /** MFA transactions, recovery codes and WebAuthn counters (issue 12). */
+  mfa(audit: AuditContext = SYSTEM_CONTEXT): Mfa {
+    return new Mfa(this.core, audit);
+  }
+
+  /** One-time codes and WebAuthn challenges. */
+  challenges(): Challenges {
+    return new Challenges(this.core);
+  }
+
+  /** The development message sink (read at GET /__dev/messages when DEV_MESSAGE_SINK=1). */
+  devMessages(): DevMessages {
+    return new DevMessages(this.core);
   }
 
   logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {

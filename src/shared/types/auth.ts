@@ -105,6 +105,8 @@ export interface CodeGrant {
   /** Seconds since the epoch. */
   auth_time: number;
   organization?: string;
+  /** Authentication methods references (RFC 8176), e.g. ["pwd", "otp", "mfa"] after MFA. */
+  amr?: string[];
 }
 
 export interface NewAuthorizationCode {

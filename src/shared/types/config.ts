@@ -1,4 +1,5 @@
 import type { AttackProtection } from "../schemas/attack-protection";
+import type { GuardianSettings } from "./mfa";
 /** Tenant configuration records: the snapshot every token request reads. */
 import type { Json } from "./json";
 
@@ -110,6 +111,8 @@ export interface TenantConfig {
   hookTriggers: string[];
   /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
   attackProtection: AttackProtection;
+  /** MFA factors, policies and SMS provider (GET/PUT /api/v2/guardian/*), read by the login flow. */
+  guardian: GuardianSettings;
 }
 
 /** A key pair the worker generated (private half encrypted, certificate issued) for the object to store. */

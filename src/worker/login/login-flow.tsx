@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled } from "./connection";
+import { mfaGate } from "./mfa/gate";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
@@ -74,6 +75,10 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
     return renderLogin(c, t, { email, error, canSignup }, check.status);
   }
+  // SPEC §3.5: under an MFA policy the login session waits in awaiting_mfa for the second factor.
+  const gated = await mfaGate(c, t.config, t.loginSession, check.user, ["pwd"]);
+  if (gated === "expired") return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  if (gated) return gated;
   const response = await finishLogin(c, t.loginSession, t.client, check.user);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
 }

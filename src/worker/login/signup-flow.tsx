@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled, requiresVerifiedEmail } from "./connection";
+import { mfaGate } from "./mfa/gate";
 import { SignupPage, type SignupPageProps } from "./pages/signup-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
 import { signUpDatabaseUser } from "./signup";
@@ -65,6 +66,10 @@ export async function signupSubmit(c: AppContext): Promise<Response> {
     const notice = { title: "Verify your email", message: "Your account was created. Verify your email address, then log in." };
     return sendMessage(c, t.shell, notice, 200);
   }
+  // Under an MFA policy a new user enrolls a factor before the first login completes.
+  const gated = await mfaGate(c, t.config, t.loginSession, result.user, ["pwd"]);
+  if (gated === "expired") return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  if (gated) return gated;
   const response = await finishLogin(c, t.loginSession, t.client, result.user);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
 }

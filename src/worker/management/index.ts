@@ -13,6 +13,7 @@ import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
+import { guardianRoutes } from "./guardian";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
 import { refreshTokenRoutes } from "./refresh-tokens";
@@ -39,6 +40,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...sessionRoutes,
   ...attackProtectionRoutes,
   ...authenticationMethodRoutes,
+  ...guardianRoutes,
 ];
 
 let spec: string | undefined;

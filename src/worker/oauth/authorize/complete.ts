@@ -135,6 +135,30 @@ export async function finishLogin(
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
 }
 
+/**
+ * Completes a login that waited in `awaiting_mfa` (issue 12): one RPC completes the MFA transaction and
+ * the login session and starts the browser session with its amr; the ID token carries the same amr.
+ * Null when either was already completed or has expired (nothing written).
+ */
+export async function finishMfaLogin(
+  c: AppContext,
+  mfaTransactionId: string,
+  loginSession: LoginSession,
+  client: ClientRecord,
+  user: UserRecord,
+  amr: string[],
+): Promise<Response | null> {
+  const session = await prepareSession(user.user_id, client.client_id);
+  const grant = { ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)), amr };
+  const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
+  const completed = await tenantObject(c.env, c.var.tenant.id)
+    .mfa(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }))
+    .completeLogin(mfaTransactionId, { login_session_id: loginSession.id, session: session.input, code: code?.record ?? null }, amr);
+  if (!completed) return null;
+  setSessionCookie(c, session);
+  return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
+}
+
 /** Completes a cross-origin login at /authorize: redeems the ticket, starts the session, answers. */
 export async function finishTicketLogin(
   c: AppContext,
