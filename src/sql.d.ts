@@ -3,3 +3,9 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+
+/** Browser bundles served as static text (wrangler.toml [[rules]]). */
+declare module "*.umd.min.js" {
+  const text: string;
+  export default text;
+}

@@ -6,8 +6,11 @@ import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
+import { passkeyEnrollmentPage, passkeyEnrollmentSubmit, passkeyLoginSubmit } from "./login/mfa/passkey-flow";
 import { enrollTicketPage } from "./login/mfa/ticket";
 import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
+import { webauthnChallengePage, webauthnChallengeSubmit, webauthnEnrollmentPage, webauthnEnrollmentSubmit } from "./login/mfa/webauthn-flow";
+import { webauthnBrowserScript, webauthnCeremonyScript } from "./login/assets";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
@@ -87,6 +90,13 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/mfa/totp-challenge", totpChallengeSubmit);
   login.on("GET", "/u2/mfa/recovery-code", recoveryCodePage);
   login.on("POST", "/u2/mfa/recovery-code", recoveryCodeSubmit);
+  login.on("GET", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentPage);
+  login.on("POST", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/webauthn-challenge", webauthnChallengePage);
+  login.on("POST", "/u2/mfa/webauthn-challenge", webauthnChallengeSubmit);
+  login.on("GET", "/u2/passkey/enrollment", passkeyEnrollmentPage);
+  login.on("POST", "/u2/passkey/enrollment", passkeyEnrollmentSubmit);
+  login.on("POST", "/u2/login/passkey", passkeyLoginSubmit);
   login.on("GET", "/u2/guardian/enroll", enrollTicketPage);
   // Development message sink (404 unless DEV_MESSAGE_SINK=1): what SMS and email would have sent.
   login.on("GET", "/__dev/messages", devMessagesEndpoint);
@@ -97,6 +107,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const internal = surface({ tenant: "none", errors: "oauth", noStore: false });
   // Browsers ask every page for it; answer without a 404 in their console.
   internal.on("GET", "/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
+  // The login pages' WebAuthn scripts (no CDN; the pages' CSP admits them by nonce).
+  internal.on("GET", "/u2/assets/webauthn-browser.js", webauthnBrowserScript);
+  internal.on("GET", "/u2/assets/webauthn-ceremony.js", webauthnCeremonyScript);
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
 
   // Benchmark routes (`npm run bench`): they exist only when BENCH_ROUTES=1.

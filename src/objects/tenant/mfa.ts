@@ -11,7 +11,7 @@ import type {
 import { iso, json, type Sql } from "../sql";
 import { createAuthenticationMethod } from "./authentication-methods";
 import { emitAudit, type WriteTx } from "./events";
-import { createLoginSession, createSession, emitLogin } from "./login";
+import { completeLogin, createLoginSession, createSession, emitLogin } from "./login";
 import { TenantRpc } from "./rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { recordLogin } from "./users";
@@ -222,6 +222,20 @@ export class Mfa extends TenantRpc {
       const done = completeMfaLogin(tx.sql, id, input, amr, tx.now);
       if (done) emitLogin(tx, this.audit, input.session.user_id);
       return done;
+    });
+  }
+
+  /**
+   * Completes a pending login whose first factor already counts as multi-factor (a passkey with user
+   * verification): `logins().complete` plus the session's amr, in one commit with the `s` event.
+   */
+  completeWithAmr(input: LoginCompletion, amr: string[]): boolean {
+    return this.commit((tx) => {
+      const done = completeLogin(tx.sql, input, tx.now);
+      if (!done) return false;
+      setSessionAmr(tx.sql, input.session.id, amr);
+      emitLogin(tx, this.audit, input.session.user_id);
+      return true;
     });
   }
 

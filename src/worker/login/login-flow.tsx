@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled } from "./connection";
 import { mfaGate } from "./mfa/gate";
+import { loginPasskeyOptions } from "./mfa/passkey-flow";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
@@ -18,12 +19,14 @@ const NO_CONNECTION = {
   message: "This application has no email and password login.",
 } as const;
 
-function renderLogin(
+async function renderLogin(
   c: AppContext,
   t: LoginTransaction,
   options: { email?: string; error?: FormFailure; canSignup: boolean },
   status: ContentfulStatusCode = 200,
 ) {
+  // Passkeys on the connection: a fresh challenge for this login, offered by autofill and a button.
+  const passkey = await loginPasskeyOptions(c, t.config, t.client, t.loginSession);
   return sendPage(
     c,
     t.shell,
@@ -33,10 +36,12 @@ function renderLogin(
       csrf={t.loginSession.csrf_token}
       clientName={t.client.name}
       canSignup={options.canSignup}
+      passkey={passkey}
       {...(options.email ? { email: options.email } : {})}
       {...(options.error ? { error: options.error } : {})}
     />,
     status,
+    { scripts: passkey !== null },
   );
 }
 

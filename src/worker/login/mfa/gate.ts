@@ -1,7 +1,8 @@
 import { now } from "../../../shared/clock";
 import { randomId, randomToken } from "../../../shared/crypto/random";
-import type { AuthorizeRequest, LoginSession, TenantConfig, UserRecord } from "../../../shared/types";
+import type { AuthorizeRequest, ClientRecord, LoginSession, TenantConfig, UserRecord } from "../../../shared/types";
 import type { AppContext } from "../../context";
+import { clientIn } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
 import { beginLoginMfa, mfaEntry, prepareMfa, setMfaCookie } from "./context";
 import { isMfaRequired } from "./policy";
@@ -13,7 +14,7 @@ import { isMfaRequired } from "./policy";
  */
 
 /** Decides whether a login may complete now; otherwise the response that starts MFA (or an offer). */
-export type GateHook = (c: AppContext, config: TenantConfig, user: UserRecord, amr: string[]) => Promise<boolean>;
+export type GateHook = (c: AppContext, config: TenantConfig, client: ClientRecord | null, user: UserRecord, amr: string[]) => Promise<boolean>;
 
 const offers: GateHook[] = [];
 /** Registers a step that may follow a satisfied first factor (the passkey enrollment offer). */
@@ -27,7 +28,8 @@ export async function mfaGate(c: AppContext, config: TenantConfig, loginSession:
   const required = isMfaRequired(config);
   if (!required) {
     let offered = false;
-    for (const hook of offers) offered ||= await hook(c, config, user, amr);
+    const client = clientIn(config, loginSession.client_id) ?? null;
+    for (const hook of offers) offered ||= await hook(c, config, client, user, amr);
     if (!offered) return null;
   }
   const response = await beginLoginMfa(c, loginSession, user, { amr, satisfied: !required });

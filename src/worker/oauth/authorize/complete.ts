@@ -123,13 +123,16 @@ export async function finishLogin(
   loginSession: LoginSession,
   client: ClientRecord,
   user: UserRecord,
+  /** Authentication methods references when the first factor says more than a password (a passkey). */
+  amr?: string[],
 ): Promise<Response | null> {
   const session = await prepareSession(user.user_id, client.client_id);
-  const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
+  const grant = { ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)), ...(amr ? { amr } : {}) };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
-  const completed = await tenantObject(c.env, c.var.tenant.id)
-    .logins(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }))
-    .complete({ login_session_id: loginSession.id, session: session.input, code: code?.record ?? null });
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const audit = auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } });
+  const completion = { login_session_id: loginSession.id, session: session.input, code: code?.record ?? null };
+  const completed = amr ? await stub.mfa(audit).completeWithAmr(completion, amr) : await stub.logins(audit).complete(completion);
   if (!completed) return null;
   setSessionCookie(c, session);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
