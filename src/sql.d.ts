@@ -4,8 +4,3 @@ declare module "*.sql" {
   export default text;
 }
 
-/** Browser bundles served as static text (wrangler.toml [[rules]]). */
-declare module "*.umd.min.js" {
-  const text: string;
-  export default text;
-}

@@ -23,6 +23,8 @@ export type OAuthErrorCode =
   | "consent_required"
   | "invalid_token"
   | "unsupported_token_type"
+  | "too_many_requests"
+  | "temporarily_unavailable"
   | "server_error";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */

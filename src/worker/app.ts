@@ -7,6 +7,7 @@ import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
 import { passkeyEnrollmentPage, passkeyEnrollmentSubmit, passkeyLoginSubmit } from "./login/mfa/passkey-flow";
+import { phoneChallengePage, phoneChallengeSubmit, phoneEnrollmentPage, phoneEnrollmentSubmit } from "./login/mfa/phone-flow";
 import { enrollTicketPage } from "./login/mfa/ticket";
 import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
 import { webauthnChallengePage, webauthnChallengeSubmit, webauthnEnrollmentPage, webauthnEnrollmentSubmit } from "./login/mfa/webauthn-flow";
@@ -22,6 +23,7 @@ import { requestContext, tenantFromRequest } from "./middleware/request-context"
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
+import { passwordlessStartEndpoint } from "./oauth/passwordless";
 import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
 import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
@@ -90,6 +92,10 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/mfa/totp-challenge", totpChallengeSubmit);
   login.on("GET", "/u2/mfa/recovery-code", recoveryCodePage);
   login.on("POST", "/u2/mfa/recovery-code", recoveryCodeSubmit);
+  login.on("GET", "/u2/mfa/phone-enrollment", phoneEnrollmentPage);
+  login.on("POST", "/u2/mfa/phone-enrollment", phoneEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/phone-challenge", phoneChallengePage);
+  login.on("POST", "/u2/mfa/phone-challenge", phoneChallengeSubmit);
   login.on("GET", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentPage);
   login.on("POST", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentSubmit);
   login.on("GET", "/u2/mfa/webauthn-challenge", webauthnChallengePage);
@@ -101,6 +107,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Development message sink (404 unless DEV_MESSAGE_SINK=1): what SMS and email would have sent.
   login.on("GET", "/__dev/messages", devMessagesEndpoint);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
+  login.on(["POST", "OPTIONS"], "/passwordless/start", browserCors({ credentials: false }), passwordlessStartEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
 
   // Internal and static: no tenant.

@@ -140,7 +140,7 @@ describe("enrollment tickets", () => {
     expect(again.status).toBe(403);
     expect(errorCodeOf(await again.text())).toBe("TICKET_ALREADY_USED");
     const methods = (await (await onTenant(tenant, "GET", `/users/${encodeURIComponent(userId)}/authentication-methods`)).json()) as { id: string; type: string }[];
-    expect(methods.map((m) => m.type)).toEqual(["totp"]);
+    expect(methods.map((m) => m.type)).toEqual(["totp", "recovery-code"]);
 
     const enrollment = await onTenant(tenant, "GET", `/guardian/enrollments/${encodeURIComponent(methods[0]?.id as string)}`);
     expect(await enrollment.json()).toMatchObject({ id: methods[0]?.id, status: "confirmed" });

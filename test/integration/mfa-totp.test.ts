@@ -92,9 +92,10 @@ describe("forced enrollment at login", () => {
     expect(browser.cookies.has("gh_mfa")).toBe(false);
 
     const methods = (await (await mgmt("GET", `/users/${encodeURIComponent(String(decodeJwt(tokens.id_token).sub))}/authentication-methods`, { headers: { "tenant-id": tenant } })).json()) as { type: string; confirmed: boolean }[];
-    expect(methods).toMatchObject([{ type: "totp", confirmed: true }]);
-    const stored = await tenantSql<{ n: number }>(tenant, "SELECT count(*) AS n FROM recovery_codes WHERE user_id = ?", String(decodeJwt(tokens.id_token).sub));
+    expect(methods).toMatchObject([{ type: "totp", confirmed: true }, { type: "recovery-code", confirmed: true }]);
+    const stored = await tenantSql<{ n: number; code_hash: string }>(tenant, "SELECT count(*) AS n, max(code_hash) AS code_hash FROM recovery_codes WHERE user_id = ?", String(decodeJwt(tokens.id_token).sub));
     expect(stored[0]?.n).toBe(10);
+    expect(codes).not.toContain(stored[0]?.code_hash);
     // The MFA transaction cannot complete a second login.
     expect((await browser.post(`/u2/mfa/continue?state=${state}`, { _csrf: "x" })).status).toBe(400);
   });
@@ -179,6 +180,30 @@ describe("a login challenged for TOTP", () => {
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 403)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+  });
+
+  it("a method deleted through the management API is no longer asked: the user enrolls again (both ways consistent)", async () => {
+    const { email, userId } = await enrolledUser();
+    const methodsPath = `/users/${encodeURIComponent(userId)}/authentication-methods`;
+    const [totp] = (await (await mgmt("GET", methodsPath, { headers: { "tenant-id": tenant } })).json()) as { id: string }[];
+    expect((await mgmt("DELETE", `${methodsPath}/${encodeURIComponent(totp?.id as string)}`, { headers: { "tenant-id": tenant } })).status).toBe(204);
+    const flow = await loginToMfa(email);
+    expect(locationOf(flow.step)).toMatch(/^\/u2\/mfa\/totp-enrollment/);
+  });
+
+  it("recovery codes appear as one recovery-code method; deleting it through the API removes them", async () => {
+    const email = newEmail();
+    const user = await seedUser(tenant, email, PASSWORD);
+    const enroll = await loginToMfa(email);
+    await enrollTotp(enroll.browser, enroll.state, await enroll.browser.follow(enroll.step));
+    const methodsPath = `/users/${encodeURIComponent(user.user_id)}/authentication-methods`;
+    const listed = (await (await mgmt("GET", methodsPath, { headers: { "tenant-id": tenant } })).json()) as { id: string; type: string }[];
+    const recovery = listed.find((m) => m.type === "recovery-code");
+    expect(recovery?.id).toBe("recovery-code|dev_codes");
+    expect((await mgmt("DELETE", `${methodsPath}/${encodeURIComponent(recovery?.id as string)}`, { headers: { "tenant-id": tenant } })).status).toBe(204);
+    expect(((await (await mgmt("GET", methodsPath, { headers: { "tenant-id": tenant } })).json()) as { type: string }[]).map((m) => m.type)).toEqual(["totp"]);
+    const flow = await loginToMfa(email);
+    expect(await (await flow.browser.get(`/u2/mfa/factors?state=${flow.state}`)).text()).not.toContain("/u2/mfa/recovery-code");
   });
 
   it("a recovery code works once instead of the app", async () => {

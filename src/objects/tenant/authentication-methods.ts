@@ -45,21 +45,33 @@ const auditView = ({ totp_secret_enc: _secret, ...view }: AuthenticationMethodRe
 
 const userExists = (sql: Sql, userId: string) => sql.first`SELECT 1 FROM users WHERE user_id = ${userId}` !== undefined;
 
-/** Every method of a user, oldest first (enrollment order). */
+/** The id under which a user's recovery codes appear among their methods (the reference platform lists them as one). */
+export const RECOVERY_CODE_METHOD_ID = "recovery-code|dev_codes";
+
+/** The user's unused recovery codes as one `recovery-code` method, or null when none are left. */
+function recoveryCodeMethod(sql: Sql, userId: string): AuthenticationMethodRecord | null {
+  const row = sql.first<{ n: number; created_at: number | null }>`SELECT count(*) AS n, min(created_at) AS created_at FROM recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`;
+  if (!row?.n || row.created_at === null) return null;
+  return toMethod({ id: RECOVERY_CODE_METHOD_ID, user_id: userId, type: "recovery-code", confirmed: 1, created_at: row.created_at, enrolled_at: row.created_at });
+}
+
+/** Every method of a user, oldest first (enrollment order), recovery codes included. */
 export function listAuthenticationMethods(sql: Sql, userId: string): AuthenticationMethodRecord[] {
-  return sql.all<Row>`SELECT * FROM authentication_methods WHERE user_id = ${userId} ORDER BY created_at, id`.map(toMethod);
+  const stored = sql.all<Row>`SELECT * FROM authentication_methods WHERE user_id = ${userId} ORDER BY created_at, id`.map(toMethod);
+  const recovery = recoveryCodeMethod(sql, userId);
+  return recovery ? [...stored, recovery] : stored;
 }
 
 /** One offset window of a user's methods, with the total (the reference platform pages them by offset only). */
 export function pageAuthenticationMethods(sql: Sql, userId: string, window: { offset: number; limit: number }): ListPage<AuthenticationMethodRecord> {
-  const items = sql.all<Row>`SELECT * FROM authentication_methods WHERE user_id = ${userId}
-    ORDER BY created_at, id LIMIT ${window.limit} OFFSET ${window.offset}`.map(toMethod);
-  const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM authentication_methods WHERE user_id = ${userId}`?.n ?? 0;
-  return { items, total };
+  // A user has a handful of methods: page the whole list.
+  const all = listAuthenticationMethods(sql, userId);
+  return { items: all.slice(window.offset, window.offset + window.limit), total: all.length };
 }
 
 /** A method of this user (a method id of another user is not found). */
 export function getAuthenticationMethod(sql: Sql, userId: string, id: string): AuthenticationMethodRecord | null {
+  if (id === RECOVERY_CODE_METHOD_ID) return recoveryCodeMethod(sql, userId);
   const row = sql.first<Row>`SELECT * FROM authentication_methods WHERE id = ${id} AND user_id = ${userId}`;
   return row ? toMethod(row) : null;
 }
@@ -109,7 +121,10 @@ export function createAuthenticationMethod(sql: Sql, method: NewAuthenticationMe
 
 export function deleteAuthenticationMethod(sql: Sql, userId: string, id: string): Result<true> {
   if (!userExists(sql, userId)) return fail("inexistent_user");
-  const deleted = sql.run`DELETE FROM authentication_methods WHERE id = ${id} AND user_id = ${userId}`;
+  const deleted =
+    id === RECOVERY_CODE_METHOD_ID
+      ? sql.run`DELETE FROM recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`
+      : sql.run`DELETE FROM authentication_methods WHERE id = ${id} AND user_id = ${userId}`;
   return deleted > 0 ? ok(true) : fail("inexistent_authentication_method");
 }
 
@@ -118,6 +133,7 @@ export function deleteAuthenticationMethod(sql: Sql, userId: string, id: string)
  * module calls this in its delete transaction so no method outlives its user).
  */
 export function deleteAuthenticationMethodsOfUser(sql: Sql, userId: string): number {
+  sql.run`DELETE FROM recovery_codes WHERE user_id = ${userId}`;
   return sql.run`DELETE FROM authentication_methods WHERE user_id = ${userId}`;
 }
 

@@ -15,6 +15,7 @@ import { emitAudit, emitHook } from "./events";
 import { Guardian } from "./guardian";
 import { Logins, Sessions } from "./login";
 import { Mfa } from "./mfa";
+import { Passwordless } from "./passwordless";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
@@ -154,6 +155,11 @@ export class TenantObject extends DurableObject<Env> {
   /** MFA transactions, recovery codes and WebAuthn counters (issue 12). */
   mfa(audit: AuditContext = SYSTEM_CONTEXT): Mfa {
     return new Mfa(this.core, audit);
+  }
+
+  /** Passwordless codes and logins (issue 12 point 6). */
+  passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless {
+    return new Passwordless(this.core, audit);
   }
 
   /** One-time codes and WebAuthn challenges. */

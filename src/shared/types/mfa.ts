@@ -1,7 +1,8 @@
 /** Authentication methods, MFA transactions and one-time challenges (SPEC §2.4-2.5, §3.4-3.5). */
+import type { Json } from "./json";
 
 /** The method types of SPEC §2.4 (the guardian factor of each: SPEC §2.5). */
-export type AuthenticationMethodType = "totp" | "phone" | "webauthn-roaming" | "webauthn-platform" | "passkey";
+export type AuthenticationMethodType = "totp" | "phone" | "webauthn-roaming" | "webauthn-platform" | "passkey" | "recovery-code";
 
 /** WebAuthn transports (WebAuthn Level 3 §5.8.4) the spec lets a credential declare. */
 export type CredentialTransport = "internal" | "usb" | "ble" | "nfc" | "hybrid";
@@ -124,7 +125,7 @@ export interface NewChallenge {
   subject: string;
   client_id: string | null;
   secret_hash: string;
-  data: Record<string, unknown>;
+  data: Record<string, Json>;
   expires_at: number;
 }
 
@@ -135,7 +136,7 @@ export interface ChallengeRecord {
   subject: string;
   client_id: string | null;
   secret_hash: string;
-  data: Record<string, unknown>;
+  data: Record<string, Json>;
   attempts: number;
   created_at: string;
   expires_at: string;

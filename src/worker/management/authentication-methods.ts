@@ -12,9 +12,9 @@ import { listResponse } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 
 /** An authentication method id in the reference platform's style: `<type>|dev_<random>`. */
-export const newMethodId = (type: AuthenticationMethodType) => `${type}|dev_${randomId("", 20)}`;
+export const newMethodId = (type: Exclude<AuthenticationMethodType, "recovery-code">) => `${type}|dev_${randomId("", 20)}`;
 
-const isWebAuthn = (m: Pick<AuthenticationMethodRecord, "type">) => m.type !== "totp" && m.type !== "phone";
+const isWebAuthn = (m: Pick<AuthenticationMethodRecord, "type">) => m.type === "passkey" || m.type === "webauthn-roaming" || m.type === "webauthn-platform";
 
 /**
  * A method in the reference platform's shape (`UserAuthenticationMethod`) with the SPEC §2.4 field names
