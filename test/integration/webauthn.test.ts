@@ -170,7 +170,7 @@ describe("passkeys", () => {
     const { page, html } = await loginPage();
     expect(html).toMatch(/<input id="email"[^>]*autocomplete="username webauthn"/);
     expect(html).toContain('data-mode="autofill"');
-    expect(html).toContain("Sign in with a passkey");
+    expect(html).toMatch(/<button type="button" id="webauthn-start">Sign in with a passkey<\/button>/);
     const nonce = /script-src 'nonce-([A-Za-z0-9_-]+)'/.exec(page.headers.get("content-security-policy") ?? "")?.[1];
     expect(nonce).toBeTruthy();
     expect(html).toContain(`<script nonce="${nonce}" src="/u2/assets/webauthn-browser.js">`);

@@ -31,7 +31,7 @@ export const CeremonyForm: FC<{ action: string; csrf: string; mode: "register" |
     <input type="hidden" name="credential" id="webauthn-response" value="" />
     {children}
     <p id="webauthn-status" class="hint" role="status" aria-live="polite" hidden />
-    <button type="button" id="webauthn-start" hidden={hideButton}>
+    <button type="button" id="webauthn-start" {...(hideButton ? { hidden: true } : {})}>
       {label}
     </button>
   </form>
