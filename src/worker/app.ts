@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
+import { mfaBenchRoutes } from "./bench-mfa";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
@@ -124,6 +125,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   bench.onError(errorSink("oauth"));
   bench.use("*", requestContext, async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));
   bench.route("/", benchRoutes());
+  bench.route("/", mfaBenchRoutes());
 
   const app = new Hono<AppEnv>();
   app.onError(errorSink("oauth"));
