@@ -1,13 +1,14 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * End-to-end suite: plain Node (not the workers pool). Each file starts a real `wrangler dev`
+ * End-to-end suite, plus Node-side checks: plain Node (not the workers pool). Each file starts a real `wrangler dev`
  * (scripts/e2e-server.mjs) and drives it with third-party clients over HTTP.
  */
 export default defineConfig({
   test: {
     environment: "node",
-    include: ["test/e2e/**/*.e2e.test.ts"],
+    // Node-side tests (test/node) run here too: they check our XML signatures with an independent verifier.
+    include: ["test/e2e/**/*.e2e.test.ts", "test/node/**/*.node.test.ts"],
     pool: "forks",
     // One wrangler dev at a time: the machine has 2 cores, and each file owns its server.
     fileParallelism: false,

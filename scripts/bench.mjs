@@ -173,8 +173,9 @@ async function main() {
       process.stdout.write(`  ${scenario.label} ... `);
       try {
         if (scenario.kind === "probe") {
-          const perSecond = await scenario.run(ctx);
-          rows.push({ id: scenario.id, label: scenario.label, unit: scenario.unit, perSecond });
+          const out = await scenario.run(ctx);
+          const facts = typeof out === "object" && out !== null ? out : { perSecond: out };
+          rows.push({ id: scenario.id, label: scenario.label, unit: scenario.unit, ...facts });
         } else {
           const target = await scenario.setup(ctx);
           if (!target.requests) {
@@ -192,6 +193,7 @@ async function main() {
             unit: scenario.unit,
             perSecond: Math.round(result.requests.total / result.duration),
             meanMs: result.latency.average,
+            p50: result.latency.p50,
             p99: result.latency.p99,
             total: result.requests.total,
             failed: bad,
@@ -215,10 +217,7 @@ async function main() {
 
   printReport(rows, workerd.version);
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
-  const ratios = RATIOS.filter((r) => byId[r.numerator]?.perSecond && byId[r.denominator]?.perSecond).map((r) => ({
-    ...r,
-    value: byId[r.numerator].perSecond / byId[r.denominator].perSecond,
-  }));
+  const ratios = RATIOS.filter((r) => ratioValue(r, byId) !== null).map((r) => ({ ...r, value: ratioValue(r, byId) }));
   await mkdir(BENCH_DIR, { recursive: true });
   await writeFile(
     join(BENCH_DIR, "results.json"),
@@ -228,10 +227,18 @@ async function main() {
   if (rows.some((r) => r.perSecond === null)) process.exitCode = 1;
 }
 
+/** A ratio's value from two rows (fields default to the per-second rate), or null when either is missing. */
+function ratioValue(ratio, byId) {
+  const [top, bottom] = ratio.fields ?? ["perSecond", "perSecond"];
+  const a = byId[ratio.numerator]?.[top];
+  const b = byId[ratio.denominator]?.[bottom];
+  return a && b ? a / b : null;
+}
+
 function printReport(rows, workerdVersion) {
   const fmt = (n) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US"));
-  const table = rows.map((r) => [r.label, r.perSecond === null ? "FAILED" : fmt(r.perSecond), r.unit, r.meanMs === undefined ? "-" : r.meanMs.toFixed(2), fmt(r.p99), r.failed === undefined ? "-" : fmt(r.failed)]);
-  const head = ["scenario", "per second", "unit", "mean ms", "p99 ms", "non-2xx/err"];
+  const table = rows.map((r) => [r.label, r.perSecond === null ? "FAILED" : fmt(r.perSecond), r.unit, r.meanMs === undefined ? "-" : r.meanMs.toFixed(2), fmt(r.p50), fmt(r.p99), r.failed === undefined ? (r.ms === undefined ? "-" : `${fmt(r.ms)} ms`) : fmt(r.failed)]);
+  const head = ["scenario", "per second", "unit", "mean ms", "p50 ms", "p99 ms", "non-2xx/err (or time)"];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 || i === 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
   console.log(
@@ -243,9 +250,8 @@ function printReport(rows, workerdVersion) {
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   console.log("\nRatios (same run):");
   for (const ratio of RATIOS) {
-    const a = byId[ratio.numerator]?.perSecond;
-    const b = byId[ratio.denominator]?.perSecond;
-    console.log(`  ${ratio.label}: ${a && b ? (a / b).toFixed(3) : "n/a"}`);
+    const value = ratioValue(ratio, byId);
+    console.log(`  ${ratio.label}: ${value === null ? "n/a" : value.toFixed(3)}`);
   }
   for (const row of rows.filter((r) => r.error)) console.log(`\n${row.id} failed: ${row.error}`);
   for (const row of rows.filter((r) => r.failed)) {

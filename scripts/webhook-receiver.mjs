@@ -2,9 +2,10 @@
  * A local webhook receiver for tests, the crash script and the benchmark (plain Node, no dependencies).
  *
  *   POST /hook/{name}[?fail=N][&status=S][&deny=reason][&delay=ms]
- *        records the delivery (Idempotency-Key header and JSON body) under {name}; the first N requests
+ *        records the delivery (Idempotency-Key header and JSON body; a form body such as a back-channel
+ *        `logout_token=...` as `form`, with its content type) under {name}; the first N requests
  *        of that name answer S (default 500), `deny` answers 200 {"deny":{"reason":...}}, `delay` waits.
- *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, status, at }]
+ *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, form, contentType, status, at }]
  *   GET  /counts       { name: { deliveries, keys } } for every name
  *
  * Only 127.0.0.1 is bound.
@@ -35,12 +36,15 @@ export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true
       seen.set(name, count);
       const fail = Number(url.searchParams.get("fail") ?? 0);
       const status = count <= fail ? Number(url.searchParams.get("status") ?? 500) : 200;
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const contentType = req.headers["content-type"] ?? null;
       let body = null;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        body = JSON.parse(raw);
       } catch {}
+      const form = contentType?.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(raw)) : null;
       const list = deliveries.get(name) ?? [];
-      list.push({ key: req.headers["idempotency-key"] ?? null, body, status, at: Date.now() });
+      list.push({ key: req.headers["idempotency-key"] ?? null, body, form, contentType, status, at: Date.now() });
       deliveries.set(name, list);
       const delay = Number(url.searchParams.get("delay") ?? 0);
       if (delay) await new Promise((r) => setTimeout(r, delay));

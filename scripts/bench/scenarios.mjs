@@ -7,7 +7,8 @@
  *   duration), as `{ method, path, headers?, body? }`; for requests that must differ each time (single-use
  *   codes, fresh logins) return `{ requests: [...] }` with autocannon's `setupRequest(req, context)` hooks
  *   instead. The runner first sends one request with fetch and refuses to measure if it is not `expectStatus`.
- * - `kind: "probe"`: `run(ctx)` returns a number per second measured some other way (e.g. inside the worker).
+ * - `kind: "probe"`: `run(ctx)` returns a number per second measured some other way (e.g. inside the worker),
+ *   or `{ perSecond, ...facts }` whose facts (e.g. `ms`) are kept on the row for ratios.
  *
  * `ctx` (see scripts/bench.mjs): `baseUrl` (http://localhost:PORT), `host` (Host header value, the apex),
  * `clientId` / `clientSecret` (control-plane client), `fetch(path, init)`, `managementToken()`,
@@ -174,8 +175,126 @@ export const SCENARIOS = [
   },
   algTokenScenario("ES256"),
   algTokenScenario("EdDSA"),
+  // Users (issue 9): creation without bcrypt, point read, searches and full checkpoint walks at 100,000.
+  {
+    id: "users_create",
+    label: "users created through the API, passwordless (POST /api/v2/users)",
+    unit: "users/s",
+    kind: "load",
+    expectStatus: 201,
+    setup: (ctx) => userCreations(ctx),
+  },
+  {
+    id: "users_seed",
+    label: "in-object user inserts with identity + trigram index, 100,000 in one tenant (/__bench/users-seed)",
+    unit: "users/s",
+    kind: "probe",
+    run: async (ctx) => (await usersTenant(ctx, 100_000)).seedRate,
+  },
+  {
+    id: "users_get",
+    label: "point read at 100,000 users (GET /api/v2/users/{id})",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: async (ctx) => usersRequest(await usersTenant(ctx, 100_000), `/api/v2/users/${encodeURIComponent("email|bench50000")}`),
+  },
+  {
+    id: "users_q_substring",
+    label: "substring search at 100,000 users (GET /api/v2/users?q=er-5123)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: async (ctx) => usersRequest(await usersTenant(ctx, 100_000), "/api/v2/users?q=er-5123&search_engine=v3"),
+  },
+  {
+    id: "users_q_email",
+    label: "exact-email search at 100,000 users (GET /api/v2/users?q=email:...)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: async (ctx) => usersRequest(await usersTenant(ctx, 100_000), `/api/v2/users?q=${encodeURIComponent("email:bench-user-77777@example.com")}&search_engine=v3`),
+  },
+  {
+    id: "users_walk_10k",
+    label: "full checkpoint walk, 10,000 users, take=100 (GET /api/v2/users?take=100&from=...)",
+    unit: "users/s",
+    kind: "probe",
+    run: (ctx) => usersWalk(ctx, 10_000),
+  },
+  {
+    id: "users_walk_100k",
+    label: "full checkpoint walk, 100,000 users, take=100 (GET /api/v2/users?take=100&from=...)",
+    unit: "users/s",
+    kind: "probe",
+    run: (ctx) => usersWalk(ctx, 100_000),
+  },
   // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
+
+const usersTenants = new Map();
+
+/**
+ * A tenant with an `email` (passwordless) connection and `size` users seeded in bulk by the bench-only route,
+ * created once per size and reused by every users row; `seedRate` is the in-object insert rate.
+ */
+async function usersTenant(ctx, size) {
+  if (usersTenants.has(size)) return usersTenants.get(size);
+  const token = await ctx.managementToken();
+  const id = `bench-users-${size}-${Date.now().toString(36)}`;
+  const json = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const created = await ctx.fetch("/api/v2/tenants", { method: "POST", headers: json, body: JSON.stringify({ id, name: id }) });
+  if (created.status !== 201) throw new Error(`create tenant: HTTP ${created.status} ${await created.text()}`);
+  const connection = await ctx.fetch("/api/v2/connections", { method: "POST", headers: { ...json, "tenant-id": id }, body: JSON.stringify({ name: "email", strategy: "email" }) });
+  if (connection.status !== 201) throw new Error(`create connection: HTTP ${connection.status} ${await connection.text()}`);
+  let ms = 0;
+  for (let from = 0; from < size; from += 10_000) {
+    const res = await ctx.fetch(`/__bench/users-seed?${new URLSearchParams({ tenant: id, from: String(from), count: String(Math.min(10_000, size - from)) })}`, { method: "POST" });
+    if (!res.ok) throw new Error(`/__bench/users-seed: HTTP ${res.status} ${await res.text()}`);
+    ms += (await res.json()).ms;
+  }
+  const tenant = { id, token, size, seedRate: Math.round((size * 1000) / Math.max(ms, 1)) };
+  usersTenants.set(size, tenant);
+  return tenant;
+}
+
+const usersRequest = (tenant, path) => ({ method: "GET", path, headers: { authorization: `Bearer ${tenant.token}`, "tenant-id": tenant.id } });
+
+/** POST /api/v2/users on a fresh tenant's passwordless connection, each request with its own email. */
+async function userCreations(ctx) {
+  const tenant = await usersTenant(ctx, 1);
+  let n = 0;
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/api/v2/users",
+        headers: { authorization: `Bearer ${tenant.token}`, "tenant-id": tenant.id, "content-type": "application/json" },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ connection: "email", email: `load-${n++}-${Date.now()}@example.com` }) }),
+      },
+    ],
+  };
+}
+
+/** Walks every user of a seeded tenant with take=100, one page after another; answers users/s and the time. */
+async function usersWalk(ctx, size) {
+  const tenant = await usersTenant(ctx, size);
+  const headers = { authorization: `Bearer ${tenant.token}`, "tenant-id": tenant.id };
+  const started = Date.now();
+  let seen = 0;
+  let from = "";
+  for (;;) {
+    const res = await ctx.fetch(`/api/v2/users?take=100${from ? `&from=${from}` : ""}`, { headers });
+    if (!res.ok) throw new Error(`walk: HTTP ${res.status} ${await res.text()}`);
+    const body = await res.json();
+    seen += body.users.length;
+    if (!body.next) break;
+    from = body.next;
+  }
+  const ms = Date.now() - started;
+  if (seen !== size) throw new Error(`walk saw ${seen} users, expected ${size}`);
+  return { perSecond: Math.round((seen * 1000) / Math.max(ms, 1)), ms };
+}
 
 /**
  * client_credentials tokens for an API whose `signing_alg` is `alg` (issue 14): the API and the control-plane
@@ -385,6 +504,10 @@ SCENARIOS.push(
 );
 
 /** Ratios printed under the table: numerator and denominator are scenario ids. */
+/**
+ * Ratios printed under the table: numerator and denominator are scenario ids; `fields` names the row fields
+ * compared (default per-second rates; `p50` / `meanMs` latencies of load rows, `ms` of a probe's facts).
+ */
 export const RATIOS = [
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
   { label: "tokens/s ÷ hello req/s", numerator: "token", denominator: "hello" },
@@ -404,4 +527,11 @@ export const RATIOS = [
   { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },
   { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
   { label: "refresh rotations/s (one hot user) ÷ client_credentials tokens/s", numerator: "refresh_hot", denominator: "token" },
+  { label: "users created/s through the API ÷ point reads/s (GET /users/{id})", numerator: "users_create", denominator: "users_get" },
+  { label: "substring search p50 ÷ point read p50 at 100,000 users (target ≤ 3)", numerator: "users_q_substring", denominator: "users_get", fields: ["p50", "p50"] },
+  { label: "exact-email search p50 ÷ point read p50 at 100,000 users (target ≤ 3)", numerator: "users_q_email", denominator: "users_get", fields: ["p50", "p50"] },
+  { label: "substring search mean ÷ point read mean at 100,000 users", numerator: "users_q_substring", denominator: "users_get", fields: ["meanMs", "meanMs"] },
+  { label: "exact-email search mean ÷ point read mean at 100,000 users", numerator: "users_q_email", denominator: "users_get", fields: ["meanMs", "meanMs"] },
+  { label: "walk users/s at 100,000 ÷ at 10,000 (1.0 = linear in the user count)", numerator: "users_walk_100k", denominator: "users_walk_10k" },
+  { label: "full walk of 100,000 users, ms ÷ point read p50 ms", numerator: "users_walk_100k", denominator: "users_get", fields: ["ms", "p50"] },
 ];

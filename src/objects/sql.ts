@@ -73,9 +73,15 @@ export function defineMigrations(object: string, list: Migration[]): readonly Mi
  */
 export function applyMigrations(storage: DurableObjectStorage, migrations: readonly Migration[]): void {
   const sql = new Sql(storage.sql);
-  sql.run`CREATE TABLE IF NOT EXISTS _migrations (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`;
-  const applied = sql.all<{ id: number; name: string }>`SELECT id, name FROM _migrations ORDER BY id`;
+  // Every object start runs this: when the table exists (all but the first start), one read and no DDL.
+  let applied: { id: number; name: string }[];
+  try {
+    applied = sql.all<{ id: number; name: string }>`SELECT id, name FROM _migrations ORDER BY id`;
+  } catch {
+    sql.run`CREATE TABLE IF NOT EXISTS _migrations (
+      id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`;
+    applied = [];
+  }
   for (const row of applied) {
     const expected = migrations[row.id - 1];
     if (!expected || expected.name !== row.name) {

@@ -211,6 +211,30 @@ export const ERRORS = {
   },
   system_grant_immutable: { status: 400, message: "You cannot modify the grant of a system client", errorCode: "operation_not_supported" },
   system_grant_undeletable: { status: 400, message: "You cannot delete the grant of a system client", errorCode: "operation_not_supported" },
+  // Roles and permissions (SPEC §4.2 "Clients, connections, roles, resource servers").
+  inexistent_role: { status: 404, message: "The role does not exist", errorCode: "inexistent_role" },
+  role_conflict: { status: 409, message: 'A role named "{name}" already exists', errorCode: "role_conflict" },
+  inexistent_permission_api: {
+    status: 404,
+    message: 'Resource server "{identifier}" does not exist',
+    errorCode: "inexistent_resource_server",
+  },
+  undefined_permissions: {
+    status: 400,
+    message: 'Permissions not defined on the resource server "{identifier}": {permissions}',
+    errorCode: "invalid_body",
+  },
+  checkpoint_sort: {
+    status: 400,
+    message: "sort cannot be combined with checkpoint pagination (from, take)",
+    errorCode: "invalid_query_string",
+  },
+  // Routes of the reference platform that this service does not offer (deploy tools skip a 403).
+  feature_not_enabled: {
+    status: 403,
+    message: 'The feature "{feature}" is not enabled on this tenant',
+    errorCode: "feature_not_enabled",
+  },
   // Connections and users.
   inexistent_connection: { status: 404, message: "The connection does not exist", errorCode: "inexistent_connection" },
   connection_conflict: { status: 409, message: 'A connection with name "{name}" already exists', errorCode: "connection_conflict" },
@@ -221,6 +245,30 @@ export const ERRORS = {
   },
   inexistent_user: { status: 404, message: "The user does not exist.", errorCode: "inexistent_user" },
   user_exists: { status: 409, message: "The user already exists.", errorCode: "user_exists" },
+  username_exists: { status: 409, message: "The username provided is in use already.", errorCode: "username_exists" },
+  // Users (issue 9): creation, PATCH, linking.
+  user_connection_not_found: { status: 400, message: "The connection does not exist.", errorCode: "inexistent_connection" },
+  user_connection_unsupported: {
+    status: 400,
+    message: "Connection does not support user creation through the API. It must either be a database or passwordless connection.",
+    errorCode: "operation_not_supported",
+  },
+  user_field_required: { status: 400, message: "Payload validation error: 'Missing required property: {field}'", errorCode: "invalid_body" },
+  user_field_not_allowed: { status: 400, message: "{detail}", errorCode: "invalid_body" },
+  password_too_weak: { status: 400, message: "PasswordStrengthError: {detail}", errorCode: "password_strength_error" },
+  metadata_too_large: { status: 400, message: "Payload validation error: '{field} must not exceed {bytes} bytes'", errorCode: "invalid_body" },
+  inexistent_identity_connection: {
+    status: 404,
+    message: 'The user has no identity in the connection "{connection}"',
+    errorCode: "inexistent_identity",
+  },
+  inexistent_identity: { status: 404, message: "The identity does not exist.", errorCode: "inexistent_identity" },
+  link_self: { status: 400, message: "Main identity and the new one are the same.", errorCode: "invalid_body" },
+  link_inexistent_identity: { status: 400, message: "Linking an inexistent identity is not allowed.", errorCode: "invalid_body" },
+  identity_already_linked: { status: 400, message: "The identity is already linked to a user.", errorCode: "invalid_body" },
+  unlink_main_identity: { status: 400, message: "Main identity cannot be removed.", errorCode: "invalid_body" },
+  invalid_link_token: { status: 400, message: "link_with is not a valid ID token of this tenant for the caller's application", errorCode: "invalid_body" },
+  hook_denied: { status: 400, message: "{reason}", errorCode: "hook_denied" },
   inexistent_session: { status: 404, message: "The session does not exist.", errorCode: "inexistent_session" },
   // Signing keys (SPEC §4.2 "Signing keys").
   inexistent_signing_key: { status: 404, message: "The signing key does not exist", errorCode: "inexistent_signing_key" },

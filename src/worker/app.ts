@@ -16,6 +16,7 @@ import { webauthnBrowserScript, webauthnCeremonyScript } from "./login/assets";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
+import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
 import { browserCors, tokenCors } from "./middleware/cors";
 import { type ErrorShape, errorSink, notFound } from "./middleware/errors";
 import type { ManagementAuthOptions } from "./middleware/management-auth";
@@ -110,6 +111,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
   login.on(["POST", "OPTIONS"], "/passwordless/start", browserCors({ credentials: false }), passwordlessStartEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
+  // SAML identity provider (issue 14): public metadata; SP- (or, when enabled, IdP-) initiated login.
+  login.on("GET", "/samlp/metadata/:client_id", samlMetadataEndpoint);
+  login.on(["GET", "POST"], "/samlp/:client_id", samlSsoEndpoint);
 
   // Internal and static: no tenant.
   const internal = surface({ tenant: "none", errors: "oauth", noStore: false });

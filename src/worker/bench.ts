@@ -51,6 +51,13 @@ export function benchRoutes(): Hono<AppEnv> {
     await c.env.TENANT.getByName(c.req.query("tenant") ?? "").benchSetOutbox(c.req.query("enabled") !== "false");
     return c.json({ ok: true });
   });
+  // Users for the users rows (issue 9): passwordless users inserted in bulk inside the named tenant's object.
+  router.post("/users-seed", async (c) => {
+    const count = Math.min(Math.max(Number(c.req.query("count") ?? 1000) || 1000, 1), 50_000);
+    const from = Math.max(Number(c.req.query("from") ?? 0) || 0, 0);
+    const connection = c.req.query("connection") ?? "email";
+    return c.json(await c.env.TENANT.getByName(c.req.query("tenant") ?? "").benchSeedUsers({ connection, from, count }));
+  });
   // Refresh-token families for `npm run bench` without bcrypt: passwordless users on the tenant and one or
   // more families each, minted exactly as a code exchange would (only the login is skipped).
   router.post("/refresh-seed", tenantFromRequest, async (c) => {

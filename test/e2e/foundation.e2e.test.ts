@@ -111,15 +111,29 @@ describe("foundation through the auth0 Node SDK", () => {
   });
 
   it("surfaces a failing typed SDK call as the SDK's ManagementError with our status and body", async () => {
-    // GET /api/v2/tenants/settings: no tenant has the id "settings", so the server answers 404.
-    const error = await management.tenants.settings.get().then(
+    // An unknown client id: the server answers 404 inexistent_client.
+    const error = await management.clients.get("no-such-client").then(
       () => null,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ManagementError);
     const managementError = error as ManagementError;
     expect(managementError.statusCode).toBe(404);
-    expect(managementError.body).toMatchObject({ statusCode: 404, error: "Not Found", message: expect.any(String) });
+    expect(managementError.body).toMatchObject({ statusCode: 404, error: "Not Found", message: expect.any(String), errorCode: "inexistent_client" });
+    // A route the reference offers and Gatehouse does not: 403 feature_not_enabled, so walkers skip it.
+    const notOffered = await management.rules.getAll().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((notOffered as ManagementError).statusCode).toBe(403);
+    expect((notOffered as ManagementError).body).toMatchObject({ statusCode: 403, error: "Forbidden", errorCode: "feature_not_enabled" });
+  });
+
+  it("reads and updates the tenant settings through the SDK (default_signing_alg is Gatehouse's)", async () => {
+    const before = await management.tenants.settings.get();
+    expect((before as Record<string, unknown>).default_signing_alg).toBe("RS256");
+    await management.tenants.settings.update({ default_audience: "urn:e2e:default" });
+    expect((await management.tenants.settings.get()).default_audience).toBe("urn:e2e:default");
   });
 
   it("surfaces a typed 401 from the SDK when its own token request is refused", async () => {

@@ -77,7 +77,12 @@ export async function seedUser(tenantId: string, email: string, password = "p4ss
 }
 
 /** Starts a browser session for a user directly and returns its cookie header value. */
-export async function sessionCookie(tenantId: string, userId: string, clientId: string): Promise<string> {
+export async function sessionCookie(
+  tenantId: string,
+  userId: string,
+  clientId: string,
+  options: { issuer?: string; expiresAt?: number } = {},
+): Promise<string> {
   const id = randomId("ses_");
   const secret = randomToken(32);
   await env.TENANT.getByName(tenantId).sessions().start({
@@ -85,7 +90,8 @@ export async function sessionCookie(tenantId: string, userId: string, clientId: 
     secret_hash: await hashSecret(secret),
     user_id: userId,
     client_id: clientId,
-    expires_at: Date.now() + 3_600_000,
+    expires_at: options.expiresAt ?? Date.now() + 3_600_000,
+    ...(options.issuer ? { issuer: options.issuer } : {}),
   });
   return `gh_session=${id}.${secret}`;
 }

@@ -1,3 +1,4 @@
+import { jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTenant, call } from "../helpers/api";
 import { authorize, redirectParams, seedUser, sessionCookie } from "../helpers/flows";
@@ -58,19 +59,20 @@ describe("signing algorithms", () => {
     expect(current.map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
     for (const k of current) expect(before.map((b) => b.kid)).not.toContain(k.kid);
     expect((await jwks(tenant)).keys.map((k) => k.kid).sort()).toEqual(current.map((k) => k.kid).sort());
-    for (const alg of ["HS256", "RS512", "none"]) {
+    // HS256 is an API's own secret (test/integration/hs256-signing.test.ts); these the service does not issue.
+    for (const alg of ["HS512", "RS512", "none"]) {
       expect((await onTenant(tenant, "POST", "/resource-servers", { identifier: `https://${alg}.example.com/`, signing_alg: alg })).status).toBe(400);
     }
   });
 
-  it("discovery lists exactly the ID-token algorithms issued (RS256, PS256)", async () => {
+  it("discovery lists exactly the ID-token algorithms issued (HS256, RS256, PS256, as the reference platform)", async () => {
     const tenant = await createTenant();
     await apiWith(tenant, "EdDSA");
     const doc = (await (await call("/.well-known/openid-configuration", { host: hostOf(tenant) })).json()) as Record<string, unknown>;
-    expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256", "PS256"]);
+    expect(doc.id_token_signing_alg_values_supported).toEqual(["HS256", "RS256", "PS256"]);
   });
 
-  it("ID tokens follow the client's jwt_configuration.alg (PS256), RS256 by default; HS256 is 400", async () => {
+  it("ID tokens follow the client's jwt_configuration.alg (PS256), RS256 by default; RS512 is 400", async () => {
     const tenant = await createTenant();
     const host = hostOf(tenant);
     const user = await seedUser(tenant, `u-${crypto.randomUUID().slice(0, 6)}@example.com`);
@@ -86,7 +88,37 @@ describe("signing algorithms", () => {
       expect(verified.alg).toBe(alg ?? "RS256");
       expect(verified.payload).toMatchObject({ aud: client.client_id, sub: user.user_id, nonce: "n" });
     }
-    const refused = await onTenant(tenant, "POST", "/clients", { name: "hs", jwt_configuration: { alg: "HS256" } });
+    const refused = await onTenant(tenant, "POST", "/clients", { name: "rs512", jwt_configuration: { alg: "RS512" } });
     expect(refused.status).toBe(400);
+  });
+
+  it("HS256 ID tokens are signed with the client's own secret (OIDC Core §10.1); a client without one gets RS256", async () => {
+    const tenant = await createTenant();
+    const host = hostOf(tenant);
+    const user = await seedUser(tenant, `u-${crypto.randomUUID().slice(0, 6)}@example.com`);
+    const callback = "https://app.example.com/callback";
+    const target = { headers: { "tenant-id": tenant } };
+    const confidential = await createClient({ callbacks: [callback], jwt_configuration: { alg: "HS256" } }, target);
+    const idTokenOf = async (clientId: string) => {
+      const cookie = await sessionCookie(tenant, user.user_id, clientId);
+      const res = await authorize({ client_id: clientId, redirect_uri: callback, response_type: "id_token", scope: "openid", nonce: "n", state: "s" }, { host, cookie });
+      return String(redirectParams(res).fragment.get("id_token"));
+    };
+    const hs = await idTokenOf(confidential.client_id);
+    const { payload, protectedHeader } = await jwtVerify(hs, new TextEncoder().encode(String(confidential.client_secret)), {
+      issuer: `http://${host}/`,
+      audience: confidential.client_id,
+      algorithms: ["HS256"],
+    });
+    expect(protectedHeader.kid).toBeUndefined();
+    expect(payload).toMatchObject({ sub: user.user_id, nonce: "n" });
+    // RP-initiated logout accepts it as id_token_hint (verified with the same secret).
+    const logout = await call(`/oidc/logout?id_token_hint=${hs}`, { host, redirect: "manual" });
+    expect(logout.status).toBe(302);
+    const forged = `${hs.slice(0, hs.lastIndexOf(".") + 1)}${"A".repeat(43)}`;
+    expect((await call(`/oidc/logout?id_token_hint=${forged}`, { host, redirect: "manual" })).status).toBe(400);
+
+    const spa = await createClient({ app_type: "spa", callbacks: [callback], jwt_configuration: { alg: "HS256" } }, target);
+    expect((await verifyWithJwks(tenant, await idTokenOf(spa.client_id))).alg).toBe("RS256");
   });
 });

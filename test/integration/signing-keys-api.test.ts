@@ -45,7 +45,10 @@ describe("signing keys API", () => {
     expect(entry).toMatchObject({ kid: key?.kid, kty: "RSA", alg: "RS256", use: "sig", n: fromCert.n, e: fromCert.e });
     const certDer = der(key?.cert ?? "");
     expect(entry?.x5c).toEqual([btoa(String.fromCharCode(...certDer))]);
-    expect(entry?.x5t).toBe(b64url(new Uint8Array(await crypto.subtle.digest("SHA-1", certDer))));
+    // The reference platform's x5t: base64url of the upper-case hex thumbprint (see x509.ts, unit test).
+    const sha1Hex = [...new Uint8Array(await crypto.subtle.digest("SHA-1", certDer))].map((b) => b.toString(16).padStart(2, "0")).join("").toUpperCase();
+    expect(key?.thumbprint).toBe(sha1Hex);
+    expect(entry?.x5t).toBe(b64url(new TextEncoder().encode(sha1Hex)));
     expectNoPrivateMaterial(JSON.stringify(await jwks(tenant)));
 
     const one = await onTenant(tenant, "GET", `/keys/signing/${key?.kid}`);

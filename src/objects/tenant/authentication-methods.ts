@@ -137,6 +137,13 @@ export function deleteAuthenticationMethodsOfUser(sql: Sql, userId: string): num
   return sql.run`DELETE FROM authentication_methods WHERE user_id = ${userId}`;
 }
 
+/** Everything MFA keeps about a user (user deletion): methods, recovery codes, tickets, MFA transactions. */
+export function deleteMfaDataOfUser(sql: Sql, userId: string): void {
+  deleteAuthenticationMethodsOfUser(sql, userId);
+  sql.run`DELETE FROM enrollment_tickets WHERE user_id = ${userId}`;
+  sql.run`DELETE FROM mfa_transactions WHERE user_id = ${userId}`;
+}
+
 /** The authentication-methods facade (`stub.authenticationMethods(audit)`). Not configuration. */
 export class AuthenticationMethods extends TenantRpc {
   list(userId: string): AuthenticationMethodRecord[] {

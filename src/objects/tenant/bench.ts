@@ -5,6 +5,7 @@ import { getBranding, updateBranding } from "./branding";
 import { audited } from "./events";
 import { recordOutboxEvents } from "./outbox";
 import type { Publisher } from "./publisher";
+import { createUser } from "./user-writes";
 
 /**
  * Benchmark probes (`npm run bench`, reached only through /__bench when BENCH_ROUTES=1; never used by the
@@ -67,4 +68,25 @@ export async function benchCommit(publisher: Publisher, n: number) {
   const bare = await run(false);
   const withOutbox = await run(true);
   return { n, bare_ms: bare, outbox_ms: withOutbox, overhead_us: Math.round(((withOutbox - bare) * 1000) / n), ratio: bare > 0 ? withOutbox / bare : null };
+}
+
+/**
+ * Bulk users for the users rows of `npm run bench` (no bcrypt: passwordless users): `count` users numbered
+ * from `from`, each through `createUser` (duplicate checks, the insert, its identity and trigram-index rows
+ * by trigger), 1,000 per transaction and without audit events. Answers the time the inserts took.
+ */
+export async function benchSeedUsers(storage: DurableObjectStorage, sql: Sql, now: () => number, input: { connection: string; from: number; count: number }) {
+  await tick();
+  const started = Date.now();
+  for (let done = 0; done < input.count; done += 1000) {
+    storage.transactionSync(() => {
+      for (let i = input.from + done; i < input.from + Math.min(done + 1000, input.count); i++) {
+        const at = now();
+        createUser(sql, { user_id: `${input.connection}|bench${i}`, connection: input.connection, email: `bench-user-${i}@example.com`, email_verified: true, password_hash: null, name: `Bench User ${i}` }, at);
+      }
+    });
+  }
+  await tick();
+  const ms = Date.now() - started;
+  return { count: input.count, ms, per_second: ms > 0 ? Math.round((input.count * 1000) / ms) : null };
 }

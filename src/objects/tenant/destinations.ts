@@ -1,6 +1,8 @@
 import type { AuditEvent, HookRecord, Json } from "../../shared/types";
 import { postToHook, WEBHOOK_TIMEOUT_MS } from "../../shared/webhooks";
 import type { Sql } from "../sql";
+import { isInternalEvent } from "./cascade";
+import { backchannelLogoutDestination, type CascadeEnv, refreshRevocationDestination } from "./cascade-destinations";
 import { enabledHooks } from "./hooks";
 import { writeLog } from "./logs";
 import type { HookEventPayload } from "./outbox";
@@ -26,13 +28,13 @@ export function webhookBody(event: DeliverableEvent, tenantId: string) {
 }
 
 
-/** Logs: every event type not starting with `hook.`; a redelivered log id is ignored. */
+/** Logs: every event type not starting with `hook.` or `internal.`; a redelivered log id is ignored. */
 export function logsDestination(sql: Sql): Destination {
   return {
     name: "logs",
     lane: "local",
     timeoutMs: 0,
-    accepts: (type) => !type.startsWith("hook."),
+    accepts: (type) => !type.startsWith("hook.") && !isInternalEvent(type),
     deliver: (event, now) => writeLog(sql, event.id, event.payload as unknown as AuditEvent, now),
   };
 }
@@ -82,9 +84,14 @@ export function registrationFinalizer(sql: Sql): Destination {
   };
 }
 
-/** The destinations in SPEC §6.2 order. */
-export function defaultDestinations(sql: Sql, tenantId: string): Destination[] {
-  return [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
+/**
+ * The destinations in SPEC §6.2 order, then the internal ones of the revocation cascades (cascade.ts) when
+ * the deployment's bindings are given (a tenant object always gives them).
+ */
+export function defaultDestinations(sql: Sql, tenantId: string, cascade?: CascadeEnv): Destination[] {
+  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
+  if (!cascade) return delivery;
+  return [...delivery, refreshRevocationDestination(tenantId, cascade), backchannelLogoutDestination(sql, cascade)];
 }
 
 export { postToHook, WEBHOOK_TIMEOUT_MS };

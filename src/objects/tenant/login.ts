@@ -1,4 +1,5 @@
-import { getSessionView, listSessions, revokeSession, type SessionView } from "./session-admin";
+import { getSessionView, listSessions, type SessionView } from "./session-admin";
+import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
 import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 import type { AuditContext } from "../../shared/types";
@@ -68,9 +69,9 @@ export function completeLoginSession(sql: Sql, id: string, userId: string, now: 
 export function createSession(sql: Sql, input: NewSession, now: number): SessionRecord {
   const authenticatedAt = input.authenticated_at ?? now;
   sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
-      expires_at, created_at, updated_at)
+      expires_at, issuer, created_at, updated_at)
     VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
-      ${input.expires_at}, ${now}, ${now})`;
+      ${input.expires_at}, ${input.issuer ?? null}, ${now}, ${now})`;
   return getSession(sql, input.id, now) as SessionRecord;
 }
 
@@ -88,8 +89,10 @@ export function touchSession(sql: Sql, id: string, clientId: string, now: number
   sql.run`UPDATE sessions SET client_ids = ${clients}, last_interaction_at = ${now}, updated_at = ${now} WHERE id = ${id}`;
 }
 
-export function deleteSession(sql: Sql, id: string): boolean {
-  return sql.run`DELETE FROM sessions WHERE id = ${id}` > 0;
+/** Deletes a session; answers the row it was (null when there was none). */
+export function deleteSession(sql: Sql, id: string): EndedSession | null {
+  const row = sql.first<Row>`DELETE FROM sessions WHERE id = ${id} RETURNING *`;
+  return row ? endedSession(row) : null;
 }
 
 /**
@@ -98,10 +101,10 @@ export function deleteSession(sql: Sql, id: string): boolean {
  * authorization code (if the response type asks for one) is stored. False, and nothing written, when the
  * login session was already completed or has expired (double submit, replay).
  */
-export function completeLogin(sql: Sql, input: LoginCompletion, now: number): boolean {
+export function completeLogin(sql: Sql, input: LoginCompletion, now: number, ip: string | null = null): boolean {
   if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
   createSession(sql, input.session, now);
-  recordLogin(sql, input.session.user_id, now);
+  recordLogin(sql, input.session.user_id, now, ip);
   if (input.code) createAuthorizationCode(sql, input.code, now);
   return true;
 }
@@ -133,7 +136,7 @@ export class Logins extends TenantRpc {
   /** See {@link completeLogin}. */
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now);
+      const done = completeLogin(tx.sql, input, tx.now, this.audit.request?.ip ?? null);
       if (done) emitLogin(tx, this.audit, input.session.user_id);
       return done;
     });
@@ -166,7 +169,7 @@ export class Logins extends TenantRpc {
       const user = userId ? getUser(sql, userId) : null;
       if (!user) return null;
       createSession(sql, { ...session, user_id: user.user_id }, now);
-      recordLogin(sql, user.user_id, now);
+      recordLogin(sql, user.user_id, now, this.audit.request?.ip ?? null);
       // The worker knew only the client: the user the ticket names is the actor.
       const actor = { type: "user" as const, id: user.user_id, client_id: this.audit.actor.client_id ?? clientId };
       emitLogin(tx, { ...this.audit, actor }, user.user_id);
@@ -190,16 +193,18 @@ export class Sessions extends TenantRpc {
     this.commit(({ sql, now }) => touchSession(sql, id, clientId, now));
   }
 
-  /** Logout: the session goes, with its `slo` log event. */
+  /**
+   * Logout: the session goes, with its `slo` log event. Its clients registered for back-channel logout are
+   * notified (`rp-logout`, OIDC Back-Channel Logout 1.0 §2.3); its refresh tokens stay (SPEC §3.3).
+   */
   delete(id: string): boolean {
     return this.commit((tx) => {
-      const session = getSession(tx.sql, id, tx.now);
-      const deleted = deleteSession(tx.sql, id);
-      if (deleted) {
-        const user_id = session?.user_id ?? null;
-        emitAudit(tx, this.audit, { event_type: "user.logout", log_type: LOG_TYPES.logout, category: "user_action", description: "Successful logout", user_id, client_id: this.audit.actor.client_id ?? null });
+      const ended = deleteSession(tx.sql, id);
+      if (ended) {
+        emitAudit(tx, this.audit, { event_type: "user.logout", log_type: LOG_TYPES.logout, category: "user_action", description: "Successful logout", user_id: ended.user_id, client_id: this.audit.actor.client_id ?? null });
+        if (ended.expires_at > tx.now) emitBackchannelLogouts(tx, [ended], "rp-logout");
       }
-      return deleted;
+      return ended !== null;
     });
   }
 
@@ -212,11 +217,17 @@ export class Sessions extends TenantRpc {
     return this.read((sql, now) => getSessionView(sql, id, now));
   }
 
-  /** Management revocation (SPEC §3.3): deletes the session and answers whose it was. */
+  /**
+   * Management revocation (SPEC §3.3): deletes the session and, in the same commit, records its cascade
+   * (the refresh tokens issued under it, back-channel logout of its clients: cascade.ts). Answers whose it
+   * was, so the worker can make the refresh revocation call at once as well.
+   */
   revoke(id: string): Result<{ user_id: string }> {
     return this.commit((tx) => {
-      const revoked = revokeSession(tx.sql, id);
-      return audited(tx, this.audit, revoked ? ok(revoked) : fail("inexistent_session"), { entity: "session", action: "deleted", id });
+      const revoked = deleteSession(tx.sql, id);
+      if (revoked) cascadeSessionRevoked(tx, revoked);
+      const result = revoked ? ok({ user_id: revoked.user_id }) : fail("inexistent_session");
+      return audited(tx, this.audit, result, { entity: "session", action: "deleted", id });
     });
   }
 }

@@ -3,9 +3,11 @@ import authFlows from "../../../migrations/tenant/0002_auth_flows.sql";
 import securityFixes from "../../../migrations/tenant/0003_security_fixes.sql";
 import signingKeyLifecycle from "../../../migrations/tenant/0004_signing_key_lifecycle.sql";
 import outbox from "../../../migrations/tenant/0005_outbox.sql";
-import reservedUsers from "../../../migrations/tenant/0006_reserved_users.sql";
-import reservedRoles from "../../../migrations/tenant/0007_reserved_roles.sql";
-import mfa from "../../../migrations/tenant/0008_mfa.sql";
+import users from "../../../migrations/tenant/0006_users.sql";
+import roles from "../../../migrations/tenant/0007_roles.sql";
+import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
+import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
+import mfa from "../../../migrations/tenant/0010_mfa.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -15,7 +17,9 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0003_security_fixes", sql: securityFixes },
   { name: "0004_signing_key_lifecycle", sql: signingKeyLifecycle },
   { name: "0005_outbox", sql: outbox },
-  { name: "0006_reserved_users", sql: reservedUsers },
-  { name: "0007_reserved_roles", sql: reservedRoles },
-  { name: "0008_mfa", sql: mfa },
+  { name: "0006_users", sql: users },
+  { name: "0007_roles", sql: roles },
+  { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
+  { name: "0009_cleanup", sql: cleanup },
+  { name: "0010_mfa", sql: mfa },
 ]);

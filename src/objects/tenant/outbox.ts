@@ -11,7 +11,7 @@ import { writeLog } from "./logs";
 export interface OutboxEventInput {
   id?: string;
   event_type: string;
-  payload: AuditEvent | HookEventPayload;
+  payload: AuditEvent | HookEventPayload | InternalEventPayload;
   /** Overrides `laneOf(event_type)`: an event whose destinations await another object goes `network`. */
   lane?: Lane;
 }
@@ -22,6 +22,9 @@ export interface HookEventPayload {
   data: Record<string, Json>;
   timestamp: string;
 }
+
+/** Payload of an `internal.*` event (revocation cascades, cascade.ts): plain data for an internal destination. */
+export type InternalEventPayload = Record<string, Json>;
 
 /** Outbox options (SPEC §6.3). */
 export interface OutboxOptions {
@@ -63,7 +66,8 @@ export interface OutboxRow {
  * Inserts a write's events; called inside the write's `transactionSync`, so a failure here rolls the
  * write back (a write that cannot record its events does not commit). With the outbox disabled, audit
  * events go straight to the logs table (SPEC §6.3) and hook events are returned for best-effort inline
- * delivery by the caller. Returns how many outbox rows were written.
+ * delivery by the caller; `internal.*` events (revocation cascades) are effects, not audit, and are always
+ * recorded. Returns how many outbox rows were written.
  */
 export function recordOutboxEvents(
   sql: Sql,
@@ -75,7 +79,7 @@ export function recordOutboxEvents(
   for (const event of events) {
     const id = event.id ?? newEventId(now);
     const lane = event.lane ?? laneOf(event.event_type);
-    if (!options.enabled) {
+    if (!options.enabled && !event.event_type.startsWith("internal.")) {
       if (lane === "local") writeLog(sql, id, event.payload as AuditEvent, now);
       continue;
     }

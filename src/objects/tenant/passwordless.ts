@@ -29,14 +29,14 @@ export type PasswordlessUser = { ok: true; user: UserRecord; created: boolean } 
 
 /**
  * Finds the connection's user for the identifier, or creates one: email users by (connection, email), SMS
- * users by their deterministic id (their phone number is their name). A new user has the identifier verified:
+ * users by (connection, phone_number), both verified. A new user has the identifier verified:
  * receiving the code proved it.
  */
 export function resolvePasswordlessUser(sql: Sql, who: PasswordlessIdentity, now: number): PasswordlessUser {
   const existing =
     who.connection === "email"
       ? sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE connection = ${who.connection} AND email = ${who.identifier}`
-      : sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE user_id = ${who.new_user_id}`;
+      : sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE connection = ${who.connection} AND phone_number = ${who.identifier}`;
   if (existing) {
     const user = getUser(sql, existing.user_id) as UserRecord;
     return user.blocked ? { ok: false, reason: "blocked" } : { ok: true, user, created: false };
@@ -44,8 +44,9 @@ export function resolvePasswordlessUser(sql: Sql, who: PasswordlessIdentity, now
   if (!who.allow_signup) return { ok: false, reason: "signup_disabled" };
   const email = who.connection === "email" ? who.identifier : null;
   const nickname = email ? email.split("@")[0] : who.identifier;
-  sql.run`INSERT INTO users (user_id, connection, email, email_verified, name, nickname, created_at, updated_at)
-    VALUES (${who.new_user_id}, ${who.connection}, ${email}, ${email !== null}, ${who.identifier}, ${nickname}, ${now}, ${now})`;
+  const phone = who.connection === "sms" ? who.identifier : null;
+  sql.run`INSERT INTO users (user_id, connection, email, email_verified, phone_number, phone_verified, name, nickname, created_at, updated_at)
+    VALUES (${who.new_user_id}, ${who.connection}, ${email}, ${email !== null}, ${phone}, ${phone !== null}, ${who.identifier}, ${nickname}, ${now}, ${now})`;
   return { ok: true, user: getUser(sql, who.new_user_id) as UserRecord, created: true };
 }
 

@@ -27,9 +27,28 @@ function withoutState(event: OutboxEventInput): OutboxEventInput {
 }
 
 /**
+ * A write's consequence decided in the write's own transaction from one of the events it emits (a user
+ * blocked ends the user's sessions: cascade.ts). It may write rows and emit further events; it sees only
+ * the events the write itself emitted.
+ */
+export type Reaction = (tx: WriteTx, event: OutboxEventInput) => void;
+
+/**
+ * Another job multiplexed on the one alarm (STYLE.md "Durable Objects"): when it is next due, and one
+ * bounded, idempotent run. The relay always runs first, so a job never starves it.
+ */
+export interface AlarmJob {
+  name: string;
+  /** The earliest time the job has work (null: none), given the publisher's clock. */
+  dueAt(now: number): number | null;
+  run(now: number): unknown;
+}
+
+/**
  * The tenant object's write path and publisher (ARCHITECTURE.md §3): `commit` runs a write and its outbox
- * rows in one `transactionSync`, then keeps one alarm set to the earliest due outbox job; `alarm` runs
- * the relay. The clock, the jitter source and the metrics sink are fields so tests can inject them.
+ * rows in one `transactionSync`, then keeps one alarm set to the earliest due job (outbox relay, retries,
+ * retention, and the `jobs`, such as cleanup); `alarm` runs the relay, then the due jobs. The clock, the
+ * jitter source and the metrics sink are fields so tests can inject them.
  */
 export class Publisher {
   now: () => number = () => clockNow();
@@ -37,6 +56,8 @@ export class Publisher {
   metrics: MetricsSink | undefined;
   options: OutboxOptions;
   destinations: Destination[];
+  reactions: Reaction[] = [];
+  jobs: AlarmJob[] = [];
   /** The alarm time this instance last set (undefined: not known since start). */
   private alarmAt: number | null | undefined;
 
@@ -60,7 +81,13 @@ export class Publisher {
     const events: OutboxEventInput[] = [];
     let written = 0;
     const result = this.storage.transactionSync(() => {
-      const out = fn({ sql: this.sql, now, emit: (event) => events.push(event) });
+      const tx: WriteTx = { sql: this.sql, now, emit: (event) => events.push(event) };
+      const out = fn(tx);
+      // Reactions see the write's own events only (not what reactions emit): no cascade of cascades.
+      const emitted = events.length;
+      for (let i = 0; i < emitted && this.reactions.length; i++) {
+        for (const react of this.reactions) react(tx, events[i] as OutboxEventInput);
+      }
       const stored = this.options.captureEntityState ? events : events.map(withoutState);
       written = recordOutboxEvents(this.sql, stored, now, this.options);
       return out;
@@ -81,11 +108,22 @@ export class Publisher {
    * so no write can commit in between and be missed.
    */
   schedule(): number | null {
-    const due = nextDueAt(this.sql, this.options.retentionDays);
+    const now = this.now();
+    const times = [nextDueAt(this.sql, this.options.retentionDays), ...this.jobs.map((job) => job.dueAt(now))];
+    const pending = times.filter((t): t is number => typeof t === "number");
+    const due = pending.length ? Math.min(...pending) : null;
     this.alarmAt = due;
     if (due === null) void this.storage.deleteAlarm();
     else void this.storage.setAlarm(due);
     return due;
+  }
+
+  /** Runs every job whose work is due now, each once (a job with more left is due again at once). */
+  async runDueJobs(): Promise<void> {
+    for (const job of this.jobs) {
+      const due = job.dueAt(this.now());
+      if (due !== null && due <= this.now()) await job.run(this.now());
+    }
   }
 
   /** How many unprocessed events are due at this instant (the relay's remaining work). */
@@ -93,10 +131,10 @@ export class Publisher {
     return this.sql.first<{ n: number }>`SELECT count(*) AS n FROM outbox WHERE processed_at IS NULL AND next_retry_at <= ${this.now()}`?.n ?? 0;
   }
 
-  /** The alarm: relay, retries and retention, then the next alarm. */
+  /** The alarm: relay, retries and retention, then the due jobs, then the next alarm. */
   async alarm(): Promise<{ local: number; network: number; purged: number }> {
     try {
-      return await runRelay({
+      const relayed = await runRelay({
         tenantId: this.tenantId,
         sql: this.sql,
         transaction: (fn) => this.storage.transactionSync(fn),
@@ -106,6 +144,8 @@ export class Publisher {
         destinations: this.destinations,
         ...(this.metrics ? { metrics: this.metrics } : {}),
       });
+      await this.runDueJobs();
+      return relayed;
     } finally {
       this.schedule();
     }

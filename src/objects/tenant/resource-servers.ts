@@ -4,6 +4,7 @@ import { json, type Sql } from "../sql";
 import { listRows } from "./listing";
 import { definedOnly, toResourceServer } from "./rows";
 import { audited } from "./events";
+import { prunePermissions } from "./permissions";
 import { TenantRpc } from "./rpc";
 
 const notFound = () => fail("inexistent_resource_server");
@@ -28,15 +29,17 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
     return fail("resource_server_conflict", { identifier: api.identifier });
   }
   sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, signing_alg, token_lifetime, allow_offline_access,
-      enforce_policies, created_at, updated_at)
+      enforce_policies, token_dialect, created_at, updated_at)
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
-      ${api.allow_offline_access}, ${api.enforce_policies}, ${now}, ${now})`;
+      ${api.allow_offline_access}, ${api.enforce_policies}, ${api.token_dialect}, ${now}, ${now})`;
+  if (api.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${api.signing_secret_enc} WHERE id = ${api.id}`;
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
 /**
  * Updates a resource server. When scopes are removed, client grants for this API lose them too, so that a
- * grant never holds a scope its API does not define (the rule POST /client-grants enforces).
+ * grant never holds a scope its API does not define (the rule POST /client-grants enforces), and so do the
+ * roles and users holding them as permissions (a permission exists only while its API defines it).
  */
 export function updateResourceServer(sql: Sql, id: string, patch: ResourceServerPatch, now: number): Result<ResourceServerRecord> {
   const current = getResourceServer(sql, id);
@@ -45,9 +48,17 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
   const next = { ...current, ...definedOnly(patch) };
   sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
-      enforce_policies = ${next.enforce_policies}, updated_at = ${now}
+      enforce_policies = ${next.enforce_policies}, token_dialect = ${next.token_dialect}, updated_at = ${now}
     WHERE id = ${id}`;
-  if (patch.scopes) pruneGrantScopes(sql, current.identifier, new Set(patch.scopes.map((s) => s.value)), now);
+  if (patch.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc} WHERE id = ${id}`;
+  else if (patch.signing_secret_enc_if_missing) {
+    sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc_if_missing} WHERE id = ${id} AND signing_secret_enc IS NULL`;
+  }
+  if (patch.scopes) {
+    const defined = new Set(patch.scopes.map((s) => s.value));
+    pruneGrantScopes(sql, current.identifier, defined, now);
+    prunePermissions(sql, current.identifier, defined);
+  }
   return ok(getResourceServer(sql, id) as ResourceServerRecord);
 }
 
@@ -59,12 +70,13 @@ function pruneGrantScopes(sql: Sql, audience: string, defined: Set<string>, now:
   }
 }
 
-/** Deletes a resource server and every client grant for its audience. */
+/** Deletes a resource server, every client grant for its audience and every permission it defined. */
 export function deleteResourceServer(sql: Sql, id: string): Result<true> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
   if (current.is_system) return fail("system_api_undeletable");
   sql.run`DELETE FROM client_grants WHERE audience = ${current.identifier}`;
+  prunePermissions(sql, current.identifier, new Set());
   sql.run`DELETE FROM resource_servers WHERE id = ${id}`;
   return ok(true);
 }

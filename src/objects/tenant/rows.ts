@@ -56,6 +56,8 @@ export function toResourceServer(r: Row): ResourceServerRecord {
     token_lifetime: Number(r.token_lifetime),
     allow_offline_access: r.allow_offline_access === 1,
     enforce_policies: r.enforce_policies === 1,
+    token_dialect: r.token_dialect === "access_token_authz" ? "access_token_authz" : "access_token",
+    signing_secret_enc: text(r.signing_secret_enc),
     is_system: r.is_system === 1,
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),

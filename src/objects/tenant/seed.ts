@@ -1,4 +1,5 @@
 import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
 import { randomId } from "../../shared/crypto/random";
 import { CURRENT_USER_SCOPES } from "../../shared/scopes";
 import type { TenantSeed } from "../../shared/types";
@@ -33,10 +34,11 @@ export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: 
     created.push("connection");
   }
   if (seed.controlPlaneClient) seedControlPlaneClient(sql, seed, now, created);
-  if (seed.admin && !sql.first`SELECT 1 FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${seed.admin.email}`) {
+  const adminEmail = seed.admin ? normalizeEmail(seed.admin.email) : "";
+  if (seed.admin && !sql.first`SELECT 1 FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${adminEmail}`) {
     sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, created_at, updated_at)
-      VALUES (${`auth0|${randomId()}`}, ${DEFAULT_DATABASE_CONNECTION}, ${seed.admin.email}, 1,
-        ${seed.admin.password_hash}, ${seed.admin.email}, ${now}, ${now})`;
+      VALUES (${`auth0|${randomId()}`}, ${DEFAULT_DATABASE_CONNECTION}, ${adminEmail}, 1,
+        ${seed.admin.password_hash}, ${adminEmail}, ${now}, ${now})`;
     created.push("admin");
   }
   if (created.length) bumpConfigVersion(sql);

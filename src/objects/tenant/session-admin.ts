@@ -43,8 +43,3 @@ export function getSessionView(sql: Sql, id: string, now: number): SessionView |
   const row = sql.first<Row>`SELECT * FROM sessions WHERE id = ${id} AND expires_at > ${now}`;
   return row ? toView(row) : null;
 }
-
-/** Ends a session (management revocation); answers whose it was, or null when it did not exist. */
-export function revokeSession(sql: Sql, id: string): { user_id: string } | null {
-  return sql.first<{ user_id: string }>`DELETE FROM sessions WHERE id = ${id} RETURNING user_id` ?? null;
-}

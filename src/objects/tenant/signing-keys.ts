@@ -119,6 +119,15 @@ export function addSigningKey(sql: Sql, key: NewSigningKey, now: number): Result
   return ok({ added: true });
 }
 
+/**
+ * Gives certificates to keys made before keys carried one (issue 14): each is set only where the key still
+ * has none, so concurrent backfills from several isolates agree on the first certificate written.
+ */
+export function attachCertificates(sql: Sql, certificates: { kid: string; cert: string }[]): Result<string[]> {
+  const attached = certificates.filter(({ kid, cert }) => sql.run`UPDATE signing_keys SET cert = ${cert} WHERE kid = ${kid} AND cert IS NULL` > 0);
+  return ok(attached.map((c) => c.kid));
+}
+
 export { insertKey as insertSigningKey };
 
 /** The signing-key facade of a tenant object (`stub.signingKeys().rotate(...)`). */
@@ -151,6 +160,19 @@ export class SigningKeys extends TenantRpc {
   renew(type: KeyType, kid: string, cert: string, expiresAt: number): Result<SigningKeyRecord> {
     return this.commit(
       (tx) => audited(tx, this.audit, renewSigningKey(tx.sql, type, kid, cert, expiresAt), { entity: "signing_key", action: "updated", id: kid, status: 201 }),
+      { config: true },
+    );
+  }
+
+  /** See {@link attachCertificates}; a system write (no caller), recorded as `signing_key.updated`. */
+  attachCertificates(certificates: { kid: string; cert: string }[]): Result<string[]> {
+    return this.commit(
+      (tx) =>
+        audited(tx, this.audit, attachCertificates(tx.sql, certificates), {
+          entity: "signing_key",
+          action: "updated",
+          id: (kids) => kids.join(","),
+        }),
       { config: true },
     );
   }

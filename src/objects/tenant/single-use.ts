@@ -1,6 +1,7 @@
 import type { CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { TenantRpc } from "./rpc";
+import { permissionNames } from "./user-authorization";
 import { getUser } from "./users";
 
 /**
@@ -26,7 +27,8 @@ export type CodeOutcome =
 /**
  * Consumes a code exactly once, and only if every condition holds: right client, same redirect_uri, PKCE
  * verifier matching the challenge. A code refused for a mismatch stays redeemable by its rightful caller.
- * A redeemed code comes back with its user, so the token endpoint needs no second round trip.
+ * A redeemed code comes back with its user and the user's permissions on the code's audience (RBAC), so
+ * the token endpoint needs no second round trip.
  */
 export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: number): CodeOutcome {
   const row = sql.first<Record<string, unknown>>`
@@ -39,15 +41,18 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
         OR (code_challenge_method = 'plain' AND code_challenge = ${r.verifier_plain}))
     RETURNING client_id, user_id, session_id, redirect_uri, grant`;
   if (row) {
+    const grant = json<RedeemedCode["grant"]>(row.grant as string, { scope: "", auth_time: 0 });
+    const userId = String(row.user_id);
     return {
       ok: true,
       code: {
         client_id: String(row.client_id),
-        user_id: String(row.user_id),
+        user_id: userId,
         session_id: (row.session_id as string | null) ?? null,
         redirect_uri: String(row.redirect_uri),
-        grant: json(row.grant as string, { scope: "", auth_time: 0 }),
-        user: getUser(sql, String(row.user_id)),
+        grant,
+        user: getUser(sql, userId),
+        permissions: grant.audience ? permissionNames(sql, userId, grant.audience) : [],
       },
     };
   }

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
 import { AttackProtectionRpc } from "./attack-protection";
 import { AuthenticationMethods } from "./authentication-methods";
@@ -20,11 +20,17 @@ import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { outboxOptionsFrom, Publisher } from "./publisher";
 import { ResourceServers } from "./resource-servers";
+import { Roles } from "./roles";
 import type { TenantCore } from "./rpc";
 import { seedTenant } from "./seed";
 import { SigningKeys } from "./signing-keys";
+import { TenantSettingsRpc } from "./tenant-settings";
+import { reactToUserWrite } from "./cascade";
+import { TenantCleanup } from "./cleanup";
+import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
-import { Users } from "./users";
+import { UserAuthorization } from "./user-authorization";
+import { getUser, Users } from "./users";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -38,12 +44,21 @@ export class TenantObject extends DurableObject<Env> {
   protected readonly core: TenantCore;
   /** Write path, outbox relay and alarm (clock and jitter injectable for tests). */
   readonly outbox: Publisher;
+  /** Expired-row cleanup, a job of the same alarm (SPEC §8). */
+  readonly cleanup: TenantCleanup;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    this.outbox = new Publisher(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), outboxOptionsFrom(env as unknown as Record<string, unknown>));
+    const tenantId = ctx.id.name ?? ctx.id.toString();
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade));
     const outbox = this.outbox;
+    // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
+    outbox.reactions = [reactToUserWrite];
+    this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
+    outbox.jobs = [this.cleanup];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -58,7 +73,7 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
-  /** The alarm: outbox relay, retries, retention (one alarm per object at the earliest due job). */
+  /** The alarm: outbox relay, retries, retention, then cleanup (one alarm per object at the earliest due job). */
   async alarm(): Promise<void> {
     await this.outbox.alarm();
   }
@@ -71,6 +86,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
+  getUser(userId: string): UserRecord | null {
+    return getUser(this.core.sql, userId);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */
@@ -138,8 +158,21 @@ export class TenantObject extends DurableObject<Env> {
     return new SigningKeys(this.core, audit);
   }
 
+  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
+    return new TenantSettingsRpc(this.core, audit);
+  }
+
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
     return new Users(this.core, audit);
+  }
+
+  roles(audit: AuditContext = SYSTEM_CONTEXT): Roles {
+    return new Roles(this.core, audit);
+  }
+
+  /** A user's roles and direct permissions, and what tokens need of them. */
+  userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
+    return new UserAuthorization(this.core, audit);
   }
 
   /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */
@@ -218,6 +251,11 @@ export class TenantObject extends DurableObject<Env> {
   /** `npm run bench` only: commit cost with and without the outbox event. */
   benchCommit(n: number) {
     return bench.benchCommit(this.outbox, n);
+  }
+
+  /** `npm run bench` only: bulk passwordless users (see bench.benchSeedUsers). */
+  benchSeedUsers(input: { connection: string; from: number; count: number }) {
+    return bench.benchSeedUsers(this.ctx.storage, this.core.sql, () => this.core.now(), input);
   }
 
   /** `npm run bench` only: this instance records with or without the outbox (SPEC §6.3 `enabled`). */

@@ -1,76 +1,46 @@
+import type { Result } from "../../shared/errors";
 import { normalizeEmail } from "../../shared/schemas/users";
-import { fail, ok, type Result } from "../../shared/errors";
-import type { NewUser, UserRecord, UserWithSecret } from "../../shared/types";
-import { iso, json, type Sql } from "../sql";
+import type { IdentityRef, ListPage, ListWindow, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/types";
 import { LOG_TYPES } from "./audit";
-import { emitAudit, emitHook, hookUser } from "./events";
-import { TenantRpc } from "./rpc";
+import { audited, emitAudit, emitHook, hookUser } from "./events";
+import { TenantRpc, type WriteTx } from "./rpc";
+import { type LinkOutcome, linkAccount, unlinkAccount } from "./user-links";
+import { findUserByEmail, getUser, userRow, usersByEmail } from "./user-rows";
+import { listUsers } from "./user-search";
+import { createUser, deleteUser, updateUser } from "./user-writes";
 
-type Row = Record<string, unknown>;
+export { getUser } from "./user-rows";
+export { createUser, isRegistrationComplete, recordLogin } from "./user-writes";
 
-export function toUser(r: Row): UserRecord {
-  return {
-    user_id: String(r.user_id),
-    connection: String(r.connection),
-    email: (r.email as string | null) ?? null,
-    email_verified: r.email_verified === 1,
-    name: (r.name as string | null) ?? null,
-    nickname: (r.nickname as string | null) ?? null,
-    picture: (r.picture as string | null) ?? null,
-    blocked: r.blocked === 1,
-    app_metadata: json(r.app_metadata as string, {}),
-    user_metadata: json(r.user_metadata as string, {}),
-    last_login: iso(r.last_login as number | null),
-    logins_count: Number(r.logins_count ?? 0),
-    created_at: iso(r.created_at as number) as string,
-    updated_at: iso(r.updated_at as number) as string,
-  };
-}
-
-const withSecret = (r: Row): UserWithSecret => ({ ...toUser(r), password_hash: (r.password_hash as string | null) ?? null });
-
-
-export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
-  const row = sql.first<Row>`SELECT * FROM users WHERE connection = ${connection} AND email = ${normalizeEmail(email)}`;
-  return row ? withSecret(row) : null;
-}
-
-export function getUser(sql: Sql, userId: string): UserRecord | null {
-  const row = sql.first<Row>`SELECT * FROM users WHERE user_id = ${userId}`;
-  return row ? toUser(row) : null;
-}
-
-export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRecord> {
-  const email = normalizeEmail(user.email);
-  if (sql.first`SELECT 1 FROM users WHERE connection = ${user.connection} AND email = ${email}`) {
-    return fail("user_exists");
-  }
-  sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, nickname,
-      user_metadata, created_at, updated_at)
-    VALUES (${user.user_id}, ${user.connection}, ${email}, ${user.email_verified}, ${user.password_hash},
-      ${user.name ?? email}, ${user.nickname ?? email.split("@")[0]}, ${user.user_metadata ?? {}}, ${now}, ${now})`;
-  return ok(getUser(sql, user.user_id) as UserRecord);
-}
-
-/** A successful login: counters and timestamps. */
-export function recordLogin(sql: Sql, userId: string, now: number): void {
-  sql.run`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, updated_at = ${now} WHERE user_id = ${userId}`;
-}
-
-/** Whether the registration finalizer has run for this user (SPEC §6.2). */
-export function isRegistrationComplete(sql: Sql, userId: string): boolean {
-  return sql.first<{ at: number | null }>`SELECT registration_completed_at AS at FROM users WHERE user_id = ${userId}`?.at != null;
-}
-
-/** The users facade (`stub.users()`). Users are not configuration: writes leave the version alone. */
+/**
+ * The users facade (`stub.users(audit)`). Users are not configuration: writes leave the version alone.
+ * Every management write records `user.created` / `user.updated` / `user.deleted` (sapi, or fapi with the
+ * failure) with the caller's context in its own commit, so the outbox relays them.
+ */
 export class Users extends TenantRpc {
+  /** A primary user with its identities, or null (unknown, or a linked secondary account). */
   get(userId: string): UserRecord | null {
     return this.read((sql) => getUser(sql, userId));
   }
 
-  /** With the password hash, for password verification in the worker. */
+  /** Whether any account (a linked secondary included) has this id. */
+  exists(userId: string): boolean {
+    return this.read((sql) => userRow(sql, userId) !== undefined);
+  }
+
+  /** An account by email in a connection, with the password hash, for the worker's password check. */
   findByEmail(connection: string, email: string): UserWithSecret | null {
-    return this.read((sql) => findUserByEmail(sql, connection, email));
+    return this.read((sql) => findUserByEmail(sql, connection, normalizeEmail(email)));
+  }
+
+  /** GET /users-by-email: primary users whose own or linked account has this (normalized) email. */
+  byEmail(email: string): UserRecord[] {
+    return this.read((sql) => usersByEmail(sql, normalizeEmail(email)));
+  }
+
+  /** GET /users: primary users, filtered and paged (SPEC §4.2, §4.3). */
+  list(query: UserQuery, window: ListWindow): ListPage<UserRecord> {
+    return this.read((sql) => listUsers(sql, query, window));
   }
 
   /** Sign-up: the user, its `ss` (or `fs`) log event and the post-user-registration hook, in one commit. */
@@ -90,5 +60,64 @@ export class Users extends TenantRpc {
       emitHook(tx, "post-user-registration", { user: hookUser(created), client_id });
       return result;
     });
+  }
+
+  /** POST /users: the user, `user.created` (sapi / fapi) and the post-user-registration hook, one commit. */
+  add(user: NewUser): Result<UserRecord> {
+    return this.commit((tx) => {
+      const result = audited(tx, this.audit, createUser(tx.sql, user, tx.now), { entity: "user", action: "created", id: (u) => u.user_id, after: hookUser });
+      if (result.ok) emitHook(tx, "post-user-registration", { user: hookUser(result.value), client_id: this.audit.actor.client_id ?? null });
+      return result;
+    });
+  }
+
+  /** PATCH /users/{id}: the primary or, with `connection`, one linked identity; answers the primary. */
+  update(userId: string, patch: UserPatch): Result<UserRecord> {
+    return this.commit((tx) => {
+      const result = updateUser(tx.sql, userId, patch, tx.now);
+      const before = result.ok ? hookUser(result.value.before) : undefined;
+      const value: Result<UserRecord> = result.ok ? { ok: true, value: result.value.after } : result;
+      return audited(tx, this.audit, value, { entity: "user", action: "updated", id: userId, before, after: hookUser });
+    });
+  }
+
+  /**
+   * DELETE /users/{id}: the user, its linked accounts, identities and tenant-side sessions, with
+   * `user.deleted` and the post-user-deletion hook. Answers every account id removed: the worker wipes
+   * their user objects after this commit.
+   */
+  delete(userId: string): Result<string[]> {
+    return this.commit((tx) => {
+      const result = deleteUser(tx.sql, userId);
+      const before = result.ok ? hookUser(result.value.user) : undefined;
+      const value: Result<string[]> = result.ok ? { ok: true, value: result.value.removed } : result;
+      audited(tx, this.audit, value, { entity: "user", action: "deleted", id: userId, before });
+      if (result.ok) emitHook(tx, "post-user-deletion", { user: hookUser(result.value.user), client_id: this.audit.actor.client_id ?? null });
+      return value;
+    });
+  }
+
+  /**
+   * Links the account `ref` names (`{provider, user_id}`, bare or prefixed id) to the primary user, with
+   * `user.updated` recording the identities before and after. Answers the primary's identities.
+   */
+  link(primaryId: string, ref: IdentityRef): Result<LinkOutcome> {
+    return this.commit((tx) => {
+      const result = linkAccount(tx.sql, primaryId, ref, tx.now);
+      return this.recordLink(tx, primaryId, result, 201);
+    });
+  }
+
+  /** Unlinks the identity `provider`/`bareId` from the primary user; answers its remaining identities. */
+  unlink(primaryId: string, provider: string, bareId: string): Result<LinkOutcome> {
+    return this.commit((tx) => {
+      const result = unlinkAccount(tx.sql, primaryId, provider, bareId, tx.now);
+      return this.recordLink(tx, primaryId, result, 200);
+    });
+  }
+
+  private recordLink(tx: WriteTx, primaryId: string, result: Result<LinkOutcome>, status: number): Result<LinkOutcome> {
+    const before = result.ok ? hookUser(result.value.before) : undefined;
+    return audited(tx, this.audit, result, { entity: "user", action: "updated", id: primaryId, before, after: (o) => hookUser(o.after), status });
   }
 }

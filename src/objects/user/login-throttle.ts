@@ -31,3 +31,14 @@ export function settleAttempt(sql: Sql, succeeded: boolean): void {
 function countFailures(sql: Sql, now: number): number {
   return sql.first<{ n: number }>`SELECT count(*) AS n FROM login_failures WHERE failed_at > ${now - LOCKOUT_WINDOW_MS}`?.n ?? 0;
 }
+
+/** Forgets failures older than the rolling window (alarm cleanup); they no longer count. */
+export function forgetOldFailures(sql: Sql, now: number): number {
+  return sql.all`DELETE FROM login_failures WHERE failed_at <= ${now - LOCKOUT_WINDOW_MS} RETURNING 1`.length;
+}
+
+/** When the oldest counted failure leaves the window, or null. */
+export function nextFailureExpiry(sql: Sql): number | null {
+  const at = sql.first<{ at: number | null }>`SELECT MIN(failed_at) AS at FROM login_failures`?.at ?? null;
+  return at === null ? null : at + LOCKOUT_WINDOW_MS;
+}

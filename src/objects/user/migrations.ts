@@ -1,11 +1,13 @@
 import core from "../../../migrations/user/0001_refresh_and_throttle.sql";
 import rotation from "../../../migrations/user/0002_refresh_rotation.sql";
-import mfa from "../../../migrations/user/0003_mfa.sql";
+import cleanup from "../../../migrations/user/0003_cleanup.sql";
+import mfa from "../../../migrations/user/0004_mfa.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
 export const userMigrations = defineMigrations("user", [
   { name: "0001_refresh_and_throttle", sql: core },
   { name: "0002_refresh_rotation", sql: rotation },
-  { name: "0003_mfa", sql: mfa },
+  { name: "0003_cleanup", sql: cleanup },
+  { name: "0004_mfa", sql: mfa },
 ]);

@@ -14,6 +14,9 @@ export const MAX_LIVE_TOKENS_PER_CLIENT = 200;
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** The earlier of two optional times. */
+const earliestOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+
 /** Constant-time comparison of two hash strings (both fixed-length digests). */
 function sameHash(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
@@ -74,7 +77,14 @@ export function getRefreshToken(sql: Sql, id: string): RefreshTokenRecord | null
  * any other reuse revokes the whole family. A token presented by another client, or unknown, is refused
  * without touching anything.
  */
-export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: RefreshLifetimes, now: number): RotateOutcome {
+export function rotateRefreshToken(
+  sql: Sql,
+  r: RefreshRotation,
+  lifetimes: RefreshLifetimes,
+  now: number,
+  /** Told of the successor's expiry when it is earlier than the predecessor's (or the first one): see cleanup.ts. */
+  onEarlierExpiry: (at: number) => void = () => {},
+): RotateOutcome {
   const row = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${r.id}`;
   if (!row || !sameHash(String(row.token_hash), r.token_hash)) return { ok: false, reason: "unknown" };
   if (row.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
@@ -98,15 +108,20 @@ export function rotateRefreshToken(sql: Sql, r: RefreshRotation, lifetimes: Refr
     revokeFamily(sql, String(row.family_id), now);
     return { ok: false, reason: "reused" };
   }
-  sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
-      device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
+  const successor = sql.first<Row>`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope,
+      audience, login, device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
     SELECT ${r.successor_id}, ${r.successor_hash}, family_id, client_id, user_id, session_id, scope, audience, login,
       ${{ ...json(row.device as string, {}), ...r.device }}, ${expiresAt}, ${idleLifetime},
       ${idleExpiry(now, idleLifetime, expiresAt)}, ${now}, created_at
-    FROM refresh_tokens WHERE id = ${r.id}`;
+    FROM refresh_tokens WHERE id = ${r.id}
+    RETURNING *`;
   sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
     WHERE id = ${r.id}`;
-  return { ok: true, token: getRefreshToken(sql, r.successor_id) as RefreshTokenRecord, replay: false };
+  // The alarm already covers the predecessor's expiry; only an earlier (or a first) expiry needs it moved.
+  const before = earliestOf(num(row.expires_at), num(row.idle_expires_at));
+  const after = earliestOf(num((successor as Row).expires_at), num((successor as Row).idle_expires_at));
+  if (after !== null && (before === null || after < before)) onEarlierExpiry(after);
+  return { ok: true, token: toRefreshToken(successor as Row), replay: false };
 }
 
 /** Revokes every token of a family (reuse detection, RFC 7009 revocation, DELETE of one token). */
@@ -170,9 +185,68 @@ export function listRefreshTokens(sql: Sql, window: ListWindow): ListPage<Refres
   return { items: rows.map(toRefreshToken), total: null };
 }
 
-/** Deletes tokens past both expiries in bounded batches (alarm cleanup); returns how many went. */
-export function deleteExpiredRefreshTokens(sql: Sql, now: number, batch = 500): number {
-  return sql.run`DELETE FROM refresh_tokens WHERE id IN (SELECT id FROM refresh_tokens
-    WHERE (expires_at IS NOT NULL AND expires_at <= ${now}) OR (idle_expires_at IS NOT NULL AND idle_expires_at <= ${now})
-    LIMIT ${batch})`;
+/** A family head whose stored absolute or idle expiry has passed (a cleanup candidate). */
+export interface ExpiredHead {
+  id: string;
+  family_id: string;
+  client_id: string;
+  expires_at: number | null;
+  idle_expires_at: number | null;
+}
+
+/** Up to `limit` heads (the one unrotated token of a family) past a stored expiry (indexes of user/0004). */
+export function expiredHeads(sql: Sql, now: number, limit: number): ExpiredHead[] {
+  const absolute = sql.all<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND expires_at IS NOT NULL AND expires_at <= ${now} LIMIT ${limit}`;
+  const idle = sql.all<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND idle_expires_at IS NOT NULL AND idle_expires_at <= ${now} LIMIT ${limit}`;
+  const byId = new Map([...absolute, ...idle].map((h) => [h.id, h]));
+  return [...byId.values()].slice(0, limit);
+}
+
+/**
+ * Alarm cleanup (SPEC §8) of the given expired heads under the clients' current policy (`policy` answers
+ * null for a client that no longer exists). A family whose head is expired *as the refresh grant would
+ * judge it* goes whole; a family goes only with its head, because a rotated predecessor must stay while
+ * the family lives, or presenting it would no longer revoke the family (RFC 9700 §4.14.2). A head that
+ * is past a stored expiry its client has since made infinite keeps living, and the dropped expiry is
+ * written now instead of at its next use (SPEC §3.3, exactly as `rotateRefreshToken` applies it).
+ */
+export function settleExpiredHeads(
+  sql: Sql,
+  heads: readonly ExpiredHead[],
+  policy: (clientId: string) => RefreshLifetimes | null,
+  now: number,
+): { deleted: number; kept: number } {
+  let deleted = 0;
+  let kept = 0;
+  for (const head of heads) {
+    const current = sql.first<ExpiredHead>`SELECT id, family_id, client_id, expires_at, idle_expires_at FROM refresh_tokens
+      WHERE id = ${head.id} AND rotated_to IS NULL`;
+    if (!current) continue; // rotated meanwhile: its successor has its own expiry
+    const lifetimes = policy(current.client_id);
+    const absoluteOver = !lifetimes?.absolute_infinite && current.expires_at !== null && current.expires_at <= now;
+    const idleOver = !lifetimes?.idle_infinite && current.idle_expires_at !== null && current.idle_expires_at <= now;
+    if (!lifetimes || absoluteOver || idleOver) {
+      sql.run`DELETE FROM refresh_tokens WHERE family_id = ${current.family_id}`;
+      deleted++;
+      continue;
+    }
+    sql.run`UPDATE refresh_tokens SET
+        expires_at = CASE WHEN ${lifetimes.absolute_infinite} = 1 THEN NULL ELSE expires_at END,
+        idle_expires_at = CASE WHEN ${lifetimes.idle_infinite} = 1 THEN NULL ELSE idle_expires_at END
+      WHERE id = ${current.id}`;
+    kept++;
+  }
+  return { deleted, kept };
+}
+
+/** When the next family head expires (absolute or idle), or null (indexes of migration user/0004). */
+export function nextHeadExpiry(sql: Sql): number | null {
+  const absolute = sql.first<{ at: number | null }>`SELECT MIN(expires_at) AS at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND expires_at IS NOT NULL`?.at ?? null;
+  const idle = sql.first<{ at: number | null }>`SELECT MIN(idle_expires_at) AS at FROM refresh_tokens
+    WHERE rotated_to IS NULL AND idle_expires_at IS NOT NULL`?.at ?? null;
+  const times = [absolute, idle].filter((t): t is number => t !== null);
+  return times.length ? Math.min(...times) : null;
 }

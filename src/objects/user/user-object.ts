@@ -1,24 +1,77 @@
 import { DurableObject, RpcTarget } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
-import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, settleAttempt } from "./login-throttle";
+import { nextCleanupAt, runUserCleanup } from "./cleanup";
+import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, settleAttempt } from "./login-throttle";
 import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
 import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+
+/** Wait before a cleanup run that failed (the tenant object unreachable) is tried again. */
+const CLEANUP_RETRY_MS = 60_000;
+
+/** Makes sure the object's alarm fires no later than `at` (a new expiry; null: none). */
+type ExpiryHint = (at: number | null) => void;
+
+/**
+ * Keeps the user object's one alarm no later than every family head's expiry (cleanup.ts), at the least
+ * cost on the hot paths: it is told of new expiries only (a family issued, a first or an earlier expiry at
+ * a rotation, a failed login), reads the alarm time lazily once per object start (a cold start does no
+ * storage work for it), and writes only when an expiry is earlier than the alarm already set.
+ */
+class AlarmKeeper {
+  /** The alarm as last read or set; undefined until read after a start. */
+  private known: number | null | undefined;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  readonly expiresAt: ExpiryHint = (at) => {
+    if (at === null) return;
+    if (this.known !== undefined) {
+      if (this.known === null || at < this.known) this.set(at);
+      return;
+    }
+    this.queue = this.queue
+      .then(async () => {
+        if (this.known === undefined) this.known = await this.storage.getAlarm();
+        if (this.known === null || at < this.known) this.set(at);
+      })
+      .catch((error) => console.warn("user object: could not arm the cleanup alarm", error));
+  };
+
+  /** Records (and sets, or clears) the alarm. */
+  set(at: number | null): void {
+    this.known = at;
+    void (at === null ? this.storage.deleteAlarm() : this.storage.setAlarm(at));
+  }
+}
+
+const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+/** The earliest expiry of a token record (absolute or idle), or null. */
+const tokenExpiry = (t: RefreshTokenRecord) => {
+  const times = [ms(t.expires_at), ms(t.idle_expires_at)].filter((x): x is number => x !== null);
+  return times.length ? Math.min(...times) : null;
+};
 
 /** The password-attempt facade (`stub.attempts()`): one command before bcrypt, one after. */
 export class Attempts extends RpcTarget {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: Sql,
+    private readonly expiresAt: ExpiryHint = () => {},
   ) {
     super();
   }
 
   /** See {@link beginAttempt}. */
   begin(maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
-    return this.storage.transactionSync(() => beginAttempt(this.sql, now(), maxAttempts));
+    const at = now();
+    const admission = this.storage.transactionSync(() => beginAttempt(this.sql, at, maxAttempts));
+    if (admission.admitted && maxAttempts !== null) this.expiresAt(at + LOCKOUT_WINDOW_MS);
+    return admission;
   }
 
   /** See {@link settleAttempt}. */
@@ -57,6 +110,7 @@ export class RefreshTokens extends RpcTarget {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly sql: Sql,
+    private readonly expiresAt: ExpiryHint = () => {},
   ) {
     super();
   }
@@ -66,11 +120,18 @@ export class RefreshTokens extends RpcTarget {
   }
 
   issue(token: NewRefreshToken): RefreshTokenRecord {
-    return this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
+    const issued = this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
+    this.expiresAt(tokenExpiry(issued));
+    return issued;
   }
 
   rotate(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
-    return this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at));
+    // No alarm work on the hot path: a successor normally expires later than its predecessor, whose
+    // expiry the alarm already covers; only a first or an earlier expiry (a shortened policy) moves it.
+    let earlier: number | null = null;
+    const outcome = this.commit((sql, at) => refresh.rotateRefreshToken(sql, rotation, lifetimes, at, (t) => (earlier = t)));
+    this.expiresAt(earlier);
+    return outcome;
   }
 
   /** RFC 7009: revokes the family of a presented token when it belongs to this client; false otherwise. */
@@ -113,23 +174,79 @@ export class RefreshTokens extends RpcTarget {
  */
 export class UserObject extends DurableObject<Env> {
   private readonly sql: Sql;
+  private readonly alarmKeeper: AlarmKeeper;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
+    this.alarmKeeper = new AlarmKeeper(ctx.storage);
     ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
   }
 
   attempts(): Attempts {
-    return new Attempts(this.ctx.storage, this.sql);
+    return new Attempts(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
   }
 
   mfa(): MfaAttempts {
     return new MfaAttempts(this.ctx.storage, this.sql);
   }
 
-  /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().rotate(...)`. */
+  /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().issue(...)`. */
   refreshTokens(): RefreshTokens {
-    return new RefreshTokens(this.ctx.storage, this.sql);
+    return new RefreshTokens(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
+  }
+
+  /**
+   * The refresh grant's one call, flat (STYLE.md: hot paths stay flat methods, no facade stub per call).
+   * See {@link RefreshTokens.rotate}.
+   */
+  rotateRefreshToken(rotation: RefreshRotation, lifetimes: RefreshLifetimes): RotateOutcome {
+    return this.refreshTokens().rotate(rotation, lifetimes);
+  }
+
+  /**
+   * A revocation cascade's call (SPEC §3.3), flat so no facade stub outlives it: the tokens issued under
+   * the given sessions, or every token of the user (`null`: blocking, deletion). Idempotent.
+   */
+  revokeRefreshTokens(sessionIds: string[] | null): number {
+    const tokens = this.refreshTokens();
+    return sessionIds === null ? tokens.revokeAll() : tokens.revokeBySessions(sessionIds);
+  }
+
+  /** The alarm: one bounded cleanup run (src/objects/user/cleanup.ts), then the next due time. */
+  async alarm(): Promise<void> {
+    let next: number | null;
+    try {
+      const { more } = await runUserCleanup({
+        sql: this.sql,
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        now,
+        config: () => this.tenantConfig(),
+      });
+      next = more ? now() : nextCleanupAt(this.sql);
+    } catch (error) {
+      // The tenant could not be asked for the clients' policies: nothing was deleted; try again later.
+      console.warn("user object cleanup failed; retrying later", error);
+      next = now() + CLEANUP_RETRY_MS;
+    }
+    this.alarmKeeper.set(next);
+  }
+
+  /** The tenant's configuration (client refresh policies), from the tenant object this user belongs to. */
+  private tenantConfig() {
+    const name = this.ctx.id.name ?? "";
+    const tenantId = name.slice(0, name.indexOf("/"));
+    return this.env.TENANT.getByName(tenantId).getConfig(tenantId);
+  }
+
+  /**
+   * Forgets everything this object holds for its user (DELETE /users/{id}, after the tenant's commit):
+   * every table and any alarm, then an empty schema again, so the object stays usable and a second wipe
+   * is a no-op.
+   */
+  async wipe(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    applyMigrations(this.ctx.storage, userMigrations);
   }
 }

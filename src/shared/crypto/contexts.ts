@@ -10,6 +10,8 @@ export const encryptionContext = {
   clientSecret: (clientId: string) => `client_secret:${clientId}`,
   /** A connection's `options` secrets: open only for that connection. */
   connectionSecrets: (connectionId: string) => `connection_secrets:${connectionId}`,
+  /** An API's HS256 signing secret: opens only for that resource server. */
+  resourceServerSigningSecret: (resourceServerId: string) => `resource_server_signing_secret:${resourceServerId}`,
   /** A TOTP authentication method's shared secret (base32): opens only as that method. */
   totpSecret: (methodId: string) => `totp_secret:${methodId}`,
   /** A guardian SMS provider's credentials (`auth_token`): open only for that provider name. */

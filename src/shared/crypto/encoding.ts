@@ -19,3 +19,10 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 export const utf8 = (text: string): Uint8Array => encoder.encode(text);
 export const fromUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes);
+
+/** Standard base64 with padding (RFC 4648 §4), for DER certificates and SAML messages. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

@@ -200,7 +200,12 @@ export interface CertificateView {
   thumbprint: string;
   /** JWKS `x5c`: standard base64 DER (RFC 7517 §4.7). */
   x5c: string[];
-  /** JWKS `x5t`: base64url SHA-1 of the DER (RFC 7517 §4.8). */
+  /**
+   * JWKS `x5t` as the reference platform publishes it: base64url of the upper-case hex thumbprint text (its
+   * documented sample JWKS has `x5t` = `kid` = base64url("65AF69...E36B"), the hex SHA-1 of the `x5c`
+   * certificate), not of the 20 raw digest bytes that RFC 7517 §4.8 describes. Clients use it only as an
+   * identifier, so matching the reference byte for byte is what keeps existing integrations unchanged.
+   */
   x5t: string;
 }
 
@@ -215,6 +220,6 @@ export async function certificateView(certPem: string): Promise<CertificateView>
     fingerprint: hex.join(":"),
     thumbprint: hex.join(""),
     x5c: [base64(der)],
-    x5t: toBase64Url(sha1),
+    x5t: toBase64Url(new TextEncoder().encode(hex.join(""))),
   };
 }

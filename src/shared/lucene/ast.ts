@@ -17,6 +17,11 @@ export interface TermNode {
   phrase: boolean;
   /** True for an unescaped trailing `*` (prefix match); `value` excludes the star. */
   prefix: boolean;
+  /**
+   * Present for a leading `*` on a field value (`name:*usa`: ends with; with `prefix`, `name:*us*`:
+   * contains); `value` excludes the star.
+   */
+  suffix?: true;
 }
 
 /** `_exists_:field` (also `field:*` and `field:[* TO *]`). */

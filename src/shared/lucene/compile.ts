@@ -111,8 +111,31 @@ class Compiler {
     return `substr(${expr}, 1, ?) = ?`;
   }
 
+  /**
+   * `field:*abc` (ends with) and `field:*abc*` (contains) on text-like fields; like the reference platform,
+   * the literal needs at least 3 characters.
+   */
+  private suffixTerm(n: TermNode, f: ResolvedField): string {
+    const { kind, column } = f.spec;
+    if (kind !== "text" && kind !== "email" && kind !== "exact") {
+      throw new LuceneError("invalid_value", `wildcards are not supported on '${f.name}'`);
+    }
+    const v = kind === "exact" ? n.value : kind === "email" ? n.value.trim().toLowerCase() : asciiLower(n.value);
+    if (codePointLength(v) < FTS_MIN_LENGTH) {
+      throw new LuceneError("invalid_value", `a leading wildcard on '${f.name}' needs at least ${FTS_MIN_LENGTH} characters`);
+    }
+    const expr = kind === "text" ? `lower(${column})` : column;
+    if (n.prefix) {
+      this.bind(v);
+      return this.wrap(f, `instr(${expr}, ?) > 0`);
+    }
+    this.bind(-codePointLength(v), v);
+    return this.wrap(f, `substr(${expr}, ?) = ?`);
+  }
+
   private fieldTerm(n: TermNode, f: ResolvedField): string {
     const { kind, column } = f.spec;
+    if (n.suffix) return this.suffixTerm(n, f);
     const noPrefix = () => {
       if (n.prefix) throw new LuceneError("invalid_value", `wildcards are not supported on '${f.name}'`);
     };

@@ -137,7 +137,7 @@ class Parser {
         throw new LuceneError("syntax", "a lone '*' is not a filter (omit q to list everything)", t.pos);
       }
       if (t.value === "" && !t.phrase) throw new LuceneError("syntax", "empty term", t.pos);
-      return { kind: "term", field: t.field, value: t.value, phrase: t.phrase, prefix: t.prefix };
+      return { kind: "term", field: t.field, value: t.value, phrase: t.phrase, prefix: t.prefix, ...(t.suffix ? { suffix: true as const } : {}) };
     }
     throw new LuceneError("syntax", `unexpected ${describe(t)}`, t.pos);
   }

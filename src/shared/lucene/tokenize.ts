@@ -9,7 +9,7 @@ import { LUCENE_LIMITS, LuceneError } from "./ast";
 /** A lexical token; `pos` is the 0-based offset in the query, for error messages. */
 export type Token =
   | { t: "lparen" | "rparen" | "and" | "or" | "not" | "minus"; pos: number }
-  | { t: "term"; pos: number; field: string | null; value: string; phrase: boolean; prefix: boolean }
+  | { t: "term"; pos: number; field: string | null; value: string; phrase: boolean; prefix: boolean; suffix?: true }
   | {
       t: "range";
       pos: number;
@@ -167,6 +167,13 @@ export function tokenize(q: string): Token[] {
       i = end;
     } else if (v === "[" || v === "{") {
       i = readRange(q, i, field, start, out);
+    } else if (v === "*" && !boundary(q[i + 1])) {
+      // `field:*usa` (ends with) or `field:*usa*` (contains): a leading wildcard on a field value only; a
+      // bare term is already a substring match.
+      const val = readWord(i + 1, false);
+      if (val.value === "") throw new LuceneError("syntax", `missing value after '${field}:*'`, i);
+      out.push({ t: "term", pos: start, field, value: val.value, phrase: false, prefix: val.prefix, suffix: true });
+      i = val.end;
     } else {
       const val = readWord(i, false);
       out.push({ t: "term", pos: start, field, value: val.value, phrase: false, prefix: val.prefix });

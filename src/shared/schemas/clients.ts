@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { clientAddons } from "./samlp";
+import { LOGOUT_INITIATORS } from "../backchannel";
 
 /** Application types of the reference platform. */
 export const APP_TYPES = ["native", "spa", "regular_web", "non_interactive"] as const;
@@ -13,6 +15,9 @@ export const CLIENT_EXTRA_FIELDS = [
   "organization_usage",
   "organization_require_behavior",
   "user_linking_mode",
+  "addons",
+  "oidc_logout",
+  "oidc_backchannel_logout",
 ] as const;
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -45,8 +50,8 @@ const jwtConfiguration = z
     lifetime_in_seconds: z.int().min(1).max(2_592_000),
     secret_encoded: z.boolean(),
     scopes: z.record(z.string(), z.json()),
-    // ID-token algorithm: the ones this server issues (HS256 ID tokens are not offered; see README).
-    alg: z.enum(["RS256", "PS256"]),
+    // ID-token algorithm: the ones this server issues (HS256 with the client's own secret; see README).
+    alg: z.enum(["HS256", "RS256", "PS256"]),
   })
   .partial();
 
@@ -61,6 +66,45 @@ const refreshToken = z
     infinite_idle_token_lifetime: z.boolean(),
   })
   .partial();
+
+/**
+ * A back-channel logout URI (OIDC Back-Channel Logout 1.0 §2.2): absolute, no fragment, no credentials;
+ * https, or http on a loopback host for local development.
+ */
+const backchannelLogoutUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const u = new URL(value);
+      const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname) || u.hostname.endsWith(".localhost");
+      return (u.protocol === "https:" || (u.protocol === "http:" && loopback)) && !u.hash && !value.includes("#") && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, "backchannel_logout_urls must be absolute https URLs (http only on a loopback host) without a fragment or credentials");
+
+/** The reference platform allows one URL ("currently only one URL is allowed"). */
+const backchannelLogoutUrls = z.array(backchannelLogoutUrl).max(1);
+
+const backchannelLogoutInitiators = z
+  .strictObject({
+    mode: z.enum(["custom", "all"]),
+    selected_initiators: z.array(z.enum(LOGOUT_INITIATORS)).max(LOGOUT_INITIATORS.length),
+  })
+  .partial()
+  .refine((v) => v.mode !== "custom" || v.selected_initiators !== undefined, {
+    message: "selected_initiators is required when mode is custom",
+  });
+
+/** `oidc_logout` (the reference platform's current shape). */
+const oidcLogout = z.strictObject({
+  backchannel_logout_urls: backchannelLogoutUrls,
+  backchannel_logout_initiators: backchannelLogoutInitiators.optional(),
+});
+
+/** `oidc_backchannel_logout`: the reference platform's older, deprecated spelling (URLs only). */
+const oidcBackchannelLogout = z.strictObject({ backchannel_logout_urls: backchannelLogoutUrls });
 
 const organizationUsage = z.enum(["deny", "allow", "require"]);
 const organizationRequireBehavior = z.enum(["no_prompt", "pre_login_prompt", "post_login_prompt"]);
@@ -96,6 +140,9 @@ export const createClientBody = z.strictObject({
   organization_usage: organizationUsage.optional(),
   organization_require_behavior: organizationRequireBehavior.optional(),
   user_linking_mode: userLinkingMode.optional(),
+  addons: clientAddons.optional(),
+  oidc_logout: oidcLogout.optional(),
+  oidc_backchannel_logout: oidcBackchannelLogout.optional(),
 });
 
 /**
@@ -113,6 +160,9 @@ export const updateClientBody = z.strictObject({
   organization_usage: organizationUsage.nullable().optional(),
   organization_require_behavior: organizationRequireBehavior.nullable().optional(),
   user_linking_mode: userLinkingMode.nullable().optional(),
+  addons: clientAddons.nullable().optional(),
+  oidc_logout: oidcLogout.nullable().optional(),
+  oidc_backchannel_logout: oidcBackchannelLogout.nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;

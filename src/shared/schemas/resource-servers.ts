@@ -14,13 +14,24 @@ const scopes = z
 
 const name = z.string().trim().min(1).max(200);
 
-/** Only RS256 for now: the tenant's signing keys are RSA. */
-/** Access-token algorithms the key ring can hold (SPEC §4.2, issue 14; HS256 is not offered yet). */
-export const SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+/** Asymmetric access-token algorithms: the tenant's key ring holds a key of each in use (SPEC §4.2, issue 14). */
+export const ASYMMETRIC_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+/** An API's `signing_alg`: an asymmetric one, or HS256 with the API's own signing secret (the reference platform's). */
+export const SIGNING_ALGS = [...ASYMMETRIC_SIGNING_ALGS, "HS256"] as const;
 const signingAlg = z.enum(SIGNING_ALGS, { message: `signing_alg must be one of ${SIGNING_ALGS.join(", ")}` });
+
+/** The reference platform's signing secret: at least 16 characters. */
+const signingSecret = z.string().min(16).max(1024).regex(/^[\x21-\x7E]+$/, "signing_secret must be printable ASCII without spaces");
 
 /** Access-token lifetime in seconds: one minute to 30 days. */
 const tokenLifetime = z.int().min(60).max(2_592_000);
+
+/**
+ * Access-token dialects (the reference platform's `token_dialect`): `access_token_authz` adds the user's
+ * permissions for the API as a `permissions` claim when RBAC (`enforce_policies`) is on.
+ */
+export const TOKEN_DIALECTS = ["access_token", "access_token_authz"] as const;
+const tokenDialect = z.enum(TOKEN_DIALECTS, { message: `token_dialect must be one of ${TOKEN_DIALECTS.join(", ")}` });
 
 /** POST /api/v2/resource-servers. Unknown properties are refused. */
 export const createResourceServerBody = z.strictObject({
@@ -31,11 +42,22 @@ export const createResourceServerBody = z.strictObject({
   token_lifetime: tokenLifetime.optional(),
   allow_offline_access: z.boolean().optional(),
   enforce_policies: z.boolean().optional(),
+  token_dialect: tokenDialect.optional(),
+  signing_secret: signingSecret.optional(),
 });
 
 /** PATCH /api/v2/resource-servers/{id}: the identifier is immutable (it is the audience of issued tokens). */
 export const updateResourceServerBody = z
-  .strictObject({ name, scopes, signing_alg: signingAlg, token_lifetime: tokenLifetime, allow_offline_access: z.boolean(), enforce_policies: z.boolean() })
+  .strictObject({
+    name,
+    scopes,
+    signing_alg: signingAlg,
+    token_lifetime: tokenLifetime,
+    allow_offline_access: z.boolean(),
+    enforce_policies: z.boolean(),
+    token_dialect: tokenDialect,
+    signing_secret: signingSecret,
+  })
   .partial();
 
 /** @default 86400 (one day), the reference platform's default access-token lifetime. */

@@ -1,4 +1,150 @@
-/** Users: rules shared by the worker (login, signup) and the tenant object (storage, lookup). */
+/** Users: rules shared by the worker (login, signup, management API) and the tenant object (storage, lookup). */
+import { z } from "zod";
 
 /** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** The reference platform's limit on each of app_metadata and user_metadata (serialized). @default 16 KB */
+export const METADATA_MAX_BYTES = 16 * 1024;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Why a piece of text cannot be stored as it is, or null. A NUL or another control character, or a lone
+ * surrogate (which UTF-8 storage would silently replace), is refused rather than altered.
+ */
+export function textProblem(value: string, allowNewlines = false): string | null {
+  if (value.includes("\u0000")) return "must not contain a NUL character";
+  if (LONE_SURROGATE.test(value)) return "must not contain a lone surrogate (invalid UTF-16)";
+  const control = allowNewlines ? value.replace(/[\n\r\t]/g, "") : value;
+  if (CONTROL.test(control)) return "must not contain control characters";
+  return null;
+}
+
+/** A single-line string of at most `max` characters with no NUL, control character or lone surrogate. */
+const line = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .superRefine((value, ctx) => {
+      const problem = textProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
+
+/** Why a metadata value cannot be stored, or null: `__proto__` keys and bad text at any depth, over 16 KB. */
+export function metadataProblem(value: unknown): string | null {
+  const walk = (v: unknown): string | null => {
+    if (typeof v === "string") return textProblem(v, true);
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        const p = walk(item);
+        if (p) return p;
+      }
+      return null;
+    }
+    if (v !== null && typeof v === "object") {
+      for (const [key, item] of Object.entries(v)) {
+        if (key === "__proto__") return "must not contain the key __proto__";
+        const p = textProblem(key) ?? walk(item);
+        if (p) return p;
+      }
+    }
+    return null;
+  };
+  const problem = walk(value);
+  if (problem) return problem;
+  if (new TextEncoder().encode(JSON.stringify(value)).byteLength > METADATA_MAX_BYTES) {
+    return `must not exceed ${METADATA_MAX_BYTES / 1024} KB`;
+  }
+  return null;
+}
+
+/**
+ * Metadata is checked as the caller sent it, before zod builds its copy: a parsed record silently drops a
+ * `__proto__` key, and a dropped key must be a 400, never a quiet change.
+ */
+const checkedRaw = z.unknown().superRefine((value, ctx) => {
+  const problem = value !== null && typeof value === "object" ? metadataProblem(value) : null;
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const metadataObject = checkedRaw.pipe(z.record(z.string(), z.json()));
+
+/** Metadata in a PATCH: merged key by key at the top level, a null value removing its key. */
+const metadataPatch = checkedRaw.pipe(z.record(z.string(), z.json().nullable()));
+
+/** A plausible address: one @, something on both sides, no whitespace or control characters. */
+const email = line(254)
+  .transform(normalizeEmail)
+  .refine((v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), "must be a valid email address");
+
+/** E.164, as the reference platform requires for phone numbers. */
+const phoneNumber = line(16).regex(/^\+[1-9]\d{1,14}$/, "must be a phone number in E.164 format (+15551234567)");
+
+/** The reference platform's username rule: 1-128 characters, no whitespace, no `@` that would make it an email. */
+const username = line(128)
+  .min(1)
+  .regex(/^[^\s@]+$/, "must not contain whitespace or @");
+
+const picture = line(2048).url("must be a URL");
+
+/** POST /users (the reference platform's CreateUserRequestContent). Unknown properties are refused. */
+export const createUserBody = z.strictObject({
+  connection: line(128).min(1),
+  user_id: line(255).min(1).optional(),
+  email: email.optional(),
+  email_verified: z.boolean().optional(),
+  verify_email: z.boolean().optional(),
+  username: username.optional(),
+  phone_number: phoneNumber.optional(),
+  phone_verified: z.boolean().optional(),
+  password: z.string().min(1).max(1024).optional(),
+  name: line(300).optional(),
+  given_name: line(150).optional(),
+  family_name: line(150).optional(),
+  nickname: line(300).optional(),
+  picture: picture.optional(),
+  blocked: z.boolean().optional(),
+  app_metadata: metadataObject.optional(),
+  user_metadata: metadataObject.optional(),
+});
+export type CreateUserInput = z.infer<typeof createUserBody>;
+
+/** PATCH /users/{id} (UpdateUserRequestContent): null unsets a field; metadata merges at the top level. */
+export const updateUserBody = z.strictObject({
+  connection: line(128).min(1).optional(),
+  client_id: line(128).optional(),
+  email: email.nullable().optional(),
+  email_verified: z.boolean().optional(),
+  verify_email: z.boolean().optional(),
+  username: username.nullable().optional(),
+  phone_number: phoneNumber.nullable().optional(),
+  phone_verified: z.boolean().optional(),
+  verify_phone_number: z.boolean().optional(),
+  password: z.string().min(1).max(1024).optional(),
+  name: line(300).nullable().optional(),
+  given_name: line(150).nullable().optional(),
+  family_name: line(150).nullable().optional(),
+  nickname: line(300).nullable().optional(),
+  picture: picture.nullable().optional(),
+  blocked: z.boolean().optional(),
+  app_metadata: metadataPatch.nullable().optional(),
+  user_metadata: metadataPatch.nullable().optional(),
+});
+export type UpdateUserInput = z.infer<typeof updateUserBody>;
+
+/**
+ * POST /users/{id}/identities (LinkUserIdentityRequestContent): `{provider, user_id}` with an optional
+ * `connection_id`, or `{link_with}` (the secondary account's ID token) alone.
+ */
+export const linkIdentityBody = z.union([
+  z.strictObject({
+    provider: line(64).min(1),
+    user_id: z.union([line(255).min(1), z.number().int().nonnegative().transform(String)]),
+    connection_id: line(64).optional(),
+  }),
+  z.strictObject({ link_with: z.string().min(1).max(8192) }),
+], { error: "Payload validation error: expected {provider, user_id} (and optionally connection_id), or {link_with} alone" });
+export type LinkIdentityInput = z.infer<typeof linkIdentityBody>;

@@ -1,20 +1,42 @@
 /** Users, login transactions, sessions and single-use artifacts. */
 import type { Json } from "./json";
 
-/** A user as the API shows it (never the password hash). */
+/**
+ * One identity of a user (SPEC §2.12): the account it is (connection, provider, the bare id without the
+ * provider prefix) and, for a linked secondary account, that account's profile attributes.
+ */
+export interface UserIdentity {
+  connection: string;
+  provider: string;
+  user_id: string;
+  isSocial: boolean;
+  profileData?: Record<string, Json>;
+}
+
+/** A user as the API shows it (never the password hash). Absent values are null. */
 export interface UserRecord {
   user_id: string;
   connection: string;
   email: string | null;
   email_verified: boolean;
+  username: string | null;
+  phone_number: string | null;
+  phone_verified: boolean;
   name: string | null;
+  given_name: string | null;
+  family_name: string | null;
   nickname: string | null;
   picture: string | null;
   blocked: boolean;
   app_metadata: Record<string, Json>;
   user_metadata: Record<string, Json>;
   last_login: string | null;
+  last_ip: string | null;
   logins_count: number;
+  /** The primary user this account is linked to (a secondary account); null for a primary user. */
+  linked_to: string | null;
+  /** The primary identity first, then linked accounts (SPEC §2.12). */
+  identities: UserIdentity[];
   created_at: string;
   updated_at: string;
 }
@@ -24,15 +46,70 @@ export interface UserWithSecret extends UserRecord {
   password_hash: string | null;
 }
 
+/** A user to create: everything the worker validated, the password already hashed (never in the object). */
 export interface NewUser {
   user_id: string;
   connection: string;
-  email: string;
+  email: string | null;
   email_verified: boolean;
   password_hash: string | null;
+  username?: string | null;
+  phone_number?: string | null;
+  phone_verified?: boolean;
   name?: string | null;
+  given_name?: string | null;
+  family_name?: string | null;
   nickname?: string | null;
+  picture?: string | null;
+  blocked?: boolean;
+  app_metadata?: Record<string, Json>;
   user_metadata?: Record<string, Json>;
+}
+
+/** Profile fields a PATCH replaces (null unsets; SPEC §4.2). */
+export type UserFieldPatch = Partial<
+  Pick<
+    UserRecord,
+    | "email"
+    | "email_verified"
+    | "username"
+    | "phone_number"
+    | "phone_verified"
+    | "name"
+    | "given_name"
+    | "family_name"
+    | "nickname"
+    | "picture"
+    | "blocked"
+  >
+>;
+
+/**
+ * PATCH /users/{id} as the worker prepared it: replaced fields, metadata merged key by key at the top level
+ * (a null value removes the key), an already hashed password, and the connection naming which identity of
+ * the user is updated (absent: the primary).
+ */
+export interface UserPatch {
+  fields: UserFieldPatch;
+  app_metadata?: Record<string, Json | null> | null;
+  user_metadata?: Record<string, Json | null> | null;
+  password_hash?: string;
+  connection?: string;
+}
+
+/** A filtered, paged read of primary users (GET /users): the `q` text was validated by the worker. */
+export interface UserQuery {
+  q?: string;
+  connection?: string;
+  ascending: boolean;
+}
+
+/** Which secondary account to link (POST /users/{id}/identities): the provider and the bare or full id. */
+export interface IdentityRef {
+  provider: string;
+  user_id: string;
+  /** Optional check: the secondary's connection id must be this one. */
+  connection_id?: string;
 }
 
 /** A validated /authorize request, as kept in its login session. */
@@ -53,6 +130,19 @@ export interface AuthorizeRequest {
   ui_locales?: string;
   screen_hint?: string;
   login_hint?: string;
+  /** Set when the transaction is a SAML login (/samlp/{client_id}): it completes with a SAML response. */
+  samlp?: SamlTransaction;
+}
+
+/** What a SAML login must answer, fixed when it starts (the AuthnRequest's facts, already checked). */
+export interface SamlTransaction {
+  /** The assertion consumer service the response is POSTed to. */
+  acs_url: string;
+  /** The AuthnRequest ID (InResponseTo); absent for IdP-initiated logins. */
+  request_id?: string;
+  /** The SP's entity id (the AuthnRequest Issuer), the default audience. */
+  sp_entity_id?: string;
+  relay_state?: string;
 }
 
 export interface LoginSession {
@@ -87,6 +177,11 @@ export interface NewSession {
   /** Epoch milliseconds; absent means the time of the commit. */
   authenticated_at?: number;
   expires_at: number;
+  /**
+   * The issuer of the host the user logged in through (the `iss` of the session's ID tokens), so that a
+   * back-channel logout token names the same issuer. Absent: the apex ISSUER.
+   */
+  issuer?: string;
 }
 
 /** Everything one interactive login commits together (`logins().complete`). */
@@ -129,6 +224,8 @@ export interface RedeemedCode {
   grant: CodeGrant;
   /** The code's user as it is now (null if deleted since). */
   user: UserRecord | null;
+  /** The permissions the user holds now on the grant's audience, directly or through roles (RBAC). */
+  permissions: string[];
 }
 
 /** The conditions a code must meet to be consumed; any mismatch leaves it unconsumed. */

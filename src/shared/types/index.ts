@@ -11,4 +11,5 @@ export type * from "./config";
 export type * from "./mfa";
 export type * from "./refresh";
 export type * from "./registry";
+export type * from "./roles";
 export type * from "./writes";

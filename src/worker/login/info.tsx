@@ -55,7 +55,9 @@ export async function infoPage(c: AppContext): Promise<Response> {
     redirectUris: infoRedirectTargets(c.var.tenant.issuer, query),
     verifier: null,
   });
-  if (!redeemed.ok && redeemed.reason === "user_unavailable") return fail(c, shell, "The user is blocked or no longer exists.");
+  if (!redeemed.ok && (redeemed.reason === "user_unavailable" || redeemed.reason === "user_blocked")) {
+    return fail(c, shell, "The user is blocked or no longer exists.");
+  }
   if (!redeemed.ok) return fail(c, shell, "This code was not issued for the test login page, has expired or was already used.");
   const tokens = redeemed.tokens;
   const brandedShell = shellFor(config, client.name);

@@ -104,8 +104,11 @@ async function verify(
     return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
   await throttle.attempts().settle(true);
-  if (found.blocked) return known("USER_BLOCKED");
-  const { password_hash: _hash, ...user } = found;
-  if (requiresVerifiedEmail(connection) && !user.email_verified) return known("EMAIL_NOT_VERIFIED");
+  const { password_hash: _hash, ...account } = found;
+  // A linked account logs its person in as the primary user (SPEC §2.12: it is an identity of the primary).
+  const user = account.linked_to ? await tenantObject(c.env, tenantId).users().get(account.linked_to) : account;
+  if (!user) return known("USER_NOT_FOUND");
+  if (account.blocked || user.blocked) return known("USER_BLOCKED");
+  if (requiresVerifiedEmail(connection) && !account.email_verified) return known("EMAIL_NOT_VERIFIED");
   return { ok: true, user };
 }

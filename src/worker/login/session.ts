@@ -33,9 +33,10 @@ export interface PreparedSession {
 
 /**
  * Prepares a session for a user who just authenticated: the object stores only the secret's hash, the
- * browser gets the secret. `authenticated_at` is fixed here so the code and tokens can carry the same time.
+ * browser gets the secret. `authenticated_at` is fixed here so the code and tokens can carry the same time;
+ * `issuer` is the host's issuer, which the session's back-channel logout tokens will carry.
  */
-export async function prepareSession(userId: string, clientId: string): Promise<PreparedSession> {
+export async function prepareSession(userId: string, clientId: string, issuer?: string): Promise<PreparedSession> {
   const id = randomId("ses_");
   const secret = randomToken(32);
   const authenticatedAt = now();
@@ -47,6 +48,7 @@ export async function prepareSession(userId: string, clientId: string): Promise<
       client_id: clientId,
       authenticated_at: authenticatedAt,
       expires_at: authenticatedAt + SESSION_TTL_MS,
+      ...(issuer ? { issuer } : {}),
     },
     cookie: `${id}.${secret}`,
   };

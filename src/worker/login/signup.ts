@@ -1,18 +1,17 @@
 import { normalizeEmail } from "../../shared/schemas/users";
-import { utf8 } from "../../shared/crypto/encoding";
-import { hashPassword, MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords";
+import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { runBlockingHooks } from "../hooks/blocking";
 import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";
+import { MIN_PASSWORD_LENGTH, passwordProblem } from "../users/password-policy";
 
-/** Password policy: at least this many characters. @default 8 */
-export const MIN_PASSWORD_LENGTH = 8;
+export { MIN_PASSWORD_LENGTH };
 const MAX_EMAIL_LENGTH = 254;
 
-export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "USER_EXISTS" | "REGISTRATION_DENIED";
+export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_TOO_WEAK" | "USER_EXISTS" | "REGISTRATION_DENIED";
 
 export interface SignupFailure {
   code: SignupFailureCode;
@@ -36,17 +35,10 @@ const fail = (code: SignupFailureCode, message: string, field: SignupFailure["fi
   failure: { code, message, field },
 });
 
-/** The password rule, stated the same way on the page and in the API. */
-export function checkPassword(password: string): SignupFailure | null {
-  if ([...password].length < MIN_PASSWORD_LENGTH) {
-    const message = `Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
-    return { code: "PASSWORD_TOO_SHORT", message, field: "password" };
-  }
-  if (utf8(password).byteLength > MAX_PASSWORD_BYTES) {
-    const message = `Password must be at most ${MAX_PASSWORD_BYTES} bytes long.`;
-    return { code: "PASSWORD_TOO_LONG", message, field: "password" };
-  }
-  return null;
+/** The connection's password rule, stated the same way on the page and in the API. */
+export function checkPassword(password: string, connection?: Pick<ConnectionRecord, "options">): SignupFailure | null {
+  const problem = passwordProblem(password, connection);
+  return problem ? { ...problem, field: "password" } : null;
 }
 
 /** A plausible address: one @, something on both sides, no whitespace or control characters. */
@@ -61,13 +53,13 @@ export function isPlausibleEmail(email: string): boolean {
  */
 export async function signUpDatabaseUser(
   c: AppContext,
-  connection: Pick<ConnectionRecord, "name">,
+  connection: Pick<ConnectionRecord, "name"> & Partial<Pick<ConnectionRecord, "options">>,
   input: SignupInput,
   clientId: string | null = null,
 ): Promise<SignupResult> {
   const email = normalizeEmail(input.email);
   if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
-  const weak = checkPassword(input.password);
+  const weak = checkPassword(input.password, connection.options ? { options: connection.options } : undefined);
   if (weak) return { ok: false, failure: weak };
   // Prepare phase (SPEC §6.1): a refusal here leaves no row and no event.
   const { password: _password, ...shown } = input;

@@ -28,6 +28,11 @@ export interface ManagementRoute<B = unknown, P extends string = string, Q = Que
   scope: string;
   /** Also reachable with a user's token holding this current-user scope, on the user's own id. */
   currentUser?: CurrentUserAccess;
+  /**
+   * Narrower scopes that also admit a client's token (the reference platform's `update:users_app_metadata`
+   * on PATCH /users/{id}); the handler then limits what such a caller may change.
+   */
+  alsoScopes?: readonly string[];
   summary: string;
   body?: z.ZodType<B>;
   /**
@@ -69,7 +74,7 @@ const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
 /** Registers routes on a router, each behind its scope check and body validation. */
 export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
   for (const route of routes) {
-    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser), async (c) => {
+    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser, route.alsoScopes), async (c) => {
       const query = readQuery(c, route);
       const body = route.body ? await readJson(c, route.body) : undefined;
       if (body !== undefined) c.set("requestBody", body);
@@ -96,8 +101,13 @@ export function openApiDocument(title: string, serverPath: string, routes: reado
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method] = {
       summary: route.summary,
-      security: [{ bearerAuth: [route.scope] }, ...(route.currentUser ? [{ bearerAuth: [route.currentUser.scope] }] : [])],
+      security: [
+        { bearerAuth: [route.scope] },
+        ...(route.alsoScopes ?? []).map((scope) => ({ bearerAuth: [scope] })),
+        ...(route.currentUser ? [{ bearerAuth: [route.currentUser.scope] }] : []),
+      ],
       "x-scope": route.scope,
+      ...(route.alsoScopes?.length ? { "x-also-scopes": route.alsoScopes } : {}),
       ...(route.currentUser ? { "x-current-user-scope": route.currentUser.scope } : {}),
       parameters,
       ...(route.body

@@ -19,12 +19,18 @@ import { logRoutes } from "./logs";
 import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
+import { roleAssignmentRoutes } from "./role-assignments";
+import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
+import { tenantSettingsRoutes } from "./tenant-settings";
 import { tenantRoutes } from "./tenants";
+import { mountUnoffered } from "./unoffered";
+import { userRoleRoutes } from "./user-roles";
 import { userRoutes } from "./users";
 
 /** Every management route, one list per resource. */
 export const managementRoutes: readonly ManagementRoute[] = [
+  ...tenantSettingsRoutes,
   ...tenantRoutes,
   ...clientRoutes,
   ...connectionRoutes,
@@ -39,6 +45,9 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...roleRoutes,
+  ...roleAssignmentRoutes,
+  ...userRoleRoutes,
   ...authenticationMethodRoutes,
   ...guardianRoutes,
 ];
@@ -61,6 +70,8 @@ export function managementRouter(options: ManagementAuthOptions): Hono<AppEnv> {
   router.use("*", requestContext, noStore, managementCors);
   router.get("/spec", (c) => c.body(managementSpec(), 200, { "Content-Type": "application/json" }));
   router.use("*", managementAuth(options));
+  // Resource types this service does not offer answer 403 feature_not_enabled; real routes win over them.
+  mountUnoffered(router, managementRoutes);
   mountRoutes(router, managementRoutes);
   return router;
 }

@@ -12,6 +12,7 @@ import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, pub
 import type { SigningKeyRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { MAX_BODY_BYTES, readBodyText } from "../http/body";
+import { ensureCertificates } from "../tenant/certificates";
 import { generateSigningKey, renewCertificate } from "../tenant/signing";
 import { defineRoute } from "./define";
 import { targetTenant } from "./tenant-scoped";
@@ -131,6 +132,7 @@ export const signingKeyRoutes = [
     query: TYPE_QUERY,
     status: 200,
     async handler(c) {
+      await ensureCertificates(c.env, c.var.settings, c.var.tenant.id);
       const keys = await targetTenant(c).signingKeys().list(keyType(c));
       const at = now();
       return c.json(await Promise.all(keys.map((k) => presentKey(keys, k, at))));
@@ -144,6 +146,7 @@ export const signingKeyRoutes = [
     query: TYPE_QUERY,
     status: 200,
     async handler(c, { params }) {
+      await ensureCertificates(c.env, c.var.settings, c.var.tenant.id);
       const { keys, key } = await findKey(c, keyType(c), params.kid ?? "");
       return c.json(await presentKey(keys, key, now()));
     },

@@ -12,9 +12,12 @@ import { targetTenant } from "./tenant-scoped";
 /** SPEC §4.3: /logs honours only `sort=date:1|-1` (newest first by default). */
 const SORTS = ["date:-1", "date:1"];
 
-/** A page of logs in either pagination mode; `extra` narrows the filter (GET /users/{id}/logs). */
+/**
+ * A page of logs; `extra` narrows the filter (GET /users/{id}/logs). SPEC §4.3: /logs is checkpoint-capable;
+ * /users/{id}/logs is not, so it ignores from/take and never answers `next`.
+ */
 async function logPage(c: AppContext, extra: { user_id?: string } = {}): Promise<Response> {
-  const page = parseListQuery(c.req.query(), { checkpoint: true, sorts: SORTS });
+  const page = parseListQuery(c.req.query(), { checkpoint: extra.user_id === undefined, sorts: SORTS });
   // The reference platform's SDKs send the query as `search`; `q` is the documented name. Parsed here so a
   // bad query is a 400 before the object is asked; the object compiles the same text to SQL.
   const q = c.req.query("q") ?? c.req.query("search");
@@ -68,7 +71,7 @@ export const logRoutes = [
     method: "get",
     path: "/users/{id}/logs",
     scope: "read:logs",
-    summary: "A user's log events (same paging and filters as /logs)",
+    summary: "A user's log events (same filters and sort as /logs; offset paging only)",
     query: LOG_QUERY,
     status: 200,
     handler: (c, { params }) => logPage(c, { user_id: params.id }),

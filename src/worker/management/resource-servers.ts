@@ -1,4 +1,6 @@
-import { randomId } from "../../shared/crypto/random";
+import { encryptionContext } from "../../shared/crypto/contexts";
+import { fieldCipher } from "../../shared/crypto/encryption";
+import { randomId, randomToken } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
 import {
   createResourceServerBody,
@@ -6,16 +8,36 @@ import {
   updateResourceServerBody,
 } from "../../shared/schemas/resource-servers";
 import type { ResourceServerRecord } from "../../shared/types";
+import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { ensureSigningKey } from "./keys";
 import { LIST_QUERY, listResponse } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
+import { tenantDefaultSigningAlg } from "./tenant-settings";
 
-/** The reference platform's shape (no timestamps). */
-function present(api: ResourceServerRecord) {
-  const { created_at: _created, updated_at: _updated, ...shown } = api;
-  return shown;
+/**
+ * The reference platform's shape (no timestamps): the HS256 `signing_secret` decrypted when the API has one
+ * (the reference platform returns it with the API), never its ciphertext.
+ */
+async function present(c: AppContext, api: ResourceServerRecord) {
+  const { created_at: _created, updated_at: _updated, signing_secret_enc, ...shown } = api;
+  if (!signing_secret_enc) return shown;
+  const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
+  return { ...shown, signing_secret: await cipher.decrypt(signing_secret_enc, encryptionContext.resourceServerSigningSecret(api.id)) };
+}
+
+/** Encrypts an API's signing secret, bound to the API's id (SPEC §5.12: secrets are encrypted at rest). */
+async function sealSigningSecret(c: AppContext, id: string, secret: string): Promise<string> {
+  return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, encryptionContext.resourceServerSigningSecret(id));
+}
+
+/** A new signing secret: 32 random bytes, base64url (43 characters). */
+const newSigningSecret = () => randomToken(32);
+
+/** HS256 signs with the API's secret; every other algorithm needs a key of its kind in the ring first. */
+async function prepareAlgorithm(c: AppContext, alg: string): Promise<void> {
+  if (alg !== "HS256") await ensureSigningKey(c, alg);
 }
 
 export const resourceServerRoutes = [
@@ -28,21 +50,27 @@ export const resourceServerRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
+      // Without signing_alg the tenant's default applies (GET/PATCH /tenants/settings, default_signing_alg).
+      const alg = body.signing_alg ?? (await tenantDefaultSigningAlg(c));
       // The key comes first, so that no token request ever finds the API without a key of its algorithm.
-      await ensureSigningKey(c, body.signing_alg ?? "RS256");
+      await prepareAlgorithm(c, alg);
+      const id = randomId("rs_");
+      const secret = body.signing_secret ?? (alg === "HS256" ? newSigningSecret() : undefined);
       const api = unwrap(
         await targetTenant(c).resourceServers(auditContext(c)).create({
-          id: randomId("rs_"),
+          id,
           identifier: body.identifier,
           name: body.name ?? body.identifier,
           scopes: body.scopes ?? [],
-          signing_alg: body.signing_alg ?? "RS256",
+          signing_alg: alg,
           token_lifetime: body.token_lifetime ?? DEFAULT_TOKEN_LIFETIME_S,
           allow_offline_access: body.allow_offline_access ?? false,
           enforce_policies: body.enforce_policies ?? false,
+          token_dialect: body.token_dialect ?? "access_token",
+          signing_secret_enc: secret ? await sealSigningSecret(c, id, secret) : null,
         }),
       );
-      return c.json(present(api), 201);
+      return c.json(await present(c, api), 201);
     },
   }),
   defineRoute({
@@ -58,7 +86,7 @@ export const resourceServerRoutes = [
         "resource_servers",
         (window) => targetTenant(c).resourceServers().list(window),
         (api) => api.id,
-        present,
+        (api) => present(c, api),
       );
     },
   }),
@@ -71,7 +99,7 @@ export const resourceServerRoutes = [
     async handler(c, { params }) {
       const api = await targetTenant(c).resourceServers().get(params.id);
       if (!api) throw problem("inexistent_resource_server");
-      return c.json(present(api));
+      return c.json(await present(c, api));
     },
   }),
   defineRoute({
@@ -83,9 +111,16 @@ export const resourceServerRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
-      if (body.signing_alg) await ensureSigningKey(c, body.signing_alg);
-      const api = unwrap(await targetTenant(c).resourceServers(auditContext(c)).update(params.id, body));
-      return c.json(present(api));
+      const { signing_secret, ...patch } = body;
+      if (patch.signing_alg) await prepareAlgorithm(c, patch.signing_alg);
+      // Switching to HS256 without a secret given: the object keeps a generated one only if the API has none.
+      const sealed = signing_secret
+        ? { signing_secret_enc: await sealSigningSecret(c, params.id, signing_secret) }
+        : patch.signing_alg === "HS256"
+          ? { signing_secret_enc_if_missing: await sealSigningSecret(c, params.id, newSigningSecret()) }
+          : {};
+      const api = unwrap(await targetTenant(c).resourceServers(auditContext(c)).update(params.id, { ...patch, ...sealed }));
+      return c.json(await present(c, api));
     },
   }),
   defineRoute({

@@ -25,12 +25,19 @@ function present(s: SessionView) {
 }
 
 /**
- * Revokes a session and, in the user's object, every refresh token issued under it (SPEC §3.3: revocation
- * couples, natural expiry does not).
+ * Revokes a session and every refresh token issued under it (SPEC §3.3: revocation couples, natural expiry
+ * does not). The tenant commits the session's end together with its cascade in the outbox (refresh
+ * revocation, back-channel logout), which completes even if a call fails; the call to the user's object
+ * here is the best-effort first attempt, so the tokens are normally dead before the response. Its failure
+ * is not the caller's: the outbox retries it.
  */
 async function revoke(c: AppContext, id: string): Promise<void> {
   const revoked = unwrap(await targetTenant(c).sessions(auditContext(c)).revoke(id));
-  await userObject(c.env, c.var.tenant.id, revoked.user_id).refreshTokens().revokeBySessions([id]);
+  try {
+    await userObject(c.env, c.var.tenant.id, revoked.user_id).revokeRefreshTokens([id]);
+  } catch (error) {
+    console.warn(`session ${id}: immediate refresh-token revocation failed, the outbox retries it`, error);
+  }
 }
 
 export const sessionRoutes = [
@@ -38,11 +45,12 @@ export const sessionRoutes = [
     method: "get",
     path: "/sessions",
     scope: "read:sessions",
-    summary: "The tenant's live sessions, newest first (checkpoint {sessions, next} or offset)",
+    summary: "The tenant's live sessions, newest first (offset paging; from/take are ignored, SPEC §4.3)",
     query: LIST_QUERY,
     status: 200,
     handler(c) {
-      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present);
+      // SPEC §4.3: /sessions is not a checkpoint endpoint, so from/take are ignored and no `next` is returned.
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present, { checkpoint: false });
     },
   }),
   defineRoute({

@@ -98,18 +98,19 @@ export interface CurrentUserAccess {
 }
 
 /**
- * Requires the route's scope (403 otherwise). A user's token never satisfies a management scope; it
+ * Requires the route's scope, or one of its narrower `alsoScopes` (403 otherwise; the handler limits what a
+ * narrower scope may do). A user's token never satisfies a management scope; it
  * reaches only routes that declare current-user access, holding that scope, on its own user id (any other
  * target is 403).
  */
-export function requireScope(scope: string, currentUser?: CurrentUserAccess): MiddlewareHandler<AppEnv> {
+export function requireScope(scope: string, currentUser?: CurrentUserAccess, alsoScopes: readonly string[] = []): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const auth = c.var.auth;
     if (auth.kind === "user") {
       const allowed = currentUser && auth.scopes.has(currentUser.scope) && c.req.param(currentUser.param) === auth.subject;
       if (!allowed) throw problem("insufficient_scope", { scope: currentUser ? `${scope}, ${currentUser.scope}` : scope });
-    } else if (!auth.scopes.has(scope)) {
-      throw problem("insufficient_scope", { scope });
+    } else if (!auth.scopes.has(scope) && !alsoScopes.some((s) => auth.scopes.has(s))) {
+      throw problem("insufficient_scope", { scope: [scope, ...alsoScopes].join(", ") });
     }
     await next();
   };

@@ -24,6 +24,9 @@ export function discoveryEndpoint(c: AppContext): Response {
       jwks_uri: `${base}.well-known/jwks.json`,
       revocation_endpoint: `${base}oauth/revoke`,
       end_session_endpoint: `${base}oidc/logout`,
+      // OIDC Back-Channel Logout 1.0 §2.1: logout tokens carry sid (and sub) for clients that register a URI.
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
       scopes_supported: OIDC_SCOPES.filter((s) => s !== "address" && s !== "phone"),
       response_types_supported: RESPONSE_TYPES,
       response_modes_supported: [...RESPONSE_MODES],

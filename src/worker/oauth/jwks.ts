@@ -1,5 +1,6 @@
 import type { AppContext } from "../context";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
+import { ensureCertificates } from "../tenant/certificates";
 import { tenantJwksDocument } from "../tenant/key-ring";
 import { tenantObject } from "../tenant/stubs";
 
@@ -9,6 +10,7 @@ import { tenantObject } from "../tenant/stubs";
  */
 export async function jwksEndpoint(c: AppContext): Promise<Response> {
   const tenant = c.var.tenant;
+  await ensureCertificates(c.env, c.var.settings, tenant.id);
   const { body, maxAgeS } = await tenantJwksDocument(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
   return c.body(body, 200, {
     "Content-Type": "application/json",

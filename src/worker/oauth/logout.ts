@@ -1,11 +1,11 @@
-import { jwtVerify } from "jose";
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { OAuthError } from "../../shared/errors";
 import type { ClientRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { endSession } from "../login/session";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
-import { jwksVerifier } from "../tenant/keys";
+import { clientSecretKey, jwksVerifier } from "../tenant/keys";
 import { registeredTarget } from "./authorize/redirect-uri";
 
 const loggedOutPage = "/u2/logged-out";
@@ -50,12 +50,17 @@ export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
   if (hint) {
     let aud: unknown;
     try {
-      const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
-      ({ payload: { aud } } = await jwtVerify(hint, keys, {
-        issuer: c.var.tenant.issuer,
-        algorithms,
-        currentDate: new Date(0),
-      }));
+      const options = { issuer: c.var.tenant.issuer, currentDate: new Date(0) };
+      if (decodeProtectedHeader(hint).alg === "HS256") {
+        // An HS256 ID token is signed with its client's secret: the claimed audience names the key to try.
+        const claimed = decodeJwt(hint).aud;
+        const key = await clientSecretKey(c.env, c.var.settings, c.var.tenant.id, String(Array.isArray(claimed) ? claimed[0] : claimed));
+        if (!key) throw new Error("no client secret");
+        ({ payload: { aud } } = await jwtVerify(hint, key, { ...options, algorithms: ["HS256"] }));
+      } else {
+        const { keys, algorithms } = await jwksVerifier(c.env, c.var.settings, c.var.tenant.id);
+        ({ payload: { aud } } = await jwtVerify(hint, keys, { ...options, algorithms }));
+      }
     } catch {
       throw new OAuthError("invalid_request", "id_token_hint is not an ID token issued by this server");
     }

@@ -83,6 +83,26 @@ export function authApiSpec(): string {
           responses: { "200": json("{login_ticket, co_verifier, co_id}"), "403": json("access_denied") },
         },
       },
+      "/samlp/metadata/{client_id}": {
+        get: {
+          summary: "SAML 2.0 IdP metadata of an application (public): entity id, SSO bindings, signing certificates",
+          parameters: [{ name: "client_id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "EntityDescriptor", content: { "application/xml": {} } }, "404": json("Unknown client") },
+        },
+      },
+      "/samlp/{client_id}": {
+        get: {
+          summary: "SAML 2.0 SSO, HTTP-Redirect binding (deflated SAMLRequest; none: IdP-initiated, when enabled)",
+          parameters: [{ name: "client_id", in: "path", required: true, schema: { type: "string" } }, ...query(["SAMLRequest", "RelayState"])],
+          responses: { "200": { description: "Form posting a signed SAMLResponse to the ACS (live session)" }, "302": { description: "To the login page" }, "400": { description: "Refused request (HTML)" }, "403": { description: "SAML not enabled for the application" }, "404": json("Unknown client") },
+        },
+        post: {
+          summary: "SAML 2.0 SSO, HTTP-POST binding",
+          parameters: [{ name: "client_id", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { SAMLRequest: { type: "string" }, RelayState: { type: "string" } } } } } },
+          responses: { "200": { description: "Form posting a signed SAMLResponse to the ACS" }, "302": { description: "To the login page" }, "400": { description: "Refused request (HTML)" } },
+        },
+      },
     },
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   });

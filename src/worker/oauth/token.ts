@@ -2,7 +2,7 @@ import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { describeIssue, readOAuthParams } from "../http/body";
 import { tenantConfig } from "../tenant/config-cache";
-import { activeSigner } from "../tenant/keys";
+import { signerResolver } from "../tenant/keys";
 import { tenantObject } from "../tenant/stubs";
 import { assertGrantAllowed, authenticateClient, findClient, presentedClient } from "./client-auth";
 import type { GrantContext } from "./grants/context";
@@ -27,7 +27,7 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const parsed = grant.parameters.safeParse(params);
   if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error).replace("Payload validation error: ", ""));
   await authenticateClient(c, client, presented);
-  const ctx: GrantContext = { c, params, config, signer: (alg) => activeSigner(c.env, settings, tenant.id, alg) };
+  const ctx: GrantContext = { c, params, config, signer: signerResolver(c.env, settings, tenant.id) };
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   return c.json(await grant.handler(ctx, client), 200, noStore);
 }

@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, importJWK, type JWTPayload, SignJWT } from "jose";
+import { exportJWK, generateKeyPair } from "jose";
 import { now as clockNow } from "../../shared/clock";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
@@ -59,6 +59,19 @@ export async function renewCertificate(
   return { cert: pem("CERTIFICATE", der), expires_at: expiresAt };
 }
 
+/**
+ * A certificate for a key made before keys carried one: over its own key pair, valid from its creation to
+ * its expiry, or for the longest validity the API allows (3650 days) when it has none. The key's own
+ * lifecycle (activation, grace, expiry) is left as it was.
+ */
+export async function legacyCertificate(encryptionKey: string | undefined, key: SigningKeyRecord, commonName: string): Promise<string> {
+  const cipher = await fieldCipher(encryptionKey);
+  const privateJwk = JSON.parse(await cipher.decrypt(key.private_jwk_enc, keyContext(key.kid))) as PrivateJwk;
+  const notBefore = Date.parse(key.created_at);
+  const notAfter = key.expires_at ? Date.parse(key.expires_at) : notBefore + 3650 * DAY_MS;
+  return pem("CERTIFICATE", await issueCertificate(privateJwk, { commonName, notBefore, notAfter }));
+}
+
 /** One JWKS entry: the public members, plus `x5c`/`x5t` from the certificate (RFC 7517 §4.7-4.8). */
 export async function publicJwk(key: SigningKeyRecord): Promise<Jwk> {
   const { kty, n, e, crv, x, y, kid, alg, use } = key.public_jwk;
@@ -81,14 +94,5 @@ export const publishedSetKey = (config: TenantConfig, now = clockNow()) =>
     .map((k) => `${k.kid}:${k.expires_at}`)
     .join(",");
 
-/** Opens a stored private key into a non-extractable CryptoKey. */
-export async function importSigningKey(encryptionKey: string | undefined, key: SigningKeyRecord): Promise<CryptoKey> {
-  const cipher = await fieldCipher(encryptionKey);
-  const jwk = JSON.parse(await cipher.decrypt(key.private_jwk_enc, keyContext(key.kid)));
-  return (await importJWK(jwk, key.alg, { extractable: false })) as CryptoKey;
-}
-
-/** Signs a JWT with the given key. */
-export function signJwt(payload: JWTPayload, key: CryptoKey, kid: string, alg: string, typ = "JWT"): Promise<string> {
-  return new SignJWT(payload).setProtectedHeader({ alg, kid, typ }).sign(key);
-}
+// Key opening and signing live in src/shared/crypto/jwt.ts (the tenant object signs logout tokens too).
+export { importSigningKey, signJwt } from "../../shared/crypto/jwt";

@@ -1,4 +1,5 @@
 import { now as currentTime } from "../../shared/clock";
+import { userObjectName } from "../../shared/object-names";
 import { HostCache } from "../routing/host-cache";
 import type { TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
@@ -10,8 +11,7 @@ export const platform = (env: Env) => env.PLATFORM.getByName("platform");
 export const tenantObject = (env: Env, tenantId: string) => env.TENANT.getByName(tenantId);
 
 /** One user's object inside a tenant. */
-export const userObject = (env: Env, tenantId: string, userId: string) =>
-  env.USER.getByName(`${tenantId}/${userId}`);
+export const userObject = (env: Env, tenantId: string, userId: string) => env.USER.getByName(userObjectName(tenantId, userId));
 
 let known: HostCache<true> | undefined;
 

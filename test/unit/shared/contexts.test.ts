@@ -8,8 +8,9 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.signingKey("kid-1")).toBe("signing_key:kid-1");
     expect(encryptionContext.clientSecret("abc")).toBe("client_secret:abc");
     expect(encryptionContext.connectionSecrets("con_1")).toBe("connection_secrets:con_1");
+    expect(encryptionContext.resourceServerSigningSecret("rs_1")).toBe("resource_server_signing_secret:rs_1");
     expect(encryptionContext.totpSecret("totp|dev_1")).toBe("totp_secret:totp|dev_1");
     expect(encryptionContext.smsProvider("twilio")).toBe("guardian_sms_provider:twilio");
-    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "signingKey", "smsProvider", "totpSecret"]);
+    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "resourceServerSigningSecret", "signingKey", "smsProvider", "totpSecret"]);
   });
 });

@@ -12,8 +12,9 @@ import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
-import { activeSigner } from "../../tenant/keys";
+import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
+import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
 import { respondToClient } from "./respond";
 
@@ -68,19 +69,27 @@ async function answer(
   grant: CodeGrant,
   code: string | undefined,
 ): Promise<Response> {
+  // A SAML login (/samlp/{client_id}) completes with a signed SAML response instead (issue 14).
+  if (request.samlp) return samlLoginResponse(c, { ...request, samlp: request.samlp }, client, user, sessionId, grant.auth_time);
   const tenant = c.var.tenant;
   const types = new Set(request.response_type.split(" "));
   const params: Record<string, string | undefined> = { state: request.state, code };
   if (types.has("token") || types.has("id_token")) {
-    const config = await tenantConfig(tenant.id, tenantObject(c.env, tenant.id), c.var.settings);
+    const stub = tenantObject(c.env, tenant.id);
+    const config = await tenantConfig(tenant.id, stub, c.var.settings);
+    const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
+    // Only an access token to an RBAC API needs the user's permissions: one read, and only then.
+    const permissions =
+      types.has("token") && api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
     const tokens = await issueUserTokens({
       tenant,
       config,
       signer: await activeSigner(c.env, c.var.settings, tenant.id),
-      signerFor: (alg) => activeSigner(c.env, c.var.settings, tenant.id, alg),
+      signerFor: signerResolver(c.env, c.var.settings, tenant.id),
       client,
       user,
       grant,
+      permissions,
       sessionId,
       withAccessToken: types.has("token"),
       withIdToken: types.has("id_token"),
@@ -126,7 +135,7 @@ export async function finishLogin(
   /** Authentication methods references when the first factor says more than a password (a passkey). */
   amr?: string[],
 ): Promise<Response | null> {
-  const session = await prepareSession(user.user_id, client.client_id);
+  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
   const grant = { ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)), ...(amr ? { amr } : {}) };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const stub = tenantObject(c.env, c.var.tenant.id);
@@ -151,7 +160,7 @@ export async function finishMfaLogin(
   user: UserRecord,
   amr: string[],
 ): Promise<Response | null> {
-  const session = await prepareSession(user.user_id, client.client_id);
+  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
   const grant = { ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)), amr };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const completed = await tenantObject(c.env, c.var.tenant.id)
@@ -169,7 +178,7 @@ export async function finishTicketLogin(
   client: ClientRecord,
   ticket: string,
 ): Promise<Response | null> {
-  const session = await prepareSession("", client.client_id);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
   const { user_id: _pending, ...input } = session.input;
   // The actor is known only once the ticket is redeemed: the client acts, the event names the user.
   const user = await tenantObject(c.env, c.var.tenant.id)

@@ -13,7 +13,9 @@ const REASONS: Record<RedemptionFailure, string> = {
   client_mismatch: "Invalid authorization code",
   redirect_mismatch: "redirect_uri does not match the one used in the authorization request",
   pkce_mismatch: "Failed to verify code verifier",
-  user_unavailable: "The user is blocked or no longer exists",
+  user_unavailable: "The user no longer exists",
+  // SPEC §7: a blocked user is refused on every grant that acts for them.
+  user_blocked: "user is blocked",
 };
 
 /**

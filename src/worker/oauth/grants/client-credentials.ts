@@ -3,7 +3,7 @@ import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
-import type { Signer } from "../../tenant/keys";
+import type { SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 
 export interface TokenResponse {
@@ -24,7 +24,7 @@ export async function clientCredentialsGrant(
   client: ClientRecord,
   config: TenantConfig,
   tenant: TenantContext,
-  signerFor: (alg: string) => Promise<Signer>,
+  signerFor: SignerFor,
   now = nowSeconds(),
 ): Promise<TokenResponse> {
   if (client.token_endpoint_auth_method === "none") {
@@ -50,8 +50,9 @@ export async function clientCredentialsGrant(
   }
   const scope = (requested ?? grant.scope).join(" ");
   const expiresIn = api.token_lifetime;
-  // The API's signing_alg chooses the key (SPEC §4.2; the ring holds a key of every algorithm in use).
-  const signer = await signerFor(api.signing_alg);
+  // The API's signing_alg chooses the key (SPEC §4.2; the ring holds a key of every asymmetric algorithm in
+  // use, and an HS256 API signs with its own secret).
+  const signer = await signerFor(api.signing_alg, api.identifier);
   const accessToken = await signJwt(
     {
       iss: tenant.issuer,

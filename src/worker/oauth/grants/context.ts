@@ -1,15 +1,15 @@
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord, TenantConfig } from "../../../shared/types";
 import type { AppContext } from "../../context";
-import type { Signer } from "../../tenant/keys";
+import type { SignerFor } from "../../tenant/keys";
 
 /** What every grant handler receives. */
 export interface GrantContext {
   c: AppContext;
   params: Record<string, string>;
   config: TenantConfig;
-  /** The key that signs now for an algorithm (RS256 unless an API or client chooses another). */
-  signer: (alg?: string) => Promise<Signer>;
+  /** The key that signs now for an algorithm (RS256 unless an API or client chooses another); HS256 takes the API. */
+  signer: SignerFor;
 }
 
 /**

@@ -42,7 +42,7 @@ export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientReco
   await throttle.settle(true);
 
   const authParams = (stored.auth_params ?? {}) as Record<string, string>;
-  const session = await prepareSession("", client.client_id);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
   const { user_id: _pending, ...sessionInput } = session.input;
   const amr = [realm === "email" ? "otp" : "sms"];
   const outcome = await stub.passwordless(audit).login(
@@ -65,6 +65,9 @@ export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientReco
     ...(audience ? { audience } : {}),
     ...(authParams.nonce ? { nonce: authParams.nonce } : {}),
   };
+  // An RBAC API releases only the user's permissions: read them only for such an audience.
+  const api = audience ? config.resourceServers.find((r) => r.identifier === audience) : undefined;
+  const permissions = api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
   const tokens = await issueUserTokens({
     tenant: c.var.tenant,
     config,
@@ -73,6 +76,7 @@ export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientReco
     client,
     user,
     grant,
+    permissions,
     sessionId: sessionInput.id,
     withAccessToken: true,
     withIdToken: true,

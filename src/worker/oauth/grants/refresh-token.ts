@@ -24,6 +24,7 @@ const REASONS = {
   revoked: "Refresh token has been revoked",
   reused: "Refresh token has been revoked",
   expired: "Refresh token has expired",
+  blocked: "user is blocked",
 } as const;
 
 /** What the device facts of a token record about this request. */
@@ -92,8 +93,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
   if (params.organization) throw new OAuthError("invalid_request", `Organization not found: ${params.organization}`);
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, user] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).refreshTokens().rotate(
+  const [outcome, subject] = await Promise.all([
+    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
         token_hash: await refreshSecretHash(parsed.secret),
@@ -105,10 +106,14 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       },
       rotationLifetimes(client, ctx.config),
     ),
-    tenantObject(c.env, parsed.tenantId).users().get(parsed.userId),
+    // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
+    // lands) and its RBAC permissions, in the one read this grant makes of its user.
+    tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
   ]);
+  const user = subject.user;
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
-  if (!user || user.blocked) throw invalidGrant(client, REASONS.revoked);
+  if (!user) throw invalidGrant(client, REASONS.revoked);
+  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   const token = outcome.token;
   const held = token.scope.split(" ").filter(Boolean);
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
@@ -127,6 +132,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       ...(token.audience ? { audience: token.audience } : {}),
       ...(token.login.organization ? { organization: token.login.organization } : {}),
     },
+    permissions: token.audience ? (subject.permissions[token.audience] ?? []) : [],
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,

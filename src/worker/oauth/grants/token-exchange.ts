@@ -9,6 +9,7 @@ import { tenantObject } from "../../tenant/stubs";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { grantableUserScopes } from "../tokens/user-scopes";
+import { permissionsClaim } from "../tokens/user-tokens";
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
@@ -43,6 +44,12 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   if (typeof subject.jti === "string" && (await tenantObject(c.env, tenant.id).revocations().isRevoked(subject.jti))) {
     throw invalidGrant(client, "subject_token has been revoked");
   }
+  if (subject.gty !== "client-credentials" && typeof subject.sub === "string") {
+    // SPEC §7: a grant acting for a blocked (or deleted) user is refused.
+    const user = await tenantObject(c.env, tenant.id).users().get(subject.sub);
+    if (!user) throw invalidGrant(client, "subject_token's user no longer exists");
+    if (user.blocked) throw invalidGrant(client, "user is blocked");
+  }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
   const requested = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const extra = requested.filter((s) => !held.includes(s));
@@ -52,20 +59,37 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   }
   const audience = params.audience ?? subject.aud;
   let scopes = requested;
+  let permissions: string[] | undefined;
   if (subject.gty !== "client-credentials") {
     // A user's token is held to the user-facing rules for every API it names (issue 6): the system API
-    // releases only current-user scopes, whatever an older or crafted subject token carried.
+    // releases only current-user scopes, whatever an older or crafted subject token carried; an RBAC API
+    // only the permissions the user holds now (read once, only when such an API is named).
     for (const api of ctx.config.resourceServers.filter((r) => [audience].flat().includes(r.identifier))) {
-      scopes = grantableUserScopes(scopes, api);
+      const held = api.enforce_policies && !api.is_system && typeof subject.sub === "string"
+        ? await tenantObject(c.env, tenant.id).userAuthorization().permissionNames(subject.sub, api.identifier)
+        : [];
+      scopes = grantableUserScopes(scopes, api, held);
+      permissions ??= permissionsClaim(api, held);
     }
   }
   const now = nowSeconds();
   const exp = subject.exp as number;
   const signer = await ctx.signer();
   const scope = scopes.join(" ");
-  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, ...kept } = subject;
+  // The subject's `permissions` claim is never copied: it is recomputed above for the user, or absent.
+  const { iat: _iat, exp: _exp, jti: _jti, nbf: _nbf, permissions: _held, ...kept } = subject;
   const accessToken = await signJwt(
-    { ...kept, aud: audience, scope, iat: now, exp, jti: randomToken(16), azp: client.client_id, tenant_id: tenant.id },
+    {
+      ...kept,
+      aud: audience,
+      scope,
+      ...(permissions ? { permissions } : {}),
+      iat: now,
+      exp,
+      jti: randomToken(16),
+      azp: client.client_id,
+      tenant_id: tenant.id,
+    },
     signer.key,
     signer.kid,
     signer.alg,

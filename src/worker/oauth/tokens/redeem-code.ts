@@ -10,8 +10,8 @@ import type { Signer } from "../../tenant/keys";
 import { tenantObject, userObject } from "../../tenant/stubs";
 import { type IssuedUserTokens, issueUserTokens } from "./user-tokens";
 
-/** Why a code was not redeemed: the object's reasons, or a user who is blocked or gone. */
-export type RedemptionFailure = Extract<CodeOutcome, { ok: false }>["reason"] | "user_unavailable";
+/** Why a code was not redeemed: the object's reasons, a user who is gone, or a blocked user. */
+export type RedemptionFailure = Extract<CodeOutcome, { ok: false }>["reason"] | "user_unavailable" | "user_blocked";
 
 export interface CodeRedemptionInput {
   config: TenantConfig;
@@ -60,15 +60,17 @@ export async function redeemCode(
     return { ok: false, reason: outcome.reason };
   }
   const user = outcome.code.user;
-  if (!user || user.blocked) return { ok: false, reason: "user_unavailable" };
+  if (!user) return { ok: false, reason: "user_unavailable" };
+  if (user.blocked) return { ok: false, reason: "user_blocked" };
   const tokens = await issueUserTokens({
     tenant: c.var.tenant,
     config: input.config,
     signer: await input.signer(),
-    signerFor: (alg) => input.signer(alg),
+    signerFor: input.signer,
     client,
     user,
     grant: outcome.code.grant,
+    permissions: outcome.code.permissions,
     sessionId: outcome.code.session_id,
     withAccessToken: true,
     withIdToken: true,

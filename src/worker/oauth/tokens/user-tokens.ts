@@ -1,8 +1,8 @@
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
-import type { ClientRecord, CodeGrant, TenantConfig, UserRecord } from "../../../shared/types";
+import type { ClientRecord, CodeGrant, ResourceServerRecord, TenantConfig, UserRecord } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
-import type { Signer } from "../../tenant/keys";
+import type { Signer, SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { halfHash, mergeClaims } from "./claims";
 import { grantableUserScopes } from "./user-scopes";
@@ -35,11 +35,16 @@ export interface IssuedUserTokens {
 }
 
 /** ID-token algorithms a client may choose (`jwt_configuration.alg`), as discovery lists them. */
-export const ID_TOKEN_ALGS = ["RS256", "PS256"] as const;
+export const ID_TOKEN_ALGS = ["HS256", "RS256", "PS256"] as const;
 
-/** The client's ID-token algorithm: PS256 when it asks for it, RS256 otherwise (the default). */
+/**
+ * The client's ID-token algorithm: PS256 or HS256 (signed with the client's own secret, OIDC Core §10.1)
+ * when it asks for it, RS256 otherwise (the default). A client without a secret cannot verify HS256, so
+ * its ID tokens stay RS256 whatever it asks.
+ */
 export function idTokenAlg(client: ClientRecord): string {
   const alg = (client.extra.jwt_configuration as { alg?: unknown } | undefined)?.alg;
+  if (alg === "HS256") return client.client_secret_enc ? "HS256" : "RS256";
   return alg === "PS256" ? "PS256" : "RS256";
 }
 
@@ -48,11 +53,16 @@ export interface UserTokenInput {
   config: TenantConfig;
   /** The RS256 key (ID tokens unless the client chose PS256; access tokens unless the API chose otherwise). */
   signer: Signer;
-  /** The key for an API's `signing_alg`, for access tokens to that API. */
-  signerFor: (alg: string) => Promise<Signer>;
+  /** The key for an API's `signing_alg` (its own secret for HS256), for access tokens to that API. */
+  signerFor: SignerFor;
   client: ClientRecord;
   user: UserRecord;
   grant: CodeGrant;
+  /**
+   * The user's permissions on the grant's audience, directly and through roles, read in the RPC the grant
+   * already makes for its user (empty when there is no audience). Used only when the API enforces RBAC.
+   */
+  permissions: readonly string[];
   sessionId: string | null;
   withAccessToken: boolean;
   withIdToken: boolean;
@@ -63,34 +73,51 @@ export interface UserTokenInput {
 }
 
 /**
+ * The `permissions` claim of the reference platform's RBAC: with `enforce_policies` on and the
+ * `access_token_authz` dialect, every permission the user holds on the API (not only those asked for as
+ * scopes). The system (management) API never carries one: users reach it only through current-user scopes.
+ */
+export function permissionsClaim(api: ResourceServerRecord | undefined, permissions: readonly string[]): string[] | undefined {
+  if (!api || api.is_system || !api.enforce_policies || api.token_dialect !== "access_token_authz") return undefined;
+  return [...new Set(permissions)].sort();
+}
+
+/**
  * Access and ID tokens for a user (OIDC Core §2, §3). Scopes are the OIDC scopes asked for plus what the
  * audience's API may release to a user (grantableUserScopes: never management scopes beyond the
- * current-user family); anything else is dropped (denied by default). Computed claims always win.
+ * current-user family; on an RBAC API only the user's permissions); anything else is dropped (denied by
+ * default). Computed claims always win.
  */
 export async function issueUserTokens(input: UserTokenInput, now = nowSeconds()): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
-  // No roles exist yet, so an RBAC API releases nothing beyond OIDC scopes (the users issue adds them).
-  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, []);
+  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions);
+  const permissions = permissionsClaim(api, input.permissions);
   const scope = scopes.join(" ");
   const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
   const result: IssuedUserTokens = { token_type: "Bearer", expires_in: expiresIn, scope };
 
   if (input.withAccessToken) {
-    const audience = api ? [api.identifier, userinfoAudience(tenant)] : userinfoAudience(tenant);
+    // An HS256 token names only its API: /userinfo accepts asymmetric tokens only, since whoever holds an
+    // API's secret could otherwise mint a token for any user.
+    const symmetric = api?.signing_alg === "HS256";
+    const audience = api ? (symmetric ? api.identifier : [api.identifier, userinfoAudience(tenant)]) : userinfoAudience(tenant);
     const { claims } = mergeClaims({
       ...common,
       aud: audience,
       exp: now + expiresIn,
       jti: input.accessJti ?? randomToken(16),
       scope,
+      ...(permissions ? { permissions } : {}),
       azp: client.client_id,
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...(grant.organization ? { org_id: grant.organization } : {}),
     });
-    const accessSigner = api && api.signing_alg !== signer.alg ? await input.signerFor(api.signing_alg) : signer;
+    // The API's algorithm, else the tenant's default (GET/PATCH /tenants/settings, RS256 unless set).
+    const accessAlg = api?.signing_alg ?? String(config.settings.default_signing_alg ?? signer.alg);
+    const accessSigner = accessAlg !== signer.alg ? await input.signerFor(accessAlg, api?.identifier) : signer;
     result.access_token = await signJwt(claims, accessSigner.key, accessSigner.kid, accessSigner.alg, "at+jwt");
   }
   if (input.withIdToken && scopes.includes("openid")) {
@@ -108,7 +135,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
     };
     const { claims } = mergeClaims(computed, profileClaims(user, scopes));
     const idAlg = idTokenAlg(client);
-    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg);
+    const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg, client.client_id, "client");
     result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);
   }
   return result;

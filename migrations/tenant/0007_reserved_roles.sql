@@ -1,3 +1,0 @@
--- Placeholder on the mfa branch only: number 0007 is reserved for the roles branch's migration, which replaces
--- this file when both are merged (the list must stay contiguous for the mfa branch's 0008 to load).
-SELECT 1;

@@ -1,0 +1,98 @@
+import type { Hono } from "hono";
+import { problem } from "../../shared/errors";
+import type { AppEnv } from "../context";
+import type { ManagementRoute } from "./define";
+
+/**
+ * Resource types of the reference platform's management API that Gatehouse does not offer (issue 9 point
+ * 8). They answer 403 `feature_not_enabled` instead of 404, so tools that walk every resource type (the
+ * reference platform's deploy CLI skips a 403) carry on instead of aborting. Paths are OpenAPI-style;
+ * `/*` covers everything below. A later issue that implements one removes its row; until then a real
+ * route always wins over a row (see `realRouteWins`), and a test checks that no row covers a real route.
+ *
+ * Not listed on purpose: routes other work in progress serves (actions, log streams, guardian, users and
+ * their sub-resources).
+ */
+export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly string[] }[] = [
+  { feature: "rules", paths: ["/rules", "/rules/*"] },
+  { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
+  // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
+  { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
+  { feature: "email-templates", paths: ["/email-templates", "/email-templates/*"] },
+  { feature: "emails", paths: ["/emails/provider"] },
+  { feature: "custom-domains", paths: ["/custom-domains", "/custom-domains/*"] },
+  { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
+  { feature: "organizations", paths: ["/organizations", "/organizations/*"] },
+  {
+    feature: "attack-protection",
+    paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
+  },
+  { feature: "anomaly", paths: ["/anomaly/blocks/ips/*"] },
+  { feature: "jobs", paths: ["/jobs", "/jobs/*"] },
+  { feature: "stats", paths: ["/stats/*"] },
+  // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
+  { feature: "branding themes", paths: ["/branding/themes", "/branding/themes/*", "/branding/templates/*", "/branding/phone/*"] },
+  { feature: "migrations", paths: ["/migrations"] },
+  { feature: "forms", paths: ["/forms", "/forms/*"] },
+  { feature: "flows", paths: ["/flows", "/flows/*"] },
+  { feature: "self-service-profiles", paths: ["/self-service-profiles", "/self-service-profiles/*"] },
+  { feature: "network-acls", paths: ["/network-acls", "/network-acls/*"] },
+  { feature: "user-attribute-profiles", paths: ["/user-attribute-profiles", "/user-attribute-profiles/*"] },
+  { feature: "connection-profiles", paths: ["/connection-profiles", "/connection-profiles/*"] },
+  { feature: "token-exchange-profiles", paths: ["/token-exchange-profiles", "/token-exchange-profiles/*"] },
+  { feature: "event-streams", paths: ["/event-streams", "/event-streams/*"] },
+  { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
+  { feature: "grants", paths: ["/grants", "/grants/*"] },
+  { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
+  { feature: "user-blocks", paths: ["/user-blocks", "/user-blocks/*"] },
+  { feature: "blacklists", paths: ["/blacklists/tokens"] },
+];
+
+const segments = (path: string) => path.split("/").filter(Boolean);
+const isParam = (segment: string) => /^\{[a-z_]+\}$/.test(segment);
+
+/**
+ * How specifically an OpenAPI-style path (optionally ending in `/*`) matches a request path: the number of
+ * literal segments it matched, or -1 when it does not match.
+ */
+export function matchSpecificity(pattern: string, path: string): number {
+  const wanted = segments(pattern);
+  const wildcard = wanted[wanted.length - 1] === "*";
+  if (wildcard) wanted.pop();
+  const actual = segments(path);
+  if (wildcard ? actual.length <= wanted.length : actual.length !== wanted.length) return -1;
+  let literals = 0;
+  for (const [i, segment] of wanted.entries()) {
+    if (isParam(segment)) continue;
+    if (segment !== actual[i]) return -1;
+    literals++;
+  }
+  return literals;
+}
+
+/**
+ * Whether a real route serves this request at least as specifically as the unoffered pattern: a real route
+ * wins every tie, so implementing a route makes its row inert even before the row is removed.
+ */
+export function realRouteWins(routes: readonly ManagementRoute[], method: string, path: string, pattern: string): boolean {
+  const row = matchSpecificity(pattern, path);
+  return routes.some((route) => route.method.toUpperCase() === method.toUpperCase() && matchSpecificity(route.path, path) >= row);
+}
+
+const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
+
+/**
+ * Registers the unoffered rows on the management router, after authentication (no token is still 401)
+ * and before the real routes, which they defer to (`realRouteWins`).
+ */
+export function mountUnoffered(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
+  for (const { feature, paths } of UNOFFERED_ROUTES) {
+    for (const pattern of paths) {
+      router.all(toHonoPath(pattern), async (c, next) => {
+        const path = c.req.path.replace(/^\/api\/v2/, "");
+        if (realRouteWins(routes, c.req.method, path, pattern)) return next();
+        throw problem("feature_not_enabled", { feature });
+      });
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import type { BlockingTrigger } from "../../objects/tenant/hooks";
+import { problem } from "../../shared/errors";
+import type { AppContext } from "../context";
+import { runBlockingHooks } from "../hooks/blocking";
+
+/**
+ * The prepare phase of a user write (SPEC §6.1): the trigger's blocking hooks, before any transaction. A
+ * refusal is a 400 carrying the hook's reason, and nothing is written.
+ */
+export async function runUserHooks(c: AppContext, trigger: BlockingTrigger, data: Record<string, unknown>): Promise<void> {
+  const verdict = await runBlockingHooks(c, trigger, data);
+  if (!verdict.ok) throw problem("hook_denied", { reason: verdict.reason });
+}

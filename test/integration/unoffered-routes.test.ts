@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { CP, createTenant, mgmt } from "../helpers/api";
+import { tenantManagementToken } from "../helpers/management";
+import { mintWithTenantKey } from "../helpers/mint";
+import { expectError } from "../helpers/roles";
+
+/**
+ * Routes of the reference platform that Gatehouse does not offer answer 403 feature_not_enabled, not 404
+ * (issue 9 point 8), so tools that walk every resource type skip them; real routes still answer as before.
+ */
+
+/** The resource types the reference platform's deploy CLI reads that this service does not offer. */
+const WALK = [
+  "/rules",
+  "/rules-configs",
+  "/hooks/hk_x/secrets",
+  "/email-templates/verify_email",
+  "/emails/provider",
+  "/custom-domains",
+  "/prompts",
+  "/prompts/login/custom-text/en",
+  "/organizations",
+  "/attack-protection/breached-password-detection",
+  "/attack-protection/bot-detection",
+  "/attack-protection/captcha",
+  "/anomaly/blocks/ips/203.0.113.7",
+  "/jobs/job_1",
+  "/stats/daily",
+  "/tenants/settings",
+  "/branding/themes/default",
+  "/branding/templates/universal-login",
+  "/migrations",
+  "/forms",
+  "/flows",
+  "/self-service-profiles",
+  "/network-acls",
+  "/user-attribute-profiles",
+  "/connection-profiles",
+  "/token-exchange-profiles",
+  "/event-streams",
+  "/grants",
+  "/device-credentials",
+  "/user-blocks",
+  "/blacklists/tokens",
+];
+
+describe("routes the service does not offer", () => {
+  it("a deploy-CLI-style walk gets 403 feature_not_enabled on each unoffered resource type, not 404", async () => {
+    const tenant = await createTenant();
+    const token = await tenantManagementToken(tenant, ["read:clients"]);
+    for (const path of WALK) {
+      await expectError(await mgmt("GET", path, { token }), 403, "feature_not_enabled", /not enabled/);
+    }
+    for (const [method, path] of [["POST", "/rules"], ["PATCH", "/rules/rul_1"], ["DELETE", "/rules-configs/key"], ["PUT", "/rules-configs/key"], ["PATCH", "/tenants/settings"], ["POST", "/jobs/users-imports"]] as const) {
+      await expectError(await mgmt(method, path, { token, body: {} }), 403, "feature_not_enabled");
+    }
+    const body = (await (await mgmt("GET", "/rules", { token })).json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ statusCode: 403, error: "Forbidden", errorCode: "feature_not_enabled", message: 'The feature "rules" is not enabled on this tenant' });
+  });
+
+  it("no token is still 401, and a user's token 403", async () => {
+    const tenant = await createTenant();
+    for (const path of ["/rules", "/tenants/settings", "/organizations"]) {
+      await expectError(await mgmt("GET", path, { token: "", headers: { "tenant-id": tenant } }), 401, "missing_token");
+      await expectError(await mgmt("GET", path, { token: "not-a-jwt", headers: { "tenant-id": tenant } }), 403, "invalid_token");
+    }
+    const userToken = await mintWithTenantKey(tenant, { iss: `http://${tenant}.localhost:8787/`, aud: CP.audience, scope: "read:current_user", sub: "auth0|u", gty: "password" });
+    await expectError(await mgmt("GET", "/rules", { token: userToken }), 403, "feature_not_enabled");
+  });
+
+  it("real routes keep answering: webhook hooks, tenants, branding, attack protection, and unknown paths stay 404", async () => {
+    const tenant = await createTenant();
+    const asTenant = { headers: { "tenant-id": tenant } };
+    expect((await mgmt("GET", "/hooks", asTenant)).status).toBe(200);
+    expect((await mgmt("GET", "/hooks/hk_missing", asTenant)).status).toBe(404);
+    expect((await mgmt("GET", `/tenants/${tenant}`)).status).toBe(200);
+    expect((await mgmt("GET", "/branding", asTenant)).status).toBe(200);
+    expect((await mgmt("GET", "/attack-protection/brute-force-protection", asTenant)).status).toBe(200);
+    expect((await mgmt("GET", "/roles", asTenant)).status).toBe(200);
+    await expectError(await mgmt("GET", "/no-such-resource", asTenant), 404);
+  });
+});
