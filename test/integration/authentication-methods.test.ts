@@ -169,6 +169,15 @@ describe("GET and DELETE /users/{id}/authentication-methods", () => {
     expect(await (await api("GET", path(userId))).json()).toEqual([]);
   });
 
+  it("deleting the user removes its methods and recovery codes", async () => {
+    const userId = await newUser();
+    expect((await api("POST", path(userId), { type: "totp", totp_secret: SECRET })).status).toBe(201);
+    await tenantSql(tenant, "INSERT INTO recovery_codes (user_id, code_hash, created_at) VALUES (?, 'h', 1)", userId);
+    expect((await api("DELETE", `/users/${encodeURIComponent(userId)}`)).status).toBe(204);
+    expect(await tenantSql(tenant, "SELECT id FROM authentication_methods WHERE user_id = ?", userId)).toEqual([]);
+    expect(await tenantSql(tenant, "SELECT code_hash FROM recovery_codes WHERE user_id = ?", userId)).toEqual([]);
+  });
+
   it("answers inexistent_user for an unknown user on every route", async () => {
     const missing = "auth0|nobody-here";
     const answers = [
