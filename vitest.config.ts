@@ -12,6 +12,8 @@ export const TEST_BINDINGS = {
   ACTIONS_TIMEOUT_MS: "1500",
   // The archive pipeline's token (its endpoint is set per test: the receiver's port is random).
   OUTBOX_PIPELINE_TOKEN: "pipeline-token",
+  // SMS and email go to the tenant's development sink, read back by the MFA and passwordless tests.
+  DEV_MESSAGE_SINK: "1",
 };
 
 export default defineConfig({

@@ -25,6 +25,8 @@ export interface StartServerOptions {
   timeoutMs?: number;
   /** Mirror wrangler's output to stderr. @default process.env.GATEHOUSE_E2E_LOG === "1" */
   echo?: boolean;
+  /** The port to listen on, when a var (ISSUER) must name it beforehand. @default a free port */
+  port?: number;
 }
 
 export const ROOT: string;

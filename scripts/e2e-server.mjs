@@ -114,11 +114,12 @@ export async function localFetch(input, init) {
  * @param {Record<string, string>} [options.vars] extra variables/secrets for the worker (override the defaults)
  * @param {number} [options.timeoutMs] readiness deadline. @default 90000
  * @param {boolean} [options.echo] mirror wrangler's output to this process's stderr. @default env GATEHOUSE_E2E_LOG=1
+ * @param {number} [options.port] the port to listen on (when ISSUER in vars must name it). @default a free port
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1" } = {}) {
-  const port = await freePort();
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort } = {}) {
+  const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
   const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-"));
   const baseUrl = `http://localhost:${port}`;

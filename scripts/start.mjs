@@ -81,6 +81,10 @@ const args = [
 ];
 // .dev.vars wins over --var inside wrangler, so only the environment and the port decide here.
 if (process.env.ISSUER) args.push("--var", `ISSUER:${process.env.ISSUER}`);
+// The development message sink: SMS and email (MFA codes, passwordless codes, enrollment mails) are kept for
+// the developer at /__dev/messages and printed in this console instead of being sent. DEV_MESSAGE_SINK=0 turns it off.
+const devSink = process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0";
+if (devSink) args.push("--var", "DEV_MESSAGE_SINK:1");
 else if (!devVars.ISSUER) args.push("--var", `ISSUER:http://localhost:${port}/`);
 args.push(...process.argv.slice(2));
 
@@ -138,6 +142,9 @@ if (!exited) {
     ` Control-plane client_secret: ${clientSecret}`,
     ` Child tenants:       ${tenantPattern}`,
     devVars.ADMIN_EMAIL ? ` Admin email:         ${devVars.ADMIN_EMAIL}` : " Admin user:          none (set ADMIN_EMAIL and ADMIN_PASSWORD in .dev.vars)",
+    devSink
+      ? ` Dev messages:        ${base}__dev/messages (SMS and email codes; also printed below as [dev-sink])`
+      : " Dev messages:        off (DEV_MESSAGE_SINK=0)",
     "",
     " Get a management token:",
     `   ${curl}`,

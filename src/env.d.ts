@@ -6,8 +6,17 @@ interface __BaseEnv_Env {
   ADMIN_PASSWORD?: string;
   MANAGEMENT_ALLOWED_ORIGINS?: string;
   BENCH_ROUTES?: string;
+  /** "1": the development message sink (SMS and email kept in the tenant, shown at /__dev/messages and in the console). */
+  DEV_MESSAGE_SINK?: string;
+  /** Outgoing email (src/worker/email.ts, src/worker/messaging): "dev" (default), "http" or "sendgrid". */
   EMAIL_PROVIDER?: string;
   EMAIL_FROM?: string;
+  /** EMAIL_PROVIDER=http: the relay's URL and bearer token. */
   EMAIL_HTTP_URL?: string;
   EMAIL_HTTP_TOKEN?: string;
+  /** EMAIL_PROVIDER=sendgrid: the API key, and the API's base URL (tests point it at a local receiver). */
+  EMAIL_API_KEY?: string;
+  EMAIL_API_BASE?: string;
+  /** Base URL of the Twilio-compatible SMS API. @default https://api.twilio.com */
+  TWILIO_API_BASE?: string;
 }

@@ -3,3 +3,4 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+

@@ -562,6 +562,38 @@ async function rotationLoad(ctx, { users, families }) {
   };
 }
 
+/** Median of three in-worker runs of an MFA probe after one warm-up (issue 12: TOTP and WebAuthn verifiers). */
+async function mfaProbe(ctx, path) {
+  const once = async () => {
+    const res = await ctx.fetch(path);
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+    const json = await res.json();
+    if (!json.per_second) throw new Error(`${path}: unexpected ${JSON.stringify(json)}`);
+    return json.per_second;
+  };
+  await once();
+  const runs = [await once(), await once(), await once()].sort((a, b) => a - b);
+  return runs[1];
+}
+
+SCENARIOS.push(
+  {
+    id: "totp_verify",
+    label: "TOTP code verifications in the worker (3 steps, constant time; /__bench/totp)",
+    unit: "checks/s",
+    kind: "probe",
+    run: (ctx) => mfaProbe(ctx, "/__bench/totp?n=3000"),
+  },
+  {
+    id: "webauthn_verify",
+    label: "WebAuthn ES256 assertion verifications in the worker (@simplewebauthn/server; /__bench/webauthn)",
+    unit: "verifications/s",
+    kind: "probe",
+    run: (ctx) => mfaProbe(ctx, "/__bench/webauthn?n=400"),
+  },
+);
+
+/** Ratios printed under the table: numerator and denominator are scenario ids. */
 /**
  * Ratios printed under the table: numerator and denominator are scenario ids; `fields` names the row fields
  * compared (default per-second rates; `p50` / `meanMs` latencies of load rows, `ms` of a probe's facts).
@@ -581,6 +613,8 @@ export const RATIOS = [
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s", numerator: "login_page", denominator: "hello" },
   { label: "code exchanges in an organization/s ÷ plain code exchanges/s (1.0 = organizations cost nothing at the token endpoint)", numerator: "org_code_exchange", denominator: "code_exchange" },
+  { label: "TOTP verifications/s (in the worker) ÷ login page renders/s", numerator: "totp_verify", denominator: "login_page" },
+  { label: "WebAuthn assertion verifications/s (in the worker) ÷ login page renders/s", numerator: "webauthn_verify", denominator: "login_page" },
   { label: "relay events/s at 100,000 ÷ at 1,000 backlog (1.0 = flat in backlog size)", numerator: "relay_100k", denominator: "relay_1k" },
   { label: "in-object commit cost with its outbox event ÷ bare commit", numerator: "commit_bare", denominator: "commit_outbox" },
   { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },

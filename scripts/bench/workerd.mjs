@@ -73,12 +73,13 @@ export async function writeWorkerdConfig({ config, benchDir, diskDir, port, vars
   const files = readdirSync(distDir);
   const main = "index.js";
   if (!files.includes(main)) throw new Error(`bench: ${distDir} has no ${main}; wrangler's dry-run output changed?`);
-  // Wrangler's module rules: *.sql as Text (wrangler.toml [[rules]]). Other non-JS outputs are not modules.
+  // Wrangler's module rules: *.sql and *.umd.min.js (browser bundles served as text) as Text (wrangler.toml
+  // [[rules]]). Other non-JS outputs are not modules.
   const modules = [`(name = ${capnpText(main)}, esModule = embed ${capnpText(relative(benchDir, join(distDir, main)))})`];
   for (const file of files.sort()) {
     if (file === main || file.endsWith(".map") || file === "README.md") continue;
     const path = capnpText(relative(benchDir, join(distDir, file)));
-    if (file.endsWith(".sql") || file.endsWith(".txt") || file.endsWith(".html")) modules.push(`(name = ${capnpText(file)}, text = embed ${path})`);
+    if (file.endsWith(".sql") || file.endsWith(".txt") || file.endsWith(".html") || file.endsWith(".umd.min.js")) modules.push(`(name = ${capnpText(file)}, text = embed ${path})`);
     else if (file.endsWith(".wasm")) modules.push(`(name = ${capnpText(file)}, wasm = embed ${path})`);
     else if (file.endsWith(".bin")) modules.push(`(name = ${capnpText(file)}, data = embed ${path})`);
     else if (file.endsWith(".js") || file.endsWith(".mjs")) modules.push(`(name = ${capnpText(file)}, esModule = embed ${path})`);

@@ -23,6 +23,8 @@ export type OAuthErrorCode =
   | "consent_required"
   | "invalid_token"
   | "unsupported_token_type"
+  | "too_many_requests"
+  | "temporarily_unavailable"
   | "server_error";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */
@@ -329,6 +331,28 @@ export const ERRORS = {
   inexistent_binding_ref: { status: 400, message: 'No action matches the binding reference {type} "{value}"', errorCode: "invalid_body" },
   // Log streams.
   inexistent_log_stream: { status: 404, message: "The log stream does not exist", errorCode: "inexistent_log_stream" },
+  // Authentication methods and MFA (SPEC §2.4-2.5, §3.4, §4.2 guardian routes).
+  inexistent_authentication_method: {
+    status: 404,
+    message: "The authentication method does not exist.",
+    errorCode: "inexistent_authentication_method",
+  },
+  authentication_method_exists: { status: 409, message: "{detail}", errorCode: "authentication_method_conflict" },
+  inexistent_mfa_transaction: { status: 404, message: "The MFA transaction does not exist or has expired.", errorCode: "inexistent_mfa_transaction" },
+  inexistent_guardian_factor: { status: 404, message: 'Unknown factor "{name}"; factors: {factors}', errorCode: "inexistent_factor" },
+  inexistent_sms_provider: { status: 404, message: 'Unknown SMS provider "{name}"; providers: twilio', errorCode: "inexistent_provider" },
+  inexistent_enrollment: { status: 404, message: "The enrollment does not exist.", errorCode: "inexistent_enrollment" },
+  ticket_factors_disabled: {
+    status: 400,
+    message: "Enrollment tickets need the otp or sms factor enabled (PUT /api/v2/guardian/factors/otp {\"enabled\": true})",
+    errorCode: "mfa_factors_disabled",
+  },
+  ticket_factor_disabled: { status: 400, message: 'The factor "{factor}" is not enabled for this tenant', errorCode: "mfa_factors_disabled" },
+  email_provider_missing: {
+    status: 400,
+    message: "No email provider is configured: set EMAIL_PROVIDER (or DEV_MESSAGE_SINK=1 for local development)",
+    errorCode: "email_provider_missing",
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** A stable failure code (a key of {@link ERRORS}). */

@@ -25,6 +25,8 @@ const RESOURCES = [
   "signing_keys",
   "guardian_factors",
   "guardian_enrollments",
+  "guardian_enrollment_tickets",
+  "mfa_policies",
   "authentication_methods",
   "hooks",
   "actions",

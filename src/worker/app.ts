@@ -1,12 +1,21 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
 import { devMailRoute } from "./email";
+import { mfaBenchRoutes } from "./bench-mfa";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
+import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
+import { passkeyEnrollmentPage, passkeyEnrollmentSubmit, passkeyLoginSubmit } from "./login/mfa/passkey-flow";
+import { phoneChallengePage, phoneChallengeSubmit, phoneEnrollmentPage, phoneEnrollmentSubmit } from "./login/mfa/phone-flow";
+import { enrollTicketPage } from "./login/mfa/ticket";
+import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
+import { webauthnChallengePage, webauthnChallengeSubmit, webauthnEnrollmentPage, webauthnEnrollmentSubmit } from "./login/mfa/webauthn-flow";
+import { webauthnBrowserScript, webauthnCeremonyScript } from "./login/assets";
+import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
 import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
@@ -18,6 +27,7 @@ import { requestContext, tenantFromRequest } from "./middleware/request-context"
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
+import { passwordlessStartEndpoint } from "./oauth/passwordless";
 import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
 import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
@@ -91,7 +101,32 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("GET", "/u2/invitation", invitationLanding);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
+  // MFA (SPEC §4.1 MFA screens, §3.4-3.5; issue 12): one transaction per browser, bound by the gh_mfa cookie.
+  login.on("GET", "/u2/mfa", mfaEntryPage);
+  login.on("GET", "/u2/mfa/factors", factorsPage);
+  login.on("POST", "/u2/mfa/continue", continueSubmit);
+  login.on("GET", "/u2/mfa/totp-enrollment", totpEnrollmentPage);
+  login.on("POST", "/u2/mfa/totp-enrollment", totpEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/totp-challenge", totpChallengePage);
+  login.on("POST", "/u2/mfa/totp-challenge", totpChallengeSubmit);
+  login.on("GET", "/u2/mfa/recovery-code", recoveryCodePage);
+  login.on("POST", "/u2/mfa/recovery-code", recoveryCodeSubmit);
+  login.on("GET", "/u2/mfa/phone-enrollment", phoneEnrollmentPage);
+  login.on("POST", "/u2/mfa/phone-enrollment", phoneEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/phone-challenge", phoneChallengePage);
+  login.on("POST", "/u2/mfa/phone-challenge", phoneChallengeSubmit);
+  login.on("GET", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentPage);
+  login.on("POST", "/u2/mfa/webauthn-enrollment", webauthnEnrollmentSubmit);
+  login.on("GET", "/u2/mfa/webauthn-challenge", webauthnChallengePage);
+  login.on("POST", "/u2/mfa/webauthn-challenge", webauthnChallengeSubmit);
+  login.on("GET", "/u2/passkey/enrollment", passkeyEnrollmentPage);
+  login.on("POST", "/u2/passkey/enrollment", passkeyEnrollmentSubmit);
+  login.on("POST", "/u2/login/passkey", passkeyLoginSubmit);
+  login.on("GET", "/u2/guardian/enroll", enrollTicketPage);
+  // Development message sink (404 unless DEV_MESSAGE_SINK=1): what SMS and email would have sent.
+  login.on("GET", "/__dev/messages", devMessagesEndpoint);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
+  login.on(["POST", "OPTIONS"], "/passwordless/start", browserCors({ credentials: false }), passwordlessStartEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
   // SAML identity provider (issue 14): public metadata; SP- (or, when enabled, IdP-) initiated login.
   login.on("GET", "/samlp/metadata/:client_id", samlMetadataEndpoint);
@@ -101,6 +136,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const internal = surface({ tenant: "none", errors: "oauth", noStore: false });
   // Browsers ask every page for it; answer without a 404 in their console.
   internal.on("GET", "/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
+  // The login pages' WebAuthn scripts (no CDN; the pages' CSP admits them by nonce).
+  internal.on("GET", "/u2/assets/webauthn-browser.js", webauthnBrowserScript);
+  internal.on("GET", "/u2/assets/webauthn-ceremony.js", webauthnCeremonyScript);
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
   // The development email sink's messages (EMAIL_PROVIDER=dev, loopback hosts only; src/worker/email.ts).
   internal.on("GET", "/__dev/mail", devMailRoute);
@@ -110,6 +148,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   bench.onError(errorSink("oauth"));
   bench.use("*", requestContext, async (c, next) => (c.var.settings.benchRoutes ? next() : notFound(c)));
   bench.route("/", benchRoutes());
+  bench.route("/", mfaBenchRoutes());
 
   const app = new Hono<AppEnv>();
   app.onError(errorSink("oauth"));

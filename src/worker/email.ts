@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { randomId } from "../shared/crypto/random";
 import { now } from "../shared/clock";
+import { sendgridSender } from "./messaging/providers";
 import { requestHost } from "./routing/resolve-tenant";
 
 /**
@@ -10,17 +11,20 @@ import { requestHost } from "./routing/resolve-tenant";
  *   (localhost, *.localhost, 127.0.0.1), so a deployment on a real domain never exposes it.
  * - `http`: POSTs `{from, to, subject, text, html}` as JSON to EMAIL_HTTP_URL with
  *   `Authorization: Bearer EMAIL_HTTP_TOKEN` (a transactional-mail relay); a non-2xx answer is an error.
+ * - `sendgrid`: SendGrid's v3 mail send API with EMAIL_API_KEY (at EMAIL_API_BASE), the provider the MFA and
+ *   passwordless emails use too (src/worker/messaging); the plain-text part is sent.
  * EMAIL_FROM is the sender address. @default "no-reply@gatehouse.local"
  */
 export interface EmailMessage {
   to: string;
   subject: string;
   text: string;
-  html: string;
+  /** Omitted for plain-text messages (the MFA and passwordless codes). */
+  html?: string;
 }
 
 export interface EmailProvider {
-  readonly kind: "dev" | "http";
+  readonly kind: "dev" | "http" | "sendgrid";
   send(message: EmailMessage): Promise<void>;
 }
 
@@ -40,6 +44,8 @@ interface EmailEnv {
   EMAIL_FROM?: string;
   EMAIL_HTTP_URL?: string;
   EMAIL_HTTP_TOKEN?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_API_BASE?: string;
 }
 
 const settings = (env: unknown) => env as EmailEnv;
@@ -64,7 +70,17 @@ export function emailProvider(env: unknown): EmailProvider {
       },
     };
   }
-  if (kind !== "dev") throw new Error(`Unknown EMAIL_PROVIDER "${kind}" (dev or http)`);
+  if (kind === "sendgrid") {
+    return {
+      kind: "sendgrid",
+      async send(message) {
+        if (!e.EMAIL_API_KEY) throw new Error("EMAIL_PROVIDER=sendgrid needs EMAIL_API_KEY");
+        const sender = sendgridSender({ apiKey: e.EMAIL_API_KEY, from }, e.EMAIL_API_BASE || undefined);
+        await sender.send({ to: message.to, subject: message.subject, body: message.text });
+      },
+    };
+  }
+  if (kind !== "dev") throw new Error(`Unknown EMAIL_PROVIDER "${kind}" (dev, http or sendgrid)`);
   return {
     kind: "dev",
     async send(message) {

@@ -27,6 +27,12 @@ export interface Settings {
   /** Extra origins allowed on the management API (comma separated). */
   allowedOrigins: string[];
   benchRoutes: boolean;
+  /** DEV_MESSAGE_SINK=1: SMS and email go to the tenant's development sink (GET /__dev/messages, console). */
+  devMessageSink: boolean;
+  /** EMAIL_PROVIDER and its credentials; null when none is configured. */
+  emailProvider: { kind: "sendgrid"; apiKey: string; from: string; apiBase: string } | null;
+  /** @default "https://api.twilio.com" */
+  twilioApiBase: string;
 }
 
 const cache = new WeakMap<object, Settings>();
@@ -62,6 +68,12 @@ export function settingsOf(env: Env): Settings {
       .map((s) => s.trim())
       .filter(Boolean),
     benchRoutes: e.BENCH_ROUTES === "1",
+    devMessageSink: e.DEV_MESSAGE_SINK === "1",
+    emailProvider:
+      e.EMAIL_PROVIDER === "sendgrid" && e.EMAIL_API_KEY && e.EMAIL_FROM
+        ? { kind: "sendgrid", apiKey: e.EMAIL_API_KEY, from: e.EMAIL_FROM, apiBase: e.EMAIL_API_BASE || "https://api.sendgrid.com" }
+        : null,
+    twilioApiBase: e.TWILIO_API_BASE || "https://api.twilio.com",
   };
   cache.set(env, settings);
   return settings;

@@ -79,6 +79,13 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/users/{id}/permissions"],
     ["DELETE", "/users/{id}/permissions", { permissions: [{ resource_server_identifier: "x", permission_name: "y" }] }],
   ],
+  "user (its authentication methods)": [
+    ["GET", "/users/{id}/authentication-methods"],
+    ["POST", "/users/{id}/authentication-methods", { type: "totp", totp_secret: "JBSWY3DPEHPK3PXP" }],
+    ["DELETE", "/users/{id}/authentication-methods"],
+    ["GET", "/users/{id}/authentication-methods/totp%7Cdev_x"],
+    ["DELETE", "/users/{id}/authentication-methods/totp%7Cdev_x"],
+  ],
   tenant: [
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],

@@ -1,5 +1,6 @@
 import { boundActions } from "./actions";
 import { getAttackProtection } from "./attack-protection";
+import { getGuardian } from "./guardian";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./rows";
@@ -39,5 +40,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     linkingTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1 AND template_id = 'account-linking'`.map((r) => r.trigger_id),
     attackProtection: getAttackProtection(sql),
     actions: boundActions(sql),
+    guardian: getGuardian(sql),
   };
 }

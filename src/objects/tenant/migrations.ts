@@ -9,6 +9,7 @@ import resourceServerSigningSecret from "../../../migrations/tenant/0008_resourc
 import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
 import organizations from "../../../migrations/tenant/0010_organizations.sql";
 import actions from "../../../migrations/tenant/0011_actions.sql";
+import mfa from "../../../migrations/tenant/0012_mfa.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -24,4 +25,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0009_cleanup", sql: cleanup },
   { name: "0010_organizations", sql: organizations },
   { name: "0011_actions", sql: actions },
+  { name: "0012_mfa", sql: mfa },
 ]);

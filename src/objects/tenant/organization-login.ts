@@ -49,26 +49,34 @@ export function admitLogin(sql: Sql, input: AdmissionInput, now: number): Admiss
   return { ok: true, added: true, invitation: null };
 }
 
-/** A pending, unexpired login session's request, or null. */
-function pendingRequest(sql: Sql, loginSessionId: string, now: number): AuthorizeRequest | null {
-  const row = sql.first<{ request: string }>`SELECT request FROM login_sessions WHERE id = ${loginSessionId}
-    AND state = 'pending' AND expires_at > ${now}`;
-  return row ? (JSON.parse(row.request) as AuthorizeRequest) : null;
+/**
+ * The request of a login session that may still choose its organization, and who it holds: a pending one,
+ * or one waiting in `awaiting_mfa` whose second factor was already verified (under an MFA policy the
+ * post-login prompt comes after MFA, issue 12; its MFA transaction then completes the login). Null otherwise.
+ */
+function choosable(sql: Sql, loginSessionId: string, now: number): { request: AuthorizeRequest; state: string; user_id: string | null } | null {
+  const row = sql.first<{ request: string; state: string; user_id: string | null }>`SELECT request, state, user_id FROM login_sessions ls
+    WHERE id = ${loginSessionId} AND expires_at > ${now} AND (state = 'pending' OR (state = 'awaiting_mfa' AND EXISTS (
+      SELECT 1 FROM mfa_transactions m WHERE m.login_session_id = ls.id AND m.kind = 'login' AND m.user_id = ls.user_id
+        AND m.completed_at IS NULL AND m.expires_at > ${now} AND json_extract(m.pending, '$.satisfied') = 1)))`;
+  return row ? { request: JSON.parse(row.request) as AuthorizeRequest, state: row.state, user_id: row.user_id } : null;
 }
 
-/** Records the organization chosen at the organization prompt on a pending login session. */
+/** Records the organization chosen at the organization prompt on a login session that may still choose. */
 export function chooseOrganization(sql: Sql, loginSessionId: string, org: { id: string; name: string }, now: number): boolean {
-  const request = pendingRequest(sql, loginSessionId, now);
-  if (!request) return false;
-  const next: AuthorizeRequest = { ...request, organization: org.id, organization_name: org.name };
-  return sql.run`UPDATE login_sessions SET request = ${next} WHERE id = ${loginSessionId} AND state = 'pending'` > 0;
+  const found = choosable(sql, loginSessionId, now);
+  if (!found) return false;
+  const next: AuthorizeRequest = { ...found.request, organization: org.id, organization_name: org.name };
+  return sql.run`UPDATE login_sessions SET request = ${next} WHERE id = ${loginSessionId} AND state = ${found.state}` > 0;
 }
 
 /**
- * Records who authenticated on a pending login session that must still choose its organization (the
- * post-login prompt); the login completes only when the choice is made.
+ * Records who authenticated on a login session that must still choose its organization (the post-login
+ * prompt); the login completes only when the choice is made. A session past MFA already names its user.
  */
 export function holdForOrganization(sql: Sql, loginSessionId: string, userId: string, now: number): boolean {
-  if (!pendingRequest(sql, loginSessionId, now)) return false;
+  const found = choosable(sql, loginSessionId, now);
+  if (!found) return false;
+  if (found.state === "awaiting_mfa") return found.user_id === userId;
   return sql.run`UPDATE login_sessions SET user_id = ${userId} WHERE id = ${loginSessionId} AND state = 'pending'` > 0;
 }

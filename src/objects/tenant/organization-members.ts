@@ -6,7 +6,7 @@ import { getOrganization, toOrganization } from "./organizations";
 /**
  * Organization members and their roles (SPEC §4.2 "Organizations"). Members are users of the tenant: the
  * users table is only read here (its profile columns); deleting a user removes its memberships by the
- * trigger of migration 0012 on users.
+ * trigger of migration 0010 on users.
  */
 
 type Row = Record<string, unknown>;

@@ -4,6 +4,8 @@ import { applyMigrations, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
+import { AuthenticationMethods } from "./authentication-methods";
+import { Challenges, DevMessages } from "./challenges";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as bench from "./bench";
 import { BrandingRpc } from "./branding";
@@ -14,7 +16,10 @@ import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { LogStreamsRpc, syncPipeline } from "./log-streams";
 import { tenantExtensions } from "./extensions";
+import { Guardian } from "./guardian";
 import { Logins, Sessions } from "./login";
+import { Mfa } from "./mfa";
+import { Passwordless } from "./passwordless";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
 import { Organizations } from "./organizations-rpc";
@@ -191,6 +196,36 @@ export class TenantObject extends DurableObject<Env> {
   /** A user's roles and direct permissions, and what tokens need of them. */
   userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
     return new UserAuthorization(this.core, audit);
+  }
+
+  /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */
+  authenticationMethods(audit: AuditContext = SYSTEM_CONTEXT): AuthenticationMethods {
+    return new AuthenticationMethods(this.core, audit);
+  }
+
+  /** MFA settings and enrollment tickets (SPEC §4.2 guardian routes, §3.4). */
+  guardian(audit: AuditContext = SYSTEM_CONTEXT): Guardian {
+    return new Guardian(this.core, audit);
+  }
+
+  /** MFA transactions, recovery codes and WebAuthn counters (issue 12). */
+  mfa(audit: AuditContext = SYSTEM_CONTEXT): Mfa {
+    return new Mfa(this.core, audit);
+  }
+
+  /** Passwordless codes and logins (issue 12 point 6). */
+  passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless {
+    return new Passwordless(this.core, audit);
+  }
+
+  /** One-time codes and WebAuthn challenges. */
+  challenges(): Challenges {
+    return new Challenges(this.core);
+  }
+
+  /** The development message sink (read at GET /__dev/messages when DEV_MESSAGE_SINK=1). */
+  devMessages(): DevMessages {
+    return new DevMessages(this.core);
   }
 
   logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {

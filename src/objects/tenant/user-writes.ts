@@ -3,6 +3,7 @@
  * Module functions over one transaction's SQL; the facade (users.ts) commits them with their events.
  * Passwords arrive hashed: bcrypt runs in the worker, never here.
  */
+import { deleteMfaDataOfUser } from "./authentication-methods";
 import { fail, ok, type Result } from "../../shared/errors";
 import { METADATA_MAX_BYTES, normalizeEmail } from "../../shared/schemas/users";
 import type { Json, NewUser, UserFieldPatch, UserPatch, UserRecord } from "../../shared/types";
@@ -126,6 +127,8 @@ export function deleteUser(sql: Sql, userId: string): Result<{ user: UserRecord;
   sql.run`DELETE FROM login_sessions WHERE user_id IN (SELECT value FROM json_each(${ids}))`;
   sql.run`DELETE FROM authorization_codes WHERE user_id IN (SELECT value FROM json_each(${ids}))`;
   sql.run`DELETE FROM login_tickets WHERE user_id IN (SELECT value FROM json_each(${ids}))`;
+  // MFA data (issue 12): authentication methods, recovery codes, enrollment tickets, MFA transactions.
+  for (const id of removed) deleteMfaDataOfUser(sql, id);
   return ok({ user, removed });
 }
 

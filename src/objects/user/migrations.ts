@@ -1,6 +1,7 @@
 import core from "../../../migrations/user/0001_refresh_and_throttle.sql";
 import rotation from "../../../migrations/user/0002_refresh_rotation.sql";
 import cleanup from "../../../migrations/user/0003_cleanup.sql";
+import mfa from "../../../migrations/user/0004_mfa.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -8,4 +9,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0001_refresh_and_throttle", sql: core },
   { name: "0002_refresh_rotation", sql: rotation },
   { name: "0003_cleanup", sql: cleanup },
+  { name: "0004_mfa", sql: mfa },
 ]);

@@ -3,6 +3,7 @@ import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
 import { nextCleanupAt, runUserCleanup } from "./cleanup";
 import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, settleAttempt } from "./login-throttle";
+import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
 import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
@@ -76,6 +77,31 @@ export class Attempts extends RpcTarget {
   /** See {@link settleAttempt}. */
   settle(succeeded: boolean): void {
     this.storage.transactionSync(() => settleAttempt(this.sql, succeeded));
+  }
+}
+
+/** Second-factor attempts (`stub.mfa()`): the lock of issue 12 point 3 and single-use TOTP steps. */
+export class MfaAttempts extends RpcTarget {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly sql: Sql,
+  ) {
+    super();
+  }
+
+  /** See {@link beginMfa}. */
+  begin(): MfaAdmission {
+    return this.storage.transactionSync(() => beginMfa(this.sql, now()));
+  }
+
+  /** See {@link settleMfa}. */
+  settle(succeeded: boolean): void {
+    this.storage.transactionSync(() => settleMfa(this.sql, succeeded));
+  }
+
+  /** See {@link consumeTotpStep}. */
+  consumeTotpStep(methodId: string, step: number): boolean {
+    return this.storage.transactionSync(() => consumeTotpStep(this.sql, methodId, step, now()));
   }
 }
 
@@ -159,6 +185,10 @@ export class UserObject extends DurableObject<Env> {
 
   attempts(): Attempts {
     return new Attempts(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
+  }
+
+  mfa(): MfaAttempts {
+    return new MfaAttempts(this.ctx.storage, this.sql);
   }
 
   /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().issue(...)`. */

@@ -16,4 +16,8 @@ export const encryptionContext = {
   actionSecrets: (actionId: string) => `action_secrets:${actionId}`,
   /** A log stream's sink credentials (authorization header, custom headers): open only for that stream. */
   logStreamSink: (streamId: string) => `log_stream_sink:${streamId}`,
+  /** A TOTP authentication method's shared secret (base32): opens only as that method. */
+  totpSecret: (methodId: string) => `totp_secret:${methodId}`,
+  /** A guardian SMS provider's credentials (`auth_token`): open only for that provider name. */
+  smsProvider: (provider: string) => `guardian_sms_provider:${provider}`,
 } as const;

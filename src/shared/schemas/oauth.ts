@@ -45,6 +45,15 @@ export const tokenRequestSchemas = {
     organization: param.optional(),
     ...clientAuth,
   }),
+  "http://auth0.com/oauth/grant-type/passwordless/otp": z.looseObject({
+    grant_type: z.literal("http://auth0.com/oauth/grant-type/passwordless/otp"),
+    username: param,
+    otp: param,
+    realm: z.enum(["email", "sms"]),
+    scope: param.optional(),
+    audience: param.optional(),
+    ...clientAuth,
+  }),
 } as const;
 
 export type SupportedGrant = keyof typeof tokenRequestSchemas;

@@ -211,6 +211,8 @@ export interface CodeGrant {
   organization_name?: string;
   /** Claims the login's post-login actions set, after the claim rules (SPEC §6.2). */
   custom_claims?: { id_token?: Record<string, Json>; access_token?: Record<string, Json> };
+  /** Authentication methods references (RFC 8176), e.g. ["pwd", "otp", "mfa"] after MFA. */
+  amr?: string[];
 }
 
 export interface NewAuthorizationCode {

@@ -1,5 +1,6 @@
 import type { AttackProtection } from "../schemas/attack-protection";
 import type { BoundAction } from "./actions";
+import type { GuardianSettings } from "./mfa";
 /** Tenant configuration records: the snapshot every token request reads. */
 import type { Json } from "./json";
 
@@ -119,6 +120,8 @@ export interface TenantConfig {
   linkingTriggers: string[];
   /** Each trigger's bound actions in execution order (their deployed versions; no code). */
   actions: Record<string, BoundAction[]>;
+  /** MFA factors, policies and SMS provider (GET/PUT /api/v2/guardian/*), read by the login flow. */
+  guardian: GuardianSettings;
 }
 
 /** A key pair the worker generated (private half encrypted, certificate issued) for the object to store. */

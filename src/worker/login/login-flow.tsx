@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { databaseConnection, isSignupDisabled } from "./connection";
+import { loginPasskeyOptions } from "./mfa/passkey-flow";
 import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
@@ -18,12 +19,14 @@ const NO_CONNECTION = {
   message: "This application has no email and password login.",
 } as const;
 
-function renderLogin(
+async function renderLogin(
   c: AppContext,
   t: LoginTransaction,
   options: { email?: string; error?: FormFailure; canSignup: boolean },
   status: ContentfulStatusCode = 200,
 ) {
+  // Passkeys on the connection: a fresh challenge for this login, offered by autofill and a button.
+  const passkey = await loginPasskeyOptions(c, t.config, t.client, t.loginSession);
   return sendPage(
     c,
     t.shell,
@@ -34,10 +37,12 @@ function renderLogin(
       clientName={t.client.name}
       canSignup={options.canSignup}
       {...organizationProps(t)}
+      passkey={passkey}
       {...(options.email ? { email: options.email } : {})}
       {...(options.error ? { error: options.error } : {})}
     />,
     status,
+    { scripts: passkey !== null },
   );
 }
 
@@ -89,6 +94,7 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
     return renderLogin(c, t, { email, error, canSignup }, check.status);
   }
+  // SPEC §3.5: under an MFA policy the login session waits in awaiting_mfa for the second factor (in finishLogin).
   const response = await finishLogin(c, t.loginSession, t.client, check.user);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
 }

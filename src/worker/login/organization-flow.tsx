@@ -1,9 +1,11 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { LoginSession } from "../../shared/types";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { configOf } from "./connection";
+import { mfaEntry, passedMfaFor } from "./mfa/context";
 import { invitationProblem } from "./organization";
 import { OrganizationPage, type OrganizationPageProps } from "./pages/organization-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
@@ -32,12 +34,19 @@ async function render(c: AppContext, t: LoginTransaction, extra: Pick<Organizati
 }
 
 /**
+ * Under an MFA policy the post-login prompt comes after the second factor (issue 12): the login session
+ * then waits in `awaiting_mfa`, and only the browser that passed MFA for it may choose.
+ */
+const afterMfa = (c: AppContext) => async (loginSession: LoginSession) =>
+  loginSession.state === "awaiting_mfa" && (await passedMfaFor(c, loginSession)) !== null;
+
+/**
  * GET /u2/organization?state=<login session>: the organization prompt of a client whose
  * `organization_usage` is `require` (issue 11): the name before login (`pre_login_prompt`), or the user's
  * organizations once they have logged in (`post_login_prompt`, the login session then names the user).
  */
 export async function organizationPage(c: AppContext): Promise<Response> {
-  const t = await loadTransaction(c);
+  const t = await loadTransaction(c, afterMfa(c));
   if (t instanceof Response) return t;
   setCsrfCookie(c, t.loginSession);
   return render(c, t);
@@ -49,7 +58,7 @@ export async function organizationPage(c: AppContext): Promise<Response> {
  * organizations, and the login completes in it (membership checked again by the gate).
  */
 export async function organizationSubmit(c: AppContext): Promise<Response> {
-  const submitted = await submittedForm(c, "organization");
+  const submitted = await submittedForm(c, "organization", afterMfa(c));
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
   const orgs = tenantObject(c.env, c.var.tenant.id).organizations();
@@ -69,6 +78,11 @@ export async function organizationSubmit(c: AppContext): Promise<Response> {
     tenantObject(c.env, c.var.tenant.id).logins().get(t.loginSession.id),
     tenantObject(c.env, c.var.tenant.id).users().get(heldUser),
   ]);
+  if (loginSession?.state === "awaiting_mfa") {
+    // The second factor was verified: the MFA step completes the login in the chosen organization.
+    const passed = await passedMfaFor(c, loginSession);
+    return passed ? c.redirect(mfaEntry(c, passed.id), 302) : sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  }
   if (loginSession?.state !== "pending") return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
   if (!user || user.blocked) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
   const response = await finishLogin(c, loginSession, t.client, user);

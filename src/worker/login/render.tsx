@@ -24,11 +24,14 @@ export function sendPage(
   shell: PageShell,
   page: JSX.Element,
   status: ContentfulStatusCode = 200,
+  options: { scripts?: boolean } = {},
 ): Response | Promise<Response> {
   pageSecurityHeaders(c);
+  // Pages with a WebAuthn ceremony run scripts, and only those carrying the page's nonce.
+  const scripts = options.scripts ? ` script-src 'nonce-${shell.nonce}';` : "";
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'nonce-${shell.nonce}'; img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'nonce-${shell.nonce}';${scripts} img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
   );
   return c.html(html`<!doctype html>${page}`, status);
 }

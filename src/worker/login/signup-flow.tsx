@@ -71,6 +71,7 @@ export async function signupSubmit(c: AppContext): Promise<Response> {
     const notice = { title: "Verify your email", message: "Your account was created. Verify your email address, then log in." };
     return sendMessage(c, t.shell, notice, 200);
   }
+  // Under an MFA policy a new user enrolls a factor before the first login completes (in finishLogin).
   const response = await finishLogin(c, t.loginSession, t.client, result.user);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
 }

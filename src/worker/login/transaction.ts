@@ -27,12 +27,14 @@ export interface LoginTransaction {
  * expired and already completed sessions, or a client deleted meanwhile, all answer the same 400 page:
  * a completed session can never be completed twice (replayed form, back button).
  */
-export async function loadTransaction(c: AppContext): Promise<LoginTransaction | Response> {
+export async function loadTransaction(c: AppContext, alsoAccept?: (loginSession: LoginSession) => Promise<boolean>): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
   const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
   const client = loginSession && clientIn(config, loginSession.client_id);
-  if (loginSession?.state !== "pending" || !client) {
+  // A page that may also serve a login session in another state says which (the organization prompt after MFA).
+  const live = loginSession?.state === "pending" || (loginSession && alsoAccept ? await alsoAccept(loginSession) : false);
+  if (!loginSession || !live || !client) {
     return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
   }
   const organization = await loginOrganization(c, loginSession.request);
@@ -111,8 +113,9 @@ export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<
 export async function submittedForm(
   c: AppContext,
   page: "login" | "signup" | "organization",
+  alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
 ): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
-  const t = await loadTransaction(c);
+  const t = await loadTransaction(c, alsoAccept);
   if (t instanceof Response) return t;
   const form = await readForm(c);
   if (!form) return badForm(c, t);

@@ -5,6 +5,7 @@ import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
 import { actionRoutes } from "./actions";
 import { attackProtectionRoutes } from "./attack-protection";
+import { authenticationMethodRoutes } from "./authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./branding";
@@ -13,6 +14,7 @@ import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
+import { guardianRoutes } from "./guardian";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
 import { organizationsRoutes } from "./organizations";
@@ -52,6 +54,8 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...organizationsRoutes,
   ...actionRoutes,
   ...logStreamRoutes,
+  ...authenticationMethodRoutes,
+  ...guardianRoutes,
 ];
 
 let spec: string | undefined;

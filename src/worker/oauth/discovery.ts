@@ -37,7 +37,7 @@ export function discoveryEndpoint(c: AppContext): Response {
       token_endpoint_auth_signing_alg_values_supported: ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"],
       revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
       code_challenge_methods_supported: ["S256", "plain"],
-      claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
+      claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
       prompt_values_supported: ["none", "login", "consent"],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,

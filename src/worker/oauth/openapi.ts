@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { passwordlessStartBody } from "../../shared/schemas/passwordless";
 import { GRANTS } from "./grants";
 
 let document: string | undefined;
@@ -59,6 +60,20 @@ export function authApiSpec(): string {
           summary: "Sign up a database-connection user",
           requestBody: { content: { "application/json": { schema: { type: "object", required: ["client_id", "email", "password", "connection"], properties: { client_id: { type: "string" }, email: { type: "string" }, password: { type: "string" }, connection: { type: "string" }, user_metadata: { type: "object" } } } } } },
           responses: { "200": json("{id, email, email_verified, created_at, updated_at}"), "400": json("{name, code, description, statusCode}") },
+        },
+      },
+      "/passwordless/start": {
+        post: {
+          summary: "Send a 6-digit passwordless code by email or SMS (redeemed with the passwordless/otp grant)",
+          requestBody: formOrJson(z.toJSONSchema(passwordlessStartBody, { io: "input" })),
+          responses: { "200": json("{_id, email, email_verified} or {_id, phone_number, phone_verified}"), "400": json("invalid_request"), "401": json("invalid_client"), "429": json("too_many_requests") },
+        },
+      },
+      "/u2/guardian/enroll": {
+        get: {
+          summary: "Redeem an MFA enrollment ticket (single use, 5 days) and continue to the enrollment screens",
+          parameters: query(["ticket", "tenant_id"], ["ticket"]),
+          responses: { "302": { description: "To the enrollment screen" }, "403": { description: "Expired or already used ticket" } },
         },
       },
       "/co/authenticate": {

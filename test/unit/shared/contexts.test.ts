@@ -11,6 +11,17 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.resourceServerSigningSecret("rs_1")).toBe("resource_server_signing_secret:rs_1");
     expect(encryptionContext.actionSecrets("act_1")).toBe("action_secrets:act_1");
     expect(encryptionContext.logStreamSink("lst_1")).toBe("log_stream_sink:lst_1");
-    expect(Object.keys(encryptionContext).sort()).toEqual(["actionSecrets", "clientSecret", "connectionSecrets", "logStreamSink", "resourceServerSigningSecret", "signingKey"]);
+    expect(encryptionContext.totpSecret("totp|dev_1")).toBe("totp_secret:totp|dev_1");
+    expect(encryptionContext.smsProvider("twilio")).toBe("guardian_sms_provider:twilio");
+    expect(Object.keys(encryptionContext).sort()).toEqual([
+      "actionSecrets",
+      "clientSecret",
+      "connectionSecrets",
+      "logStreamSink",
+      "resourceServerSigningSecret",
+      "signingKey",
+      "smsProvider",
+      "totpSecret",
+    ]);
   });
 });

@@ -1,7 +1,13 @@
 import type { FC } from "hono/jsx";
 
 /** The email field of the login and signup forms; invalid fields point at the form's error message. */
-export const EmailField: FC<{ value?: string; autocomplete: "username" | "email"; hasFocus: boolean; isInvalid: boolean; isLocked?: boolean }> = ({
+export const EmailField: FC<{
+  value?: string;
+  autocomplete: "username" | "email" | "username webauthn";
+  hasFocus: boolean;
+  isInvalid: boolean;
+  isLocked?: boolean;
+}> = ({
   value,
   autocomplete,
   hasFocus,

@@ -33,6 +33,17 @@ th{width:35%;word-break:normal}
 h2{font-size:1.1rem;margin:24px 0 8px}
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:12px;border-radius:6px;font-size:.8rem}
 main.wide{max-width:720px}
+.qr{display:flex;justify-content:center;margin:0 0 16px}
+.secret{text-align:center;margin:0 0 20px}
+.secret code{font:600 1rem/1.6 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.05em;word-break:break-all}
+.choices{list-style:none;margin:0;padding:0}
+.choices li{margin:0 0 12px}
+.choice{display:block;padding:12px 14px;border:1px solid #8c959f;border-radius:6px;color:inherit;text-decoration:none}
+.choice:hover{border-color:var(--gh-primary)}
+.choice-label{display:block;font-weight:600;color:var(--gh-primary)}
+.codes{columns:2;margin:0 0 20px;padding-left:1.5em;font:1rem/1.8 ui-monospace,SFMono-Regular,Menlo,monospace}
+button.link{background:none;color:var(--gh-primary);text-decoration:underline;width:auto;display:inline;padding:0;font-weight:400}
+button.secondary{background:#fff;color:var(--gh-primary);border:1px solid var(--gh-primary);margin-top:12px}
 @media (max-width:480px){body{padding:0}main{border-radius:0;box-shadow:none;min-height:100vh;padding:24px 16px}}
 `;
 

@@ -1,6 +1,7 @@
 import type { FC } from "hono/jsx";
 import { EmailField, PasswordField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
+import { CeremonyForm, CeremonyScripts } from "./webauthn-pages";
 
 export interface FormFailure {
   /** Stable code (SPEC §7 table), exposed as data-error-code. */
@@ -21,10 +22,12 @@ export interface LoginPageProps {
   /** The organization the login runs in (its display name), and whether an invitation fixes the email. */
   organizationName?: string;
   isEmailLocked?: boolean;
+  /** Passkeys as the first factor (issue 12): the request options, conditional UI autofill, the button. */
+  passkey?: { options: unknown; autofill: boolean; button: boolean } | null;
 }
 
 /** Email and password on one screen (the reference platform's "identifier + password" login). */
-export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, organizationName, isEmailLocked }) => {
+export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, organizationName, isEmailLocked, passkey }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const describedBy = error ? "form-error" : undefined;
   // With the email kept after a failed attempt, the password is what the user types next.
@@ -38,10 +41,23 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={error.message} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
-        <EmailField value={email} autocomplete="username" hasFocus={!focusPassword} isInvalid={Boolean(error)} isLocked={isEmailLocked} />
+        <EmailField
+          value={email}
+          autocomplete={passkey?.autofill ? "username webauthn" : "username"}
+          hasFocus={!focusPassword}
+          isInvalid={Boolean(error)}
+          isLocked={isEmailLocked}
+        />
         <PasswordField autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
         <button type="submit">Continue</button>
       </form>
+      {passkey ? (
+        <>
+          <p class="alt">or</p>
+          <CeremonyForm action={`/u2/login/passkey${q}`} csrf={csrf} mode={passkey.autofill ? "autofill" : "authenticate"} label="Sign in with a passkey" hideButton={!passkey.button} />
+          <CeremonyScripts nonce={shell.nonce} options={passkey.options} />
+        </>
+      ) : null}
       {canSignup ? (
         <p class="alt">
           Don't have an account? <a href={`/u2/signup${q}`}>Sign up</a>

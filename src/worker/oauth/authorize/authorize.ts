@@ -3,8 +3,10 @@ import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
+import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
+import { isMfaRequired } from "../../login/mfa/policy";
 import { startOrganization } from "../../login/organization";
-import { currentSession } from "../../login/session";
+import { currentSession, hashSecret } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
 import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
@@ -35,7 +37,8 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       new RedirectableError(new OAuthError(code, description), request.redirect_uri, request.response_mode, request.state);
 
     if (loginTicket) {
-      const response = await finishTicketLogin(c, request, client, loginTicket);
+      // A ticket proves the password only: under an MFA policy the second factor is asked first.
+      const response = isMfaRequired(config) ? await mfaFromFirstFactor(c, request, { ticket_hash: await hashSecret(loginTicket) }, ["pwd"]) : await finishTicketLogin(c, request, client, loginTicket);
       if (!response) throw redirectError("access_denied", "Invalid or expired login_ticket");
       return response;
     }
@@ -49,6 +52,14 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       if (prompts.includes("consent") || (!client.is_first_party && prompts.includes("none"))) {
         // No consent screen exists yet: third-party clients cannot be answered silently.
         if (prompts.includes("none")) throw redirectError("consent_required", "Consent required");
+      }
+      if (await ssoNeedsMfa(c, config, session.id)) {
+        // SPEC §3.5: a session that never passed MFA cannot answer silently under an MFA policy (step-up).
+        if (prompts.includes("none")) throw redirectError("login_required", "Multi-factor authentication required");
+        // After the second factor the login completes through finishMfaLogin (organization gate, actions).
+        const stepUp = await mfaFromFirstFactor(c, request, { user_id: user.user_id }, ["pwd"]);
+        if (!stepUp) throw redirectError("login_required", "Login required");
+        return stepUp;
       }
       await stub.sessions().touch(session.id, client.client_id);
       return issueAuthorizationResponse(c, request, client, user, session.id, authTimeS);

@@ -4,12 +4,15 @@ import type {
   AuthorizeRequest,
   ClientRecord,
   CodeGrant,
+  LoginCompletion,
   LoginSession,
   NewAuthorizationCode,
   UserRecord,
 } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
+import { clearMfaCookie } from "../../login/mfa/context";
+import { mfaGate } from "../../login/mfa/gate";
 import { organizationGate } from "../../login/organization";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
@@ -169,21 +172,62 @@ export async function issueAuthorizationResponse(
 }
 
 /**
- * Completes an interactive login (password, signup): one RPC commits the completed login session, the new
- * browser session, the login counters and the code together (`logins().complete`), then the client gets
- * its answer. Returns null when the login session was already completed or has expired (double submit,
- * replay); nothing is written then.
+ * Completes an interactive login (password, sign-up, a passkey, the post-login organization prompt), in
+ * this order: account linking (SPEC §6.2), so that everything after it is the primary's; the MFA gate on
+ * that user (issue 12, SPEC §3.5: under a policy, or for the passkey offer, the login session waits in
+ * `awaiting_mfa` and the browser goes to /u2/mfa, which ends in {@link finishMfaLogin}); then
+ * {@link completeInteractive}. Returns null when the login session was already completed or has expired
+ * (double submit, replay); nothing is written then.
  */
 export async function finishLogin(
   c: AppContext,
   loginSession: LoginSession,
   client: ClientRecord,
   authenticated: UserRecord,
+  /** Authentication methods references when the first factor says more than a password (a passkey). */
+  amr?: string[],
 ): Promise<Response | null> {
-  // Account linking (SPEC §6.2) first: the session and the tokens are the primary's when it links.
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
-  // Issue 11: membership, invitation acceptance or the post-login organization prompt.
+  // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
+  if (!amr?.includes("mfa")) {
+    const gated = await mfaGate(c, config, loginSession, user, amr ?? ["pwd"]);
+    if (gated === "expired") return null;
+    if (gated) return gated;
+  }
+  return completeInteractive(c, loginSession, client, user, amr ? { amr } : {});
+}
+
+/**
+ * Completes a login that waited in `awaiting_mfa` (issue 12) once its factor was verified: the user is
+ * already the primary the gate ran on; the organization gate and the post-login actions follow, then one
+ * RPC completes the MFA transaction and the login session and starts the browser session with its amr;
+ * the ID token carries the same amr. Null when either was already completed or has expired.
+ */
+export async function finishMfaLogin(
+  c: AppContext,
+  mfaTransactionId: string,
+  loginSession: LoginSession,
+  client: ClientRecord,
+  user: UserRecord,
+  amr: string[],
+): Promise<Response | null> {
+  return completeInteractive(c, loginSession, client, user, { mfaTransactionId, amr });
+}
+
+/**
+ * The common end of every interactive completion: the organization gate (issue 11: membership, invitation
+ * acceptance or the post-login organization prompt), the post-login actions (SPEC §6.1), then one RPC that
+ * commits the completed login session (and MFA transaction), the new browser session (with its amr), the
+ * login counters, the actions' effects and the code together; then the client gets its answer.
+ */
+async function completeInteractive(
+  c: AppContext,
+  loginSession: LoginSession,
+  client: ClientRecord,
+  user: UserRecord,
+  how: { mfaTransactionId?: string; amr?: string[] },
+): Promise<Response | null> {
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
@@ -191,18 +235,26 @@ export async function finishLogin(
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
   const grant = {
     ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
+    ...(how.amr ? { amr: how.amr } : {}),
     ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
   };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
-  const completed = await tenantObject(c.env, c.var.tenant.id)
-    .logins(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }))
-    .complete({
-      login_session_id: loginSession.id,
-      session: session.input,
-      code: code?.record ?? null,
-      ...(hasEffects(actions.effects) ? { actions: actions.effects } : {}),
-    });
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const audit = auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } });
+  const completion: LoginCompletion = {
+    login_session_id: loginSession.id,
+    session: session.input,
+    code: code?.record ?? null,
+    ...(hasEffects(actions.effects) ? { actions: actions.effects } : {}),
+  };
+  const completed = how.mfaTransactionId
+    ? await stub.mfa(audit).completeLogin(how.mfaTransactionId, completion, how.amr ?? [])
+    : how.amr
+      ? await stub.mfa(audit).completeWithAmr(completion, how.amr)
+      : await stub.logins(audit).complete(completion);
   if (!completed) return null;
+  // Before the answer is built: headers set after a Response exists do not reach it.
+  if (how.mfaTransactionId) clearMfaCookie(c);
   setSessionCookie(c, session);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
 }

@@ -4,6 +4,7 @@ import type { ClientRecord } from "../../../shared/types";
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
 import type { GrantContext } from "./context";
+import { passwordlessOtpGrant } from "./passwordless-otp";
 import { refreshTokenGrant } from "./refresh-token";
 import { tenantObject } from "../../tenant/stubs";
 import { runCredentialsExchange } from "../../actions/credentials-exchange";
@@ -52,6 +53,11 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "urn:ietf:params:oauth:grant-type:token-exchange",
     parameters: tokenRequestSchemas["urn:ietf:params:oauth:grant-type:token-exchange"],
     handler: tokenExchangeGrant,
+  },
+  {
+    grantType: "http://auth0.com/oauth/grant-type/passwordless/otp",
+    parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/passwordless/otp"],
+    handler: passwordlessOtpGrant,
   },
 ];
 

@@ -136,6 +136,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       aud: client.client_id,
       exp: now + ID_TOKEN_TTL_S,
       auth_time: grant.auth_time,
+      ...(grant.amr?.length ? { amr: grant.amr } : {}),
       ...(grant.nonce !== undefined ? { nonce: grant.nonce } : {}),
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...organizationClaims(grant, config),

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import type { GuardianFactor, GuardianSettings } from "../types";
+
+/** Factors a tenant can switch (SPEC §4.2 guardian routes, §2.5), in the order GET /guardian/factors lists them. */
+export const GUARDIAN_FACTORS: readonly GuardianFactor[] = ["sms", "otp", "webauthn-roaming", "webauthn-platform", "recovery-code"];
+
+export const isGuardianFactor = (name: string): name is GuardianFactor => (GUARDIAN_FACTORS as readonly string[]).includes(name);
+
+/** Factors that an enrollment ticket can enroll (SPEC §4.2: tickets need OTP or SMS). */
+export const TICKET_FACTORS: readonly GuardianFactor[] = ["otp", "sms"];
+
+/**
+ * A tenant's MFA settings before any write: every factor off except recovery codes (so whoever enrolls a
+ * factor also gets a way back in), no policy, the deployment's own SMS sender.
+ */
+export const DEFAULT_GUARDIAN: GuardianSettings = {
+  factors: { sms: false, otp: false, "webauthn-roaming": false, "webauthn-platform": false, "recovery-code": true },
+  policies: [],
+  sms_provider: "auth0",
+};
+
+/** PUT /guardian/factors/{name}. */
+export const factorBody = z.strictObject({ enabled: z.boolean() });
+
+/** PUT /guardian/policies: `["all-applications"]` enforces MFA, `[]` disables it. */
+export const policiesBody = z
+  .array(z.string().max(64))
+  .max(1)
+  .refine((list) => list.every((p) => p === "all-applications"), 'Supported policies: [] and ["all-applications"]');
+
+/** PUT /guardian/factors/sms/selected-provider. */
+export const selectedProviderBody = z.strictObject({
+  provider: z.enum(["auth0", "twilio"], { message: 'provider must be "auth0" (the deployment\'s sender) or "twilio"' }),
+});
+
+const e164 = z.string().regex(/^\+[1-9]\d{7,14}$/, "from must be a phone number in E.164 format");
+
+/** PUT /guardian/factors/sms/providers/twilio: given fields replace stored ones; auth_token is sealed at rest. */
+export const twilioBody = z.strictObject({
+  sid: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/, "sid must be letters and digits").nullable().optional(),
+  auth_token: z.string().min(1).max(256).nullable().optional(),
+  from: e164.nullable().optional(),
+  messaging_service_sid: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/).nullable().optional(),
+});
+
+/** POST /guardian/enrollments/ticket (the reference platform's body). */
+export const ticketBody = z.strictObject({
+  user_id: z.string().min(1).max(255),
+  email: z.email().max(320).optional(),
+  send_mail: z.boolean().optional(),
+  email_locale: z.string().max(16).optional(),
+  /** The reference platform's enrollment factors; tickets here enroll `otp` or `phone` (SMS). */
+  factor: z.enum(["otp", "phone", "push-notification", "email", "webauthn-roaming", "webauthn-platform"]).optional(),
+  allow_multiple_enrollments: z.boolean().optional(),
+});

@@ -1,0 +1,193 @@
+import type { FC } from "hono/jsx";
+import { FormError, Layout, type PageShell } from "./layout";
+import type { FormFailure } from "./login-page";
+
+/**
+ * The MFA screens (SPEC §4.1: /u2/mfa/*): branded like the login pages, one task per screen, every input
+ * labelled, errors announced (role=alert) and tied to their field, focus on the field to fill.
+ */
+
+interface Base {
+  shell: PageShell;
+  /** The query of every /u2/mfa link: `?state=<transaction id>`, plus `&tenant_id=` when the query chose the tenant. */
+  query: string;
+  csrf: string;
+  error?: FormFailure;
+}
+
+/** A one-time code field: numeric keyboard, the browser's one-time-code autofill, the hint read with it. */
+export const CodeField: FC<{ label: string; hint: string; isInvalid: boolean; name?: string; numeric?: boolean }> = ({ label, hint, isInvalid, name = "code", numeric = true }) => (
+  <div class="field">
+    <label for="code">{label}</label>
+    <input
+      id="code"
+      name={name}
+      type="text"
+      inputmode={numeric ? "numeric" : "text"}
+      autocomplete="one-time-code"
+      autocapitalize="none"
+      spellcheck={false}
+      maxlength={numeric ? 7 : 32}
+      required
+      autofocus
+      aria-invalid={isInvalid ? "true" : undefined}
+      aria-describedby={isInvalid ? "code-hint form-error" : "code-hint"}
+    />
+    <p id="code-hint" class="hint">
+      {hint}
+    </p>
+  </div>
+);
+
+/** Links to the other ways through this step (another factor, a recovery code). */
+const Alternatives: FC<{ query: string; show: boolean }> = ({ query, show }) =>
+  show ? (
+    <p class="alt">
+      <a href={`/u2/mfa/factors${query}`}>Try another method</a>
+    </p>
+  ) : null;
+
+export interface TotpEnrollmentProps extends Base {
+  qrSvg: string;
+  /** The base32 secret, grouped by four. */
+  secret: string;
+  hasAlternatives: boolean;
+}
+
+export const TotpEnrollmentPage: FC<TotpEnrollmentProps> = ({ shell, query, csrf, error, qrSvg, secret, hasAlternatives }) => (
+  <Layout shell={shell} title="Set up your authenticator app">
+    <h1 id="page-title">Secure your account</h1>
+    <p class="subtitle">Scan this QR code with an authenticator app, then enter the 6-digit code it shows.</p>
+    {/* Safe: qrSvg is built by qr.ts from path data only; its label is escaped there. */}
+    <div class="qr" dangerouslySetInnerHTML={{ __html: qrSvg }} />
+    <p class="hint">Can't scan it? Enter this key in the app instead:</p>
+    <p class="secret">
+      <code id="totp-secret">{secret}</code>
+    </p>
+    <form method="post" action={`/u2/mfa/totp-enrollment${query}`} novalidate>
+      {error ? <FormError code={error.code} message={error.message} /> : null}
+      <input type="hidden" name="_csrf" value={csrf} />
+      <CodeField label="6-digit code" hint="The code changes every 30 seconds." isInvalid={Boolean(error)} />
+      <button type="submit">Continue</button>
+    </form>
+    <Alternatives query={query} show={hasAlternatives} />
+  </Layout>
+);
+
+export interface CodeChallengeProps extends Base {
+  /** Where the form posts (`/u2/mfa/totp-challenge` ...). */
+  action: string;
+  title: string;
+  subtitle: string;
+  label: string;
+  hint: string;
+  numeric?: boolean;
+  hasAlternatives: boolean;
+  /** A second form (resend an SMS code). */
+  resend?: boolean;
+}
+
+/** Enter a code: TOTP, SMS, or a recovery code. */
+export const CodeChallengePage: FC<CodeChallengeProps> = (p) => (
+  <Layout shell={p.shell} title={p.title}>
+    <h1 id="page-title">{p.title}</h1>
+    <p class="subtitle">{p.subtitle}</p>
+    <form method="post" action={`${p.action}${p.query}`} novalidate>
+      {p.error ? <FormError code={p.error.code} message={p.error.message} /> : null}
+      <input type="hidden" name="_csrf" value={p.csrf} />
+      <CodeField label={p.label} hint={p.hint} isInvalid={Boolean(p.error)} numeric={p.numeric ?? true} />
+      <button type="submit">Continue</button>
+    </form>
+    {p.resend ? (
+      <form method="post" action={`${p.action}${p.query}`} class="alt">
+        <input type="hidden" name="_csrf" value={p.csrf} />
+        <input type="hidden" name="action" value="resend" />
+        <button type="submit" class="link">
+          Send a new code
+        </button>
+      </form>
+    ) : null}
+    <Alternatives query={p.query} show={p.hasAlternatives} />
+  </Layout>
+);
+
+export interface PhoneEnrollmentProps extends Base {
+  phone?: string;
+  hasAlternatives: boolean;
+}
+
+export const PhoneEnrollmentPage: FC<PhoneEnrollmentProps> = ({ shell, query, csrf, error, phone, hasAlternatives }) => (
+  <Layout shell={shell} title="Verify your phone">
+    <h1 id="page-title">Secure your account</h1>
+    <p class="subtitle">Enter your phone number. We will text you a 6-digit code.</p>
+    <form method="post" action={`/u2/mfa/phone-enrollment${query}`} novalidate>
+      {error ? <FormError code={error.code} message={error.message} /> : null}
+      <input type="hidden" name="_csrf" value={csrf} />
+      <div class="field">
+        <label for="phone_number">Phone number</label>
+        <input
+          id="phone_number"
+          name="phone_number"
+          type="tel"
+          autocomplete="tel"
+          inputmode="tel"
+          required
+          autofocus
+          value={phone ?? ""}
+          aria-invalid={error ? "true" : undefined}
+          aria-describedby={error ? "phone-hint form-error" : "phone-hint"}
+        />
+        <p id="phone-hint" class="hint">
+          With the country code, e.g. +1 415 555 0100.
+        </p>
+      </div>
+      <button type="submit">Send code</button>
+    </form>
+    <Alternatives query={query} show={hasAlternatives} />
+  </Layout>
+);
+
+/** One choice on the factor screen. */
+export interface FactorChoice {
+  href: string;
+  label: string;
+  description: string;
+}
+
+export const FactorChoicePage: FC<{ shell: PageShell; title: string; subtitle: string; choices: FactorChoice[] }> = ({ shell, title, subtitle, choices }) => (
+  <Layout shell={shell} title={title}>
+    <h1 id="page-title">{title}</h1>
+    <p class="subtitle">{subtitle}</p>
+    <ul class="choices">
+      {choices.map((choice) => (
+        <li>
+          <a class="choice" href={choice.href}>
+            <span class="choice-label">{choice.label}</span>
+            <span class="hint">{choice.description}</span>
+          </a>
+        </li>
+      ))}
+    </ul>
+  </Layout>
+);
+
+export const RecoveryCodesPage: FC<{ shell: PageShell; query: string; csrf: string; codes: string[]; regenerated: boolean }> = ({ shell, query, csrf, codes, regenerated }) => (
+  <Layout shell={shell} title="Save your recovery codes">
+    <h1 id="page-title">Save your recovery codes</h1>
+    <p class="subtitle">
+      {regenerated ? "You used your last recovery code. Here is a new set." : "If you lose your device, each of these codes lets you in once."} They are shown only
+      now: store them somewhere safe.
+    </p>
+    <ol class="codes" id="recovery-codes" aria-label="Recovery codes">
+      {codes.map((code) => (
+        <li>
+          <code>{code}</code>
+        </li>
+      ))}
+    </ol>
+    <form method="post" action={`/u2/mfa/continue${query}`}>
+      <input type="hidden" name="_csrf" value={csrf} />
+      <button type="submit">I have saved my codes</button>
+    </form>
+  </Layout>
+);

@@ -1,0 +1,87 @@
+import { nowSeconds } from "../../../shared/clock";
+import { OAuthError } from "../../../shared/errors";
+import type { ClientRecord, CodeGrant, UserRecord } from "../../../shared/types";
+import { auditContext } from "../../http/audit";
+import { isSignupDisabled } from "../../login/connection";
+import { redeemCode } from "../../login/mfa/one-time-codes";
+import { prepareSession } from "../../login/session";
+import { tenantObject, userObject } from "../../tenant/stubs";
+import { passwordlessConnection, passwordlessIdentifier, passwordlessSubject, smsUserId } from "../passwordless";
+import { randomId } from "../../../shared/crypto/random";
+import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
+import { type GrantContext, invalidGrant } from "./context";
+import { earnsRefreshToken, issueRefreshToken } from "./refresh-token";
+
+const WRONG = { email: "Wrong email or verification code.", sms: "Wrong phone number or verification code." } as const;
+
+/**
+ * `http://auth0.com/oauth/grant-type/passwordless/otp` (SPEC §4.1): the code /passwordless/start sent, for
+ * the same client, consumed once. Wrong codes count on the code (3) and on the identifier (5 in 5 minutes,
+ * in its own user object). Scope and audience default to the authParams stored with the code. The user is
+ * created on first login unless the connection disables sign-up. The login starts a session that the
+ * tokens (a refresh token only with `offline_access`) are bound to, as an interactive login's are.
+ */
+export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens & { refresh_token?: string }> {
+  const { c, params, config } = ctx;
+  const realm = params.realm as "email" | "sms";
+  const connection = passwordlessConnection(config, realm, client);
+  if (!connection) throw new OAuthError("invalid_request", `Connection ${realm} is not enabled for this client`);
+  const identifier = passwordlessIdentifier(realm, params.username ?? "");
+  if (!identifier) throw invalidGrant(client, WRONG[realm]);
+  const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
+  const stub = tenantObject(c.env, c.var.tenant.id);
+
+  const throttle = userObject(c.env, c.var.tenant.id, `passwordless:${realm}:${identifier}`).mfa();
+  const admission = await throttle.begin();
+  if (!admission.admitted) throw invalidGrant(client, "Too many failed attempts. Wait a few minutes, then ask for a new code.");
+  const stored = await redeemCode(c, "passwordless", passwordlessSubject(realm, identifier), client.client_id, params.otp ?? "");
+  if (!stored) {
+    await stub.passwordless(audit).recordFailure(`wrong code for ${realm}`, client.client_id);
+    throw invalidGrant(client, WRONG[realm]);
+  }
+  await throttle.settle(true);
+
+  const authParams = (stored.auth_params ?? {}) as Record<string, string>;
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
+  const { user_id: _pending, ...sessionInput } = session.input;
+  const amr = [realm === "email" ? "otp" : "sms"];
+  const outcome = await stub.passwordless(audit).login(
+    {
+      connection: realm,
+      identifier,
+      new_user_id: realm === "email" ? `email|${randomId("", 24)}` : await smsUserId(c.var.tenant.id, identifier),
+      allow_signup: !isSignupDisabled(connection),
+    },
+    sessionInput,
+    amr,
+  );
+  if (!outcome.ok) throw invalidGrant(client, outcome.reason === "blocked" ? "user is blocked" : "Signups are disabled for this connection; the user does not exist");
+  const user: UserRecord = outcome.user;
+  const audience = params.audience ?? authParams.audience;
+  const grant: CodeGrant = {
+    scope: params.scope ?? authParams.scope ?? "openid",
+    auth_time: Math.floor((session.input.authenticated_at ?? nowSeconds() * 1000) / 1000),
+    amr,
+    ...(audience ? { audience } : {}),
+    ...(authParams.nonce ? { nonce: authParams.nonce } : {}),
+  };
+  // An RBAC API releases only the user's permissions: read them only for such an audience.
+  const api = audience ? config.resourceServers.find((r) => r.identifier === audience) : undefined;
+  const permissions = api?.enforce_policies && !api.is_system ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier) : [];
+  const tokens = await issueUserTokens({
+    tenant: c.var.tenant,
+    config,
+    signer: await ctx.signer(),
+    signerFor: ctx.signer,
+    client,
+    user,
+    grant,
+    permissions,
+    sessionId: sessionInput.id,
+    withAccessToken: true,
+    withIdToken: true,
+  });
+  if (!earnsRefreshToken(ctx, client, tokens.scope, audience)) return tokens;
+  const refresh_token = await issueRefreshToken(ctx, client, user, { ...grant, effectiveScope: tokens.scope }, sessionInput.id);
+  return { ...tokens, refresh_token };
+}
