@@ -26,6 +26,18 @@ export interface PostLoginInput {
   state?: string;
   organization?: string | undefined;
   sessionId?: string | null;
+  /** The login's authentication methods references (RFC 8176), when MFA or a passkey says more than `pwd`. */
+  amr?: string[] | undefined;
+}
+
+/**
+ * The reference platform's `event.authentication.methods` names from a login's amr: the first factor (`pwd`,
+ * or `passkey` for a passkey login), then `mfa` once a second factor was passed. Without an amr: `pwd`.
+ */
+export function authenticationMethodNames(amr: string[] | undefined): string[] {
+  const passkey = Boolean(amr?.includes("hwk") && !amr.includes("pwd"));
+  if (passkey) return ["passkey"];
+  return amr?.includes("mfa") ? ["pwd", "mfa"] : ["pwd"];
 }
 
 /** The reference platform's post-login `event` (the parts this service knows). */
@@ -58,7 +70,7 @@ function postLoginEvent(c: AppContext, input: PostLoginInput): Record<string, Js
     },
     tenant: { id: c.var.tenant.id },
     stats: { logins_count: user.logins_count },
-    authentication: { methods: [{ name: "pwd", timestamp: new Date(now()).toISOString() }] },
+    authentication: { methods: authenticationMethodNames(input.amr).map((name) => ({ name, timestamp: new Date(now()).toISOString() })) },
     authorization: { roles: [] },
     ...(input.audience ? { resource_server: { identifier: input.audience } } : {}),
     ...(input.organization ? { organization: { id: input.organization } } : {}),

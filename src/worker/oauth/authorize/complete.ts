@@ -43,7 +43,14 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
 });
 
 /** The post-login actions of an interactive or silent login (SPEC §6.1: inline, before anything is issued). */
-async function postLoginActions(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, sessionId: string | null): Promise<PostLoginOutcome> {
+async function postLoginActions(
+  c: AppContext,
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  user: UserRecord,
+  sessionId: string | null,
+  amr?: string[],
+): Promise<PostLoginOutcome> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   return runPostLogin(c, {
     config,
@@ -57,6 +64,7 @@ async function postLoginActions(c: AppContext, request: AuthorizeRequest, client
     ...(request.state !== undefined ? { state: request.state } : {}),
     organization: request.organization,
     sessionId,
+    amr,
   });
 }
 
@@ -231,7 +239,7 @@ async function completeInteractive(
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
-  const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id);
+  const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
   const grant = {
     ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
