@@ -9,6 +9,7 @@ import { csrfOf, locationOf, passwordLogin, setFactors, setPolicy, TestBrowser }
 import { orgClient } from "../helpers/org-login";
 import { onTenant, orgWithMembers } from "../helpers/organizations";
 import { tenantSql } from "../helpers/outbox";
+import { ACS, authnRequest, deflated, postedForm, readResponse } from "../helpers/saml";
 import { assert, newCredential, pageOptions } from "../helpers/soft-authenticator";
 
 /**
@@ -145,6 +146,40 @@ describe("MFA, then the post-login actions", () => {
     const stepUp = await browser.get(`/authorize?${query}`);
     const { id } = await tokensOf(host, client, await passTotp(browser, stepUp));
     expect(id).toMatchObject({ sub: member.user_id, org_id: org.id, amr: ["pwd", "otp", "mfa"], "https://example.com/methods": "pwd,mfa" });
+  });
+});
+
+describe("MFA before a SAML assertion", () => {
+  it("a SAML SSO session that never passed MFA steps up first (a passive request gets NoPassive); the assertion comes after the second factor", async () => {
+    const { tenant, host } = await mfaTenant();
+    const created = await mgmt("POST", "/clients", { headers: { "tenant-id": tenant }, body: { name: "SP app", callbacks: [ACS], addons: { samlp: {} } } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const app = (await created.json()) as { client_id: string };
+    const email = `${uniqueId("saml")}@example.com`;
+    const user = await seedUser(tenant, email, PASSWORD);
+    await withTotp(tenant, user.user_id);
+    await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { api.user.setAppMetadata("saml_methods", event.authentication.methods.map((m) => m.name)); };`);
+    const browser = new TestBrowser(host);
+    const [name, value] = (await sessionCookie(tenant, user.user_id, app.client_id)).split("=") as [string, string];
+    browser.cookies.set(name, value);
+
+    const passive = await browser.get(`/samlp/${app.client_id}?${new URLSearchParams({ SAMLRequest: await deflated(authnRequest({ id: "_passive", extra: ' IsPassive="true"' })) })}`);
+    expect(passive.status).toBe(200);
+    const refused = readResponse(postedForm(await passive.text()).fields.SAMLResponse ?? "");
+    expect(refused.find("Assertion")).toBeUndefined();
+    expect(refused.xml).toContain("urn:oasis:names:tc:SAML:2.0:status:NoPassive");
+
+    const stepUp = await browser.get(`/samlp/${app.client_id}?${new URLSearchParams({ SAMLRequest: await deflated(authnRequest({ id: "_stepup" })), RelayState: "rs" })}`);
+    const answered = await passTotp(browser, stepUp);
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const { action, fields } = postedForm(await answered.text());
+    expect(action).toBe(ACS);
+    expect(fields.RelayState).toBe("rs");
+    const saml = readResponse(fields.SAMLResponse ?? "");
+    expect(saml.attr(saml.root, "InResponseTo")).toBe("_stepup");
+    expect(saml.text("NameID")).toBe(user.user_id);
+    const stored = (await (await onTenant(tenant).call("GET", `/users/${encodeURIComponent(user.user_id)}`)).json()) as { app_metadata?: Record<string, unknown> };
+    expect(stored.app_metadata).toMatchObject({ saml_methods: ["pwd", "mfa"] });
   });
 });
 

@@ -14,9 +14,10 @@ import { type AuthnRequest, decodeSamlRequest, parseAuthnRequest, SamlRequestErr
 import { SAML } from "../../shared/saml/constants";
 import { idpMetadata } from "../../shared/saml/metadata";
 import type { SamlpSettings } from "../../shared/schemas/samlp";
-import type { AuthorizeRequest, ClientRecord, SamlTransaction } from "../../shared/types";
+import type { AuthorizeRequest, ClientRecord, SamlTransaction, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageSecurityHeaders } from "../login/cookies";
+import { mfaFromFirstFactor, ssoNeedsMfa } from "../login/mfa/gate";
 import { sendMessage, shellFor } from "../login/render";
 import { currentSession } from "../login/session";
 import { readForm } from "../login/transaction";
@@ -115,7 +116,7 @@ export async function samlSsoEndpoint(c: AppContext): Promise<Response> {
   if (!client) unknownClient(clientId);
   const app = client as ClientRecord;
   try {
-    return await startSamlLogin(c, app);
+    return await startSamlLogin(c, app, config);
   } catch (error) {
     if (!(error instanceof SamlRefusal) && !(error instanceof SamlRequestError)) throw error;
     const status = error instanceof SamlRefusal ? error.status : 400;
@@ -124,7 +125,7 @@ export async function samlSsoEndpoint(c: AppContext): Promise<Response> {
   }
 }
 
-async function startSamlLogin(c: AppContext, client: ClientRecord): Promise<Response> {
+async function startSamlLogin(c: AppContext, client: ClientRecord, config: TenantConfig): Promise<Response> {
   const settings = samlpSettingsOf(client);
   if (!settings) throw new SamlRefusal(403, "SAML_NOT_ENABLED", "SAML is not enabled for this application");
   const { samlRequest, relayState } = await bindingParams(c);
@@ -158,6 +159,15 @@ async function startSamlLogin(c: AppContext, client: ClientRecord): Promise<Resp
   const session = authn?.forceAuthn ? null : await currentSession(c);
   const user = session ? await stub.users().get(session.user_id) : null;
   if (session && user && !user.blocked) {
+    if (await ssoNeedsMfa(c, config, session.id)) {
+      // As at /authorize (SPEC §3.5): under an MFA policy a session that never passed MFA steps up first; the
+      // MFA step then completes through the login flow, whose answer is the SAML response. A passive request
+      // cannot show the step.
+      if (authn?.isPassive) return samlNoPassiveResponse(c, saml, client);
+      const stepUp = await mfaFromFirstFactor(c, request, { user_id: user.user_id }, ["pwd"]);
+      if (stepUp) return stepUp;
+      throw new SamlRefusal(403, "LOGIN_REQUIRED", "The session can no longer be used; log in again");
+    }
     await stub.sessions().touch(session.id, client.client_id);
     return samlLoginResponse(c, request, client, user, session.id, Math.floor(Date.parse(session.authenticated_at) / 1000));
   }
