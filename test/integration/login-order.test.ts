@@ -62,6 +62,34 @@ async function tokensOf(host: string, client: TestClient, res: Response) {
   return { id: decodeJwt(body.id_token), access: decodeJwt(body.access_token) };
 }
 
+/** Passkeys on the tenant's database connection, and a passkey of the user stored through the API. */
+async function passkeyUser(tenant: string, userId: string) {
+  const [connection] = (await (await mgmt("GET", "/connections?name=Username-Password-Authentication", { headers: { "tenant-id": tenant } })).json()) as { id: string }[];
+  const patched = await mgmt("PATCH", `/connections/${connection?.id}`, {
+    headers: { "tenant-id": tenant },
+    body: { options: { authentication_methods: { passkey: { enabled: true }, password: { enabled: true } }, passkey_options: { challenge_ui: "both" } } },
+  });
+  expect(patched.status, await patched.clone().text()).toBe(200);
+  const passkey = await newCredential(await userHandle(tenant, userId));
+  const created = await mgmt("POST", `/users/${encodeURIComponent(userId)}/authentication-methods`, {
+    headers: { "tenant-id": tenant },
+    body: { type: "passkey", credential_id: passkey.id, public_key: passkey.publicKey, user_handle: passkey.userHandle, transports: ["internal"] },
+  });
+  expect(created.status).toBe(201);
+  return passkey;
+}
+
+/** A passkey login on the login page of a fresh browser; answers the browser, the login and the response. */
+async function passkeyLogin(tenant: string, client: TestClient, passkey: Awaited<ReturnType<typeof passkeyUser>>) {
+  const host = `${tenant}.localhost:8787`;
+  const browser = new TestBrowser(host);
+  const login = await pendingLogin(tenant, client.client_id);
+  const html = await (await browser.get(`/u2/login?state=${login.state}`)).text();
+  const answer = await assert(passkey, { challenge: pageOptions(html).challenge, rpId: `${tenant}.localhost`, origin: `http://${host}` });
+  const res = await browser.post(`/u2/login/passkey?state=${login.state}`, { _csrf: login.csrf, credential: JSON.stringify(answer) });
+  return { browser, login, res };
+}
+
 describe("MFA, then the post-login actions", () => {
   it("the actions run after the second factor: event.authentication.methods names pwd and mfa, and their claims reach the tokens beside amr", async () => {
     const { tenant, host } = await mfaTenant();
@@ -98,19 +126,8 @@ describe("MFA, then the post-login actions", () => {
     const tenant = await createTenant();
     const host = `${tenant}.localhost:8787`;
     const client = await seedClient(tenant, { callbacks: [CALLBACK] });
-    const [connection] = (await (await mgmt("GET", "/connections?name=Username-Password-Authentication", { headers: { "tenant-id": tenant } })).json()) as { id: string }[];
-    const patched = await mgmt("PATCH", `/connections/${connection?.id}`, {
-      headers: { "tenant-id": tenant },
-      body: { options: { authentication_methods: { passkey: { enabled: true }, password: { enabled: true } }, passkey_options: { challenge_ui: "both" } } },
-    });
-    expect(patched.status, await patched.clone().text()).toBe(200);
     const user = await seedUser(tenant, `${uniqueId("pk")}@example.com`, PASSWORD);
-    const passkey = await newCredential(await userHandle(tenant, user.user_id));
-    const created = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/authentication-methods`, {
-      headers: { "tenant-id": tenant },
-      body: { type: "passkey", credential_id: passkey.id, public_key: passkey.publicKey, user_handle: passkey.userHandle, transports: ["internal"] },
-    });
-    expect(created.status).toBe(201);
+    const passkey = await passkeyUser(tenant, user.user_id);
     await bindAction(
       tenant,
       "post-login",
@@ -119,11 +136,7 @@ describe("MFA, then the post-login actions", () => {
         api.idToken.setCustomClaim("https://example.com/methods", event.authentication.methods.map((m) => m.name).join(","));
       };`,
     );
-    const browser = new TestBrowser(host);
-    const login = await pendingLogin(tenant, client.client_id);
-    const html = await (await browser.get(`/u2/login?state=${login.state}`)).text();
-    const answer = await assert(passkey, { challenge: pageOptions(html).challenge, rpId: `${tenant}.localhost`, origin: `http://${host}` });
-    const res = await browser.post(`/u2/login/passkey?state=${login.state}`, { _csrf: login.csrf, credential: JSON.stringify(answer) });
+    const { res } = await passkeyLogin(tenant, client, passkey);
     const { id } = await tokensOf(host, client, res);
     expect(id).toMatchObject({ sub: user.user_id, amr: ["hwk", "user", "mfa"], "https://example.com/methods": "passkey" });
     const stored = (await (await onTenant(tenant).call("GET", `/users/${encodeURIComponent(user.user_id)}`)).json()) as { app_metadata?: Record<string, unknown> };
@@ -210,6 +223,24 @@ describe("MFA, then the organization gate", () => {
     expect(id).toMatchObject({ sub: member.user_id, org_id: org.id, amr: ["pwd", "otp", "mfa"] });
     expect(access.org_id).toBe(org.id);
     expect(browser.cookies.has("gh_mfa")).toBe(false);
+  });
+
+  it("after a passkey login the post-login organization prompt keeps the passkey's amr, and the login completes in the chosen organization", async () => {
+    const tenant = await createTenant();
+    const host = `${tenant}.localhost:8787`;
+    const client = await orgClient(tenant, { organization_usage: "require", organization_require_behavior: "post_login_prompt" });
+    const { org, users } = await orgWithMembers(tenant, 1);
+    const member = users[0] as { user_id: string };
+    const passkey = await passkeyUser(tenant, member.user_id);
+    const { browser, login, res } = await passkeyLogin(tenant, client, passkey);
+    expect(locationOf(res)).toMatch(/^\/u2\/mfa\?state=mfa_/);
+    const toPicker = await browser.follow(res);
+    expect(locationOf(toPicker)).toBe(`/u2/organization?state=${login.state}`);
+    const html = await (await browser.follow(toPicker)).text();
+    expect(html).toContain(`value="${org.id}"`);
+    const chosen = await browser.post(`/u2/organization?state=${login.state}`, { _csrf: csrfOf(html), organization: org.id });
+    const { id } = await tokensOf(host, client, await browser.follow(chosen));
+    expect(id).toMatchObject({ sub: member.user_id, org_id: org.id, amr: ["hwk", "user", "mfa"] });
   });
 
   it("a user outside the organization passes MFA, then the organization refuses: access_denied and no session", async () => {

@@ -98,6 +98,10 @@ export async function startOrganization(
 /** The address an invitation fixes on the login and sign-up pages, if this login accepts one. */
 export const invitedEmail = (request: AuthorizeRequest): string | undefined => (request.invitation ? request.login_hint : undefined);
 
+/** Whether a login must still choose its organization after authenticating (the post-login prompt). */
+export const choosesOrganizationAfterLogin = (request: AuthorizeRequest, client: ClientRecord) =>
+  !request.organization && organizationSettings(client).usage === "require";
+
 /** Copy of the gate's refusals, sent to the client as `access_denied`. */
 function refusal(reason: string, user: UserRecord, orgId: string): string {
   if (reason === "not_member") return `user ${user.user_id} is not part of the ${orgId} organization`;
@@ -121,8 +125,7 @@ export async function organizationGate(
     auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }),
   );
   if (!request.organization) {
-    const { usage } = organizationSettings(client);
-    if (usage !== "require") return null;
+    if (!choosesOrganizationAfterLogin(request, client)) return null;
     // Only the post-login prompt gets here without an organization: the user chooses one next.
     if (loginSessionId && (await orgs.holdForChoice(loginSessionId, user.user_id))) {
       return c.redirect(`/u2/organization?state=${encodeURIComponent(loginSessionId)}`, 302);

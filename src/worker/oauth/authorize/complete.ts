@@ -11,9 +11,9 @@ import type {
 } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
-import { clearMfaCookie } from "../../login/mfa/context";
+import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";
 import { mfaGate } from "../../login/mfa/gate";
-import { organizationGate } from "../../login/organization";
+import { choosesOrganizationAfterLogin, organizationGate } from "../../login/organization";
 import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner, signerResolver } from "../../tenant/keys";
@@ -202,6 +202,10 @@ export async function finishLogin(
     const gated = await mfaGate(c, config, loginSession, user, amr ?? ["pwd"]);
     if (gated === "expired") return null;
     if (gated) return gated;
+  } else if (choosesOrganizationAfterLogin(loginSession.request, client)) {
+    // The post-login organization prompt holds the login; a verified MFA step carries the passkey's amr
+    // across it, and the login completes through finishMfaLogin once the organization is chosen.
+    return beginLoginMfa(c, loginSession, user, { amr, satisfied: true });
   }
   return completeInteractive(c, loginSession, client, user, amr ? { amr } : {});
 }
