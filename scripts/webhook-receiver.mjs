@@ -5,7 +5,8 @@
  *        records the delivery (Idempotency-Key header and JSON body; a form body such as a back-channel
  *        `logout_token=...` as `form`, with its content type) under {name}; the first N requests
  *        of that name answer S (default 500), `deny` answers 200 {"deny":{"reason":...}}, `delay` waits.
- *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, form, contentType, status, at }]
+ *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, raw, form, contentType, headers, status, at }]
+ *                      (headers: authorization, contentType and x-custom, for log-stream tests)
  *   GET  /counts       { name: { deliveries, keys } } for every name
  *
  * Only 127.0.0.1 is bound.
@@ -44,7 +45,8 @@ export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true
       } catch {}
       const form = contentType?.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(raw)) : null;
       const list = deliveries.get(name) ?? [];
-      list.push({ key: req.headers["idempotency-key"] ?? null, body, form, contentType, status, at: Date.now() });
+      const headers = { authorization: req.headers.authorization ?? null, contentType, custom: req.headers["x-custom"] ?? null };
+      list.push({ key: req.headers["idempotency-key"] ?? null, body, raw, form, contentType, headers, status, at: Date.now() });
       deliveries.set(name, list);
       const delay = Number(url.searchParams.get("delay") ?? 0);
       if (delay) await new Promise((r) => setTimeout(r, delay));

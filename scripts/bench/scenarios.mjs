@@ -254,6 +254,30 @@ export const SCENARIOS = [
     kind: "probe",
     run: (ctx) => usersWalk(ctx, 100_000),
   },
+  {
+    id: "sso_login",
+    label: "SSO logins, no action (GET /authorize with a session: a code per request)",
+    unit: "logins/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      return ssoLogin(app);
+    },
+  },
+  {
+    // Last: it binds a post-login action on the control plane, which every later login would run.
+    id: "sso_login_action",
+    label: "SSO logins with one bound post-login action (Worker Loader sandbox; sets a custom claim)",
+    unit: "logins/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      await bindBenchAction(ctx);
+      return ssoLogin(app);
+    },
+  },
   // ---- EXTENSION POINT: later rows go here ---------------------------------------------------------------
 ];
 
@@ -335,6 +359,31 @@ async function benchOrganization(ctx, app) {
   const created = await ctx.fetch("/api/v2/organizations", { method: "POST", headers, body: JSON.stringify(body) });
   if (created.status !== 201) throw new Error(`create organization: HTTP ${created.status} ${await created.text()}`);
   return created.json();
+}
+
+/**
+ * GET /authorize with the app's session: the post-login actions run, then a code is issued. `form_post` so the
+ * answer is a 200 page carrying the code (autocannon counts a 302 as a failure).
+ */
+function ssoLogin({ clientId, session }) {
+  const query = new URLSearchParams({ client_id: clientId, redirect_uri: CALLBACK, response_type: "code", response_mode: "form_post", scope: "openid profile" });
+  return { method: "GET", path: `/authorize?${query}`, headers: { cookie: session } };
+}
+
+/** Creates, deploys and binds one post-login action on the control plane (issue 13 bench row). */
+async function bindBenchAction(ctx) {
+  const token = await ctx.managementToken();
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const code = 'exports.onExecutePostLogin = async (event, api) => { api.idToken.setCustomClaim("https://bench.example/plan", "gold"); };';
+  const created = await ctx.fetch("/api/v2/actions/actions", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: `bench-${Date.now()}`, supported_triggers: [{ id: "post-login", version: "v3" }], code, deploy: true }),
+  });
+  if (created.status !== 201) throw new Error(`create action: HTTP ${created.status} ${await created.text()}`);
+  const { id } = await created.json();
+  const bound = await ctx.fetch("/api/v2/actions/triggers/post-login/bindings", { method: "PATCH", headers, body: JSON.stringify({ bindings: [{ ref: { type: "action_id", value: id } }] }) });
+  if (bound.status !== 200) throw new Error(`bind action: HTTP ${bound.status} ${await bound.text()}`);
 }
 
 /**
@@ -518,6 +567,8 @@ async function rotationLoad(ctx, { users, families }) {
  * compared (default per-second rates; `p50` / `meanMs` latencies of load rows, `ms` of a probe's facts).
  */
 export const RATIOS = [
+  { label: "SSO logins with one post-login action/s ÷ code exchanges/s (issue 13)", numerator: "sso_login_action", denominator: "code_exchange" },
+  { label: "SSO logins with one post-login action/s ÷ SSO logins without/s", numerator: "sso_login_action", denominator: "sso_login" },
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
   { label: "tokens/s ÷ hello req/s", numerator: "token", denominator: "hello" },
   { label: "JWKS req/s ÷ hello req/s", numerator: "jwks", denominator: "hello" },

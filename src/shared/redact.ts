@@ -31,7 +31,17 @@ export function redact(value: unknown, depth = 0): Json {
   const out: Record<string, Json> = {};
   for (const [key, item] of Object.entries(source)) {
     if (item === undefined) continue;
+    if (isSensitiveKey(key) && isNamedList(item)) {
+      // SPEC §2.10: an action's secrets keep their names (and times), never their values.
+      out[key] = item.map(({ name, updated_at }) => ({ name, ...(typeof updated_at === "string" ? { updated_at } : {}), value: REDACTED }));
+      continue;
+    }
     out[key] = isSensitiveKey(key) || (key === "value" && label !== null && isSensitiveKey(label)) ? REDACTED : redact(item, depth + 1);
   }
   return out;
+}
+
+/** A list of `{ name, ... }` entries (action secrets): names are labels, not credentials. */
+function isNamedList(value: unknown): value is { name: string; updated_at?: unknown }[] {
+  return Array.isArray(value) && value.length > 0 && value.every((e) => typeof e === "object" && e !== null && typeof (e as { name?: unknown }).name === "string");
 }

@@ -28,6 +28,7 @@ const RESOURCES = [
   "authentication_methods",
   "hooks",
   "actions",
+  "log_streams",
   "failed_events",
   "tenants",
   "tenant_settings",

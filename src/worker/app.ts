@@ -25,7 +25,19 @@ import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
-export type AppOptions = ManagementAuthOptions;
+export interface AppOptions extends ManagementAuthOptions {
+  /**
+   * Lets tenant actions set `azp` (and only `azp`) on tokens (SPEC §6.2). Unsafe: relying parties may trust
+   * `azp` as the client the token was issued to. @default false
+   */
+  unsafeAllowAzpCustomClaim?: boolean;
+  /**
+   * Account linking by verified email (SPEC §6.2): `builtin` links inline at sign-up and login, `template`
+   * only where the `account-linking` hook is bound, `off` never; a client's `user_linking_mode` overrides it.
+   * @default "builtin" (or the `USER_LINKING_MODE` variable)
+   */
+  userLinkingMode?: "builtin" | "template" | "off";
+}
 
 /** What a surface declares once for all its routes. */
 interface SurfaceSpec {
@@ -102,6 +114,14 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(errorSink("oauth"));
   app.notFound(notFound);
+  const actionOptions = {
+    unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true,
+    ...(options.userLinkingMode ? { userLinkingMode: options.userLinkingMode } : {}),
+  };
+  app.use("*", async (c, next) => {
+    c.set("actionOptions", actionOptions);
+    await next();
+  });
   app.route("/", auth.app);
   app.route("/", login.app);
   app.route("/", internal.app);

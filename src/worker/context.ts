@@ -22,6 +22,8 @@ export type AppEnv = {
     settings: Settings;
     tenant: TenantContext;
     auth: ManagementAuth;
+    /** Host options of the action runtime (createApp options). */
+    actionOptions?: { unsafeAllowAzpCustomClaim?: boolean; userLinkingMode?: "builtin" | "template" | "off" };
     /** The validated JSON body of a management write, for its audit event (redacted in the object). */
     requestBody?: unknown;
   };

@@ -320,6 +320,11 @@ describe("cascade failures are retried with the relay's backoff (SPEC §3.2)", (
   });
 });
 
+/** Lifts a block without a write event (no cascade): what a refresh then answers shows whether the token was revoked. */
+async function unblockQuietly(userId: string, tenantId = tenant) {
+  await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) => state.storage.sql.exec("UPDATE users SET blocked = 0 WHERE user_id = ?", userId));
+}
+
 describe("blocking a user cascades (SPEC §3.3)", () => {
   it("ends every live session, revokes every refresh token (sessions revoked earlier included) and notifies the sessions' clients", async () => {
     const name = uniqueId("bcl-block");
@@ -342,6 +347,10 @@ describe("blocking a user cascades (SPEC §3.3)", () => {
     const sessions = (await (await admin("GET", `/users/${encodeURIComponent(user.user_id)}/sessions`)).json()) as unknown[];
     expect(sessions).toEqual([]);
     await relay(tenant);
+    // While blocked the grant says so (the reference's description); once unblocked, the tokens stay revoked.
+    const whileBlocked = await refresh(client, t1.refresh_token);
+    expect(await whileBlocked.json()).toEqual({ error: "invalid_grant", error_description: "user is blocked" });
+    await unblockQuietly(user.user_id);
     await expectRevoked(client, t1.refresh_token);
     await expectRevoked(bystander, t2.refresh_token);
     // The rotated successor of the earlier session's token is revoked too (every token of the user).
@@ -358,6 +367,33 @@ describe("blocking a user cascades (SPEC §3.3)", () => {
     expect((await refresh(client, otherTokens.refresh_token)).status).toBe(200);
   });
 
+  it("PATCH /api/v2/users/{id} with blocked: true ends the sessions, revokes the refresh tokens and notifies, through the real route", async () => {
+    const name = uniqueId("bcl-patch");
+    const client = await app(name);
+    const user = await seedUser(tenant, `${uniqueId("u")}@example.com`);
+    const issuer = `http://${host}/`;
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id, { issuer });
+    const tokens = await ssoTokens(client, cookie);
+    expect((await refresh(client, tokens.refresh_token)).status).toBe(200);
+
+    const patched = await admin("PATCH", `/users/${encodeURIComponent(user.user_id)}`, { blocked: true });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect(((await patched.json()) as { blocked: boolean }).blocked).toBe(true);
+    expect(await (await admin("GET", `/users/${encodeURIComponent(user.user_id)}/sessions`)).json()).toEqual([]);
+    await relay(tenant);
+    const listed = (await (await admin("GET", `/users/${encodeURIComponent(user.user_id)}/refresh-tokens`)).json()) as Array<{ revoked_at?: string }>;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((t) => typeof t.revoked_at === "string")).toBe(true);
+    const whileBlocked = await refresh(client, tokens.refresh_token);
+    expect(await whileBlocked.json()).toEqual({ error: "invalid_grant", error_description: "user is blocked" });
+    const sent = await logoutTokens(name);
+    expect(sent).toHaveLength(1);
+    expect(decodeJwt(sent[0] as string)).toMatchObject({ sub: user.user_id, aud: client.client_id });
+    // The old session cookie no longer signs the user in silently.
+    const silent = await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid", prompt: "none" }, { host, cookie });
+    expect(redirectParams(silent).query.get("error")).toBe("login_required");
+  });
+
   it("an update that leaves the user unblocked, or a failed update, cascades nothing; re-blocking re-runs the cascade", async () => {
     const client = await app();
     const user = await seedUser(tenant, `${uniqueId("u")}@example.com`);
@@ -372,6 +408,7 @@ describe("blocking a user cascades (SPEC §3.3)", () => {
     await recordUserWrite(user.user_id, { blocked: true });
     expect(await cascades()).toBe(2);
     await relay(tenant);
+    await unblockQuietly(user.user_id);
     await expectRevoked(client, tokens.refresh_token);
   });
 

@@ -42,6 +42,17 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/organizations/{id}/invitations/uinv_x"],
     ["DELETE", "/organizations/{id}/invitations/uinv_x"],
   ],
+  action: [
+    ["GET", "/actions/actions/{id}"],
+    ["PATCH", "/actions/actions/{id}", { code: "" }],
+    ["PATCH", "/actions/actions/{id}", { secrets: [{ name: "A" }] }],
+    ["DELETE", "/actions/actions/{id}"],
+    ["POST", "/actions/actions/{id}/deploy"],
+    ["POST", "/actions/actions/{id}/test", { payload: {} }],
+    ["GET", "/actions/actions/{id}/versions"],
+    ["GET", "/actions/actions/{id}/versions/v1"],
+    ["POST", "/actions/actions/{id}/versions/v1/deploy"],
+  ],
   user: [
     ["GET", "/users/{id}"],
     ["PATCH", "/users/{id}", { name: "x" }],

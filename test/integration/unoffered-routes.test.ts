@@ -58,7 +58,7 @@ describe("routes the service does not offer", () => {
 
   it("no token is still 401, and a user's token 403", async () => {
     const tenant = await createTenant();
-    for (const path of ["/rules", "/tenants/settings", "/organizations"]) {
+    for (const path of ["/rules", "/stats/daily", "/organizations"]) {
       await expectError(await mgmt("GET", path, { token: "", headers: { "tenant-id": tenant } }), 401, "missing_token");
       await expectError(await mgmt("GET", path, { token: "not-a-jwt", headers: { "tenant-id": tenant } }), 403, "invalid_token");
     }

@@ -22,6 +22,8 @@ export const LOG_TYPES = {
   logout: "slo",
   api: "sapi",
   apiFailed: "fapi",
+  /** Warnings during login (a tenant action's claim dropped ...). */
+  warning: "w",
 } as const;
 
 /** Entity state before and after a write; the diff is computed when both are present. */
@@ -42,6 +44,8 @@ export interface AuditInput {
   response?: { status_code: number; body?: unknown };
   client_id?: string | null;
   user_id?: string | null;
+  /** Ids of the action executions this event's flow ran. */
+  executions?: string[];
 }
 
 /** Top-level fields whose values differ (JSON comparison), each with its before and after value. */
@@ -80,6 +84,7 @@ export function buildAuditEvent(input: AuditInput, ctx: AuditContext, now: numbe
       if (before !== undefined && after !== undefined) event.target.diff = diff(event.target.before, event.target.after);
     }
   }
+  if (input.executions?.length) event.actions = { executions: [...input.executions] };
   if (ctx.request) event.request = redact(ctx.request) as unknown as AuditEvent["request"];
   if (input.response) event.response = redact(input.response) as unknown as AuditEvent["response"];
   return event;

@@ -1,3 +1,4 @@
+import { boundActions } from "./actions";
 import { getAttackProtection } from "./attack-protection";
 import type { TenantConfig } from "../../shared/types";
 import { json, type Sql } from "../sql";
@@ -34,7 +35,9 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
     connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
     branding: getSetting(sql, "branding", {}),
-    hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1`.map((r) => r.trigger_id),
+    hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1 AND template_id IS NULL`.map((r) => r.trigger_id),
+    linkingTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1 AND template_id = 'account-linking'`.map((r) => r.trigger_id),
     attackProtection: getAttackProtection(sql),
+    actions: boundActions(sql),
   };
 }

@@ -85,11 +85,12 @@ export function registrationFinalizer(sql: Sql): Destination {
 }
 
 /**
- * The destinations in SPEC §6.2 order, then the internal ones of the revocation cascades (cascade.ts) when
- * the deployment's bindings are given (a tenant object always gives them).
+ * The destinations in SPEC §6.2 order (code hooks, i.e. actions, after the webhooks and before the
+ * registration finalizer), then the internal ones of the revocation cascades (cascade.ts) when the
+ * deployment's bindings are given (a tenant object always gives them).
  */
-export function defaultDestinations(sql: Sql, tenantId: string, cascade?: CascadeEnv): Destination[] {
-  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId), registrationFinalizer(sql)];
+export function defaultDestinations(sql: Sql, tenantId: string, cascade?: CascadeEnv, codeHooks?: Destination): Destination[] {
+  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
   if (!cascade) return delivery;
   return [...delivery, refreshRevocationDestination(tenantId, cascade), backchannelLogoutDestination(sql, cascade)];
 }

@@ -20,6 +20,7 @@ const toHook = (r: Row): HookRecord => ({
   name: String(r.name),
   trigger_id: String(r.trigger_id),
   url: String(r.url),
+  ...(r.template_id ? { template_id: String(r.template_id) } : {}),
   enabled: r.enabled === 1,
   created_at: iso(r.created_at as number) as string,
   updated_at: iso(r.updated_at as number) as string,
@@ -38,10 +39,15 @@ export function listHooks(sql: Sql, filter: { trigger_id?: string; enabled?: boo
   return rows.filter((h) => (filter.trigger_id === undefined || h.trigger_id === filter.trigger_id) && (filter.enabled === undefined || h.enabled === filter.enabled));
 }
 
-/** The enabled hooks of a trigger (what the relay and the prepare phase call). */
+/** The enabled webhooks of a trigger (what the relay and the prepare phase call); template hooks are not POSTed. */
 export function enabledHooks(sql: Sql, triggerId: string): HookRecord[] {
-  return sql.all<Row>`SELECT * FROM hooks WHERE trigger_id = ${triggerId} AND enabled = 1 ORDER BY created_at, id`.map(toHook);
+  return sql.all<Row>`SELECT * FROM hooks WHERE trigger_id = ${triggerId} AND enabled = 1 AND template_id IS NULL ORDER BY created_at, id`.map(toHook);
 }
+
+/** Template hooks (SPEC §6.2): built-in code bound like a hook, and the triggers each may bind to. */
+export const HOOK_TEMPLATES: Record<string, readonly string[]> = {
+  "account-linking": ["post-user-login", "post-user-registration", "post-user-update"],
+};
 
 export interface NewHook {
   id: string;
@@ -49,13 +55,18 @@ export interface NewHook {
   trigger_id: string;
   url: string;
   enabled: boolean;
+  template_id?: string;
 }
 
+/** Whether a hook may bind to a trigger: a template to its own triggers, a webhook to a dispatchable one. */
+const bindable = (trigger: string, template: string | undefined) =>
+  template ? (HOOK_TEMPLATES[template] ?? []).includes(trigger) : DISPATCHABLE_TRIGGERS.includes(trigger);
+
 export function createHook(sql: Sql, hook: NewHook, now: number): Result<HookRecord> {
-  if (!DISPATCHABLE_TRIGGERS.includes(hook.trigger_id)) return fail("invalid_trigger", { trigger: hook.trigger_id });
+  if (!bindable(hook.trigger_id, hook.template_id)) return fail("invalid_trigger", { trigger: hook.trigger_id });
   if (sql.first`SELECT 1 FROM hooks WHERE name = ${hook.name}`) return fail("hook_conflict", { name: hook.name });
-  sql.run`INSERT INTO hooks (id, name, trigger_id, url, enabled, created_at, updated_at)
-    VALUES (${hook.id}, ${hook.name}, ${hook.trigger_id}, ${hook.url}, ${hook.enabled}, ${now}, ${now})`;
+  sql.run`INSERT INTO hooks (id, name, trigger_id, url, enabled, template_id, created_at, updated_at)
+    VALUES (${hook.id}, ${hook.name}, ${hook.trigger_id}, ${hook.url}, ${hook.enabled}, ${hook.template_id ?? null}, ${now}, ${now})`;
   bumpConfigVersion(sql);
   return ok(getHook(sql, hook.id) as HookRecord);
 }
@@ -70,7 +81,7 @@ export interface HookPatch {
 export function updateHook(sql: Sql, id: string, patch: HookPatch, now: number): Result<{ before: HookRecord; after: HookRecord }> {
   const before = getHook(sql, id);
   if (!before) return notFound();
-  if (patch.trigger_id !== undefined && !DISPATCHABLE_TRIGGERS.includes(patch.trigger_id)) {
+  if (patch.trigger_id !== undefined && !bindable(patch.trigger_id, before.template_id)) {
     return fail("invalid_trigger", { trigger: patch.trigger_id });
   }
   if (patch.name !== undefined && sql.first`SELECT 1 FROM hooks WHERE name = ${patch.name} AND id <> ${id}`) {

@@ -1,8 +1,9 @@
 import { getSessionView, listSessions, type SessionView } from "./session-admin";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
+import type { ActionEffects, AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 import type { AuditContext } from "../../shared/types";
+import { applyActionEffects } from "./action-effects";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, emitHook, hookUser } from "./events";
 import { fail, ok, type Result } from "../../shared/errors";
@@ -113,11 +114,11 @@ export function completeLogin(sql: Sql, input: LoginCompletion, now: number, ip:
  * The events of a successful login, in its commit: the `s` log event and the post-user-login hook; a user
  * whose registration never completed gets post-user-registration enqueued again (SPEC §6.2 self-healing).
  */
-export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string): void {
+export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string, executions: string[] = []): void {
   const user = getUser(tx.sql, userId);
   if (!user) return;
   const client_id = audit.actor.client_id ?? null;
-  emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id });
+  emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id, executions });
   emitHook(tx, "post-user-login", { user: hookUser(user), client_id });
   if (!isRegistrationComplete(tx.sql, userId)) emitHook(tx, "post-user-registration", { user: hookUser(user), client_id });
 }
@@ -137,25 +138,28 @@ export class Logins extends TenantRpc {
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
       const done = completeLogin(tx.sql, input, tx.now, this.audit.request?.ip ?? null);
-      if (done) emitLogin(tx, this.audit, input.session.user_id);
+      if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
+      if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
       return done;
     });
   }
 
   /** A refused login (SPEC §7 codes): `fu` for an unknown user, `fp` for a wrong password, `f` otherwise. */
-  recordFailure(failure: { code: string; email: string; user_id: string | null }): void {
+  recordFailure(failure: { code: string; email: string; user_id: string | null; description?: string }, actions?: ActionEffects): void {
     const log_type = failure.code === "USER_NOT_FOUND" ? LOG_TYPES.loginFailedUser : failure.code === "INVALID_PASSWORD" ? LOG_TYPES.loginFailedPassword : LOG_TYPES.loginFailed;
-    this.commit((tx) =>
+    this.commit((tx) => {
+      if (actions) applyActionEffects(tx, this.audit, failure.user_id, actions);
       emitAudit(tx, this.audit, {
         event_type: "user.login_failed",
         log_type,
         category: "user_action",
-        description: `Failed login: ${failure.code} (${failure.email})`,
+        description: failure.description ?? `Failed login: ${failure.code} (${failure.email})`,
         user_id: failure.user_id,
         client_id: this.audit.actor.client_id ?? null,
         response: { status_code: 403, body: { code: failure.code } },
-      }),
-    );
+        ...(actions?.execution ? { executions: [actions.execution.id] } : {}),
+      });
+    });
   }
 
   /**

@@ -7,11 +7,8 @@ import users from "../../../migrations/tenant/0006_users.sql";
 import roles from "../../../migrations/tenant/0007_roles.sql";
 import resourceServerSigningSecret from "../../../migrations/tenant/0008_resource_server_signing_secret.sql";
 import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
-// Orgs branch only: 0010-0011 are reserved for other branches (mfa, actions, ...); the placeholders keep the
-// list contiguous and are replaced by the real migrations when those land in main.
-import reserved10 from "../../../migrations/tenant/0010_reserved.sql";
-import reserved11 from "../../../migrations/tenant/0011_reserved.sql";
-import organizations from "../../../migrations/tenant/0012_organizations.sql";
+import organizations from "../../../migrations/tenant/0010_organizations.sql";
+import actions from "../../../migrations/tenant/0011_actions.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -25,7 +22,6 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0007_roles", sql: roles },
   { name: "0008_resource_server_signing_secret", sql: resourceServerSigningSecret },
   { name: "0009_cleanup", sql: cleanup },
-  { name: "0010_reserved", sql: reserved10 },
-  { name: "0011_reserved", sql: reserved11 },
-  { name: "0012_organizations", sql: organizations },
+  { name: "0010_organizations", sql: organizations },
+  { name: "0011_actions", sql: actions },
 ]);

@@ -122,7 +122,13 @@ export class Publisher {
   async runDueJobs(): Promise<void> {
     for (const job of this.jobs) {
       const due = job.dueAt(this.now());
-      if (due !== null && due <= this.now()) await job.run(this.now());
+      if (due === null || due > this.now()) continue;
+      try {
+        await job.run(this.now());
+      } catch (error) {
+        // One job's failure must not starve the others; the next alarm tries again.
+        console.error(`alarm job ${job.name} failed`, error);
+      }
     }
   }
 

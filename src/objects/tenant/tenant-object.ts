@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
+import { AccountLinking } from "./account-linking";
+import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
 import * as bench from "./bench";
@@ -10,6 +12,8 @@ import { Clients } from "./clients";
 import { configVersion, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
+import { LogStreamsRpc, syncPipeline } from "./log-streams";
+import { tenantExtensions } from "./extensions";
 import { Logins, Sessions } from "./login";
 import { tenantMigrations } from "./migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
@@ -49,12 +53,13 @@ export class TenantObject extends DurableObject<Env> {
     const tenantId = ctx.id.name ?? ctx.id.toString();
     const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
     const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade));
+    const extensions = tenantExtensions(sql, tenantId, env);
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks));
     const outbox = this.outbox;
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
     outbox.reactions = [reactToUserWrite];
     this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
-    outbox.jobs = [this.cleanup];
+    outbox.jobs = [this.cleanup, ...extensions.jobs];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -64,6 +69,7 @@ export class TenantObject extends DurableObject<Env> {
     };
     ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage, tenantMigrations);
+      syncPipeline(sql, extensions.pipeline, this.outbox.now());
       // Events committed before a crash or restart get their alarm back.
       this.outbox.schedule();
     });
@@ -156,6 +162,18 @@ export class TenantObject extends DurableObject<Env> {
 
   tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
     return new TenantSettingsRpc(this.core, audit);
+  }
+
+  accountLinking(audit: AuditContext = SYSTEM_CONTEXT): AccountLinking {
+    return new AccountLinking(this.core, audit);
+  }
+
+  logStreams(audit: AuditContext = SYSTEM_CONTEXT): LogStreamsRpc {
+    return new LogStreamsRpc(this.core, audit);
+  }
+
+  actions(audit: AuditContext = SYSTEM_CONTEXT): ActionsRpc {
+    return new ActionsRpc(this.core, audit);
   }
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {

@@ -12,4 +12,8 @@ export const encryptionContext = {
   connectionSecrets: (connectionId: string) => `connection_secrets:${connectionId}`,
   /** An API's HS256 signing secret: opens only for that resource server. */
   resourceServerSigningSecret: (resourceServerId: string) => `resource_server_signing_secret:${resourceServerId}`,
+  /** An action's secrets (one JSON object of name to value): open only for that action and its versions. */
+  actionSecrets: (actionId: string) => `action_secrets:${actionId}`,
+  /** A log stream's sink credentials (authorization header, custom headers): open only for that stream. */
+  logStreamSink: (streamId: string) => `log_stream_sink:${streamId}`,
 } as const;

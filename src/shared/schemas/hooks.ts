@@ -37,12 +37,15 @@ export const createHookBody = z
     name: name.optional(),
     trigger_id: trigger.optional(),
     triggerId: trigger.optional(),
-    url,
+    url: url.optional(),
+    /** A template hook (SPEC §6.2): built-in code instead of a webhook. */
+    template_id: z.enum(["account-linking"]).optional(),
     enabled: z.boolean().optional(),
     script,
     dependencies,
   })
   .refine((b) => (b.trigger_id ?? b.triggerId) !== undefined, "trigger_id is required")
+  .refine((b) => (b.url === undefined) !== (b.template_id === undefined), "a hook has either a url or a template_id")
   .refine((b) => !(b.trigger_id && b.triggerId && b.trigger_id !== b.triggerId), "trigger_id and triggerId disagree");
 
 /** PATCH /api/v2/hooks/{id}: any of name, url, enabled, trigger. */

@@ -41,6 +41,8 @@ export interface AuditEvent {
   timestamp: string;
   /** Events recorded outside a tenant object (the registry): the tenant whose logs receive the row. */
   log_tenant_id?: string;
+  /** The action executions of this login or exchange (the reference platform's `details.actions`). */
+  actions?: { executions: string[] };
 }
 
 /** A log row in the reference platform's shape (GET /api/v2/logs). */
@@ -61,7 +63,10 @@ export interface HookRecord {
   id: string;
   name: string;
   trigger_id: string;
+  /** The webhook's url; empty for a template hook. */
   url: string;
+  /** A template hook runs this built-in code instead of a webhook (`account-linking`). */
+  template_id?: string;
   enabled: boolean;
   created_at: string;
   updated_at: string;

@@ -1,3 +1,4 @@
+import type { ActionEffects } from "./actions";
 /** Users, login transactions, sessions and single-use artifacts. */
 import type { Json } from "./json";
 
@@ -194,6 +195,8 @@ export interface LoginCompletion {
   session: NewSession;
   /** The authorization code, when the response type asks for one. */
   code: NewAuthorizationCode | null;
+  /** What the login's post-login actions asked to write (execution, warnings, metadata). */
+  actions?: ActionEffects;
 }
 
 /** What an authorization code grants, fixed when it is issued. */
@@ -206,6 +209,8 @@ export interface CodeGrant {
   organization?: string;
   /** For the `org_name` claim when the tenant allows organization names (issue 11). */
   organization_name?: string;
+  /** Claims the login's post-login actions set, after the claim rules (SPEC §6.2). */
+  custom_claims?: { id_token?: Record<string, Json>; access_token?: Record<string, Json> };
 }
 
 export interface NewAuthorizationCode {

@@ -1,4 +1,5 @@
 import type { AttackProtection } from "../schemas/attack-protection";
+import type { BoundAction } from "./actions";
 /** Tenant configuration records: the snapshot every token request reads. */
 import type { Json } from "./json";
 
@@ -114,6 +115,10 @@ export interface TenantConfig {
   hookTriggers: string[];
   /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */
   attackProtection: AttackProtection;
+  /** Triggers with an enabled `account-linking` template hook (SPEC §6.2). */
+  linkingTriggers: string[];
+  /** Each trigger's bound actions in execution order (their deployed versions; no code). */
+  actions: Record<string, BoundAction[]>;
 }
 
 /** A key pair the worker generated (private half encrypted, certificate issued) for the object to store. */

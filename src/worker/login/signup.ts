@@ -3,6 +3,9 @@ import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { linkAccountFor } from "../actions/account-linking";
+import { runPreRegistration } from "../actions/pre-registration";
+import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { runBlockingHooks } from "../hooks/blocking";
 import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";
@@ -65,6 +68,9 @@ export async function signUpDatabaseUser(
   const { password: _password, ...shown } = input;
   const verdict = await runBlockingHooks(c, "pre-user-registration", { user: { ...shown, email, connection: connection.name }, client_id: clientId });
   if (!verdict.ok) return fail("REGISTRATION_DENIED", verdict.reason, "email");
+  const actions = await runPreRegistration(c, { user: { ...(shown as Record<string, Json>), email }, connection: connection.name, client_id: clientId });
+  if (!actions.ok) return fail("REGISTRATION_DENIED", actions.message, "email");
+  const userMetadata = { ...input.user_metadata, ...actions.effects?.user_metadata };
   const actor = { type: "anonymous" as const, id: null, client_id: clientId };
   const audit = auditContext(c, { actor, body: { ...input, connection: connection.name } });
   const result = await tenantObject(c.env, c.var.tenant.id).users(audit).create({
@@ -75,9 +81,22 @@ export async function signUpDatabaseUser(
     password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
-    ...(input.user_metadata ? { user_metadata: input.user_metadata } : {}),
+    ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
   });
-  if (result.ok) return { ok: true, user: result.value };
-  if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
-  throw new Error(`createUser failed: ${result.error.code}`);
+  if (!result.ok) {
+    if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+    throw new Error(`createUser failed: ${result.error.code}`);
+  }
+  let user = result.value;
+  if (actions.effects) {
+    // The execution, and app_metadata the actions set, beside the new user (user_metadata went with it).
+    const effects = { ...actions.effects, user_metadata: {} };
+    await tenantObject(c.env, c.var.tenant.id).actions(audit).applyEffects(user.user_id, effects);
+    if (Object.keys(effects.app_metadata).length) user = (await tenantObject(c.env, c.var.tenant.id).users().get(user.user_id)) ?? user;
+  }
+  // Account linking at registration (SPEC §6.2); the login that follows continues as the primary.
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const client = clientId ? clientIn(config, clientId) : undefined;
+  if (client) await linkAccountFor(c, config, client, user, "post-user-registration");
+  return { ok: true, user };
 }

@@ -33,7 +33,14 @@ export const hookRoutes = [
       const triggerId = (body.trigger_id ?? body.triggerId) as string;
       const hook = unwrap(
         await targetTenant(c).hooks().create(
-          { id, name: body.name ?? `${triggerId}-${id.slice(-8)}`, trigger_id: triggerId, url: body.url, enabled: body.enabled ?? true },
+          {
+            id,
+            name: body.name ?? `${triggerId}-${id.slice(-8)}`,
+            trigger_id: triggerId,
+            url: body.url ?? "",
+            enabled: body.enabled ?? true,
+            ...(body.template_id ? { template_id: body.template_id } : {}),
+          },
           auditContext(c),
         ),
       );

@@ -3,6 +3,7 @@ import type { AppEnv } from "../context";
 import { managementCors } from "../middleware/cors";
 import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
+import { actionRoutes } from "./actions";
 import { attackProtectionRoutes } from "./attack-protection";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
@@ -15,6 +16,7 @@ import { failedEventRoutes } from "./failed-events";
 import { hookRoutes } from "./hooks";
 import { logRoutes } from "./logs";
 import { organizationsRoutes } from "./organizations";
+import { logStreamRoutes } from "./log-streams";
 import { refreshTokenRoutes } from "./refresh-tokens";
 import { signingKeyRoutes } from "./keys";
 import { resourceServerRoutes } from "./resource-servers";
@@ -48,6 +50,8 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...roleAssignmentRoutes,
   ...userRoleRoutes,
   ...organizationsRoutes,
+  ...actionRoutes,
+  ...logStreamRoutes,
 ];
 
 let spec: string | undefined;

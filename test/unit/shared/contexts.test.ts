@@ -9,6 +9,8 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.clientSecret("abc")).toBe("client_secret:abc");
     expect(encryptionContext.connectionSecrets("con_1")).toBe("connection_secrets:con_1");
     expect(encryptionContext.resourceServerSigningSecret("rs_1")).toBe("resource_server_signing_secret:rs_1");
-    expect(Object.keys(encryptionContext).sort()).toEqual(["clientSecret", "connectionSecrets", "resourceServerSigningSecret", "signingKey"]);
+    expect(encryptionContext.actionSecrets("act_1")).toBe("action_secrets:act_1");
+    expect(encryptionContext.logStreamSink("lst_1")).toBe("log_stream_sink:lst_1");
+    expect(Object.keys(encryptionContext).sort()).toEqual(["actionSecrets", "clientSecret", "connectionSecrets", "logStreamSink", "resourceServerSigningSecret", "signingKey"]);
   });
 });

@@ -17,6 +17,8 @@ import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
 import { issueUserTokens } from "../tokens/user-tokens";
+import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
+import { linkAccountFor } from "../../actions/account-linking";
 import { respondToClient } from "./respond";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
@@ -36,6 +38,36 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   organization: request.organization,
   organization_name: request.organization_name,
 });
+
+/** The post-login actions of an interactive or silent login (SPEC §6.1: inline, before anything is issued). */
+async function postLoginActions(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, sessionId: string | null): Promise<PostLoginOutcome> {
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  return runPostLogin(c, {
+    config,
+    client,
+    user,
+    protocol: request.response_type.includes("code") ? "oidc-basic-profile" : "oidc-implicit-profile",
+    scope: request.scope,
+    audience: request.audience,
+    redirect_uri: request.redirect_uri,
+    response_type: request.response_type,
+    ...(request.state !== undefined ? { state: request.state } : {}),
+    organization: request.organization,
+    sessionId,
+  });
+}
+
+/**
+ * A login an action denied or failed: its `f` log event (with the execution and any metadata the actions
+ * set), and `access_denied` with the action's message to the client (the reference platform's answer).
+ */
+async function deniedByAction(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, outcome: Extract<PostLoginOutcome, { ok: false }>): Promise<Response> {
+  const actor = { type: "user" as const, id: user.user_id, email: user.email, client_id: client.client_id };
+  await tenantObject(c.env, c.var.tenant.id)
+    .logins(auditContext(c, { actor }))
+    .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
+  return respondToClient(c, request.redirect_uri, request.response_mode, { error: "access_denied", error_description: outcome.description, state: request.state });
+}
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
 async function prepareCode(
@@ -122,9 +154,17 @@ export async function issueAuthorizationResponse(
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
   if (refused) return refused;
-  const grant = grantOf(request, authTimeS);
+  const actions = await postLoginActions(c, request, client, user, sessionId);
+  if (!actions.ok) return deniedByAction(c, request, client, user, actions);
+  const grant = { ...grantOf(request, authTimeS), ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}) };
   const code = await prepareCode(request, client, user, sessionId, grant);
-  if (code) await tenantObject(c.env, c.var.tenant.id).codes().create(code.record);
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  if (hasEffects(actions.effects)) {
+    const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
+    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
+  } else if (code) {
+    await stub.codes().create(code.record);
+  }
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
 
@@ -138,17 +178,30 @@ export async function finishLogin(
   c: AppContext,
   loginSession: LoginSession,
   client: ClientRecord,
-  user: UserRecord,
+  authenticated: UserRecord,
 ): Promise<Response | null> {
+  // Account linking (SPEC §6.2) first: the session and the tokens are the primary's when it links.
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
   // Issue 11: membership, invitation acceptance or the post-login organization prompt.
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
-  const grant = grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000));
+  const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id);
+  if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
+  const grant = {
+    ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
+    ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
+  };
   const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const completed = await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }))
-    .complete({ login_session_id: loginSession.id, session: session.input, code: code?.record ?? null });
+    .complete({
+      login_session_id: loginSession.id,
+      session: session.input,
+      code: code?.record ?? null,
+      ...(hasEffects(actions.effects) ? { actions: actions.effects } : {}),
+    });
   if (!completed) return null;
   setSessionCookie(c, session);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);

@@ -5,6 +5,7 @@ import type { ClientRecord, TenantConfig } from "../../../shared/types";
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
+import { withCustomClaims } from "../tokens/claims";
 
 export interface TokenResponse {
   access_token: string;
@@ -26,6 +27,8 @@ export async function clientCredentialsGrant(
   tenant: TenantContext,
   signerFor: SignerFor,
   now = nowSeconds(),
+  /** Credentials-exchange actions (SPEC §6.1, inline): custom claims for the token, or a refusal thrown. */
+  customize?: (exchange: { audience: string; scope: string }) => Promise<Record<string, unknown>>,
 ): Promise<TokenResponse> {
   if (client.token_endpoint_auth_method === "none") {
     throw new OAuthError("unauthorized_client", "Public clients cannot use the client_credentials grant");
@@ -53,8 +56,9 @@ export async function clientCredentialsGrant(
   // The API's signing_alg chooses the key (SPEC §4.2; the ring holds a key of every asymmetric algorithm in
   // use, and an HS256 API signs with its own secret).
   const signer = await signerFor(api.signing_alg, api.identifier);
+  const custom = customize ? await customize({ audience, scope }) : {};
   const accessToken = await signJwt(
-    {
+    withCustomClaims({
       iss: tenant.issuer,
       sub: `${client.client_id}@clients`,
       aud: audience,
@@ -65,7 +69,7 @@ export async function clientCredentialsGrant(
       gty: "client-credentials",
       azp: client.client_id,
       tenant_id: tenant.id,
-    },
+    }, custom),
     signer.key,
     signer.kid,
     signer.alg,

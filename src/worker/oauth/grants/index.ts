@@ -6,6 +6,7 @@ import { clientCredentialsGrant, type TokenResponse } from "./client-credentials
 import type { GrantContext } from "./context";
 import { refreshTokenGrant } from "./refresh-token";
 import { tenantObject } from "../../tenant/stubs";
+import { runCredentialsExchange } from "../../actions/credentials-exchange";
 import { tokenExchangeGrant } from "./token-exchange";
 import type { IssuedUserTokens } from "../tokens/user-tokens";
 
@@ -26,7 +27,9 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "client_credentials",
     parameters: tokenRequestSchemas.client_credentials,
     handler: async (ctx, client) => {
-      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, ctx.signer);
+      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, ctx.signer, undefined, (exchange) =>
+        runCredentialsExchange(ctx.c, ctx.config, client, exchange),
+      );
       // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
       if (ctx.config.hookTriggers.includes("credentials-exchange")) {
         const audience = ctx.params.audience ?? (ctx.config.settings.default_audience as string);

@@ -15,6 +15,8 @@ import {
 } from "../tokens/refresh-token";
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
+import { hasEffects, runPostLogin } from "../../actions/post-login";
+import { auditContext } from "../../http/audit";
 import { invalidGrant } from "./context";
 import { assertOrganizationsAllowed, currentMembership, memberOf, notAMember } from "./organization";
 
@@ -133,9 +135,10 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
   const user = subject.user;
+  // A blocked user is told so even after the block's cascade has revoked the token.
+  if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
   if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
-  if (user.blocked) throw invalidGrant(client, REASONS.blocked);
   if (params.organization && !switched) throw notAMember(client, params.organization);
   const token = outcome.token;
   // The organization the token was issued in must still count the user as a member.
@@ -144,6 +147,22 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
   const wider = asked.filter((s) => !held.includes(s));
   if (wider.length) throw new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${wider.join(" ")}`);
+  // The reference platform runs post-login actions on refresh too (transaction.protocol oauth2-refresh-token).
+  const actions = await runPostLogin(c, {
+    config: ctx.config,
+    client,
+    user,
+    protocol: "oauth2-refresh-token",
+    scope: asked.join(" "),
+    audience: token.audience ?? undefined,
+    organization: token.login.organization,
+    sessionId: token.session_id,
+  });
+  if (hasEffects(actions.effects)) {
+    const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
+    await tenantObject(c.env, parsed.tenantId).actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
+  }
+  if (!actions.ok) throw new OAuthError("access_denied", actions.description);
   const tokens = await issueUserTokens({
     tenant: c.var.tenant,
     config: ctx.config,
@@ -156,6 +175,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       auth_time: token.login.auth_time ?? Math.floor(Date.parse(token.created_at) / 1000),
       ...(token.audience ? { audience: token.audience } : {}),
       ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
+      ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
     },
     permissions: await permissionsFor(ctx, user.user_id, token.audience, organization?.id ?? null, subject.permissions),
     sessionId: token.session_id,

@@ -1,11 +1,10 @@
+import { RESTRICTED_CLAIMS } from "../../../shared/actions/claims";
+
 /**
  * SPEC §6.2: claims the server computes can never be set by tenant data or code; a colliding custom claim
  * is dropped (and reported) while the exchange continues.
  */
-export const PROTECTED_CLAIMS = new Set([
-  "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "azp", "scope", "permissions", "tenant_id", "nonce",
-  "at_hash", "c_hash", "auth_time", "sid", "org_id", "org_name", "gty", "acr", "amr",
-]);
+export const PROTECTED_CLAIMS: ReadonlySet<string> = RESTRICTED_CLAIMS;
 
 /** Merges custom claims under computed ones; returns the dropped names so callers can log them. */
 export function mergeClaims(
@@ -20,6 +19,16 @@ export function mergeClaims(
     else claims[name] = value;
   }
   return { claims: { ...claims, ...computed }, dropped };
+}
+
+/**
+ * Computed claims with the custom ones of actions underneath (SPEC §6.2): a protected name never
+ * overrides a computed claim, except `azp`, which reaches here only when the host option
+ * `unsafeAllowAzpCustomClaim` let it through the dispatch's claim rules.
+ */
+export function withCustomClaims(computed: Record<string, unknown>, custom: Record<string, unknown> = {}): Record<string, unknown> {
+  const { claims } = mergeClaims(computed, custom);
+  return custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
 }
 
 /** OIDC `at_hash` / `c_hash`: left half of the SHA-256 of the value, base64url (OIDC Core §3.1.3.6). */

@@ -4,7 +4,7 @@ import type { ClientRecord, CodeGrant, ResourceServerRecord, TenantConfig, UserR
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer, SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
-import { halfHash, mergeClaims } from "./claims";
+import { halfHash, withCustomClaims } from "./claims";
 import { grantableUserScopes } from "./user-scopes";
 
 /** ID token lifetime (the reference platform's default is 10 hours). */
@@ -113,7 +113,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
     // API's secret could otherwise mint a token for any user.
     const symmetric = api?.signing_alg === "HS256";
     const audience = api ? (symmetric ? api.identifier : [api.identifier, userinfoAudience(tenant)]) : userinfoAudience(tenant);
-    const { claims } = mergeClaims({
+    const claims = withCustomClaims({
       ...common,
       aud: audience,
       exp: now + expiresIn,
@@ -124,7 +124,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...organizationClaims(grant, config),
-    });
+    }, grant.custom_claims?.access_token);
     // The API's algorithm, else the tenant's default (GET/PATCH /tenants/settings, RS256 unless set).
     const accessAlg = api?.signing_alg ?? String(config.settings.default_signing_alg ?? signer.alg);
     const accessSigner = accessAlg !== signer.alg ? await input.signerFor(accessAlg, api?.identifier) : signer;
@@ -142,7 +142,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       ...(result.access_token ? { at_hash: await halfHash(result.access_token) } : {}),
       ...(input.code ? { c_hash: await halfHash(input.code) } : {}),
     };
-    const { claims } = mergeClaims(computed, profileClaims(user, scopes));
+    const claims = withCustomClaims(computed, { ...profileClaims(user, scopes), ...grant.custom_claims?.id_token });
     const idAlg = idTokenAlg(client);
     const idSigner = idAlg === signer.alg ? signer : await input.signerFor(idAlg, client.client_id, "client");
     result.id_token = await signJwt(claims, idSigner.key, idSigner.kid, idSigner.alg);

@@ -1,0 +1,136 @@
+import { GUARD } from "./instrument";
+
+/**
+ * The code of the sandbox isolate besides the tenant's module (`action.js`, CommonJS, instrumented). It is
+ * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
+ * loader id, so no isolate keeps an older harness.
+ */
+export const HARNESS_VERSION = "h1";
+
+/**
+ * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
+ * a non-writable, non-configurable global. Every loop, function and catch of the tenant code calls it; past
+ * the run's deadline or step budget it throws, and keeps throwing, so the code unwinds. Module top-level code
+ * gets a startup budget.
+ */
+const GUARD_MODULE = `
+// Captured before tenant code runs: replacing Date.now later cannot stop the clock of the guard.
+const clock = Date.now;
+let deadline = clock() + 2000;
+let budget = 50000000;
+let steps = 0;
+let spent = false;
+export class ActionTimeout extends Error {
+  constructor() { super("Action execution timed out"); this.name = "ActionTimeout"; }
+}
+function step() {
+  if (spent) throw new ActionTimeout();
+  if ((++steps & 1023) === 0 && (steps > budget || clock() > deadline)) {
+    spent = true;
+    throw new ActionTimeout();
+  }
+}
+Object.defineProperty(globalThis, ${JSON.stringify(GUARD)}, { value: step, writable: false, configurable: false, enumerable: false });
+export function beginRun(timeoutMs, stepBudget) {
+  deadline = clock() + timeoutMs;
+  budget = stepBudget;
+  steps = 0;
+  spent = false;
+}
+export function isSpent() { return spent; }
+`;
+
+/**
+ * `harness.js`, the entrypoint: `run({ handler, api, event, timeoutMs, stepBudget })` calls the tenant's
+ * handler with the event and an \`api\` object that only records commands, and returns
+ * `{ ok, error?, commands, logs }` as plain data. The host validates everything it gets back.
+ */
+const HARNESS_MODULE = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { beginRun, isSpent, ActionTimeout } from "./guard.js";
+import * as loaded from "./action.js";
+
+const LOG_CAP = 4096;
+const runs = new AsyncLocalStorage();
+const show = (value) => {
+  if (typeof value === "string") return value;
+  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
+};
+for (const level of ["log", "info", "warn", "error", "debug", "trace"]) {
+  console[level] = (...args) => {
+    const run = runs.getStore();
+    if (!run || run.logs.length >= LOG_CAP) return;
+    run.logs += args.map(show).join(" ").slice(0, LOG_CAP) + "\\n";
+  };
+}
+
+const plain = (value) => {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+};
+const text = (value) => (value === undefined || value === null ? null : String(value));
+
+function buildApi(kind, run) {
+  const push = (command) => {
+    if (run.closed) throw new Error("The api object cannot be used after the action returned");
+    run.commands.push(command);
+  };
+  const api = {};
+  const claims = (target) => ({
+    setCustomClaim(name, value) { push({ type: "claim", target, name: String(name), value: plain(value) }); return api; },
+  });
+  const user = {
+    setAppMetadata(name, value) { push({ type: "app_metadata", name: String(name), value: plain(value) ?? null }); return api; },
+    setUserMetadata(name, value) { push({ type: "user_metadata", name: String(name), value: plain(value) ?? null }); return api; },
+  };
+  const unsupported = (what) => () => { throw new Error(what + " is not supported by this service"); };
+  if (kind === "post-login") {
+    api.access = { deny(reason) { push({ type: "deny", reason: text(reason) }); return api; } };
+    api.idToken = claims("id_token");
+    api.accessToken = claims("access_token");
+    api.user = user;
+    api.redirect = { sendUserTo: unsupported("api.redirect"), encodeToken: unsupported("api.redirect"), validateToken: unsupported("api.redirect") };
+  } else if (kind === "credentials-exchange") {
+    api.access = { deny(code, reason) { push({ type: "deny", code: text(code), reason: text(reason) }); return api; } };
+    api.accessToken = claims("access_token");
+  } else if (kind === "pre-user-registration") {
+    api.access = { deny(reason, userMessage) { push({ type: "deny", reason: text(reason), user_message: text(userMessage) }); return api; } };
+    api.user = user;
+  }
+  return api;
+}
+
+const handlerOf = (name) => {
+  const direct = loaded[name];
+  if (typeof direct === "function") return direct;
+  const viaDefault = loaded.default && loaded.default[name];
+  return typeof viaDefault === "function" ? viaDefault : null;
+};
+
+export default class Sandbox extends WorkerEntrypoint {
+  async run(request) {
+    beginRun(request.timeoutMs, request.stepBudget);
+    const run = { commands: [], logs: "", closed: false };
+    try {
+      const handler = handlerOf(request.handler);
+      if (!handler) return { ok: true, missing: true, commands: [], logs: "" };
+      const api = buildApi(request.api, run);
+      await runs.run(run, () => handler(request.event, api));
+      return { ok: true, commands: run.commands, logs: run.logs };
+    } catch (error) {
+      const timeout = error instanceof ActionTimeout || isSpent();
+      const message = timeout ? "Action execution timed out" : String((error && error.message) || error).slice(0, 1000);
+      return { ok: false, error: { name: timeout ? "ActionTimeout" : String((error && error.name) || "Error"), message }, commands: run.commands, logs: run.logs };
+    } finally {
+      run.closed = true;
+    }
+  }
+}
+`;
+
+/** The modules of a sandbox isolate: the harness, the guard and the tenant's instrumented CommonJS module. */
+export function sandboxModules(compiledAction: string): Record<string, string | { cjs: string }> {
+  return { "harness.js": HARNESS_MODULE, "guard.js": GUARD_MODULE, "action.js": { cjs: compiledAction } };
+}

@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { now } from "../clock";
+import type { Json } from "../types";
+import { HARNESS_VERSION, sandboxModules } from "./harness";
+
+/** Sandbox limits (README "Actions"): a wall-clock timeout guarded inside the isolate, and CPU in production. */
+export interface SandboxLimits {
+  /** Wall-clock bound of one action run. @default 5000 */
+  timeoutMs: number;
+  /** Guard steps (loop iterations, calls) one run may take, a backstop where the clock stands still. @default 200000000 */
+  stepBudget: number;
+  /** `limits.cpuMs` of the isolate (enforced by the production runtime only). @default 5000 */
+  cpuMs: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeoutMs: 5000, stepBudget: 200_000_000, cpuMs: 5000 };
+
+/** Reads ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET and ACTIONS_CPU_MS; anything unset keeps its default. */
+export function sandboxLimitsFrom(vars: Record<string, unknown>): SandboxLimits {
+  const read = (name: string, fallback: number) => {
+    const value = Number(vars[name]);
+    return vars[name] !== undefined && vars[name] !== "" && Number.isFinite(value) && value > 0 ? value : fallback;
+  };
+  return {
+    timeoutMs: read("ACTIONS_TIMEOUT_MS", DEFAULT_SANDBOX_LIMITS.timeoutMs),
+    stepBudget: read("ACTIONS_STEP_BUDGET", DEFAULT_SANDBOX_LIMITS.stepBudget),
+    cpuMs: read("ACTIONS_CPU_MS", DEFAULT_SANDBOX_LIMITS.cpuMs),
+  };
+}
+
+/** What tenant code asked for through the `api` object; validated here because it comes from the isolate. */
+const command = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("claim"), target: z.enum(["id_token", "access_token"]), name: z.string().max(1024), value: z.json() }),
+  z.object({ type: z.literal("app_metadata"), name: z.string().max(1024), value: z.json() }),
+  z.object({ type: z.literal("user_metadata"), name: z.string().max(1024), value: z.json() }),
+  z.object({ type: z.literal("deny"), reason: z.string().nullable(), code: z.string().nullable().optional(), user_message: z.string().nullable().optional() }),
+]);
+export type ActionCommand = z.infer<typeof command>;
+
+const sandboxAnswer = z.object({
+  ok: z.boolean(),
+  missing: z.boolean().optional(),
+  error: z.object({ name: z.string(), message: z.string() }).optional(),
+  commands: z.array(command).max(10_000),
+  logs: z.string(),
+});
+
+/** One action run as the host sees it. */
+export interface ActionRun {
+  ok: boolean;
+  /** The module does not export the trigger's handler (nothing ran). */
+  missing?: boolean;
+  error?: { name: string; message: string };
+  commands: ActionCommand[];
+  logs: string;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+}
+
+export interface SandboxTarget {
+  tenantId: string;
+  versionId: string;
+  /** The instrumented module, fetched only when the loader has no isolate for this id yet. */
+  loadCode: () => Promise<string>;
+}
+
+export interface SandboxRequest {
+  handler: string;
+  /** Which `api` object the harness builds (the trigger id). */
+  api: string;
+  event: Json;
+}
+
+/** Extra time the host waits beyond the in-isolate deadline before it gives up on an answer. */
+const HOST_GRACE_MS = 1000;
+
+/**
+ * Runs one action version in its own Worker Loader isolate (PLATFORM.md): no network
+ * (`globalOutbound: null`), no bindings, the event and a narrow `api` passed in, the loader id carrying the
+ * version so a cached isolate never serves other code. A throw, a timeout or a malformed answer is a failed
+ * run, never an exception for the caller.
+ */
+export async function runSandboxed(loader: WorkerLoader, target: SandboxTarget, request: SandboxRequest, limits: SandboxLimits): Promise<ActionRun> {
+  const startedAt = now();
+  const t0 = performance.now();
+  const finish = (partial: Omit<ActionRun, "started_at" | "ended_at" | "duration_ms">): ActionRun => ({
+    ...partial,
+    started_at: new Date(startedAt).toISOString(),
+    ended_at: new Date(now()).toISOString(),
+    duration_ms: Math.max(0, Math.round(performance.now() - t0)),
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const worker = loader.get(`action:${HARNESS_VERSION}:${target.tenantId}:${target.versionId}`, async () => ({
+      compatibilityDate: "2026-08-01",
+      compatibilityFlags: ["nodejs_compat"],
+      mainModule: "harness.js",
+      modules: sandboxModules(await target.loadCode()),
+      env: {},
+      globalOutbound: null,
+      limits: { cpuMs: limits.cpuMs },
+    }));
+    const entry = worker.getEntrypoint() as unknown as { run(input: unknown): Promise<unknown> };
+    const hostTimeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), limits.timeoutMs + HOST_GRACE_MS);
+    });
+    const answer = await Promise.race([
+      entry.run({ handler: request.handler, api: request.api, event: request.event, timeoutMs: limits.timeoutMs, stepBudget: limits.stepBudget }),
+      hostTimeout,
+    ]);
+    if (answer === "timeout") return finish({ ok: false, error: { name: "ActionTimeout", message: "Action execution timed out" }, commands: [], logs: "" });
+    const parsed = sandboxAnswer.safeParse(answer);
+    if (!parsed.success) return finish({ ok: false, error: { name: "ActionError", message: "The action returned an unreadable result" }, commands: [], logs: "" });
+    const { ok, missing, error, commands, logs } = parsed.data;
+    return finish({ ok, ...(missing ? { missing } : {}), ...(error ? { error } : {}), commands: ok ? commands : commands.filter((c) => c.type !== "deny"), logs });
+  } catch (error) {
+    // The isolate failed to start (syntax the parser accepted but the runtime refused, a missing module).
+    const message = error instanceof Error ? error.message.replace(/^Error: /, "") : String(error);
+    return finish({ ok: false, error: { name: "ActionError", message: message.slice(0, 1000) }, commands: [], logs: "" });
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

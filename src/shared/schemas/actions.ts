@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { ACTION_RUNTIMES } from "../actions/triggers";
+
+/** The reference platform's limits: names up to 128 characters, code up to 100 KB. */
+const name = z.string().trim().min(1).max(128);
+const code = z.string().max(102_400, "code must be at most 100 KB");
+/** Trigger ids are checked against what the system dispatches in the route (400 `invalid_trigger`). */
+const trigger = z.looseObject({ id: z.string().min(1).max(64), version: z.string().max(16).optional() });
+const runtime = z.enum(ACTION_RUNTIMES);
+const dependency = z.looseObject({ name: z.string().min(1).max(214), version: z.string().max(256).optional(), registry_url: z.string().max(2048).optional() });
+const secretName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "secret names are letters, digits and underscores, starting with a letter or underscore");
+/** A secret's value is set on creation or replaced; omitted on update it keeps the stored value. */
+const secret = z.strictObject({ name: secretName, value: z.string().max(4096).optional() });
+const secrets = z
+  .array(secret)
+  .max(100)
+  .refine((list) => new Set(list.map((s) => s.name)).size === list.length, "secret names must be unique");
+
+/** POST /api/v2/actions/actions. `modules` is accepted only empty (action modules are not offered). */
+export const createActionBody = z.strictObject({
+  name,
+  supported_triggers: z.array(trigger).min(1).max(1, "an action supports exactly one trigger"),
+  code: code.optional(),
+  dependencies: z.array(dependency).max(100).optional(),
+  runtime: runtime.optional(),
+  secrets: secrets.optional(),
+  modules: z.array(z.unknown()).max(0, "action modules are not supported").optional(),
+  deploy: z.boolean().optional(),
+});
+
+/** PATCH /api/v2/actions/actions/{id}: any draft field. */
+export const updateActionBody = z
+  .strictObject({
+    name: name.optional(),
+    supported_triggers: z.array(trigger).min(1).max(1, "an action supports exactly one trigger").optional(),
+    code: code.optional(),
+    dependencies: z.array(dependency).max(100).optional(),
+    runtime: runtime.optional(),
+    secrets: secrets.optional(),
+    modules: z.array(z.unknown()).max(0, "action modules are not supported").optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, "The body must change at least one field");
+
+/** POST /api/v2/actions/actions/{id}/test: the event the action receives. */
+export const testActionBody = z.strictObject({ payload: z.record(z.string(), z.json()) });
+
+/** POST /api/v2/actions/actions/{id}/versions/{versionId}/deploy (roll back). */
+export const deployVersionBody = z.strictObject({ update_draft: z.boolean().optional() }).optional();
+
+const bindingRef = z.strictObject({
+  type: z.enum(["action_id", "action_name", "binding_id"]),
+  value: z.string().min(1).max(256),
+});
+
+/** PATCH /api/v2/actions/triggers/{triggerId}/bindings: the whole ordered list (at most 20). */
+export const updateBindingsBody = z.strictObject({
+  bindings: z
+    .array(z.strictObject({ ref: bindingRef, display_name: z.string().trim().min(1).max(128).optional(), secrets: z.array(secret).max(0, "binding secrets are not supported").optional() }))
+    .max(20, "at most 20 actions can be bound to a trigger"),
+});
+
+export type CreateActionBody = z.infer<typeof createActionBody>;
+export type UpdateActionBody = z.infer<typeof updateActionBody>;
+export type ActionSecretInput = z.infer<typeof secret>;

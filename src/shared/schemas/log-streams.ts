@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/** An absolute http(s) URL without credentials in it (credentials go in httpAuthorization, sealed). */
+const endpoint = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const u = new URL(value);
+      return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, "httpEndpoint must be an absolute http(s) URL without credentials");
+
+const header = z.strictObject({ header: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "header names are letters, digits and dashes"), value: z.string().max(4096) });
+
+/** The reference platform's category filters. */
+export const LOG_STREAM_CATEGORIES = [
+  "auth.login.fail", "auth.login.notification", "auth.login.success", "auth.logout.fail", "auth.logout.success",
+  "auth.signup.fail", "auth.signup.success", "auth.silent_auth.fail", "auth.silent_auth.success",
+  "auth.token_exchange.fail", "auth.token_exchange.success", "management.fail", "management.success",
+  "scim.event", "system.notification", "user.fail", "user.notification", "user.success", "actions", "other",
+] as const;
+
+const filter = z.strictObject({ type: z.literal("category"), name: z.enum(LOG_STREAM_CATEGORIES) });
+
+const sink = z.strictObject({
+  httpEndpoint: endpoint,
+  httpAuthorization: z.string().max(4096).optional(),
+  httpContentType: z.string().max(256).optional(),
+  httpContentFormat: z.enum(["JSONARRAY", "JSONLINES", "JSONOBJECT"]).optional(),
+  httpCustomHeaders: z.array(header).max(20).optional(),
+});
+
+/** POST /api/v2/log-streams: the http type (other sink types are not offered). */
+export const createLogStreamBody = z.strictObject({
+  name: z.string().trim().min(1).max(128).optional(),
+  type: z.literal("http", { message: 'type must be "http" (the only log stream type offered)' }),
+  isPriority: z.boolean().optional(),
+  filters: z.array(filter).max(50).optional(),
+  sink,
+  startFrom: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** PATCH /api/v2/log-streams/{id}: name, status (active or paused; a suspended stream resumes with active), filters, sink fields. */
+export const updateLogStreamBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(128).optional(),
+    status: z.enum(["active", "paused"]).optional(),
+    isPriority: z.boolean().optional(),
+    filters: z.array(filter).max(50).optional(),
+    sink: sink.partial().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, "The body must change at least one field");
+
+export type LogStreamSinkInput = z.infer<typeof sink>;

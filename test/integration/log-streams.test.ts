@@ -1,0 +1,170 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { Sql } from "../../src/objects/sql";
+import { syncPipeline } from "../../src/objects/tenant/log-streams";
+import type { TenantObject } from "../../src/objects/tenant/tenant-object";
+import { createTenant, mgmt, uniqueId } from "../helpers/api";
+import { onTenant } from "../helpers/actions";
+import { fireAlarm, hookUrl, injectClock, logsOf, relay, tenantSql } from "../helpers/outbox";
+import { expectReachability } from "../helpers/reach";
+
+interface StreamDelivery {
+  body: { log_id: string; data: { type: string; description: string } }[] | null;
+  raw: string;
+  headers: { authorization: string | null; contentType: string | null; custom: string | null };
+  status: number;
+}
+
+const received = async (name: string) => (await (await fetch(hookUrl(name).replace("/hook/", "/log/"))).json()) as StreamDelivery[];
+
+async function streamTo(tenantId: string, name: string, query = "", extra: Record<string, unknown> = {}) {
+  const res = await onTenant(tenantId, "POST", "/log-streams", {
+    name: `stream ${name}`,
+    type: "http",
+    sink: {
+      httpEndpoint: hookUrl(name, query),
+      httpAuthorization: "Bearer stream-credential-1",
+      httpContentType: "application/json",
+      httpContentFormat: "JSONARRAY",
+      httpCustomHeaders: [{ header: "x-custom", value: "custom-credential-2" }],
+    },
+    ...extra,
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { id: string; status: string; sink: Record<string, unknown> };
+}
+
+/** A management write whose `sapi` event reaches the logs table and then the stream. */
+const write = (tenantId: string, color: string) => onTenant(tenantId, "PATCH", "/branding", { colors: { primary: color } });
+
+describe("log streams (issue 13 point 7)", () => {
+  it("create, read, list, update and delete in the reference shape; credentials sealed, never shown or logged", async () => {
+    const tenantId = await createTenant();
+    const stream = await streamTo(tenantId, uniqueId("shape"));
+    expect(stream).toMatchObject({ type: "http", status: "active", isPriority: false, filters: [], sink: { httpContentType: "application/json", httpContentFormat: "JSONARRAY", httpCustomHeaders: [{ header: "x-custom" }] } });
+    expect(JSON.stringify(stream)).not.toContain("credential");
+    expect(await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()).toEqual(stream);
+    expect(((await (await onTenant(tenantId, "GET", "/log-streams")).json()) as { id: string }[]).map((s) => s.id)).toEqual([stream.id]);
+    const patched = await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { name: "renamed", status: "paused", filters: [{ type: "category", name: "management.success" }] });
+    expect(await patched.json()).toMatchObject({ name: "renamed", status: "paused", filters: [{ type: "category", name: "management.success" }] });
+    await relay(tenantId);
+    const logs = JSON.stringify(await logsOf(tenantId, "?per_page=100"));
+    const stored = JSON.stringify(await tenantSql(tenantId, "SELECT * FROM log_streams"));
+    for (const text of [logs, stored]) {
+      expect(text).not.toContain("stream-credential-1");
+      expect(text).not.toContain("custom-credential-2");
+    }
+    expect(logs).toContain("log_stream.created");
+    expect((await onTenant(tenantId, "DELETE", `/log-streams/${stream.id}`)).status).toBe(204);
+    expect((await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).status).toBe(404);
+    expect((await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { name: "x" })).status).toBe(404);
+  });
+
+  it("refuses other sink types, bad endpoints, unknown filters and unknown fields with 400", async () => {
+    const tenantId = await createTenant();
+    const sink = { httpEndpoint: "https://logs.example.com/in" };
+    for (const body of [
+      { type: "datadog", sink },
+      { type: "http", sink: { httpEndpoint: "ftp://logs.example.com/" } },
+      { type: "http", sink: { httpEndpoint: "https://u:p@logs.example.com/" } },
+      { type: "http", sink, filters: [{ type: "category", name: "everything" }] },
+      { type: "http", sink, unknown: true },
+      { type: "http", sink: { ...sink, httpContentFormat: "XML" } },
+      { type: "http" },
+    ]) {
+      expect((await onTenant(tenantId, "POST", "/log-streams", body)).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it("delivers the tenant's log events at least once, in order, with the sealed authorization and custom headers", async () => {
+    const tenantId = await createTenant();
+    const name = uniqueId("stream");
+    await streamTo(tenantId, name);
+    await write(tenantId, "#111111");
+    await write(tenantId, "#222222");
+    await relay(tenantId);
+    const got = await received(name);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got[0]?.headers).toEqual({ authorization: "Bearer stream-credential-1", contentType: "application/json", custom: "custom-credential-2" });
+    const streamed = got.flatMap((d) => d.body ?? []);
+    const ids = (await logsOf(tenantId, "?q=type:sapi&sort=date:1&per_page=100")).map((l) => l.log_id);
+    // Every management write after the stream's creation, in log order (the stream's own creation included).
+    expect(streamed.map((l) => l.log_id).filter((id) => ids.includes(id))).toEqual(ids.slice(-streamed.length));
+    expect(streamed.filter((l) => l.data.description === "branding updated")).toHaveLength(2);
+  });
+
+  it("retries a failing endpoint with backoff and redelivers the same events; suspends a stream failing for the whole period; active resumes it", async () => {
+    const tenantId = await createTenant();
+    const clock = await injectClock(tenantId);
+    const name = uniqueId("flaky");
+    const stream = await streamTo(tenantId, name, "fail=1000&status=503");
+    await write(tenantId, "#333333");
+    await fireAlarm(tenantId);
+    await fireAlarm(tenantId);
+    const first = await received(name);
+    expect(first.length).toBeGreaterThan(0);
+    const [row] = await tenantSql<{ attempts: number; next_attempt_at: number; last_error: string }>(tenantId, "SELECT attempts, next_attempt_at, last_error FROM log_streams");
+    expect(row).toMatchObject({ attempts: 1, next_attempt_at: clock.now + 1000, last_error: "HTTP 503" });
+    // Not due before its backoff: nothing new is sent.
+    await fireAlarm(tenantId);
+    expect((await received(name)).length).toBe(first.length);
+    clock.now += 1000;
+    await fireAlarm(tenantId);
+    const second = await received(name);
+    expect(second.length).toBe(first.length + 1);
+    expect(second.at(-1)?.raw).toBe(first[0]?.raw);
+
+    clock.now += 86_400_000;
+    await fireAlarm(tenantId);
+    expect(await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()).toMatchObject({ status: "suspended" });
+    const before = (await received(name)).length;
+    clock.now += 600_000;
+    await fireAlarm(tenantId);
+    expect((await received(name)).length).toBe(before);
+    expect(await (await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { status: "active" })).json()).toMatchObject({ status: "active" });
+    await fireAlarm(tenantId);
+    expect((await received(name)).length).toBeGreaterThan(before);
+  });
+
+  it("who can manage log streams: none 401, missing scope 403, another tenant 403, the right scope succeeds", async () => {
+    const body = () => ({ type: "http", sink: { httpEndpoint: hookUrl(uniqueId("reach")) } });
+    await expectReachability("POST", () => "/log-streams", "create:log_streams", 201, body);
+    await expectReachability("GET", () => "/log-streams", "read:log_streams", 200);
+  });
+
+  it("who can reach one log stream: read, update, delete", async () => {
+    const body = () => ({ type: "http", sink: { httpEndpoint: hookUrl(uniqueId("reach")) } });
+    const withStream = async (tenantId: string) => {
+      const res = await mgmt("POST", "/log-streams", { headers: { "tenant-id": tenantId }, body: body() });
+      return `/log-streams/${((await res.json()) as { id: string }).id}`;
+    };
+    await expectReachability("GET", withStream, "read:log_streams", 200);
+    await expectReachability("PATCH", withStream, "update:log_streams", 200, () => ({ status: "paused" }));
+    await expectReachability("DELETE", withStream, "delete:log_streams", 204);
+  });
+});
+
+describe("outbox pipeline (SPEC §6.3 outbox.pipeline {endpoint, token})", () => {
+  it("streams the audit events to the configured endpoint as JSON lines with the bearer token; unset removes it", async () => {
+    const tenantId = await createTenant();
+    const name = uniqueId("pipeline");
+    const stub = env.TENANT.getByName(tenantId);
+    await runInDurableObject(stub, (o: TenantObject, state) => {
+      syncPipeline(new Sql(state.storage.sql), { endpoint: hookUrl(name) }, o.outbox.now());
+    });
+    await write(tenantId, "#444444");
+    await relay(tenantId);
+    await runInDurableObject(stub, async (o: TenantObject) => {
+      for (const job of o.outbox.jobs) await job.run(o.outbox.now());
+    });
+    const got = await received(name);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got[0]?.headers).toMatchObject({ authorization: "Bearer pipeline-token", contentType: "application/x-ndjson" });
+    const lines = got.flatMap((d) => d.raw.split("\n").map((line) => JSON.parse(line) as { data: { description: string } }));
+    expect(lines.some((l) => l.data.description === "branding updated")).toBe(true);
+    // The pipeline is not a tenant's log stream.
+    expect(await (await onTenant(tenantId, "GET", "/log-streams")).json()).toEqual([]);
+    await runInDurableObject(stub, (o: TenantObject, state) => syncPipeline(new Sql(state.storage.sql), undefined, o.outbox.now()));
+    expect(await tenantSql(tenantId, "SELECT id FROM log_streams")).toEqual([]);
+  });
+});
