@@ -121,7 +121,7 @@ describe("foundation through the auth0 Node SDK", () => {
     expect(managementError.statusCode).toBe(404);
     expect(managementError.body).toMatchObject({ statusCode: 404, error: "Not Found", message: expect.any(String), errorCode: "inexistent_client" });
     // A route the reference offers and Gatehouse does not: 403 feature_not_enabled, so walkers skip it.
-    const notOffered = await management.rules.getAll().then(
+    const notOffered = await management.rules.list().then(
       () => null,
       (e: unknown) => e,
     );
