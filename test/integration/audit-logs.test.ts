@@ -19,8 +19,10 @@ describe("audit events and the logs destination (SPEC §2.10, §6.2)", () => {
       body: { name: "After" },
     });
     expect(res.status).toBe(200);
+    // The write committed its event (the object's own alarm may already have relayed it: that race is not
+    // observable behaviour, so only the row and, below, the log under its id are asserted).
     const [event] = await outboxRows(tenantId, "client.updated");
-    expect(event?.processed_at).toBeNull();
+    expect(event?.id).toEqual(expect.any(String));
     await relay(tenantId);
 
     const logs = await logsOf(tenantId);

@@ -14,9 +14,6 @@ export const organizationName = z
   .max(50, "name must be 1-50 characters")
   .regex(/^[a-z0-9_-]+$/, "name may contain only lowercase letters, digits, '_' and '-'");
 
-/** Organization ids: `org_` and 16 letters or digits. */
-export const ORGANIZATION_ID = /^org_[A-Za-z0-9]{16}$/;
-
 /** At most this many metadata properties, each value at most 255 characters (reference platform limits). */
 export const MAX_ORGANIZATION_METADATA_KEYS = 25;
 

@@ -31,12 +31,6 @@ export function organizationSettings(client: ClientRecord): { usage: Usage; beha
   };
 }
 
-/**
- * Tenant setting `allow_organization_name_in_authentication_api` (the reference platform's): tokens then
- * carry `org_name` beside `org_id`. @default false
- */
-export const allowsOrganizationNames = (config: TenantConfig) => config.settings.allow_organization_name_in_authentication_api === true;
-
 const redirectError = (request: AuthorizeRequest, code: ConstructorParameters<typeof OAuthError>[0], description: string) =>
   new RedirectableError(new OAuthError(code, description), request.redirect_uri, request.response_mode, request.state);
 
