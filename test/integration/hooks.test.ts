@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { createClient } from "../helpers/management";
-import { createHook, deliveries, hookUrl, outboxRows, tenantSql } from "../helpers/outbox";
+import { createHook, deliveries, hookUrl, outboxRows, relay, tenantSql } from "../helpers/outbox";
 import { expectReachability } from "../helpers/reach";
 
 const asTenant = (tenantId: string) => ({ headers: { "tenant-id": tenantId } });
@@ -113,5 +113,118 @@ describe("blocking pre-user-registration hook (prepare phase, SPEC §6.1)", () =
     const allowed = await attempt("");
     expect(allowed.res.status).toBe(200);
     expect(await tenantSql(allowed.tenantId, "SELECT user_id FROM users WHERE email = ?", allowed.email)).toHaveLength(1);
+  });
+});
+
+describe("blocking validate-registration-username hook (prepare phase, SPEC §6.1)", () => {
+  async function usernameTenant(query: string) {
+    const tenantId = await createTenant();
+    const client = await createClient({ app_type: "spa", token_endpoint_auth_method: "none" }, asTenant(tenantId));
+    const created = await mgmt("POST", "/connections", {
+      ...asTenant(tenantId),
+      body: { name: "named-db", strategy: "auth0", options: { requires_username: true }, enabled_clients: [client.client_id] },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const name = uniqueId("uname");
+    await createHook(tenantId, "validate-registration-username", hookUrl(name, query));
+    return { tenantId, clientId: client.client_id, name };
+  }
+  const signup = (tenantId: string, body: Record<string, unknown>) =>
+    call("/dbconnections/signup", {
+      method: "POST",
+      host: `${tenantId}.localhost:8787`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password: "p4ssw0rd!long", connection: "named-db", ...body }),
+    });
+
+  it("a sign-up's username is sent to the hook first; a denial leaves no user row and no event", async () => {
+    const { tenantId, clientId, name } = await usernameTenant("deny=That%20username%20is%20reserved");
+    const before = (await outboxRows(tenantId)).length;
+    const email = `${uniqueId("u")}@example.com`;
+    const res = await signup(tenantId, { client_id: clientId, email, username: "admin" });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: "access_denied", description: "That username is reserved" });
+    expect(await tenantSql(tenantId, "SELECT user_id FROM users WHERE email = ?", email)).toEqual([]);
+    expect((await outboxRows(tenantId)).length).toBe(before);
+    const [delivery] = await deliveries(name);
+    expect(delivery?.body).toMatchObject({ trigger_id: "validate-registration-username", tenant_id: tenantId, data: { username: "admin", connection: "named-db" } });
+    expect(JSON.stringify(delivery?.body)).not.toContain("p4ssw0rd");
+  });
+
+  it("an accepted username is stored and answered; a connection that requires one refuses a sign-up without it", async () => {
+    const { tenantId, clientId, name } = await usernameTenant("");
+    const email = `${uniqueId("u")}@example.com`;
+    const res = await signup(tenantId, { client_id: clientId, email, username: "jane_doe" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ email, username: "jane_doe" });
+    expect(await tenantSql(tenantId, "SELECT username FROM users WHERE email = ?", email)).toEqual([{ username: "jane_doe" }]);
+    expect(await deliveries(name)).toHaveLength(1);
+    const missing = await signup(tenantId, { client_id: clientId, email: `${uniqueId("u")}@example.com` });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: "invalid_request", error_description: "username is required for this connection" });
+    const taken = await signup(tenantId, { client_id: clientId, email: `${uniqueId("u")}@example.com`, username: "jane_doe" });
+    expect(taken.status).toBe(400);
+    expect(await taken.json()).toMatchObject({ code: "invalid_signup" });
+  });
+
+  it("POST /users with a username runs the hook; a refusal is 400 hook_denied and nothing is written", async () => {
+    const { tenantId, name } = await usernameTenant("fail=1&status=500");
+    const email = `${uniqueId("u")}@example.com`;
+    const res = await mgmt("POST", "/users", { ...asTenant(tenantId), body: { connection: "named-db", email, username: "bob", password: "p4ssw0rd!long" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ statusCode: 400, errorCode: "hook_denied", message: "The validate-registration-username hook refused (HTTP 500)" });
+    expect(await tenantSql(tenantId, "SELECT user_id FROM users WHERE email = ?", email)).toEqual([]);
+    expect((await deliveries(name))[0]?.body).toMatchObject({ data: { username: "bob", connection: "named-db" } });
+    const withoutUsername = await mgmt("POST", "/users", { ...asTenant(tenantId), body: { connection: "named-db", email: `${uniqueId("u")}@example.com`, password: "p4ssw0rd!long" } });
+    expect(withoutUsername.status).toBe(400);
+    expect(await deliveries(name)).toHaveLength(1);
+  });
+});
+
+describe("blocking pre-user-update and pre-user-deletion hooks, post-user-deletion webhook (SPEC §6.1)", () => {
+  async function withUser(trigger: string, query: string) {
+    const tenantId = await createTenant();
+    const email = `${uniqueId("u")}@example.com`;
+    const created = await mgmt("POST", "/users", { ...asTenant(tenantId), body: { connection: "Username-Password-Authentication", email, password: "p4ssw0rd!long" } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { user_id: userId } = (await created.json()) as { user_id: string };
+    const name = uniqueId(trigger);
+    await createHook(tenantId, trigger, hookUrl(name, query));
+    return { tenantId, userId, name, path: `/users/${encodeURIComponent(userId)}` };
+  }
+
+  it("a pre-user-update denial refuses the PATCH with the hook's reason and leaves the user unchanged", async () => {
+    const { tenantId, userId, name, path } = await withUser("pre-user-update", "deny=Profile%20is%20locked");
+    const before = (await outboxRows(tenantId)).length;
+    const res = await mgmt("PATCH", path, { ...asTenant(tenantId), body: { name: "Renamed", password: "an0ther-p4ssword!" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ errorCode: "hook_denied", message: "Profile is locked" });
+    expect(await tenantSql(tenantId, "SELECT name FROM users WHERE user_id = ?", userId)).not.toEqual([{ name: "Renamed" }]);
+    expect((await outboxRows(tenantId)).length).toBe(before);
+    const [delivery] = await deliveries(name);
+    expect(delivery?.body).toMatchObject({ trigger_id: "pre-user-update", data: { user_id: userId, updates: { name: "Renamed" } } });
+    expect(JSON.stringify(delivery?.body)).not.toContain("an0ther-p4ssword");
+  });
+
+  it("a pre-user-deletion refusal keeps the user; an allowing hook lets the delete through", async () => {
+    const refused = await withUser("pre-user-deletion", "fail=1&status=503");
+    const res = await mgmt("DELETE", refused.path, asTenant(refused.tenantId));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ errorCode: "hook_denied", message: "The pre-user-deletion hook refused (HTTP 503)" });
+    expect((await mgmt("GET", refused.path, asTenant(refused.tenantId))).status).toBe(200);
+
+    const allowed = await withUser("pre-user-deletion", "");
+    expect((await mgmt("DELETE", allowed.path, asTenant(allowed.tenantId))).status).toBe(204);
+    expect((await mgmt("GET", allowed.path, asTenant(allowed.tenantId))).status).toBe(404);
+    expect((await deliveries(allowed.name))[0]?.body).toMatchObject({ trigger_id: "pre-user-deletion", data: { user_id: allowed.userId } });
+  });
+
+  it("a deleted user's post-user-deletion webhook is delivered by the relay with the event id as Idempotency-Key", async () => {
+    const { tenantId, userId, name, path } = await withUser("post-user-deletion", "");
+    expect((await mgmt("DELETE", path, asTenant(tenantId))).status).toBe(204);
+    await relay(tenantId);
+    const [delivery] = await deliveries(name);
+    expect(delivery?.body).toMatchObject({ event_type: "hook.post-user-deletion", trigger_id: "post-user-deletion", data: { user: { user_id: userId } } });
+    expect(delivery?.key).toBe(delivery?.body.id);
   });
 });

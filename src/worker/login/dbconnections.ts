@@ -25,6 +25,8 @@ const signupBody = z.object({
   user_metadata: userMetadata.optional(),
   name: z.string().max(300).optional(),
   nickname: z.string().max(300).optional(),
+  /** Used only by connections with `requires_username` (the reference platform's rule: no whitespace, no @). */
+  username: z.string().min(1).max(128).regex(/^[^\s@]+$/, "username must not contain whitespace or @").optional(),
 });
 
 /** JSON bodies are parsed here (user_metadata is an object); form bodies carry flat fields only. */
@@ -61,12 +63,15 @@ export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
   if (!connection) throw new OAuthError("invalid_request", "connection not found");
   if (isSignupDisabled(connection)) throw new OAuthError("access_denied", "Public signup is disabled for this connection", 403);
 
+  const username = connection.options?.requires_username === true ? body.username : undefined;
+  if (connection.options?.requires_username === true && username === undefined) throw new OAuthError("invalid_request", "username is required for this connection");
   const result = await signUpDatabaseUser(c, connection, {
     email: body.email,
     password: body.password,
     ...(body.user_metadata ? { user_metadata: body.user_metadata } : {}),
     ...(body.name ? { name: body.name } : {}),
     ...(body.nickname ? { nickname: body.nickname } : {}),
+    ...(username !== undefined ? { username } : {}),
   }, client.client_id);
   if (!result.ok) {
     const { code, message } = result.failure;
@@ -81,6 +86,7 @@ export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
     _id: user.user_id.slice(user.user_id.indexOf("|") + 1),
     id: user.user_id,
     email: user.email,
+    ...(user.username ? { username: user.username } : {}),
     email_verified: user.email_verified,
     ...(body.user_metadata ? { user_metadata: user.user_metadata } : {}),
     created_at: user.created_at,

@@ -31,6 +31,8 @@ export interface SignupInput {
   user_metadata?: Record<string, Json>;
   name?: string;
   nickname?: string;
+  /** Only for connections with `requires_username`. */
+  username?: string;
 }
 
 const fail = (code: SignupFailureCode, message: string, field: SignupFailure["field"]): SignupResult => ({
@@ -66,6 +68,10 @@ export async function signUpDatabaseUser(
   if (weak) return { ok: false, failure: weak };
   // Prepare phase (SPEC §6.1): a refusal here leaves no row and no event.
   const { password: _password, ...shown } = input;
+  if (input.username !== undefined) {
+    const checked = await runBlockingHooks(c, "validate-registration-username", { username: input.username, connection: connection.name, client_id: clientId });
+    if (!checked.ok) return fail("REGISTRATION_DENIED", checked.reason, "email");
+  }
   const verdict = await runBlockingHooks(c, "pre-user-registration", { user: { ...shown, email, connection: connection.name }, client_id: clientId });
   if (!verdict.ok) return fail("REGISTRATION_DENIED", verdict.reason, "email");
   const actions = await runPreRegistration(c, { user: { ...(shown as Record<string, Json>), email }, connection: connection.name, client_id: clientId });
@@ -81,10 +87,12 @@ export async function signUpDatabaseUser(
     password_hash: await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
+    ...(input.username !== undefined ? { username: input.username } : {}),
     ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
   });
   if (!result.ok) {
     if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
+    if (result.error.code === "username_exists") return fail("USER_EXISTS", "This username is already taken.", "email");
     throw new Error(`createUser failed: ${result.error.code}`);
   }
   let user = result.value;

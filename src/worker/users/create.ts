@@ -76,6 +76,7 @@ export async function createManagedUser(c: AppContext, body: CreateUserInput): P
   checkStrategyFields(connection, body, true);
   const userId = managedUserId(connection, body.user_id);
   const { password, verify_email: _verify, user_id: _id, connection: _connection, ...profile } = body;
+  if (body.username != null) await runUserHooks(c, "validate-registration-username", { username: body.username, connection: connection.name });
   await runUserHooks(c, "pre-user-registration", { user: { ...profile, user_id: userId, connection: connection.name } });
   const passwordHash = password === undefined ? null : await hashChecked(password, connection);
   const tenant = tenantObject(c.env, c.var.tenant.id);
