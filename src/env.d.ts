@@ -19,4 +19,6 @@ interface __BaseEnv_Env {
   EMAIL_API_BASE?: string;
   /** Base URL of the Twilio-compatible SMS API. @default https://api.twilio.com */
   TWILIO_API_BASE?: string;
+  /** The outbox relay's metrics sink (src/objects/tenant/metrics.ts): "analytics", "log" or unset (none). */
+  OUTBOX_METRICS?: string;
 }

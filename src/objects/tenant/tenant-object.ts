@@ -1,3 +1,4 @@
+import { metricsSinkFrom } from "./metrics";
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
 import { applyMigrations, Sql } from "../sql";
@@ -61,6 +62,7 @@ export class TenantObject extends DurableObject<Env> {
     const extensions = tenantExtensions(sql, tenantId, env);
     this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks));
     const outbox = this.outbox;
+    outbox.metrics = metricsSinkFrom(env as unknown as Record<string, unknown>);
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
     outbox.reactions = [reactToUserWrite];
     this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
