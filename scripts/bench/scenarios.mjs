@@ -159,6 +159,14 @@ export const SCENARIOS = [
     setup: (ctx) => rotationLoad(ctx, { users: 1000, families: 1 }),
   },
   {
+    id: "refresh_spread_api",
+    label: "refresh rotations for an API, no openid (access token only), 1,000 users",
+    unit: "rotations/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => rotationLoad(ctx, { users: 1000, families: 1, api: true }),
+  },
+  {
     id: "refresh_hot",
     label: "refresh rotations, one hot user (a family per connection)",
     unit: "rotations/s",
@@ -526,8 +534,21 @@ async function commitCost(ctx) {
  * family is held by one request at a time (taken from the pool, returned with its successor), so rotations
  * never look like reuse; the first request (the runner's check) takes one as well.
  */
-async function rotationLoad(ctx, { users, families }) {
+async function rotationLoad(ctx, { users, families, api = false }) {
   const token = await ctx.managementToken();
+  const seedScope = {};
+  if (api) {
+    // An API that allows offline access (RS256, the default): each rotation signs one access token, as
+    // client_credentials does, so the ratio shows what the rotation itself costs.
+    const identifier = `urn:bench:refresh:${Date.now()}`;
+    const created = await ctx.fetch("/api/v2/resource-servers", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ identifier, allow_offline_access: true, scopes: [{ value: "read:bench", description: "bench" }] }),
+    });
+    if (created.status !== 201) throw new Error(`create API: HTTP ${created.status} ${await created.text()}`);
+    Object.assign(seedScope, { audience: identifier, scope: "offline_access read:bench" });
+  }
   const created = await ctx.fetch("/api/v2/clients", {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -537,7 +558,7 @@ async function rotationLoad(ctx, { users, families }) {
   const { client_id: clientId, client_secret: clientSecret } = await created.json();
   const pool = [];
   for (let offset = 0; offset < users; offset += 250) {
-    const seeded = await ctx.fetch(`/__bench/refresh-seed?${new URLSearchParams({ client_id: clientId, users: String(Math.min(250, users - offset)), families: String(families), offset: String(offset) })}`, { method: "POST" });
+    const seeded = await ctx.fetch(`/__bench/refresh-seed?${new URLSearchParams({ client_id: clientId, users: String(Math.min(250, users - offset)), families: String(families), offset: String(offset), ...seedScope })}`, { method: "POST" });
     if (seeded.status !== 200) throw new Error(`refresh seed: HTTP ${seeded.status} ${await seeded.text()}`);
     pool.push(...(await seeded.json()).tokens);
   }
@@ -619,6 +640,8 @@ export const RATIOS = [
   { label: "in-object commit cost with its outbox event ÷ bare commit", numerator: "commit_bare", denominator: "commit_outbox" },
   { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },
   { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
+  { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
+  { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },
   { label: "refresh rotations/s (one hot user) ÷ client_credentials tokens/s", numerator: "refresh_hot", denominator: "token" },
   { label: "users created/s through the API ÷ point reads/s (GET /users/{id})", numerator: "users_create", denominator: "users_get" },
   { label: "substring search p50 ÷ point read p50 at 100,000 users (target ≤ 3)", numerator: "users_q_substring", denominator: "users_get", fields: ["p50", "p50"] },

@@ -65,6 +65,9 @@ export function benchRoutes(): Hono<AppEnv> {
     const users = Math.min(Math.max(Number(c.req.query("users") ?? 1) || 1, 1), 2000);
     const families = Math.min(Math.max(Number(c.req.query("families") ?? 1) || 1, 1), 64);
     const offset = Number(c.req.query("offset") ?? 0) || 0;
+    // Families for an API (`audience`, `scope` without openid: no ID token) or, by default, OIDC ones.
+    const scope = c.req.query("scope") ?? "openid offline_access";
+    const audience = c.req.query("audience") ?? null;
     const tenant = tenantObject(c.env, c.var.tenant.id);
     const tokens: string[] = [];
     for (let i = offset; i < offset + users; i++) {
@@ -85,8 +88,8 @@ export function benchRoutes(): Hono<AppEnv> {
           client_id: clientId,
           user_id: userId,
           session_id: null,
-          scope: "openid offline_access",
-          audience: null,
+          scope,
+          audience,
           login: { connection: "Username-Password-Authentication", strategy: "auth0", auth_time: Math.floor(Date.now() / 1000) },
           device: {},
           lifetime_ms: null,
