@@ -3,7 +3,8 @@
  * termination, and the logout token they receive. Shared by the management schemas (client settings) and
  * the tenant object's relay, which signs and POSTs the tokens (objects/tenant/backchannel.ts).
  */
-import type { ClientRecord, Json } from "./types";
+import type { Json } from "./types";
+import type { ClientRecord } from "./schemas/clients";
 
 /** The event a logout token carries (OIDC Back-Channel Logout 1.0 §2.4). */
 export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";

@@ -4,7 +4,7 @@
  * worker, the JWKS and the management API all derive "which key signs now" and "which keys are published
  * now" from the same times, so a cached configuration snapshot stays correct as the clock moves.
  */
-import type { SigningKeyRecord } from "./types";
+import type { SigningKeyRecord } from "./schemas/signing-keys";
 
 /** Buckets of the management API (`type` query parameter). */
 export const KEY_TYPES = ["jwt_signing", "saml_encryption"] as const;

@@ -1,4 +1,5 @@
-import type { ClientRecord, RefreshLifetimes, TenantConfig } from "./types";
+import type { RefreshLifetimes, TenantConfig } from "./types";
+import type { ClientRecord } from "./schemas/clients";
 
 /**
  * Refresh-token lifetimes (SPEC §2.8): used by the refresh grant in the worker and by the user object's

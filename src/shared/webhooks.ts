@@ -1,4 +1,4 @@
-import type { HookRecord } from "./types";
+import type { HookRecord } from "./schemas/hooks";
 
 /** SPEC §6.2: a webhook delivery gives up after 10 seconds. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { ok, type Result } from "../../shared/errors";
-import type { UserRecord } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { audited } from "./events";
 import { TenantRpc } from "./rpc";

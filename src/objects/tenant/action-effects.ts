@@ -1,4 +1,5 @@
-import type { ActionEffects, AuditContext } from "../../shared/types";
+import type { AuditContext } from "../../shared/types";
+import type { ActionEffects } from "../../shared/schemas/actions";
 import type { Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";

@@ -1,16 +1,6 @@
 import { ok, type Result } from "../../shared/errors";
-import type {
-  ActionBindingRecord,
-  ActionEffects,
-  ActionExecutionRecord,
-  ActionPatch,
-  ActionRecord,
-  ActionVersionRecord,
-  ActionWarning,
-  NewAction,
-  NewActionVersion,
-  NewAuthorizationCode,
-} from "../../shared/types";
+import type { NewAuthorizationCode } from "../../shared/types";
+import type { ActionBindingRecord, ActionEffects, ActionExecutionRecord, ActionPatch, ActionRecord, ActionVersionRecord, ActionWarning, NewAction, NewActionVersion } from "../../shared/schemas/actions";
 import { applyActionEffects } from "./action-effects";
 import * as actions from "./actions";
 import { audited } from "./events";

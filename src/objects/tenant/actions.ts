@@ -1,15 +1,5 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type {
-  ActionBindingRecord,
-  ActionPatch,
-  ActionRecord,
-  ActionSecretName,
-  ActionTriggerRef,
-  ActionVersionRecord,
-  BoundAction,
-  NewAction,
-  NewActionVersion,
-} from "../../shared/types";
+import type { ActionBindingRecord, ActionPatch, ActionRecord, ActionSecretName, ActionTriggerRef, ActionVersionRecord, BoundAction, NewAction, NewActionVersion } from "../../shared/schemas/actions";
 import { iso, json, type Sql } from "../sql";
 
 /**

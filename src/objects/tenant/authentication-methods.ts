@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { AuthenticationMethodRecord, ListPage, NewAuthenticationMethod } from "../../shared/types";
+import type { ListPage } from "../../shared/types";
+import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../sql";
 import { audited } from "./events";
 import { TenantRpc } from "./rpc";

@@ -1,4 +1,5 @@
-import type { Branding, BrandingPatch } from "../../shared/types";
+import type { BrandingPatch } from "../../shared/types";
+import type { Branding } from "../../shared/schemas/branding";
 import type { Sql } from "../sql";
 import { getSetting, putSetting } from "./config";
 import { audited } from "./events";

@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { ClientGrantRecord, ListPage, ListWindow, NewClientGrant } from "../../shared/types";
+import type { ListPage, ListWindow, NewClientGrant } from "../../shared/types";
+import type { ClientGrantRecord } from "../../shared/schemas/client-grants";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
 import { listRows } from "./listing";

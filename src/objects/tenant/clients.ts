@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import { MAX_CLIENT_METADATA_KEYS } from "../../shared/schemas/clients";
-import type { ClientPatch, ClientRecord, ListPage, ListWindow, NewClient } from "../../shared/types";
+import type { ClientPatch, ListPage, ListWindow, NewClient } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { Sql } from "../sql";
 import { listRows } from "./listing";
 import { definedOnly, toClient } from "./rows";

@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import { CONNECTION_OPTION_FIELDS } from "../../shared/schemas/connections";
-import type { ConnectionPatch, ConnectionRecord, Json, ListPage, ListWindow, NewConnection } from "../../shared/types";
+import type { ConnectionPatch, Json, ListPage, ListWindow, NewConnection } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { Sql } from "../sql";
 import { getClient } from "./clients";
 import { listRows } from "./listing";

@@ -1,4 +1,5 @@
-import type { AuditEvent, HookRecord, Json } from "../../shared/types";
+import type { AuditEvent, Json } from "../../shared/types";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import { postToHook, WEBHOOK_TIMEOUT_MS } from "../../shared/webhooks";
 import type { Sql } from "../sql";
 import { isInternalEvent } from "./cascade";

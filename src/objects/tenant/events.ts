@@ -1,6 +1,7 @@
 import type { Result } from "../../shared/errors";
 import { redact } from "../../shared/redact";
-import type { AuditContext, Json, UserRecord } from "../../shared/types";
+import type { AuditContext, Json } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { type AuditInput, buildAuditEvent, LOG_TYPES } from "./audit";
 import type { OutboxTrigger } from "./hooks";

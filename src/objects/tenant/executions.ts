@@ -1,4 +1,4 @@
-import type { ActionExecutionRecord, ActionWarning } from "../../shared/types";
+import type { ActionExecutionRecord, ActionWarning } from "../../shared/schemas/actions";
 import { iso, json, type Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";

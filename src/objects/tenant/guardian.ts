@@ -1,6 +1,7 @@
 import { DEFAULT_GUARDIAN } from "../../shared/schemas/guardian";
 import { fail, ok, type Result } from "../../shared/errors";
-import type { GuardianFactor, GuardianSettings, NewMfaTransaction, SmsProviderName, TicketFailure, TwilioSettings } from "../../shared/types";
+import type { NewMfaTransaction, TicketFailure } from "../../shared/types";
+import type { GuardianFactor, GuardianSettings, SmsProviderName, TwilioSettings } from "../../shared/schemas/guardian";
 import { json, type Sql } from "../sql";
 import { getSetting, putSetting } from "./config";
 import { audited } from "./events";

@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { HookRecord } from "../../shared/types";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import { iso, type Sql } from "../sql";
 import { bumpConfigVersion } from "./config";
 

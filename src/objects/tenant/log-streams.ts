@@ -1,7 +1,8 @@
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { fail, ok, type Result } from "../../shared/errors";
-import type { LogRecord, LogStreamInput, LogStreamRecord } from "../../shared/types";
+import type { LogRecord } from "../../shared/types";
+import type { LogStreamInput, LogStreamRecord } from "../../shared/schemas/log-streams";
 import { json, type Sql } from "../sql";
 import { getLog } from "./logs";
 import { audited } from "./events";

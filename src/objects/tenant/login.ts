@@ -1,6 +1,8 @@
 import { getSessionView, listSessions, type SessionView } from "./session-admin";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { ActionEffects, AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord, UserRecord } from "../../shared/types";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord } from "../../shared/types";
+import type { ActionEffects } from "../../shared/schemas/actions";
+import type { UserRecord } from "../../shared/schemas/users";
 import { iso, json, type Sql } from "../sql";
 import type { AuditContext } from "../../shared/types";
 import { applyActionEffects } from "./action-effects";

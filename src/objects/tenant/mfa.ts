@@ -1,13 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type {
-  AuthenticationMethodRecord,
-  AuthorizeRequest,
-  LoginCompletion,
-  MfaPending,
-  MfaTransaction,
-  NewAuthenticationMethod,
-  NewMfaTransaction,
-} from "../../shared/types";
+import type { AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction } from "../../shared/types";
+import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../sql";
 import { applyActionEffects } from "./action-effects";
 import { createAuthenticationMethod } from "./authentication-methods";

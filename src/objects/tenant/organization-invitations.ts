@@ -1,6 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import { normalizeEmail } from "../../shared/schemas/users";
-import type { InvitationRecord, Json, NewInvitation, PendingInvitation } from "../../shared/types";
+import type { Json, PendingInvitation } from "../../shared/types";
+import type { InvitationRecord, NewInvitation } from "../../shared/schemas/organizations";
 import { iso, json, type Sql } from "../sql";
 import { grantMemberRoles, isMember, missingRoles } from "./organization-members";
 import { findOrganization, getOrganization } from "./organizations";

@@ -1,4 +1,5 @@
-import type { AuthorizeRequest, InvitationRecord } from "../../shared/types";
+import type { AuthorizeRequest } from "../../shared/types";
+import type { InvitationRecord } from "../../shared/schemas/organizations";
 import type { Sql } from "../sql";
 import { acceptInvitation, type InvitationRefusal } from "./organization-invitations";
 import { isMember } from "./organization-members";

@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { ListPage, ListWindow, OrganizationMemberRecord, OrganizationRecord, OrganizationRoleRecord } from "../../shared/types";
+import type { ListPage, ListWindow } from "../../shared/types";
+import type { OrganizationMemberRecord, OrganizationRecord, OrganizationRoleRecord } from "../../shared/schemas/organizations";
 import { iso, type Sql, type SqlValue } from "../sql";
 import { getOrganization, toOrganization } from "./organizations";
 

@@ -1,19 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type {
-  InvitationRecord,
-  ListPage,
-  ListWindow,
-  LoginOrganization,
-  NewInvitation,
-  NewOrganization,
-  OrganizationConnectionRecord,
-  OrganizationConnectionSettings,
-  OrganizationMemberRecord,
-  OrganizationPatch,
-  OrganizationRecord,
-  OrganizationRoleRecord,
-  PendingInvitation,
-} from "../../shared/types";
+import type { ListPage, ListWindow, LoginOrganization, PendingInvitation } from "../../shared/types";
+import type { InvitationRecord, NewInvitation, NewOrganization, OrganizationConnectionRecord, OrganizationConnectionSettings, OrganizationMemberRecord, OrganizationPatch, OrganizationRecord, OrganizationRoleRecord } from "../../shared/schemas/organizations";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, type WriteTx } from "./events";
 import {

@@ -1,16 +1,8 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import { luceneToSql } from "../../shared/lucene";
 import { ORGANIZATION_SORTS, ORGANIZATIONS_SEARCH } from "../../shared/schemas/organizations";
-import type {
-  Json,
-  ListPage,
-  LoginOrganization,
-  NewOrganization,
-  OrganizationConnectionRecord,
-  OrganizationConnectionSettings,
-  OrganizationPatch,
-  OrganizationRecord,
-} from "../../shared/types";
+import type { Json, ListPage, LoginOrganization } from "../../shared/types";
+import type { NewOrganization, OrganizationConnectionRecord, OrganizationConnectionSettings, OrganizationPatch, OrganizationRecord } from "../../shared/schemas/organizations";
 import { iso, json, type Sql, type SqlValue } from "../sql";
 
 /**

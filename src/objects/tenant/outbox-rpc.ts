@@ -1,6 +1,7 @@
 import { RpcTarget } from "cloudflare:workers";
 import { ok, type Result } from "../../shared/errors";
-import type { AuditContext, AuditEvent, FailedEvent, HookRecord, ListPage, LogRecord } from "../../shared/types";
+import type { AuditContext, AuditEvent, FailedEvent, ListPage, LogRecord } from "../../shared/types";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import type { Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { bumpConfigVersion } from "./config";

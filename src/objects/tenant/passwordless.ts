@@ -1,4 +1,5 @@
-import type { AuditContext, NewChallenge, NewSession, UserRecord } from "../../shared/types";
+import type { AuditContext, NewChallenge, NewSession } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { createChallenge } from "./challenges";
 import { emitAudit, type WriteTx } from "./events";

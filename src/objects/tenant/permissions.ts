@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { PermissionRecord, PermissionRef, ResourceServerRecord } from "../../shared/types";
+import type { PermissionRecord, PermissionRef } from "../../shared/schemas/roles";
+import type { ResourceServerRecord } from "../../shared/schemas/resource-servers";
 import type { Sql } from "../sql";
 import { toResourceServer } from "./rows";
 

@@ -1,5 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { ListPage, ListWindow, NewResourceServer, ResourceServerPatch, ResourceServerRecord } from "../../shared/types";
+import type { ListPage, ListWindow, NewResourceServer, ResourceServerPatch } from "../../shared/types";
+import type { ResourceServerRecord } from "../../shared/schemas/resource-servers";
 import { json, type Sql } from "../sql";
 import { listRows } from "./listing";
 import { definedOnly, toResourceServer } from "./rows";

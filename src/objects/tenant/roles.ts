@@ -1,15 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type {
-  ListPage,
-  ListWindow,
-  NewRole,
-  PermissionRecord,
-  PermissionRef,
-  PermissionWindow,
-  RoleMemberRecord,
-  RolePatch,
-  RoleRecord,
-} from "../../shared/types";
+import type { ListPage, ListWindow, PermissionWindow } from "../../shared/types";
+import type { NewRole, PermissionRecord, PermissionRef, RoleMemberRecord, RolePatch, RoleRecord } from "../../shared/schemas/roles";
 import { iso, type Sql, type SqlValue } from "../sql";
 import { audited } from "./events";
 import { checkPermissions, describePermissions, uniquePermissions } from "./permissions";

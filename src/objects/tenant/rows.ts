@@ -1,11 +1,9 @@
 /** Row -> record mappers shared by the tenant modules (JSON columns parsed, 1/0 to booleans, ms to ISO). */
-import type {
-  ClientGrantRecord,
-  ClientRecord,
-  ConnectionRecord,
-  ResourceServerRecord,
-  SigningKeyRecord,
-} from "../../shared/types";
+import type { ClientGrantRecord } from "../../shared/schemas/client-grants";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
+import type { ResourceServerRecord } from "../../shared/schemas/resource-servers";
+import type { SigningKeyRecord } from "../../shared/schemas/signing-keys";
 import { iso, json } from "../sql";
 
 type Row = Record<string, unknown>;

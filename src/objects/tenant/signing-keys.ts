@@ -5,7 +5,7 @@
  */
 import { fail, ok, type Result } from "../../shared/errors";
 import { DAY_MS, type KeyType, roleAt, signingKeyAt } from "../../shared/key-ring";
-import type { NewSigningKey, SigningKeyRecord } from "../../shared/types";
+import type { NewSigningKey, SigningKeyRecord } from "../../shared/schemas/signing-keys";
 import type { Sql } from "../sql";
 import { toSigningKey } from "./rows";
 import { audited } from "./events";

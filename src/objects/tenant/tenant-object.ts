@@ -1,6 +1,7 @@
 import { metricsSinkFrom } from "./metrics";
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import { applyMigrations, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";

@@ -1,12 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type {
-  ListPage,
-  PermissionRef,
-  PermissionSource,
-  RoleRecord,
-  TokenSubject,
-  UserPermissionRecord,
-} from "../../shared/types";
+import type { ListPage, TokenSubject } from "../../shared/types";
+import type { PermissionRef, PermissionSource, RoleRecord, UserPermissionRecord } from "../../shared/schemas/roles";
 import type { Sql } from "../sql";
 import { audited } from "./events";
 import { byIdentifierThenName, checkPermissions, describePermissions, uniquePermissions } from "./permissions";

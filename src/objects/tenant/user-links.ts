@@ -4,7 +4,7 @@
  * of its own again. The identities table follows `linked_to` by trigger (migration 0006).
  */
 import { fail, ok, type Result } from "../../shared/errors";
-import type { IdentityRef, UserIdentity, UserRecord } from "../../shared/types";
+import type { IdentityRef, UserIdentity, UserRecord } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { getUser, type UserRow } from "./user-rows";
 

@@ -3,7 +3,8 @@
  * value is bound; a list of ids travels as one JSON parameter (a Durable Object query binds at most 100).
  */
 import { isSocialStrategy } from "../../shared/strategies";
-import type { Json, UserIdentity, UserRecord, UserWithSecret } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { UserIdentity, UserRecord, UserWithSecret } from "../../shared/schemas/users";
 import { iso, json, type Sql } from "../sql";
 
 export type UserRow = Record<string, unknown>;

@@ -4,7 +4,8 @@
  * created_at then user_id, as an offset page with its total or a keyset page after a cursor position.
  */
 import { luceneToSql, type SqlParam } from "../../shared/lucene";
-import type { ListPage, ListWindow, UserQuery, UserRecord } from "../../shared/types";
+import type { ListPage, ListWindow } from "../../shared/types";
+import type { UserQuery, UserRecord } from "../../shared/schemas/users";
 import { USERS_SEARCH } from "../../shared/users-search";
 import type { Sql } from "../sql";
 import { toUsers, type UserRow } from "./user-rows";

@@ -6,7 +6,8 @@
 import { deleteMfaDataOfUser } from "./authentication-methods";
 import { fail, ok, type Result } from "../../shared/errors";
 import { METADATA_MAX_BYTES, normalizeEmail } from "../../shared/schemas/users";
-import type { Json, NewUser, UserFieldPatch, UserPatch, UserRecord } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { NewUser, UserFieldPatch, UserPatch, UserRecord } from "../../shared/schemas/users";
 import type { Sql, SqlValue } from "../sql";
 import { getAccount, getUser, type UserRow, userRow } from "./user-rows";
 

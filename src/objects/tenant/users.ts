@@ -1,6 +1,7 @@
 import type { Result } from "../../shared/errors";
 import { normalizeEmail } from "../../shared/schemas/users";
-import type { IdentityRef, ListPage, ListWindow, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/types";
+import type { ListPage, ListWindow } from "../../shared/types";
+import type { IdentityRef, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/schemas/users";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, emitHook, hookUser } from "./events";
 import { TenantRpc, type WriteTx } from "./rpc";

@@ -2,7 +2,8 @@ import { now } from "../clock";
 import { encryptionContext } from "../crypto/contexts";
 import { fieldCipher } from "../crypto/encryption";
 import { randomId } from "../crypto/random";
-import type { ActionExecutionRecord, ActionExecutionResult, BoundAction, Json } from "../types";
+import type { Json } from "../types";
+import type { ActionExecutionRecord, ActionExecutionResult, BoundAction } from "../schemas/actions";
 import { type ActionCommand, type ActionRun, runSandboxed, type SandboxLimits } from "./sandbox";
 import { triggerSpec } from "./triggers";
 

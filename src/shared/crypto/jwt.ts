@@ -1,5 +1,5 @@
 import { importJWK, type JWTPayload, SignJWT } from "jose";
-import type { SigningKeyRecord } from "../types";
+import type { SigningKeyRecord } from "../schemas/signing-keys";
 import { encryptionContext } from "./contexts";
 import { fieldCipher } from "./encryption";
 

@@ -6,7 +6,7 @@
  * `nameIdentifierProbes` that has a value.
  */
 import type { SamlpSettings } from "../schemas/samlp";
-import type { UserRecord } from "../types";
+import type { UserRecord } from "../schemas/users";
 import { CLAIMS, NAME_ID_FORMATS, PASSTHROUGH_NAMESPACE } from "./constants";
 
 export type AttributeValue = string | number | boolean;

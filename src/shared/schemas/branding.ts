@@ -14,3 +14,11 @@ export const updateBrandingBody = z
     font: z.strictObject({ url: webUrl.nullable() }).partial().nullable(),
   })
   .partial();
+
+/** Universal-login branding (GET/PATCH /api/v2/branding), read by the login pages from the snapshot. */
+export interface Branding {
+  logo_url?: string;
+  favicon_url?: string;
+  colors?: { primary?: string; page_background?: string };
+  font?: { url?: string };
+}

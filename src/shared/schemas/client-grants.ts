@@ -12,3 +12,12 @@ export const createClientGrantBody = z.strictObject({
 
 /** PATCH /api/v2/client-grants/{id}: the scope list replaces the old one. */
 export const updateClientGrantBody = z.strictObject({ scope });
+
+export interface ClientGrantRecord {
+  id: string;
+  client_id: string;
+  audience: string;
+  scope: string[];
+  created_at: string;
+  updated_at: string;
+}

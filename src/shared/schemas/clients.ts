@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { clientAddons } from "./samlp";
 import { LOGOUT_INITIATORS } from "../backchannel";
+import type { Json } from "../types/json";
+import type { Jwk } from "./signing-keys";
 
 /** Application types of the reference platform. */
 export const APP_TYPES = ["native", "spa", "regular_web", "non_interactive"] as const;
@@ -188,3 +190,25 @@ export type UpdateClientBody = z.infer<typeof updateClientBody>;
 
 /** PATCH /api/v2/clients/{id}/connections: the ordered connection ids shown on the login screen. */
 export const clientConnectionsBody = z.array(z.string().min(1).max(64)).max(100);
+
+export interface ClientRecord {
+  client_id: string;
+  name: string;
+  description: string | null;
+  app_type: string;
+  client_secret_enc: string | null;
+  token_endpoint_auth_method: string;
+  grant_types: string[];
+  callbacks: string[];
+  allowed_logout_urls: string[];
+  web_origins: string[];
+  jwks: { keys: Jwk[] } | null;
+  is_first_party: boolean;
+  oidc_conformant: boolean;
+  client_metadata: Record<string, string>;
+  /** Less common settings kept as one JSON object (jwt_configuration, refresh_token, organization_usage ...). */
+  extra: Record<string, Json>;
+  is_system: boolean;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Json } from "../types/json";
 
 /**
  * Connection fields shown top-level but stored inside the `options` column (the table has no columns for
@@ -53,3 +54,15 @@ export const updateConnectionBody = z
 
 /** The database connection every tenant starts with (reference platform default). */
 export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
+
+export interface ConnectionRecord {
+  id: string;
+  name: string;
+  strategy: string;
+  /** Public options, plus the top-level fields kept here (display_name, enabled_clients, metadata ...). */
+  options: Record<string, Json>;
+  /** Credential options (client_secret ...) as one encrypted JSON object; the worker opens it. */
+  secrets_enc: string | null;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { GuardianFactor, GuardianSettings } from "../types";
 
 /** Factors a tenant can switch (SPEC §4.2 guardian routes, §2.5), in the order GET /guardian/factors lists them. */
 export const GUARDIAN_FACTORS: readonly GuardianFactor[] = ["sms", "otp", "webauthn-roaming", "webauthn-platform", "recovery-code"];
@@ -53,3 +52,25 @@ export const ticketBody = z.strictObject({
   factor: z.enum(["otp", "phone", "push-notification", "email", "webauthn-roaming", "webauthn-platform"]).optional(),
   allow_multiple_enrollments: z.boolean().optional(),
 });
+
+/** Guardian factor names of SPEC §2.5 that a tenant switches on or off (plus recovery codes). */
+export type GuardianFactor = "otp" | "sms" | "webauthn-roaming" | "webauthn-platform" | "recovery-code";
+
+/** SMS providers a tenant may select: the deployment's own sender (`auth0`) or a Twilio account. */
+export type SmsProviderName = "auth0" | "twilio";
+
+/** A tenant's MFA settings (GET/PUT /api/v2/guardian/*), read by the login flow from the configuration snapshot. */
+export interface GuardianSettings {
+  factors: Record<GuardianFactor, boolean>;
+  /** `["all-applications"]` enforces MFA at every login; `[]` leaves it off. */
+  policies: string[];
+  sms_provider: SmsProviderName;
+}
+
+/** The Twilio credentials of a tenant (`auth_token` sealed under `guardian_sms_provider:twilio`). */
+export interface TwilioSettings {
+  sid: string | null;
+  from: string | null;
+  messaging_service_sid: string | null;
+  auth_token_enc: string | null;
+}

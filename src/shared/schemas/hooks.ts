@@ -65,3 +65,17 @@ export const updateHookBody = z
 export const bulkRetryBody = z.strictObject({
   ids: z.array(z.string().min(1).max(64)).min(1).max(100, "At most 100 ids per request"),
 });
+
+/** A webhook hook (SPEC §6.1; the reference platform's hooks API, webhook kind). */
+export interface HookRecord {
+  id: string;
+  name: string;
+  trigger_id: string;
+  /** The webhook's url; empty for a template hook. */
+  url: string;
+  /** A template hook runs this built-in code instead of a webhook (`account-linking`). */
+  template_id?: string;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}

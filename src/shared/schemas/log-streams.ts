@@ -55,3 +55,31 @@ export const updateLogStreamBody = z
   .refine((b) => Object.keys(b).length > 0, "The body must change at least one field");
 
 export type LogStreamSinkInput = z.infer<typeof sink>;
+
+/** A log stream as the API shows it (the reference platform's http type); credentials never appear. */
+export interface LogStreamRecord {
+  id: string;
+  name: string;
+  type: "http";
+  status: "active" | "paused" | "suspended";
+  isPriority: boolean;
+  filters: { type: "category"; name: string }[];
+  sink: {
+    httpEndpoint: string;
+    httpContentType: string;
+    httpContentFormat: "JSONARRAY" | "JSONLINES" | "JSONOBJECT";
+    /** Header names only: values are credentials (sealed with the authorization header). */
+    httpCustomHeaders?: { header: string }[];
+  };
+}
+
+/** What the worker prepared for a stream: public sink fields, and the credentials sealed. */
+export interface LogStreamInput {
+  name: string;
+  status: LogStreamRecord["status"];
+  isPriority: boolean;
+  filters: LogStreamRecord["filters"];
+  sink: LogStreamRecord["sink"];
+  /** `{ httpAuthorization?, httpCustomHeaders? }` sealed under log_stream_sink:<id>; null: none. */
+  sink_enc: string | null;
+}

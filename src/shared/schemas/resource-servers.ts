@@ -62,3 +62,22 @@ export const updateResourceServerBody = z
 
 /** @default 86400 (one day), the reference platform's default access-token lifetime. */
 export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
+
+export interface ResourceServerRecord {
+  id: string;
+  identifier: string;
+  name: string;
+  scopes: { value: string; description?: string }[];
+  signing_alg: string;
+  token_lifetime: number;
+  allow_offline_access: boolean;
+  /** RBAC: user tokens carry only the user's permissions for this API (the reference platform's switch). */
+  enforce_policies: boolean;
+  /** `access_token_authz`: user tokens also carry a `permissions` claim when RBAC is on. */
+  token_dialect: "access_token" | "access_token_authz";
+  /** The HS256 signing secret, encrypted (never shown; the worker opens it); null when the API has none. */
+  signing_secret_enc: string | null;
+  is_system: boolean;
+  created_at: string;
+  updated_at: string;
+}

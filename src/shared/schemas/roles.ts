@@ -31,3 +31,51 @@ export const roleUsersBody = z.strictObject({ users: z.array(userId).min(1).max(
 
 /** POST/DELETE /users/{id}/roles. */
 export const userRolesBody = z.strictObject({ roles: z.array(roleId).min(1).max(1000) });
+
+/** A role as stored; the API shows `{id, name, description}`. */
+export interface RoleRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewRole = Pick<RoleRecord, "id" | "name" | "description">;
+
+/** PATCH /roles/{id}: a null description removes it. */
+export type RolePatch = Partial<Pick<RoleRecord, "name" | "description">>;
+
+/** A permission: one scope value of one API (resource server), as requests name it. */
+export interface PermissionRef {
+  resource_server_identifier: string;
+  permission_name: string;
+}
+
+/** A permission as lists show it: the API's name and the scope's description joined in. */
+export interface PermissionRecord extends PermissionRef {
+  resource_server_name: string;
+  description: string | null;
+}
+
+/** Where a user's permission comes from (GET /users/{id}/permissions `sources`). */
+export interface PermissionSource {
+  /** The role's id; empty for a direct assignment. */
+  source_id: string;
+  /** The role's name; empty for a direct assignment. */
+  source_name: string;
+  source_type: "DIRECT" | "ROLE";
+}
+
+export interface UserPermissionRecord extends PermissionRecord {
+  sources: PermissionSource[];
+}
+
+/** A member of a role (GET /roles/{id}/users); `created_at` is when the role was assigned (the list order). */
+export interface RoleMemberRecord {
+  user_id: string;
+  email: string | null;
+  picture: string | null;
+  name: string | null;
+  created_at: string;
+}

@@ -1,5 +1,6 @@
 /** Users: rules shared by the worker (login, signup, management API) and the tenant object (storage, lookup). */
 import { z } from "zod";
+import type { Json } from "../types/json";
 
 /** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -148,3 +149,114 @@ export const linkIdentityBody = z.union([
   z.strictObject({ link_with: z.string().min(1).max(8192) }),
 ], { error: "Payload validation error: expected {provider, user_id} (and optionally connection_id), or {link_with} alone" });
 export type LinkIdentityInput = z.infer<typeof linkIdentityBody>;
+
+/**
+ * One identity of a user (SPEC §2.12): the account it is (connection, provider, the bare id without the
+ * provider prefix) and, for a linked secondary account, that account's profile attributes.
+ */
+export interface UserIdentity {
+  connection: string;
+  provider: string;
+  user_id: string;
+  isSocial: boolean;
+  profileData?: Record<string, Json>;
+}
+
+/** A user as the API shows it (never the password hash). Absent values are null. */
+export interface UserRecord {
+  user_id: string;
+  connection: string;
+  email: string | null;
+  email_verified: boolean;
+  username: string | null;
+  phone_number: string | null;
+  phone_verified: boolean;
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  nickname: string | null;
+  picture: string | null;
+  blocked: boolean;
+  app_metadata: Record<string, Json>;
+  user_metadata: Record<string, Json>;
+  last_login: string | null;
+  last_ip: string | null;
+  logins_count: number;
+  /** The primary user this account is linked to (a secondary account); null for a primary user. */
+  linked_to: string | null;
+  /** The primary identity first, then linked accounts (SPEC §2.12). */
+  identities: UserIdentity[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user with the bcrypt hash, for the worker's password check only. */
+export interface UserWithSecret extends UserRecord {
+  password_hash: string | null;
+}
+
+/** A user to create: everything the worker validated, the password already hashed (never in the object). */
+export interface NewUser {
+  user_id: string;
+  connection: string;
+  email: string | null;
+  email_verified: boolean;
+  password_hash: string | null;
+  username?: string | null;
+  phone_number?: string | null;
+  phone_verified?: boolean;
+  name?: string | null;
+  given_name?: string | null;
+  family_name?: string | null;
+  nickname?: string | null;
+  picture?: string | null;
+  blocked?: boolean;
+  app_metadata?: Record<string, Json>;
+  user_metadata?: Record<string, Json>;
+}
+
+/** Profile fields a PATCH replaces (null unsets; SPEC §4.2). */
+export type UserFieldPatch = Partial<
+  Pick<
+    UserRecord,
+    | "email"
+    | "email_verified"
+    | "username"
+    | "phone_number"
+    | "phone_verified"
+    | "name"
+    | "given_name"
+    | "family_name"
+    | "nickname"
+    | "picture"
+    | "blocked"
+  >
+>;
+
+/**
+ * PATCH /users/{id} as the worker prepared it: replaced fields, metadata merged key by key at the top level
+ * (a null value removes the key), an already hashed password, and the connection naming which identity of
+ * the user is updated (absent: the primary).
+ */
+export interface UserPatch {
+  fields: UserFieldPatch;
+  app_metadata?: Record<string, Json | null> | null;
+  user_metadata?: Record<string, Json | null> | null;
+  password_hash?: string;
+  connection?: string;
+}
+
+/** A filtered, paged read of primary users (GET /users): the `q` text was validated by the worker. */
+export interface UserQuery {
+  q?: string;
+  connection?: string;
+  ascending: boolean;
+}
+
+/** Which secondary account to link (POST /users/{id}/identities): the provider and the bare or full id. */
+export interface IdentityRef {
+  provider: string;
+  user_id: string;
+  /** Optional check: the secondary's connection id must be this one. */
+  connection_id?: string;
+}

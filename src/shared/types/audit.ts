@@ -58,20 +58,6 @@ export interface LogRecord {
   details: Record<string, Json>;
 }
 
-/** A webhook hook (SPEC §6.1; the reference platform's hooks API, webhook kind). */
-export interface HookRecord {
-  id: string;
-  name: string;
-  trigger_id: string;
-  /** The webhook's url; empty for a template hook. */
-  url: string;
-  /** A template hook runs this built-in code instead of a webhook (`account-linking`). */
-  template_id?: string;
-  enabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
 /** A dead-lettered outbox event (GET /api/v2/failed-events). */
 export interface FailedEvent {
   id: string;

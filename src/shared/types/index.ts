@@ -5,7 +5,6 @@
 
 export type { Json } from "./json";
 
-export type * from "./actions";
 export type * from "./audit";
 export type * from "./auth";
 export type * from "./config";

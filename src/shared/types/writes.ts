@@ -1,5 +1,7 @@
 /** Write DTOs and list windows for the management API. */
-import type { ClientRecord, Jwk, ResourceServerRecord } from "./config";
+import type { ClientRecord } from "../schemas/clients";
+import type { ResourceServerRecord } from "../schemas/resource-servers";
+import type { Jwk } from "../schemas/signing-keys";
 import type { Json } from "./json";
 /**
  * A page request as it crosses RPC (SPEC §4.3): an offset window, or the keyset position after which a

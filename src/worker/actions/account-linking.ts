@@ -1,4 +1,6 @@
-import type { ClientRecord, TenantConfig, UserRecord } from "../../shared/types";
+import type { TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantObject } from "../tenant/stubs";

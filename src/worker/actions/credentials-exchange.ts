@@ -1,6 +1,7 @@
 import { OAuthError, type OAuthErrorCode } from "../../shared/errors";
 import { MANAGEMENT_AUDIENCE } from "../../shared/scopes";
-import type { ClientRecord, Json, TenantConfig } from "../../shared/types";
+import type { Json, TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { clientIp } from "../http/audit";
 import { boundTo, dispatch, recordAfterResponse, tokenClaims } from "./runtime";

@@ -1,7 +1,10 @@
 import { metadataChanges } from "../../shared/actions/dispatch";
 import { now } from "../../shared/clock";
 import { MANAGEMENT_AUDIENCE } from "../../shared/scopes";
-import type { ActionEffects, ActionWarning, ClientRecord, Json, TenantConfig, UserRecord } from "../../shared/types";
+import type { Json, TenantConfig } from "../../shared/types";
+import type { ActionEffects, ActionWarning } from "../../shared/schemas/actions";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { clientIp } from "../http/audit";
 import { boundTo, dispatch, tokenClaims } from "./runtime";

@@ -1,5 +1,6 @@
 import { metadataChanges } from "../../shared/actions/dispatch";
-import type { ActionEffects, Json } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { ActionEffects } from "../../shared/schemas/actions";
 import type { AppContext } from "../context";
 import { clientIp } from "../http/audit";
 import { tenantConfig } from "../tenant/config-cache";

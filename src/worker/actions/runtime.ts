@@ -1,8 +1,9 @@
-import type { ActionWarning } from "../../shared/types";
+import type { ActionWarning } from "../../shared/schemas/actions";
 import { customClaims, type DroppedClaim } from "../../shared/actions/claims";
 import { type DispatchEnv, type DispatchOutcome, dispatchTrigger } from "../../shared/actions/dispatch";
 import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
-import type { BoundAction, Json, TenantConfig } from "../../shared/types";
+import type { Json, TenantConfig } from "../../shared/types";
+import type { BoundAction } from "../../shared/schemas/actions";
 import type { AppContext } from "../context";
 import { tenantObject } from "../tenant/stubs";
 

@@ -1,4 +1,6 @@
-import type { ClientRecord, ConnectionRecord, TenantConfig } from "../../shared/types";
+import type { TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";

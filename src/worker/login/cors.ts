@@ -1,5 +1,5 @@
 import { OAuthError } from "../../shared/errors";
-import type { ClientRecord } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 
 const normalizeOrigin = (origin: string) => origin.replace(/\/$/, "");

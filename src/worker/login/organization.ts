@@ -1,5 +1,8 @@
 import { OAuthError } from "../../shared/errors";
-import type { AuthorizeRequest, Branding, ClientRecord, LoginOrganization, TenantConfig, UserRecord } from "../../shared/types";
+import type { AuthorizeRequest, LoginOrganization, TenantConfig } from "../../shared/types";
+import type { Branding } from "../../shared/schemas/branding";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { RedirectableError } from "../oauth/authorize/request";

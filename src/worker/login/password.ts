@@ -1,7 +1,8 @@
 import { passwordMatches } from "../../shared/crypto/passwords";
 import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { normalizeEmail } from "../../shared/schemas/users";
-import type { ConnectionRecord, UserRecord } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantObject, userObject } from "../tenant/stubs";

@@ -1,7 +1,9 @@
 import { normalizeEmail } from "../../shared/schemas/users";
 import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
-import type { ConnectionRecord, Json, UserRecord } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { linkAccountFor } from "../actions/account-linking";
 import { runPreRegistration } from "../actions/pre-registration";

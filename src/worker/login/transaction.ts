@@ -1,5 +1,6 @@
 import { timingSafeEqualText } from "../../shared/crypto/compare";
-import type { ClientRecord, LoginOrganization, LoginSession, TenantConfig } from "../../shared/types";
+import type { LoginOrganization, LoginSession, TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { readBodyText } from "../http/body";
 import { tenantObject } from "../tenant/stubs";

@@ -14,7 +14,8 @@ import {
   updateActionBody,
   updateBindingsBody,
 } from "../../shared/schemas/actions";
-import type { ActionPatch, ActionTriggerRef, Json } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { ActionPatch, ActionTriggerRef } from "../../shared/schemas/actions";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { readJson } from "../http/body";

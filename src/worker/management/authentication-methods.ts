@@ -4,7 +4,7 @@ import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
 import { type CreateAuthenticationMethodInput, createAuthenticationMethodBody } from "../../shared/schemas/authentication-methods";
-import type { AuthenticationMethodRecord, AuthenticationMethodType, NewAuthenticationMethod } from "../../shared/types";
+import type { AuthenticationMethodRecord, AuthenticationMethodType, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { randomId } from "../../shared/crypto/random";
 import { unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
-import type { ClientGrantRecord } from "../../shared/types";
+import type { ClientGrantRecord } from "../../shared/schemas/client-grants";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";

@@ -10,7 +10,8 @@ import {
   createConnectionBody,
   updateConnectionBody,
 } from "../../shared/schemas/connections";
-import type { ConnectionRecord, Json } from "../../shared/types";
+import type { Json } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

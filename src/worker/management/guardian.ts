@@ -12,7 +12,8 @@ import {
   ticketBody,
   twilioBody,
 } from "../../shared/schemas/guardian";
-import type { AuthenticationMethodRecord, TwilioSettings } from "../../shared/types";
+import type { AuthenticationMethodRecord } from "../../shared/schemas/authentication-methods";
+import type { TwilioSettings } from "../../shared/schemas/guardian";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { hashSecret } from "../login/session";

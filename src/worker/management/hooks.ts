@@ -3,7 +3,7 @@ import { z } from "zod";
 import { problem, unwrap } from "../../shared/errors";
 import { parseListQuery } from "../../shared/pagination/list-query";
 import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
-import type { HookRecord } from "../../shared/types";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { targetTenant } from "./tenant-scoped";

@@ -9,7 +9,7 @@ import { now } from "../../shared/clock";
 import { certificateView } from "../../shared/crypto/x509";
 import { problem, unwrap } from "../../shared/errors";
 import { DEFAULT_GRACE_DAYS, DEFAULT_VALIDITY_DAYS, KEY_TYPES, type KeyType, publishedKeys, roleAt, signingKeyAt } from "../../shared/key-ring";
-import type { SigningKeyRecord } from "../../shared/types";
+import type { SigningKeyRecord } from "../../shared/schemas/signing-keys";
 import type { AppContext } from "../context";
 import { MAX_BODY_BYTES, readBodyText } from "../http/body";
 import { ensureCertificates } from "../tenant/certificates";

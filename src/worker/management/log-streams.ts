@@ -2,7 +2,7 @@ import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { problem, unwrap } from "../../shared/errors";
 import { createLogStreamBody, type LogStreamSinkInput, updateLogStreamBody } from "../../shared/schemas/log-streams";
-import type { LogStreamInput, LogStreamRecord } from "../../shared/types";
+import type { LogStreamInput, LogStreamRecord } from "../../shared/schemas/log-streams";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { problem, unwrap } from "../../shared/errors";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { organizationMemberRolesBody, organizationMembersBody } from "../../shared/schemas/organizations";
-import type { OrganizationMemberRecord, OrganizationRoleRecord } from "../../shared/types";
+import type { OrganizationMemberRecord, OrganizationRoleRecord } from "../../shared/schemas/organizations";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

@@ -1,6 +1,6 @@
 import { problem } from "../../shared/errors";
 import { parseListQuery } from "../../shared/pagination/list-query";
-import type { OrganizationConnectionRecord, OrganizationRecord } from "../../shared/types";
+import type { OrganizationConnectionRecord, OrganizationRecord } from "../../shared/schemas/organizations";
 import type { AppContext } from "../context";
 
 /** An organization in the reference platform's shape (SPEC §2.6). */

@@ -11,7 +11,7 @@ import {
   updateOrganizationBody,
   updateOrganizationConnectionBody,
 } from "../../shared/schemas/organizations";
-import type { OrganizationRecord } from "../../shared/types";
+import type { OrganizationRecord } from "../../shared/schemas/organizations";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

@@ -7,7 +7,7 @@ import {
   DEFAULT_TOKEN_LIFETIME_S,
   updateResourceServerBody,
 } from "../../shared/schemas/resource-servers";
-import type { ResourceServerRecord } from "../../shared/types";
+import type { ResourceServerRecord } from "../../shared/schemas/resource-servers";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

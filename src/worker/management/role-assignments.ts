@@ -2,7 +2,7 @@ import { z } from "zod";
 import { problem, unwrap } from "../../shared/errors";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { permissionsBody, roleUsersBody } from "../../shared/schemas/roles";
-import type { PermissionRecord, RoleMemberRecord } from "../../shared/types";
+import type { PermissionRecord, RoleMemberRecord } from "../../shared/schemas/roles";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { LIST_QUERY } from "./list-response";

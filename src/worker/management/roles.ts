@@ -3,7 +3,7 @@ import { randomId } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
 import { checkpointPage, type ListOptions, type ListQuery, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { createRoleBody, updateRoleBody } from "../../shared/schemas/roles";
-import type { RoleRecord } from "../../shared/types";
+import type { RoleRecord } from "../../shared/schemas/roles";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

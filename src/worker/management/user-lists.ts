@@ -3,7 +3,7 @@ import { problem } from "../../shared/errors";
 import { luceneToSql } from "../../shared/lucene";
 import { checkpointPage, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { normalizeEmail, textProblem } from "../../shared/schemas/users";
-import type { UserRecord } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import { USER_SORTS, USERS_SEARCH } from "../../shared/users-search";
 import type { AppContext } from "../context";
 import { fieldSelector, presentUser } from "../users/present";

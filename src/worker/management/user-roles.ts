@@ -1,7 +1,7 @@
 import { unwrap } from "../../shared/errors";
 import { type ListQuery, offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { permissionsBody, userRolesBody } from "../../shared/schemas/roles";
-import type { UserPermissionRecord } from "../../shared/types";
+import type { UserPermissionRecord } from "../../shared/schemas/roles";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";

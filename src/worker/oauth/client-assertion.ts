@@ -2,7 +2,7 @@ import { nowSeconds } from "../../shared/clock";
 import { createLocalJWKSet, decodeJwt, type JWTPayload, jwtVerify } from "jose";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { OAuthError } from "../../shared/errors";
-import type { ClientRecord } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { Settings } from "../settings";
 import { encryptionContext } from "../../shared/crypto/contexts";
 

@@ -1,7 +1,8 @@
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { timingSafeEqualText } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
-import type { ClientRecord, TenantConfig } from "../../shared/types";
+import type { TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { tenantObject } from "../tenant/stubs";

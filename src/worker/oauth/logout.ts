@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { OAuthError } from "../../shared/errors";
-import type { ClientRecord } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { endSession } from "../login/session";
 import { clientIn, tenantConfig } from "../tenant/config-cache";

@@ -14,7 +14,8 @@ import { type AuthnRequest, decodeSamlRequest, parseAuthnRequest, SamlRequestErr
 import { SAML } from "../../shared/saml/constants";
 import { idpMetadata } from "../../shared/saml/metadata";
 import type { SamlpSettings } from "../../shared/schemas/samlp";
-import type { AuthorizeRequest, ClientRecord, SamlTransaction, TenantConfig } from "../../shared/types";
+import type { AuthorizeRequest, SamlTransaction, TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { pageSecurityHeaders } from "../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../login/mfa/gate";

@@ -1,5 +1,6 @@
 import { now as currentTime } from "../../shared/clock";
-import type { ClientRecord, TenantConfig } from "../../shared/types";
+import type { TenantConfig } from "../../shared/types";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import type { Settings } from "../settings";
 
 /**

@@ -5,7 +5,8 @@ import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import { certificateView, issueCertificate, type PrivateJwk, pem } from "../../shared/crypto/x509";
 import { DAY_MS, DEFAULT_VALIDITY_DAYS, type KeyType, publishedKeys } from "../../shared/key-ring";
-import type { Jwk, NewSigningKey, SigningKeyRecord, TenantConfig } from "../../shared/types";
+import type { TenantConfig } from "../../shared/types";
+import type { Jwk, NewSigningKey, SigningKeyRecord } from "../../shared/schemas/signing-keys";
 
 /** Binds a private key ciphertext to its kid (AES-GCM additional data, SPEC §5.12). */
 const keyContext = encryptionContext.signingKey;

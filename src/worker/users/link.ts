@@ -6,7 +6,7 @@
 import { jwtVerify } from "jose";
 import { problem } from "../../shared/errors";
 import type { LinkIdentityInput } from "../../shared/schemas/users";
-import type { IdentityRef } from "../../shared/types";
+import type { IdentityRef } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { configOf } from "../login/connection";
 import { jwksVerifier } from "../tenant/keys";

@@ -1,6 +1,6 @@
 import { utf8 } from "../../shared/crypto/encoding";
 import { MAX_PASSWORD_BYTES } from "../../shared/crypto/passwords";
-import type { ConnectionRecord } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
 
 /** Password length when the connection sets no policy. @default 8 */
 export const MIN_PASSWORD_LENGTH = 8;

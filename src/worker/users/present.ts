@@ -1,5 +1,5 @@
 import { problem } from "../../shared/errors";
-import type { UserIdentity, UserRecord } from "../../shared/types";
+import type { UserIdentity, UserRecord } from "../../shared/schemas/users";
 
 /** Fields the reference platform leaves out of a user while they have no value. */
 const OPTIONAL = ["username", "phone_number", "given_name", "family_name", "picture", "last_login", "last_ip"] as const;

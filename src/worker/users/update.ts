@@ -4,7 +4,7 @@
  */
 import { problem, unwrap } from "../../shared/errors";
 import type { UpdateUserInput } from "../../shared/schemas/users";
-import type { UserFieldPatch, UserPatch, UserRecord } from "../../shared/types";
+import type { UserFieldPatch, UserPatch, UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { configOf } from "../login/connection";

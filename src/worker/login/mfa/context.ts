@@ -1,7 +1,9 @@
 import { now } from "../../../shared/clock";
 import { timingSafeEqualText } from "../../../shared/crypto/compare";
 import { randomId, randomToken } from "../../../shared/crypto/random";
-import type { ClientRecord, LoginSession, MfaPending, MfaTransaction, NewMfaTransaction, TenantConfig, UserRecord } from "../../../shared/types";
+import type { LoginSession, MfaPending, MfaTransaction, NewMfaTransaction, TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { clientIn } from "../../tenant/config-cache";

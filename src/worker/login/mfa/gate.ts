@@ -1,6 +1,8 @@
 import { now } from "../../../shared/clock";
 import { randomId, randomToken } from "../../../shared/crypto/random";
-import type { AuthorizeRequest, ClientRecord, LoginSession, TenantConfig, UserRecord } from "../../../shared/types";
+import type { AuthorizeRequest, LoginSession, TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { clientIn } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";

@@ -1,6 +1,9 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { DEFAULT_DATABASE_CONNECTION } from "../../../shared/schemas/connections";
-import type { ClientRecord, ConnectionRecord, LoginSession, TenantConfig, UserRecord } from "../../../shared/types";
+import type { LoginSession, TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { ConnectionRecord } from "../../../shared/schemas/connections";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { newMethodId } from "../../management/authentication-methods";
 import { finishLogin } from "../../oauth/authorize/complete";

@@ -1,5 +1,7 @@
 import { TICKET_FACTORS } from "../../../shared/schemas/guardian";
-import type { AuthenticationMethodRecord, GuardianFactor, MfaTransaction, TenantConfig } from "../../../shared/types";
+import type { MfaTransaction, TenantConfig } from "../../../shared/types";
+import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
+import type { GuardianFactor } from "../../../shared/schemas/guardian";
 
 /**
  * Which factors a login must pass and may use (SPEC §2.5, §4.2 guardian routes): the tenant's policy, its

@@ -1,7 +1,7 @@
 import { now } from "../../../shared/clock";
 import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
-import type { AuthenticationMethodRecord } from "../../../shared/types";
+import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
 import { newMethodId } from "../../management/authentication-methods";
 import { tenantObject, userObject } from "../../tenant/stubs";

@@ -12,7 +12,7 @@ import { now } from "../../../shared/clock";
 import { sha256 } from "../../../shared/crypto/compare";
 import { fromBase64Url, fromUtf8, toBase64Url } from "../../../shared/crypto/encoding";
 import { randomId } from "../../../shared/crypto/random";
-import type { AuthenticationMethodRecord, CredentialTransport } from "../../../shared/types";
+import type { AuthenticationMethodRecord, CredentialTransport } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
 import { tenantObject } from "../../tenant/stubs";
 import { hashSecret } from "../session";

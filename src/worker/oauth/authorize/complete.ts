@@ -1,14 +1,8 @@
 import { now, nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
-import type {
-  AuthorizeRequest,
-  ClientRecord,
-  CodeGrant,
-  LoginCompletion,
-  LoginSession,
-  NewAuthorizationCode,
-  UserRecord,
-} from "../../../shared/types";
+import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession, NewAuthorizationCode } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";

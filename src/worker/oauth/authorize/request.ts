@@ -1,5 +1,6 @@
 import { OAuthError } from "../../../shared/errors";
-import type { AuthorizeRequest, ClientRecord, TenantConfig } from "../../../shared/types";
+import type { AuthorizeRequest, TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import { isAllowedRedirect } from "./redirect-uri";
 import { clientIn } from "../../tenant/config-cache";
 

@@ -1,5 +1,5 @@
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { GrantContext } from "./context";
 import { invalidGrant } from "./context";
 import { type RedemptionFailure, redeemCode } from "../tokens/redeem-code";

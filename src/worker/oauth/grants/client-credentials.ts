@@ -1,7 +1,8 @@
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord, TenantConfig } from "../../../shared/types";
+import type { TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";

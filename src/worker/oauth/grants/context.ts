@@ -1,5 +1,6 @@
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord, TenantConfig } from "../../../shared/types";
+import type { TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { AppContext } from "../../context";
 import type { SignerFor } from "../../tenant/keys";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { tokenRequestSchemas } from "../../../shared/schemas/oauth";
-import type { ClientRecord } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
 import type { GrantContext } from "./context";

@@ -1,5 +1,5 @@
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import { organizationSettings } from "../../login/organization";
 import { tenantObject } from "../../tenant/stubs";
 import { type GrantContext, invalidGrant } from "./context";

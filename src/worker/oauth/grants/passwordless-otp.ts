@@ -1,6 +1,8 @@
 import { nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord, CodeGrant, UserRecord } from "../../../shared/types";
+import type { CodeGrant } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { UserRecord } from "../../../shared/schemas/users";
 import { auditContext } from "../../http/audit";
 import { isSignupDisabled } from "../../login/connection";
 import { redeemCode } from "../../login/mfa/one-time-codes";

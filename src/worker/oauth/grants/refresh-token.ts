@@ -1,5 +1,7 @@
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord, CodeGrant, RefreshDevice, RefreshLogin, UserRecord } from "../../../shared/types";
+import type { CodeGrant, RefreshDevice, RefreshLogin } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { tenantObject, userObject } from "../../tenant/stubs";
 import {

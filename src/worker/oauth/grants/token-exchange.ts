@@ -2,7 +2,7 @@ import { nowSeconds } from "../../../shared/clock";
 import { jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
-import type { ClientRecord } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import { jwksVerifier } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";

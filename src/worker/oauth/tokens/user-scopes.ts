@@ -1,5 +1,5 @@
 import { isCurrentUserScope } from "../../../shared/scopes";
-import type { ResourceServerRecord } from "../../../shared/types";
+import type { ResourceServerRecord } from "../../../shared/schemas/resource-servers";
 
 /** OpenID Connect scopes: released by every user-facing grant (OIDC Core §5.4, §11). */
 export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "offline_access"];

@@ -1,6 +1,9 @@
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
-import type { ClientRecord, CodeGrant, ResourceServerRecord, TenantConfig, UserRecord } from "../../../shared/types";
+import type { CodeGrant, TenantConfig } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { ResourceServerRecord } from "../../../shared/schemas/resource-servers";
+import type { UserRecord } from "../../../shared/schemas/users";
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer, SignerFor } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
