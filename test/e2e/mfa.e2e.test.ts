@@ -218,6 +218,18 @@ describe("MFA, passkeys and SMS in Chromium", () => {
 
     // With challenge_ui "button" there is no autofill: the button runs the (modal) ceremony.
     await admin.connections.update(connectionId, { options: { ...passkeyOptions, passkey_options: { challenge_ui: "button", progressive_enrollment_enabled: true } } });
+    // The worker's configuration cache may serve the previous options for up to CONFIG_CACHE_TTL_MS: wait
+    // (in the browser without a passkey) until the page renders without autofill, or the passkey page
+    // would answer the autofill request on load.
+    await expect
+      .poll(
+        async () => {
+          await fresh.goto(authorizeUrl({ prompt: "login" }));
+          return fresh.getByLabel("Email address").getAttribute("autocomplete");
+        },
+        { timeout: 15_000, intervals: [500] },
+      )
+      .toBe("username");
     const third = callbacks.next("/callback");
     await page.goto(authorizeUrl({ prompt: "login" }));
     expect(await page.getByLabel("Email address").getAttribute("autocomplete")).toBe("username");
