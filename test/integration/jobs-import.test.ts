@@ -20,7 +20,7 @@ async function dbConnectionId(tenant: string): Promise<string> {
 }
 
 /** POST /jobs/users-imports as the auth0 SDK sends it (multipart, the file as a Blob part). */
-export async function postImport(tenant: string, fields: Record<string, string>, file?: unknown, token?: string): Promise<Response> {
+async function postImport(tenant: string, fields: Record<string, string>, file?: unknown, token?: string): Promise<Response> {
   const form = new FormData();
   if (file !== undefined) form.append("users", new Blob([typeof file === "string" ? file : JSON.stringify(file)], { type: "application/json" }), "users.json");
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
@@ -51,7 +51,7 @@ describe("POST /jobs/users-imports and the job it starts", () => {
   beforeAll(async () => {
     tenant = await createTenant();
     connectionId = await dbConnectionId(tenant);
-    client = await seedClient(tenant, { redirect_uris: [CALLBACK] });
+    client = await seedClient(tenant, { callbacks: [CALLBACK] });
     await api(tenant, "POST", "/users", { connection: DB, email: "already@example.com", password: "Sufficient-Pw-1", name: "Before" });
   });
 

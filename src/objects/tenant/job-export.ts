@@ -70,7 +70,7 @@ export function exportChunk(tx: WriteTx, job: JobRow, chunkUsers: number): void 
   for (const user of toUsers(tx.sql, rows).map(exported)) {
     lines.push(csv ? columns.map((f) => csvCell(valueAt(user, f.name))).join(",") : jsonLine(user, fields));
   }
-  lines.forEach((data, i) => tx.sql.run`INSERT INTO job_rows (job_id, idx, data) VALUES (${id}, ${written + i}, ${data})`);
+  tx.sql.run`INSERT INTO job_rows (job_id, idx, data) SELECT ${id}, ${written} + key, value FROM json_each(${JSON.stringify(lines)})`;
   const last = rows[rows.length - 1];
   const done = rows.length < want || want === 0 || (limit !== null && usersDone + rows.length >= limit);
   tx.sql.run`UPDATE jobs SET total = ${written + lines.length}, cursor = ${last ? String(last.user_id) : job.cursor as string | null},
