@@ -126,8 +126,20 @@ async function committed(base, token, ids) {
   return n;
 }
 
-/** Users, row errors and active jobs of every tenant object, read from their SQLite files (server stopped). */
+/** Retries while workerd's shutdown still holds a file lock (SQLITE_BUSY). */
 async function storedCounts() {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await readCounts();
+    } catch (error) {
+      if (error.errcode !== 5 || attempt >= 30) throw error;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+/** Users, row errors and active jobs of every tenant object, read from their SQLite files (server stopped). */
+async function readCounts() {
   const dir = join(stateDir, "state", "v3", "do", "gatehouse-TenantObject");
   const out = { users: 0, distinctEmails: 0, errors: 0, active: 0, completed: 0, failed: 0, inserted: 0, summaryFailed: 0 };
   for (const file of (await readdir(dir)).filter((f) => f.endsWith(".sqlite"))) {

@@ -9,7 +9,7 @@ import type { Result } from "../../shared/errors";
 import { type ImportUserRow, importedHash, importUserRow, rowSchemaErrors } from "../../shared/schemas/jobs";
 import type { RowError, UserFieldPatch } from "../../shared/types";
 import type { Sql } from "../sql";
-import { createUser, updateUser } from "./user-writes";
+import { insertUser, updateUser } from "./user-writes";
 
 /** What became of one row. */
 export type RowOutcome = { kind: "inserted" | "updated"; userId: string } | { kind: "failed"; errors: RowError[] };
@@ -72,6 +72,6 @@ export function applyImportRow(sql: Sql, job: { connection: string; upsert: bool
     return result.ok ? { kind: "updated", userId: target } : failed(...writeError(result));
   }
   const { password_hash: _p, custom_password_hash: _c, mfa_factors: _m, user_id: _u, ...profile } = row;
-  const result = createUser(sql, { ...profile, user_id: userId, connection: job.connection, email: row.email, email_verified: row.email_verified ?? false, password_hash: hash.hash }, now);
+  const result = insertUser(sql, { ...profile, user_id: userId, connection: job.connection, email: row.email, email_verified: row.email_verified ?? false, password_hash: hash.hash }, now);
   return result.ok ? { kind: "inserted", userId } : failed(...writeError(result));
 }
