@@ -142,6 +142,20 @@ describe("POST /jobs/users-imports and the job it starts", () => {
     expect((await (await api(tenant, "GET", `/jobs/${job.id}/errors`)).status)).toBe(204);
   });
 
+  it("rows follow the connection's username rule, as POST /users does", async () => {
+    const withUsernames = await createConnection(tenant, `usernames-${crypto.randomUUID().slice(0, 6)}`, "auth0", { requires_username: true });
+    const named = await postImport(tenant, { connection_id: withUsernames }, [{ email: "named@example.com", username: "named_one" }, { email: "unnamed@example.com" }]);
+    const namedJob = await drain(tenant, String(((await named.json()) as { id: string }).id));
+    expect(namedJob).toMatchObject({ status: "completed", summary: { inserted: 1, failed: 1 } });
+    const namedErrors = (await (await api(tenant, "GET", `/jobs/${namedJob.id}/errors`)).json()) as Array<{ user: { email: string }; errors: Array<{ code: string; message: string }> }>;
+    expect(namedErrors).toEqual([{ user: { email: "unnamed@example.com" }, errors: [expect.objectContaining({ code: "OBJECT_MISSING_REQUIRED_PROPERTY", message: "Missing required property: username" })] }]);
+    const plain = await postImport(tenant, { connection_id: connectionId }, [{ email: "with-username@example.com", username: "not_here" }]);
+    const plainJob = await drain(tenant, String(((await plain.json()) as { id: string }).id));
+    expect(plainJob).toMatchObject({ summary: { inserted: 0, failed: 1 } });
+    const plainErrors = (await (await api(tenant, "GET", `/jobs/${plainJob.id}/errors`)).json()) as Array<{ errors: Array<{ code: string; path: string }> }>;
+    expect(plainErrors[0]?.errors[0]).toMatchObject({ code: "INVALID_FORMAT", path: "#/username" });
+  });
+
   it("several jobs run at once and each completes", async () => {
     const ids: string[] = [];
     for (const batch of ["a", "b", "c"]) {

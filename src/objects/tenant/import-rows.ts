@@ -14,6 +14,17 @@ import { insertUser, updateUser } from "./user-writes";
 /** What became of one row. */
 export type RowOutcome = { kind: "inserted" | "updated"; userId: string } | { kind: "failed"; errors: RowError[] };
 
+/** The connection rows go to, and how: upsert, and its username rule (`requires_username`). */
+export interface ImportTarget {
+  connection: string;
+  upsert: boolean;
+  requiresUsername: boolean;
+}
+
+/** The connection's username rule, as POST /users reads it (the connection's `requires_username` option). */
+export const requiresUsername = (sql: Sql, connection: string): boolean =>
+  sql.first<{ r: number | null }>`SELECT json_extract(options, '$.requires_username') AS r FROM connections WHERE name = ${connection}`?.r === 1;
+
 const failed = (...errors: RowError[]): RowOutcome => ({ kind: "failed", errors });
 
 const DUPLICATED = (message = "The user already exist and upsert parameter is false"): RowError => ({ code: "DUPLICATED_USER", message });
@@ -43,7 +54,7 @@ function profilePatch(row: ImportUserRow): UserFieldPatch {
  * Applies one parsed JSON value of the file to the connection. The reference platform's rule: imported
  * emails are unverified unless the row says `email_verified: true`, on insert and on update alike.
  */
-export function applyImportRow(sql: Sql, job: { connection: string; upsert: boolean }, raw: unknown, now: number): RowOutcome {
+export function applyImportRow(sql: Sql, job: ImportTarget, raw: unknown, now: number): RowOutcome {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return failed({ code: "INVALID_TYPE", message: `Expected type object but found type ${raw === null ? "null" : Array.isArray(raw) ? "array" : typeof raw}`, path: "#/" });
   }
@@ -54,6 +65,9 @@ export function applyImportRow(sql: Sql, job: { connection: string; upsert: bool
   if (row.mfa_factors?.length) return failed({ code: "UNSUPPORTED_MFA_FACTORS", message: "mfa_factors cannot be imported; import the user without them and enroll again", path: "#/mfa_factors" });
   const hash = importedHash(row);
   if (!hash.ok) return failed(hash.error);
+  if (row.username !== undefined && !job.requiresUsername) {
+    return failed({ code: "INVALID_FORMAT", message: "Cannot set username for connection without requires_username", path: "#/username" });
+  }
 
   const userId = importedUserId(row.user_id);
   const byId = sql.first<{ user_id: string; connection: string }>`SELECT user_id, connection FROM users WHERE user_id = ${userId}`;
@@ -70,6 +84,9 @@ export function applyImportRow(sql: Sql, job: { connection: string; upsert: bool
       ...(hash.hash !== null ? { password_hash: hash.hash } : {}),
     }, now);
     return result.ok ? { kind: "updated", userId: target } : failed(...writeError(result));
+  }
+  if (job.requiresUsername && row.username === undefined) {
+    return failed({ code: "OBJECT_MISSING_REQUIRED_PROPERTY", message: "Missing required property: username", path: "#/" });
   }
   const { password_hash: _p, custom_password_hash: _c, mfa_factors: _m, user_id: _u, ...profile } = row;
   const result = insertUser(sql, { ...profile, user_id: userId, connection: job.connection, email: row.email, email_verified: row.email_verified ?? false, password_hash: hash.hash }, now);

@@ -14,7 +14,7 @@ import type { RowError } from "../../shared/types";
 import type { Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";
-import { applyImportRow } from "./import-rows";
+import { applyImportRow, requiresUsername } from "./import-rows";
 import { exportChunk } from "./job-export";
 import { type JobRow, jobAudit } from "./jobs";
 import type { AlarmJob } from "./publisher";
@@ -60,7 +60,12 @@ function importChunk(tx: WriteTx, storage: DurableObjectStorage, job: JobRow): v
     halt(tx, job, `staged rows from ${from} are missing`);
     return;
   }
-  const target = { connection: String(job.connection), upsert: job.upsert === 1 };
+  const connection = String(job.connection);
+  if (!tx.sql.first`SELECT 1 FROM connections WHERE name = ${connection}`) {
+    halt(tx, job, `the connection ${connection} no longer exists`);
+    return;
+  }
+  const target = { connection, upsert: job.upsert === 1, requiresUsername: requiresUsername(tx.sql, connection) };
   const counts = { inserted: 0, updated: 0, failed: 0 };
   for (const { idx, data } of rows) {
     let raw: unknown;
