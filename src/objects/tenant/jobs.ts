@@ -81,7 +81,7 @@ export function jobErrors(sql: Sql, id: string): Result<ImportRowFailure[]> {
 /** Up to `count` lines of a completed export from line `from` (the download streams them page by page). */
 export function exportLines(sql: Sql, id: string, from: number, count: number): Result<string[]> {
   const job = jobRow(sql, id);
-  if (!job || job.type !== "users_export" || job.status !== "completed") return fail("inexistent_job");
+  if (job?.type !== "users_export" || job.status !== "completed") return fail("inexistent_job");
   return ok(sql.all<{ data: string }>`SELECT data FROM job_rows WHERE job_id = ${id} AND idx >= ${from} ORDER BY idx LIMIT ${count}`.map((r) => r.data));
 }
 
