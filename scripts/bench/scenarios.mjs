@@ -249,6 +249,13 @@ export const SCENARIOS = [
     setup: async (ctx) => usersRequest(await usersTenant(ctx, 100_000), `/api/v2/users?q=${encodeURIComponent("email:bench-user-77777@example.com")}&search_engine=v3`),
   },
   {
+    id: "import_rows",
+    label: "bulk import, 20,000 rows in 4 jobs of 5,000 (POST /api/v2/jobs/users-imports until every job completed)",
+    unit: "rows/s",
+    kind: "probe",
+    run: (ctx) => importRate(ctx, 4, 5_000),
+  },
+  {
     id: "users_walk_10k",
     label: "full checkpoint walk, 10,000 users, take=100 (GET /api/v2/users?take=100&from=...)",
     unit: "users/s",
@@ -331,6 +338,47 @@ async function userCreations(ctx) {
       },
     ],
   };
+}
+
+/**
+ * Bulk import throughput (issue 14 point 5): a fresh tenant, `jobs` files of `rows` users (every 10th with a
+ * bcrypt hash, as imports carry), all posted at once; the rate is rows over the time from the first post to
+ * the last job's completion (staging, the alarm's chunks and their commits), polled every 100 ms.
+ */
+async function importRate(ctx, jobs, rows) {
+  const token = await ctx.managementToken();
+  const id = `bench-import-${Date.now().toString(36)}`;
+  const json = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const created = await ctx.fetch("/api/v2/tenants", { method: "POST", headers: json, body: JSON.stringify({ id, name: id }) });
+  if (created.status !== 201) throw new Error(`create tenant: HTTP ${created.status} ${await created.text()}`);
+  const auth = { authorization: `Bearer ${token}`, "tenant-id": id };
+  const connections = await (await ctx.fetch("/api/v2/connections", { headers: auth })).json();
+  const connection = connections.find((c) => c.name === "Username-Password-Authentication").id;
+  const hash = (await import("bcryptjs")).default.hashSync("bench-import", 4);
+  const files = Array.from({ length: jobs }, (_, j) =>
+    JSON.stringify(Array.from({ length: rows }, (_, i) => ({ email: `imp-${j}-${i}@example.com`, given_name: `Imp ${i}`, ...(i % 10 === 0 ? { password_hash: hash } : {}) }))),
+  );
+  const started = performance.now();
+  const ids = await Promise.all(
+    files.map(async (text) => {
+      const form = new FormData();
+      form.append("users", new Blob([text], { type: "application/json" }), "users.json");
+      form.append("connection_id", connection);
+      const res = await ctx.fetch("/api/v2/jobs/users-imports", { method: "POST", headers: auth, body: form });
+      if (res.status !== 201) throw new Error(`import: HTTP ${res.status} ${await res.text()}`);
+      return (await res.json()).id;
+    }),
+  );
+  for (;;) {
+    const states = await Promise.all(ids.map(async (job) => (await (await ctx.fetch(`/api/v2/jobs/${job}`, { headers: auth })).json())));
+    const failed = states.find((s) => s.status === "failed" || (s.status === "completed" && s.summary.inserted !== rows));
+    if (failed) throw new Error(`import job ${failed.id}: ${failed.status} ${JSON.stringify(failed.summary)} ${failed.status_details ?? ""}`);
+    if (states.every((s) => s.status === "completed")) break;
+    if (performance.now() - started > 600_000) throw new Error("import did not complete in 10 minutes");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const ms = performance.now() - started;
+  return { perSecond: Math.round((jobs * rows * 1000) / ms), ms: Math.round(ms) };
 }
 
 /** Walks every user of a seeded tenant with take=100, one page after another; answers users/s and the time. */
@@ -648,6 +696,7 @@ export const RATIOS = [
   { label: "exact-email search p50 ÷ point read p50 at 100,000 users (target ≤ 3)", numerator: "users_q_email", denominator: "users_get", fields: ["p50", "p50"] },
   { label: "substring search mean ÷ point read mean at 100,000 users", numerator: "users_q_substring", denominator: "users_get", fields: ["meanMs", "meanMs"] },
   { label: "exact-email search mean ÷ point read mean at 100,000 users", numerator: "users_q_email", denominator: "users_get", fields: ["meanMs", "meanMs"] },
+  { label: "imported rows/s (jobs, alarm chunks) ÷ in-object bulk inserts/s (users_seed)", numerator: "import_rows", denominator: "users_seed" },
   { label: "walk users/s at 100,000 ÷ at 10,000 (1.0 = linear in the user count)", numerator: "users_walk_100k", denominator: "users_walk_10k" },
   { label: "full walk of 100,000 users, ms ÷ point read p50 ms", numerator: "users_walk_100k", denominator: "users_get", fields: ["ms", "p50"] },
 ];

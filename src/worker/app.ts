@@ -24,6 +24,7 @@ import { type ErrorShape, errorSink, notFound } from "./middleware/errors";
 import type { ManagementAuthOptions } from "./middleware/management-auth";
 import { noStore } from "./middleware/no-store";
 import { requestContext, tenantFromRequest } from "./middleware/request-context";
+import { exportDownload } from "./jobs/download";
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
@@ -142,6 +143,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
   // The development email sink's messages (EMAIL_PROVIDER=dev, loopback hosts only; src/worker/email.ts).
   internal.on("GET", "/__dev/mail", devMailRoute);
+  // Users export downloads (issue 14 point 5): the job's signed, expiring `location`, scoped to one tenant.
+  internal.on("GET", "/jobs-exports/:tenant/:file", exportDownload);
 
   // Benchmark routes (`npm run bench`): they exist only when BENCH_ROUTES=1.
   const bench = new Hono<AppEnv>();

@@ -17,6 +17,10 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["POST", "/clients/{id}/rotate-secret"],
     ["GET", "/clients/{id}/connections"],
   ],
+  job: [
+    ["GET", "/jobs/{id}"],
+    ["GET", "/jobs/{id}/errors"],
+  ],
   connection: [
     ["GET", "/connections/{id}"],
     ["PATCH", "/connections/{id}", { options: {} }],

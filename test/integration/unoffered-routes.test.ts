@@ -23,7 +23,6 @@ const WALK = [
   "/attack-protection/bot-detection",
   "/attack-protection/captcha",
   "/anomaly/blocks/ips/203.0.113.7",
-  "/jobs/job_1",
   "/stats/daily",
   "/branding/themes/default",
   "/branding/templates/universal-login",
@@ -49,7 +48,7 @@ describe("routes the service does not offer", () => {
     for (const path of WALK) {
       await expectError(await mgmt("GET", path, { token }), 403, "feature_not_enabled", /not enabled/);
     }
-    for (const [method, path] of [["POST", "/rules"], ["PATCH", "/rules/rul_1"], ["DELETE", "/rules-configs/key"], ["PUT", "/rules-configs/key"], ["POST", "/jobs/users-imports"]] as const) {
+    for (const [method, path] of [["POST", "/rules"], ["PATCH", "/rules/rul_1"], ["DELETE", "/rules-configs/key"], ["PUT", "/rules-configs/key"], ["POST", "/jobs/verification-email"]] as const) {
       await expectError(await mgmt(method, path, { token, body: {} }), 403, "feature_not_enabled");
     }
     const body = (await (await mgmt("GET", "/rules", { token })).json()) as Record<string, unknown>;

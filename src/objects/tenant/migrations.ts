@@ -10,6 +10,7 @@ import cleanup from "../../../migrations/tenant/0009_cleanup.sql";
 import organizations from "../../../migrations/tenant/0010_organizations.sql";
 import actions from "../../../migrations/tenant/0011_actions.sql";
 import mfa from "../../../migrations/tenant/0012_mfa.sql";
+import jobs from "../../../migrations/tenant/0013_jobs.sql";
 import { defineMigrations } from "../sql";
 
 /** TenantObject schema, append-only. */
@@ -26,4 +27,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0010_organizations", sql: organizations },
   { name: "0011_actions", sql: actions },
   { name: "0012_mfa", sql: mfa },
+  { name: "0013_jobs", sql: jobs },
 ]);

@@ -38,6 +38,8 @@ import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
+import { JobLane } from "./job-lane";
+import { Jobs } from "./jobs";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -53,6 +55,8 @@ export class TenantObject extends DurableObject<Env> {
   readonly outbox: Publisher;
   /** Expired-row cleanup, a job of the same alarm (SPEC §8). */
   readonly cleanup: TenantCleanup;
+  /** User import and export jobs, one chunk per alarm run (issue 14 point 5). */
+  readonly jobLane: JobLane;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -67,7 +71,8 @@ export class TenantObject extends DurableObject<Env> {
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
     outbox.reactions = [reactToUserWrite];
     this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
-    outbox.jobs = [this.cleanup, ...extensions.jobs];
+    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn));
+    outbox.jobs = [this.cleanup, this.jobLane, ...extensions.jobs];
     this.core = {
       sql,
       storage: ctx.storage,
@@ -186,6 +191,11 @@ export class TenantObject extends DurableObject<Env> {
 
   users(audit: AuditContext = SYSTEM_CONTEXT): Users {
     return new Users(this.core, audit);
+  }
+
+  /** User import and export jobs (POST /jobs/users-imports, /jobs/users-exports, GET /jobs/{id}). */
+  jobs(audit: AuditContext = SYSTEM_CONTEXT): Jobs {
+    return new Jobs(this.core, audit);
   }
 
   organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {

@@ -30,6 +30,15 @@ function duplicateIn(sql: Sql, connection: string, fields: { email?: string | nu
 
 /** Inserts a user (sign-up or POST /users). Duplicate id, email, username or SMS phone in the connection: 409. */
 export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRecord> {
+  const inserted = insertUser(sql, user, now);
+  return inserted.ok ? ok(getUser(sql, user.user_id) as UserRecord) : inserted;
+}
+
+/**
+ * The insert of {@link createUser} under the same rules, answering only the id: bulk import commits
+ * hundreds of rows per chunk and needs no record (with its identities) read back for each.
+ */
+export function insertUser(sql: Sql, user: NewUser, now: number): Result<string> {
   const email = user.email === null ? null : normalizeEmail(user.email);
   if (userRow(sql, user.user_id)) return fail("user_exists");
   const duplicate = duplicateIn(sql, user.connection, { email, username: user.username, phone_number: user.phone_number }, null);
@@ -42,7 +51,7 @@ export function createUser(sql: Sql, user: NewUser, now: number): Result<UserRec
       ${user.name ?? handle}, ${user.given_name ?? null}, ${user.family_name ?? null},
       ${user.nickname ?? (email ? email.split("@")[0] : handle)}, ${user.picture ?? null}, ${user.blocked ?? false},
       ${user.app_metadata ?? {}}, ${user.user_metadata ?? {}}, ${now}, ${now})`;
-  return ok(getUser(sql, user.user_id) as UserRecord);
+  return ok(user.user_id);
 }
 
 /** Top-level merge (SPEC §4.2, the reference platform's PATCH): a null value removes the key; null clears all. */

@@ -9,6 +9,7 @@ export type * from "./audit";
 export type * from "./auth";
 export type * from "./config";
 export type * from "./organizations";
+export type * from "./jobs";
 export type * from "./mfa";
 export type * from "./refresh";
 export type * from "./registry";

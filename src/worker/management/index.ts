@@ -16,6 +16,7 @@ import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
 import { guardianRoutes } from "./guardian";
 import { hookRoutes } from "./hooks";
+import { jobRoutes } from "./jobs";
 import { logRoutes } from "./logs";
 import { organizationsRoutes } from "./organizations";
 import { logStreamRoutes } from "./log-streams";
@@ -44,6 +45,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...hookRoutes,
   ...failedEventRoutes,
   ...userRoutes,
+  ...jobRoutes,
   ...refreshTokenRoutes,
   ...signingKeyRoutes,
   ...sessionRoutes,

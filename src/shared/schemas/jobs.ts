@@ -1,0 +1,116 @@
+/**
+ * Bulk user import and export (SPEC §4.2 "Failed events and jobs"; issue 14 point 5): the reference
+ * platform's user file rows and the export request, and how a row's problems are reported.
+ */
+import { z } from "zod";
+import type { RowError } from "../types";
+import { createUserBody } from "./users";
+
+/** The reference platform's limit on one import file. @default 500 KB */
+export const IMPORT_FILE_MAX_BYTES = 500 * 1024;
+
+/** Rows one import file may hold (a 500 KB file of minimal rows stays well under it). @default 10,000 */
+export const IMPORT_MAX_ROWS = 10_000;
+
+/**
+ * A bcrypt hash in modular crypt format (`$2a$`, `$2b$`, `$2y$`, cost 04-31): the only algorithm the login
+ * page verifies. Anything else is `UNSUPPORTED_HASH_ALGORITHM`.
+ */
+export const BCRYPT_HASH = /^\$2[aby]?\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+
+/** The reference platform's `custom_password_hash`: an algorithm and the hash (salt, keylen ... for others). */
+const customPasswordHash = z.looseObject({
+  algorithm: z.string().min(1),
+  hash: z.looseObject({ value: z.string().min(1), encoding: z.string().optional() }),
+});
+
+/**
+ * One row of the reference platform's bulk import file (its database schema): the POST /users profile
+ * fields without `connection` and `password`, plus password hashes and MFA factors. Unknown properties
+ * are refused, as the reference platform's schema does.
+ */
+export const importUserRow = createUserBody
+  .omit({ connection: true, verify_email: true, password: true })
+  .extend({
+    email: createUserBody.shape.email.unwrap(),
+    password_hash: z.string().optional(),
+    custom_password_hash: customPasswordHash.optional(),
+    mfa_factors: z.array(z.unknown()).optional(),
+  });
+export type ImportUserRow = z.infer<typeof importUserRow>;
+
+/** A zod issue path as the reference platform's job errors write it (`#/user_metadata/plan`). */
+const pointer = (path: PropertyKey[]) => `#/${path.map(String).join("/")}`;
+
+const typeName = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value);
+
+/** A row's schema problems in the reference platform's codes (JSON-schema validator names). */
+export function rowSchemaErrors(error: z.ZodError, raw: unknown): RowError[] {
+  const given = (path: PropertyKey[]) =>
+    path.reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined), raw);
+  return error.issues.map((issue): RowError => {
+    if (issue.code === "unrecognized_keys") {
+      return { code: "OBJECT_ADDITIONAL_PROPERTIES", message: `Additional properties not allowed: ${issue.keys.join(",")}`, path: pointer(issue.path) };
+    }
+    if (issue.code === "invalid_type" && given(issue.path) === undefined) {
+      const field = String(issue.path[issue.path.length - 1] ?? "");
+      return { code: "OBJECT_MISSING_REQUIRED_PROPERTY", message: `Missing required property: ${field}`, path: pointer(issue.path.slice(0, -1)) };
+    }
+    if (issue.code === "invalid_type") {
+      return { code: "INVALID_TYPE", message: `Expected type ${issue.expected} but found type ${typeName(given(issue.path))}`, path: pointer(issue.path) };
+    }
+    return { code: "INVALID_FORMAT", message: issue.message, path: pointer(issue.path) };
+  });
+}
+
+/**
+ * The bcrypt hash a valid row brings (or null: no password), or the row's error. `password_hash` must be
+ * bcrypt; `custom_password_hash` must name `bcrypt` and carry a bcrypt hash (utf8); both at once is refused.
+ */
+export function importedHash(row: ImportUserRow): { ok: true; hash: string | null } | { ok: false; error: RowError } {
+  const unsupported = (path: string, what: string): { ok: false; error: RowError } => ({
+    ok: false,
+    error: { code: "UNSUPPORTED_HASH_ALGORITHM", message: `Unsupported password hash algorithm: ${what}. Only bcrypt hashes can be imported.`, path },
+  });
+  if (row.password_hash !== undefined && row.custom_password_hash !== undefined) {
+    return { ok: false, error: { code: "INVALID_FORMAT", message: "password_hash and custom_password_hash cannot be used together", path: "#/" } };
+  }
+  if (row.password_hash !== undefined) {
+    return BCRYPT_HASH.test(row.password_hash) ? { ok: true, hash: row.password_hash } : unsupported("#/password_hash", "password_hash is not a bcrypt hash");
+  }
+  const custom = row.custom_password_hash;
+  if (custom === undefined) return { ok: true, hash: null };
+  if (custom.algorithm !== "bcrypt") return unsupported("#/custom_password_hash/algorithm", custom.algorithm.slice(0, 40));
+  const encoding = custom.hash.encoding ?? "utf8";
+  if (encoding !== "utf8" || !BCRYPT_HASH.test(custom.hash.value)) {
+    return { ok: false, error: { code: "INVALID_FORMAT", message: "custom_password_hash.hash.value must be a bcrypt hash with encoding utf8", path: "#/custom_password_hash/hash" } };
+  }
+  return { ok: true, hash: custom.hash.value };
+}
+
+/** The row as the errors endpoint shows it: never a password hash or an MFA secret. */
+export function redactedRow(raw: unknown): Record<string, unknown> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { value: raw as never };
+  const { password_hash: _h, custom_password_hash: _c, mfa_factors: _m, ...rest } = raw as Record<string, unknown>;
+  return rest;
+}
+
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?)*$/;
+
+/** POST /jobs/users-exports (the reference platform's CreateExportUsersRequestContent). */
+export const createExportBody = z.strictObject({
+  connection_id: z.string().min(1).max(64).optional(),
+  format: z.enum(["json", "csv"]).optional(),
+  limit: z.number().int().min(1).max(10_000_000).optional(),
+  fields: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1).max(200).regex(FIELD_PATH, "must be a profile field path such as user_metadata.plan"),
+        export_as: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .min(1)
+    .max(100)
+    .optional(),
+});
+export type CreateExportInput = z.infer<typeof createExportBody>;

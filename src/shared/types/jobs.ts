@@ -1,0 +1,73 @@
+import type { AuditContext } from "./audit";
+
+/** A job's lifecycle (the reference platform's job `status`). */
+export type JobStatus = "pending" | "processing" | "completed" | "failed";
+
+/** What kind of work a job does. */
+export type JobType = "users_import" | "users_export";
+
+/** One column of a users export: a profile path (`user_metadata.plan`, `identities[0].connection`) and its title. */
+export interface ExportField {
+  name: string;
+  export_as?: string;
+}
+
+/** A job as the tenant object stores it (times ISO 8601). The worker shapes the API answer from it. */
+export interface JobRecord {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  connection_id: string | null;
+  connection: string | null;
+  external_id: string | null;
+  upsert: boolean;
+  send_completion_email: boolean;
+  format: "json" | "csv" | null;
+  limit: number | null;
+  fields: ExportField[] | null;
+  /** Imports: rows staged; exports: lines written so far. */
+  total: number;
+  /** Imports: rows committed (inserted, updated or failed). */
+  processed: number;
+  inserted: number;
+  updated: number;
+  failed: number;
+  status_details: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** One problem with an imported row, in the reference platform's shape. */
+export interface RowError {
+  code: string;
+  message: string;
+  path?: string;
+}
+
+/** One failed row of an import: the row as given (password hashes removed) and its errors. */
+export interface ImportRowFailure {
+  user: Record<string, unknown>;
+  errors: RowError[];
+}
+
+/** POST /jobs/users-imports, prepared by the worker: the file's rows, each as its JSON text. */
+export interface NewImportJob {
+  connection_id: string;
+  connection: string;
+  upsert: boolean;
+  external_id: string | null;
+  send_completion_email: boolean;
+  rows: string[];
+  audit: AuditContext;
+}
+
+/** POST /jobs/users-exports, validated by the worker. */
+export interface NewExportJob {
+  connection_id: string | null;
+  connection: string | null;
+  format: "json" | "csv";
+  limit: number | null;
+  fields: ExportField[] | null;
+  audit: AuditContext;
+}

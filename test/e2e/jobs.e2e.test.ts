@@ -1,0 +1,138 @@
+import { gunzipSync } from "node:zlib";
+import { ManagementClient } from "auth0";
+import bcrypt from "bcryptjs";
+import { decodeJwt } from "jose";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
+import { sdkOptions } from "./helpers/auth0";
+import { type CallbackServer, type ContextLog, launchChromium, newRecordedContext, screenshot, startCallbackServer } from "./helpers/browser";
+
+/**
+ * Issue 14 point 5 end to end against `wrangler dev`: the reference platform's SDK (`auth0` 7,
+ * `jobs.usersImports.create`) imports a users file with bcrypt hashes and invalid rows, polls `jobs.get` until
+ * the alarm-driven job completes, reads `jobs.errors.get`; an imported user then logs in through the login
+ * page in headless Chromium with the password behind the imported hash; `jobs.usersExports.create` closes the
+ * loop with a downloadable, signed location.
+ */
+
+const DB = "Username-Password-Authentication";
+const run = Date.now().toString(36);
+
+describe("bulk user import and export through the auth0 SDK", () => {
+  let server: RunningServer;
+  let admin: ManagementClient;
+  let browser: Browser;
+  let callbacks: CallbackServer;
+  let app: { client_id: string; client_secret: string };
+  let redirectUri: string;
+  const logs: Array<{ name: string; log: ContextLog }> = [];
+  let failed = false;
+  const imported = { email: `imported-${run}@example.com`, password: `Legacy-Pw-${run}` };
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(() => {
+      failed = true;
+    });
+  });
+
+  beforeAll(async () => {
+    server = await startServer();
+    admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
+    callbacks = await startCallbackServer();
+    redirectUri = `${callbacks.origin}/callback`;
+    const created = await admin.clients.create({ name: "Import App", app_type: "regular_web", callbacks: [redirectUri], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" });
+    app = { client_id: String(created.client_id), client_secret: String(created.client_secret) };
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await callbacks?.close().catch(() => undefined);
+    if (failed && server) {
+      process.stderr.write(`\n--- wrangler output (jobs.e2e) ---\n${server.log()}\n`);
+      for (const { name, log } of logs) process.stderr.write(`\n--- ${name} ---\n${log.requests.join("\n")}\n${log.consoleErrors.join("\n")}\n`);
+    }
+    await server?.stop();
+  }, 60_000);
+
+  /** Polls `jobs.get` until the job leaves pending/processing. */
+  async function settled(id: string) {
+    for (let i = 0; i < 120; i++) {
+      const job = await admin.jobs.get(id);
+      if (job.status === "completed" || job.status === "failed") return job;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`job ${id} did not settle`);
+  }
+
+  let userId: string;
+
+  it("jobs.usersImports.create stages the file, jobs.get reports it completed, jobs.errors.get lists the invalid rows", async () => {
+    const connection = (await admin.connections.list({ name: DB })).data[0];
+    const rows = [
+      { email: imported.email, email_verified: true, user_id: `legacy-${run}`, name: "Imported Person", password_hash: bcrypt.hashSync(imported.password, 8) },
+      { email: `custom-${run}@example.com`, custom_password_hash: { algorithm: "bcrypt", hash: { value: bcrypt.hashSync("Other-Pw-1", 4) } } },
+      { email: `argon-${run}@example.com`, custom_password_hash: { algorithm: "argon2", hash: { value: "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaA" } } },
+      { email: "not-an-email" },
+      ...Array.from({ length: 600 }, (_, i) => ({ email: `bulk-${i}-${run}@example.com`, given_name: `Bulk ${i}` })),
+    ];
+    const job = await admin.jobs.usersImports.create({
+      users: new File([JSON.stringify(rows)], "users.json", { type: "application/json" }),
+      connection_id: String(connection?.id),
+      external_id: `e2e-${run}`,
+      send_completion_email: false,
+    });
+    expect(job).toMatchObject({ status: "pending", type: "users_import", connection_id: connection?.id, external_id: `e2e-${run}` });
+    expect(job.id).toMatch(/^job_/);
+
+    const done = await settled(job.id);
+    expect(done).toMatchObject({ status: "completed", percentage_done: 100, summary: { inserted: 602, updated: 0, failed: 2, total: 604 } });
+
+    const errors = (await admin.jobs.errors.get(job.id)) as Array<{ user: Record<string, unknown>; errors: Array<{ code: string }> }>;
+    expect(errors.map((e) => [e.user.email, e.errors[0]?.code])).toEqual([
+      [`argon-${run}@example.com`, "UNSUPPORTED_HASH_ALGORITHM"],
+      ["not-an-email", "INVALID_FORMAT"],
+    ]);
+    expect(JSON.stringify(errors)).not.toContain("argon2id");
+
+    const [user] = await admin.users.listUsersByEmail({ email: imported.email });
+    expect(user).toMatchObject({ user_id: `auth0|legacy-${run}`, email_verified: true, name: "Imported Person" });
+    userId = String(user?.user_id);
+  });
+
+  it("the imported bcrypt user logs in through the login page with their original password", async () => {
+    const recorded = await newRecordedContext(browser);
+    logs.push({ name: "imported-login", log: recorded.log });
+    const { page } = recorded;
+    const callback = callbacks.next("/callback");
+    await page.goto(`${server.baseUrl}/authorize?${new URLSearchParams({ client_id: app.client_id, redirect_uri: redirectUri, response_type: "code", scope: "openid email", state: "e2e" })}`);
+    await page.getByLabel("Email address").fill(imported.email);
+    await page.getByLabel("Password", { exact: true }).fill(imported.password);
+    await page.getByRole("button", { name: "Continue" }).click();
+    const url = await callback;
+    await screenshot(page, "jobs-01-imported-user-logged-in.png");
+    const res = await fetch(`${server.baseUrl}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: url.searchParams.get("code") ?? "", redirect_uri: redirectUri, client_id: app.client_id, client_secret: app.client_secret }),
+    });
+    expect(res.status).toBe(200);
+    expect(decodeJwt(((await res.json()) as { id_token: string }).id_token)).toMatchObject({ sub: userId, email: imported.email });
+  });
+
+  it("jobs.usersExports.create produces a signed location serving gzipped JSON lines", async () => {
+    const job = await admin.jobs.usersExports.create({ format: "json", fields: [{ name: "user_id" }, { name: "email" }] });
+    expect(job).toMatchObject({ status: "pending", type: "users_export", format: "json" });
+    const done = await settled(job.id);
+    expect(done.status).toBe("completed");
+    const res = await fetch(String(done.location));
+    expect(res.status).toBe(200);
+    const lines = gunzipSync(Buffer.from(await res.arrayBuffer())).toString("utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { user_id: string; email: string });
+    expect(lines).toContainEqual({ user_id: userId, email: imported.email });
+    expect(lines.filter((l) => l.email.startsWith("bulk-") && l.email.endsWith(`-${run}@example.com`))).toHaveLength(600);
+    const tampered = new URL(String(done.location));
+    tampered.searchParams.set("signature", "AAAA");
+    expect((await fetch(tampered)).status).toBe(403);
+  });
+});
