@@ -169,6 +169,15 @@ export const ERRORS = {
   },
   control_plane_undeletable: { status: 400, message: "The control-plane tenant cannot be deleted", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
+  inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },
+  invalid_domain: { status: 400, message: "Payload validation error: '{detail}' on property domain", errorCode: "invalid_body" },
+  custom_domain_writes_unavailable: {
+    status: 501,
+    message: "Custom domains are managed by the control plane: this deployment has no CONTROL_PLANE_URL",
+    errorCode: "not_implemented",
+  },
+  certificate_provider_failed: { status: 502, message: "The certificate provider refused the request: {detail}", errorCode: "certificate_provider_error" },
+  control_plane_unreachable: { status: 502, message: "The control plane did not answer: {detail}", errorCode: "control_plane_error" },
   // Clients.
   inexistent_client: { status: 404, message: "The client does not exist", errorCode: "inexistent_client" },
   client_exists: { status: 409, message: "A client with this client_id already exists", errorCode: "client_exists" },

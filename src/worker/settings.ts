@@ -33,6 +33,21 @@ export interface Settings {
   emailProvider: { kind: "sendgrid"; apiKey: string; from: string; apiBase: string } | null;
   /** @default "https://api.twilio.com" */
   twilioApiBase: string;
+  /**
+   * DEPLOYMENT_ROLE: `control_plane` (the registry of record: custom-domain writes reach the certificate
+   * provider) or `tenant` (a per-tenant worker: writes are forwarded to CONTROL_PLANE_URL). @default "control_plane"
+   */
+  deploymentRole: "control_plane" | "tenant";
+  /** CONTROL_PLANE_URL: where a tenant deployment forwards custom-domain writes. */
+  controlPlaneUrl: string | undefined;
+  /** CONTROL_PLANE_API_TOKEN: the bearer sent with forwarded writes (else the caller's own token is forwarded). */
+  controlPlaneApiToken: string | undefined;
+  /** CUSTOM_DOMAIN_PROVIDER (`local` or `cloudflare`) and its credentials. @default local */
+  certificateProvider:
+    | { kind: "local" }
+    | { kind: "cloudflare"; apiToken: string; zoneId: string; apiBase: string };
+  /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
+  customDomainTarget: string;
 }
 
 const cache = new WeakMap<object, Settings>();
@@ -74,6 +89,19 @@ export function settingsOf(env: Env): Settings {
         ? { kind: "sendgrid", apiKey: e.EMAIL_API_KEY, from: e.EMAIL_FROM, apiBase: e.EMAIL_API_BASE || "https://api.sendgrid.com" }
         : null,
     twilioApiBase: e.TWILIO_API_BASE || "https://api.twilio.com",
+    deploymentRole: e.DEPLOYMENT_ROLE === "tenant" ? "tenant" : "control_plane",
+    controlPlaneUrl: e.CONTROL_PLANE_URL || undefined,
+    controlPlaneApiToken: e.CONTROL_PLANE_API_TOKEN || undefined,
+    certificateProvider:
+      e.CUSTOM_DOMAIN_PROVIDER === "cloudflare" && e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID
+        ? {
+            kind: "cloudflare",
+            apiToken: e.CLOUDFLARE_API_TOKEN,
+            zoneId: e.CLOUDFLARE_ZONE_ID,
+            apiBase: e.CLOUDFLARE_API_BASE || "https://api.cloudflare.com/client/v4",
+          }
+        : { kind: "local" },
+    customDomainTarget: (e.CUSTOM_DOMAIN_CNAME_TARGET || url.hostname).toLowerCase(),
   };
   cache.set(env, settings);
   return settings;
