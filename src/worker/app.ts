@@ -33,6 +33,7 @@ import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
 import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
+import type { RoutingOptions } from "./settings";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
 export interface AppOptions extends ManagementAuthOptions {
@@ -47,6 +48,8 @@ export interface AppOptions extends ManagementAuthOptions {
    * @default "builtin" (or the `USER_LINKING_MODE` variable)
    */
   userLinkingMode?: "builtin" | "template" | "off";
+  /** Subdomain routing: `reservedSubdomains`, custom `resolveSubdomain` (SPEC "Control-plane inheritance"). */
+  routing?: RoutingOptions;
 }
 
 /** What a surface declares once for all its routes. */
@@ -159,6 +162,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   };
   app.use("*", async (c, next) => {
     c.set("actionOptions", actionOptions);
+    if (options.routing) c.set("routing", options.routing);
     await next();
   });
   app.route("/", auth.app);

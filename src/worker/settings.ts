@@ -46,6 +46,16 @@ export interface Settings {
   certificateProvider:
     | { kind: "local" }
     | { kind: "cloudflare"; apiToken: string; zoneId: string; apiBase: string };
+  /**
+   * Labels never served as tenant subdomains and refused as tenant ids (RESERVED_SUBDOMAINS, comma
+   * separated, plus the host option `routing.reservedSubdomains`).
+   */
+  reservedSubdomains: string[];
+  /**
+   * Host option `routing.resolveSubdomain`: maps a subdomain label of the apex to a tenant id (null: none).
+   * @default the label is the tenant id
+   */
+  resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
   /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
   customDomainTarget: string;
 }
@@ -102,7 +112,40 @@ export function settingsOf(env: Env): Settings {
           }
         : { kind: "local" },
     customDomainTarget: (e.CUSTOM_DOMAIN_CNAME_TARGET || url.hostname).toLowerCase(),
+    reservedSubdomains: (e.RESERVED_SUBDOMAINS ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
   };
   cache.set(env, settings);
   return settings;
+}
+
+/** Subdomain routing host options (SPEC "Control-plane inheritance": reservedSubdomains, resolveSubdomain). */
+export interface RoutingOptions {
+  /** Labels never served as tenant subdomains and refused as tenant ids. */
+  reservedSubdomains?: string[];
+  /** Maps a subdomain label to a tenant id; null: no tenant. @default the label itself */
+  resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
+}
+
+const withRoutingCache = new WeakMap<RoutingOptions, WeakMap<Settings, Settings>>();
+
+/** The deployment settings with the app's routing options folded in (once per settings object). */
+export function withRouting(settings: Settings, options: RoutingOptions | undefined): Settings {
+  if (!options) return settings;
+  let byOptions = withRoutingCache.get(options);
+  if (!byOptions) {
+    byOptions = new WeakMap();
+    withRoutingCache.set(options, byOptions);
+  }
+  const cached = byOptions.get(settings);
+  if (cached) return cached;
+  const merged: Settings = {
+    ...settings,
+    reservedSubdomains: [...settings.reservedSubdomains, ...(options.reservedSubdomains ?? []).map((s) => s.toLowerCase())],
+    ...(options.resolveSubdomain ? { resolveSubdomain: options.resolveSubdomain } : {}),
+  };
+  byOptions.set(settings, merged);
+  return merged;
 }

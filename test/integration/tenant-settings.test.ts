@@ -191,3 +191,34 @@ describe("tenant settings take effect", () => {
     expect([payload.aud].flat()).toContain(api);
   });
 });
+
+describe("subdomain routing host options", () => {
+  it("a reserved subdomain (host option routing.reservedSubdomains or RESERVED_SUBDOMAINS) is refused as a tenant id", async () => {
+    const { createApp } = await import("../../src/worker/app");
+    const { createExecutionContext, env } = await import("cloudflare:test");
+    const { controlPlaneToken } = await import("../helpers/api");
+    const app = createApp({ routing: { reservedSubdomains: ["status"] } });
+    const token = await controlPlaneToken();
+    const res = await app.fetch(
+      new Request("http://localhost:8787/api/v2/tenants", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ id: "status" }),
+      }),
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain("reserved subdomain");
+    const fromEnv = await app.fetch(
+      new Request("http://localhost:8787/api/v2/tenants", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ id: "billing" }),
+      }),
+      { ...env, RESERVED_SUBDOMAINS: "billing, docs" },
+      createExecutionContext(),
+    );
+    expect(fromEnv.status).toBe(400);
+  });
+});

@@ -40,6 +40,7 @@ export const tenantRoutes = [
       if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
         throw problem("tenant_id_reserved");
       }
+      if (c.var.settings.reservedSubdomains.includes(body.id)) throw problem("tenant_id_reserved_subdomain");
       if (body.deployment_type === "wfp") {
         throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
       }

@@ -156,9 +156,12 @@ export async function resolveHost(
   const cache = cacheFor(settings);
   const cached = cache.get(host, now);
   if (cached !== undefined) return cached;
-  const sub = subdomainTenant(host, settings);
-  if (sub !== null || host.endsWith(`.${settings.apexHost}`)) {
-    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains.
+  const label = subdomainTenant(host, settings);
+  if (label !== null || host.endsWith(`.${settings.apexHost}`)) {
+    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains. Reserved
+    // labels are nobody's; a host's resolveSubdomain may map a label to another tenant id.
+    const reserved = label !== null && settings.reservedSubdomains?.includes(label);
+    const sub = label === null || reserved ? null : settings.resolveSubdomain ? await settings.resolveSubdomain(label) : label;
     const found = sub !== null && (await directory.hasTenant(sub));
     const value: Cached | null = found && sub ? { tenantId: sub, customDomain: null, via: "subdomain" } : null;
     cache.set(host, value, now);

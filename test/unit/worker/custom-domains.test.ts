@@ -215,3 +215,29 @@ describe("host cache (SPEC §8: positive TTL, negative TTL)", () => {
     expect(probes).toEqual(["login.acme.test"]);
   });
 });
+
+describe("subdomain routing options (reservedSubdomains, resolveSubdomain)", () => {
+  const base = {
+    issuer: "http://localhost:8787/",
+    apexHost: "localhost:8787",
+    issuerProtocol: "http:",
+    controlPlaneTenantId: "control_plane",
+    hostCacheTtlMs: 0,
+    hostCacheNegativeTtlMs: 0,
+  } as Settings;
+  const dir: TenantDirectory = { hasTenant: async (id) => ["acme", "beta"].includes(id), resolveCustomDomain: async () => null, countTenants: async () => 3 };
+
+  it("a reserved label is nobody's subdomain, even when a tenant has that id", async () => {
+    forgetHost();
+    const settings = { ...base, reservedSubdomains: ["acme"] } as Settings;
+    expect(await resolveHost("acme.localhost:8787", settings, dir, 0)).toBeNull();
+    expect(await resolveHost("beta.localhost:8787", settings, dir, 0)).toMatchObject({ tenantId: "beta", via: "subdomain" });
+  });
+
+  it("resolveSubdomain maps a label to the tenant it names", async () => {
+    forgetHost();
+    const settings = { ...base, reservedSubdomains: [], resolveSubdomain: (label: string) => (label === "www-acme" ? "acme" : null) } as Settings;
+    expect(await resolveHost("www-acme.localhost:8787", settings, dir, 0)).toMatchObject({ tenantId: "acme" });
+    expect(await resolveHost("beta.localhost:8787", settings, dir, 0)).toBeNull();
+  });
+});
