@@ -81,6 +81,8 @@ export function updateTenant(sql: Sql, id: string, patch: TenantPatch, now: numb
 }
 
 export function deleteTenant(sql: Sql, id: string): boolean {
+  // Its custom domains go with it (SPEC §2.2: a released name can be claimed again).
+  sql.run`DELETE FROM custom_domains WHERE tenant_id = ${id}`;
   return sql.run`DELETE FROM tenants WHERE id = ${id}` > 0;
 }
 

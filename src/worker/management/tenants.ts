@@ -2,9 +2,11 @@ import { problem, unwrap } from "../../shared/errors";
 import { offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
+import { certificateProvider } from "./custom-domains";
 import type { AppContext } from "../context";
 import { forgetHost } from "../routing/resolve-tenant";
 import { seedChildTenant } from "../tenant/bootstrap";
+import { ensureTenantOrganization, removeTenantOrganization } from "../tenant/tenant-organization";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { auditContext } from "../http/audit";
@@ -20,6 +22,14 @@ async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
   const tenant = await platform(c.env).tenants().get(id);
   if (!tenant) throw problem("tenant_not_found");
   return tenant;
+}
+
+async function releaseHostnames(c: AppContext, domains: { domain: string; ref: string | null }[]): Promise<void> {
+  const provider = certificateProvider(c.var.settings);
+  for (const { domain, ref } of domains) {
+    forgetHost(domain);
+    if (ref) await provider.remove(ref).catch(() => undefined);
+  }
 }
 
 const forgetTenantHost = (c: AppContext, id: string) => {
@@ -49,6 +59,8 @@ export const tenantRoutes = [
       try {
         await seedChildTenant(c.env, tenant.id);
         await registry.tenants().markSeeded(tenant.id);
+        // Its organization on the control plane (access to the tenant by membership, issue 15 point 3).
+        await ensureTenantOrganization(c.env, c.var.settings, tenant, auditContext(c));
       } catch (error) {
         // Nothing lost and nothing half-made: without its keys the tenant must not exist.
         await registry.tenants(auditContext(c), c.var.auth.tenantId).delete(tenant.id);
@@ -112,8 +124,15 @@ export const tenantRoutes = [
       const id = params.id;
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      const registry = platform(c.env);
+      const domains = await Promise.all(
+        (await registry.domains().list(id)).map(async (d) => ({ domain: d.domain, ref: await registry.domains().providerRef(d.custom_domain_id) })),
+      );
       if (!(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).delete(id))) throw problem("tenant_not_found");
+      // The certificate provider forgets the tenant's hostnames (best effort: the rows are gone already).
+      await releaseHostnames(c, domains);
       await tenantObject(c.env, id).destroy();
+      await removeTenantOrganization(c.env, c.var.settings, id, auditContext(c));
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);
       return c.body(null, 204);
