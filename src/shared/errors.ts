@@ -172,6 +172,11 @@ export const ERRORS = {
     message: "Payload validation error: 'id is a reserved subdomain' on property id",
     errorCode: "invalid_body",
   },
+  inherited_read_only: {
+    status: 403,
+    message: "This item is inherited from the control plane and is read-only here",
+    errorCode: "operation_not_supported",
+  },
   control_plane_undeletable: { status: 400, message: "The control-plane tenant cannot be deleted", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
   inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },

@@ -49,7 +49,13 @@ export interface AppOptions extends ManagementAuthOptions {
    */
   userLinkingMode?: "builtin" | "template" | "off";
   /** Subdomain routing: `reservedSubdomains`, custom `resolveSubdomain` (SPEC "Control-plane inheritance"). */
-  routing?: RoutingOptions;
+  routing?: Omit<RoutingOptions, "controlPlane">;
+  /**
+   * Control-plane inheritance (SPEC "Control-plane inheritance"): `inherit` turns read-time fallback on (or
+   * INHERIT_FROM_CONTROL_PLANE=1); `resolveControlPlane({tenant_id})` names a tenant's parent, undefined
+   * opting the tenant out of inheritance reads.
+   */
+  controlPlane?: RoutingOptions["controlPlane"];
 }
 
 /** What a surface declares once for all its routes. */
@@ -160,9 +166,12 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true,
     ...(options.userLinkingMode ? { userLinkingMode: options.userLinkingMode } : {}),
   };
+  // One object per app: the settings it folds in are cached by identity (src/worker/settings.ts withRouting).
+  const hostRouting: RoutingOptions | undefined =
+    options.routing || options.controlPlane ? { ...options.routing, ...(options.controlPlane ? { controlPlane: options.controlPlane } : {}) } : undefined;
   app.use("*", async (c, next) => {
     c.set("actionOptions", actionOptions);
-    if (options.routing) c.set("routing", options.routing);
+    if (hostRouting) c.set("routing", hostRouting);
     await next();
   });
   app.route("/", auth.app);

@@ -56,6 +56,15 @@ export interface Settings {
    * @default the label is the tenant id
    */
   resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
+  /**
+   * INHERIT_FROM_CONTROL_PLANE=1 (or the host option `controlPlane.inherit`): child tenants read the control
+   * plane's connections and APIs at run time where they have none of their own (never copied). @default false
+   */
+  inheritFromControlPlane: boolean;
+  /** Host option `controlPlane.resolveControlPlane`: a tenant's parent, undefined opting it out of inheritance reads. */
+  resolveControlPlane?: (tenant: { tenant_id: string }) => { tenantId: string; clientId?: string } | undefined | Promise<{ tenantId: string; clientId?: string } | undefined>;
+  /** A tenant's configuration source (its object), for inheritance reads. */
+  configSource?: (tenantId: string) => { getConfig(tenantId: string): Promise<import("../shared/types").TenantConfig>; getConfigVersion(): Promise<number> };
   /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
   customDomainTarget: string;
 }
@@ -112,6 +121,8 @@ export function settingsOf(env: Env): Settings {
           }
         : { kind: "local" },
     customDomainTarget: (e.CUSTOM_DOMAIN_CNAME_TARGET || url.hostname).toLowerCase(),
+    inheritFromControlPlane: e.INHERIT_FROM_CONTROL_PLANE === "1",
+    configSource: (tenantId) => env.TENANT.getByName(tenantId),
     reservedSubdomains: (e.RESERVED_SUBDOMAINS ?? "")
       .split(",")
       .map((s) => s.trim().toLowerCase())
@@ -127,6 +138,14 @@ export interface RoutingOptions {
   reservedSubdomains?: string[];
   /** Maps a subdomain label to a tenant id; null: no tenant. @default the label itself */
   resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
+  /**
+   * Control-plane inheritance (SPEC "Control-plane inheritance"): `inherit` turns read-time fallback on;
+   * `resolveControlPlane` names a tenant's parent, or undefined to opt the tenant out.
+   */
+  controlPlane?: {
+    inherit?: boolean;
+    resolveControlPlane?: Settings["resolveControlPlane"];
+  };
 }
 
 const withRoutingCache = new WeakMap<RoutingOptions, WeakMap<Settings, Settings>>();
@@ -145,6 +164,8 @@ export function withRouting(settings: Settings, options: RoutingOptions | undefi
     ...settings,
     reservedSubdomains: [...settings.reservedSubdomains, ...(options.reservedSubdomains ?? []).map((s) => s.toLowerCase())],
     ...(options.resolveSubdomain ? { resolveSubdomain: options.resolveSubdomain } : {}),
+    ...(options.controlPlane?.inherit !== undefined ? { inheritFromControlPlane: options.controlPlane.inherit } : {}),
+    ...(options.controlPlane?.resolveControlPlane ? { resolveControlPlane: options.controlPlane.resolveControlPlane } : {}),
   };
   byOptions.set(settings, merged);
   return merged;
