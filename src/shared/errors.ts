@@ -172,6 +172,7 @@ export const ERRORS = {
     message: "Payload validation error: 'id is a reserved subdomain' on property id",
     errorCode: "invalid_body",
   },
+  tenant_hook_refused: { status: 400, message: "The tenant change was refused: {detail}", errorCode: "invalid_body" },
   inherited_read_only: {
     status: 403,
     message: "This item is inherited from the control plane and is read-only here",

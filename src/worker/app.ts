@@ -34,9 +34,10 @@ import { revokeEndpoint } from "./oauth/revoke";
 import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
 import type { RoutingOptions } from "./settings";
+import type { TenantLifecycleHooks } from "./tenant/lifecycle";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
-export interface AppOptions extends ManagementAuthOptions {
+export interface AppOptions extends ManagementAuthOptions, TenantLifecycleHooks {
   /**
    * Lets tenant actions set `azp` (and only `azp`) on tokens (SPEC §6.2). Unsafe: relying parties may trust
    * `azp` as the client the token was issued to. @default false
@@ -172,6 +173,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   app.use("*", async (c, next) => {
     c.set("actionOptions", actionOptions);
     if (hostRouting) c.set("routing", hostRouting);
+    c.set("tenantHooks", options);
     await next();
   });
   app.route("/", auth.app);

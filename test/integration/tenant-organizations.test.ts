@@ -50,3 +50,51 @@ describe("tenant organizations on the control plane (issue 15 point 3)", () => {
     expect((await mgmt("GET", `/tenants/${CP.tenantId}`, { token })).status).toBe(403);
   });
 });
+
+describe("tenant lifecycle hooks (issue 15 point 4)", () => {
+  it("run around create, update and delete with the tenant and the actor; a -ing hook's refusal changes nothing", async () => {
+    const { createApp } = await import("../../src/worker/app");
+    const { createExecutionContext } = await import("cloudflare:test");
+    const { controlPlaneToken } = await import("../helpers/api");
+    const events: string[] = [];
+    const app = createApp({
+      onTenantCreating: ({ tenant }) => {
+        events.push(`creating ${tenant.id}`);
+        if (tenant.id.startsWith("refused-")) throw new Error("no tenants named like that");
+      },
+      onTenantCreated: ({ tenant, actor }) => void events.push(`created ${tenant.id} by ${actor.tenantId}`),
+      onTenantUpdating: ({ tenant, patch }) => void events.push(`updating ${tenant.id} ${JSON.stringify(patch)}`),
+      onTenantUpdated: ({ tenant, before }) => void events.push(`updated ${before.name} -> ${tenant.name}`),
+      onTenantDeleting: ({ tenant }) => void events.push(`deleting ${tenant.id}`),
+      onTenantDeleted: ({ tenant }) => void events.push(`deleted ${tenant.id}`),
+    });
+    const token = await controlPlaneToken();
+    const send = (method: string, path: string, body?: unknown) =>
+      app.fetch(
+        new Request(`http://localhost:8787/api/v2${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }),
+        env,
+        createExecutionContext(),
+      );
+    const id = uniqueId("hooked");
+    expect((await send("POST", "/tenants", { id, name: "Before" })).status).toBe(201);
+    expect((await send("PATCH", `/tenants/${id}`, { name: "After" })).status).toBe(200);
+    expect((await send("DELETE", `/tenants/${id}`)).status).toBe(204);
+    expect(events).toEqual([
+      `creating ${id}`,
+      `created ${id} by ${CP.tenantId}`,
+      `updating ${id} {"name":"After"}`,
+      "updated Before -> After",
+      `deleting ${id}`,
+      `deleted ${id}`,
+    ]);
+    const refusedId = uniqueId("refused");
+    const refused = await send("POST", "/tenants", { id: refusedId });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toContain("no tenants named like that");
+    expect((await mgmt("GET", `/tenants/${refusedId}`)).status).toBe(404);
+  });
+});

@@ -6,6 +6,7 @@ import { certificateProvider } from "./custom-domains";
 import type { AppContext } from "../context";
 import { forgetHost } from "../routing/resolve-tenant";
 import { seedChildTenant } from "../tenant/bootstrap";
+import { runAfter, runBefore } from "../tenant/lifecycle";
 import { ensureTenantOrganization, removeTenantOrganization } from "../tenant/tenant-organization";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
@@ -32,6 +33,8 @@ async function releaseHostnames(c: AppContext, domains: { domain: string; ref: s
   }
 }
 
+const actorOf = (c: AppContext) => ({ tenantId: c.var.auth.tenantId, clientId: c.var.auth.clientId });
+
 const forgetTenantHost = (c: AppContext, id: string) => {
   forgetHost(`${id}.${c.var.settings.apexHost}`);
   forgetTenant(id);
@@ -55,7 +58,10 @@ export const tenantRoutes = [
         throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
       }
       const registry = platform(c.env);
-      const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create({ ...body, name: body.name ?? body.id }));
+      const hooks = c.var.tenantHooks ?? {};
+      const input = { ...body, name: body.name ?? body.id };
+      await runBefore(hooks.onTenantCreating, { tenant: input, actor: actorOf(c) });
+      const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create(input));
       try {
         await seedChildTenant(c.env, tenant.id);
         await registry.tenants().markSeeded(tenant.id);
@@ -68,6 +74,7 @@ export const tenantRoutes = [
         throw error;
       }
       forgetTenantHost(c, tenant.id);
+      await runAfter(hooks.onTenantCreated, { tenant, actor: actorOf(c) });
       return c.json(tenant, 201);
     },
   }),
@@ -109,8 +116,12 @@ export const tenantRoutes = [
     async handler(c, { params, body }) {
       const id = params.id;
       assertCanManage(c, id);
+      const hooks = c.var.tenantHooks ?? {};
+      const before = await loadTenant(c, id);
+      await runBefore(hooks.onTenantUpdating, { tenant: before, patch: body, actor: actorOf(c) });
       const tenant = unwrap(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).update(id, body));
       invalidateTenantConfig(id);
+      await runAfter(hooks.onTenantUpdated, { tenant, before, actor: actorOf(c) });
       return c.json(tenant);
     },
   }),
@@ -124,6 +135,9 @@ export const tenantRoutes = [
       const id = params.id;
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      const hooks = c.var.tenantHooks ?? {};
+      const doomed = await loadTenant(c, id);
+      await runBefore(hooks.onTenantDeleting, { tenant: doomed, actor: actorOf(c) });
       const registry = platform(c.env);
       const domains = await Promise.all(
         (await registry.domains().list(id)).map(async (d) => ({ domain: d.domain, ref: await registry.domains().providerRef(d.custom_domain_id) })),
@@ -135,6 +149,7 @@ export const tenantRoutes = [
       await removeTenantOrganization(c.env, c.var.settings, id, auditContext(c));
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);
+      await runAfter(hooks.onTenantDeleted, { tenant: doomed, actor: actorOf(c) });
       return c.body(null, 204);
     },
   }),
