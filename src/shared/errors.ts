@@ -167,8 +167,28 @@ export const ERRORS = {
     message: "Payload validation error: 'id is reserved (confusable with the control plane)' on property id",
     errorCode: "invalid_body",
   },
+  tenant_id_reserved_subdomain: {
+    status: 400,
+    message: "Payload validation error: 'id is a reserved subdomain' on property id",
+    errorCode: "invalid_body",
+  },
+  tenant_hook_refused: { status: 400, message: "The tenant change was refused: {detail}", errorCode: "invalid_body" },
+  inherited_read_only: {
+    status: 403,
+    message: "This item is inherited from the control plane and is read-only here",
+    errorCode: "operation_not_supported",
+  },
   control_plane_undeletable: { status: 400, message: "The control-plane tenant cannot be deleted", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
+  inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },
+  invalid_domain: { status: 400, message: "Payload validation error: '{detail}' on property domain", errorCode: "invalid_body" },
+  custom_domain_writes_unavailable: {
+    status: 501,
+    message: "Custom domains are managed by the control plane: this deployment has no CONTROL_PLANE_URL",
+    errorCode: "not_implemented",
+  },
+  certificate_provider_failed: { status: 502, message: "The certificate provider refused the request: {detail}", errorCode: "certificate_provider_error" },
+  control_plane_unreachable: { status: 502, message: "The control plane did not answer: {detail}", errorCode: "control_plane_error" },
   // Clients.
   inexistent_client: { status: 404, message: "The client does not exist", errorCode: "inexistent_client" },
   client_exists: { status: 409, message: "A client with this client_id already exists", errorCode: "client_exists" },

@@ -34,9 +34,11 @@ import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
 import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
+import type { RoutingOptions } from "./settings";
+import type { TenantLifecycleHooks } from "./tenant/lifecycle";
 
 /** Host options (SPEC §5.3 resolvers and friends); the default export uses none. */
-export interface AppOptions extends ManagementAuthOptions {
+export interface AppOptions extends ManagementAuthOptions, TenantLifecycleHooks {
   /**
    * Lets tenant actions set `azp` (and only `azp`) on tokens (SPEC §6.2). Unsafe: relying parties may trust
    * `azp` as the client the token was issued to. @default false
@@ -48,6 +50,14 @@ export interface AppOptions extends ManagementAuthOptions {
    * @default "builtin" (or the `USER_LINKING_MODE` variable)
    */
   userLinkingMode?: "builtin" | "template" | "off";
+  /** Subdomain routing: `reservedSubdomains`, custom `resolveSubdomain` (SPEC "Control-plane inheritance"). */
+  routing?: Omit<RoutingOptions, "controlPlane">;
+  /**
+   * Control-plane inheritance (SPEC "Control-plane inheritance"): `inherit` turns read-time fallback on (or
+   * INHERIT_FROM_CONTROL_PLANE=1); `resolveControlPlane({tenant_id})` names a tenant's parent, undefined
+   * opting the tenant out of inheritance reads.
+   */
+  controlPlane?: RoutingOptions["controlPlane"];
 }
 
 /** What a surface declares once for all its routes. */
@@ -160,8 +170,13 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true,
     ...(options.userLinkingMode ? { userLinkingMode: options.userLinkingMode } : {}),
   };
+  // One object per app: the settings it folds in are cached by identity (src/worker/settings.ts withRouting).
+  const hostRouting: RoutingOptions | undefined =
+    options.routing || options.controlPlane ? { ...options.routing, ...(options.controlPlane ? { controlPlane: options.controlPlane } : {}) } : undefined;
   app.use("*", async (c, next) => {
     c.set("actionOptions", actionOptions);
+    if (hostRouting) c.set("routing", hostRouting);
+    c.set("tenantHooks", options);
     await next();
   });
   app.route("/", auth.app);

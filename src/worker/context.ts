@@ -24,6 +24,10 @@ export type AppEnv = {
     auth: ManagementAuth;
     /** Host options of the action runtime (createApp options). */
     actionOptions?: { unsafeAllowAzpCustomClaim?: boolean; userLinkingMode?: "builtin" | "template" | "off" };
+    /** Tenant lifecycle host options (createApp onTenantCreating ... onTenantDeleted). */
+    tenantHooks?: import("./tenant/lifecycle").TenantLifecycleHooks;
+    /** Subdomain routing host options (createApp `routing`). */
+    routing?: import("./settings").RoutingOptions;
     /** The validated JSON body of a management write, for its audit event (redacted in the object). */
     requestBody?: unknown;
   };

@@ -33,6 +33,40 @@ export interface Settings {
   emailProvider: { kind: "sendgrid"; apiKey: string; from: string; apiBase: string } | null;
   /** @default "https://api.twilio.com" */
   twilioApiBase: string;
+  /**
+   * DEPLOYMENT_ROLE: `control_plane` (the registry of record: custom-domain writes reach the certificate
+   * provider) or `tenant` (a per-tenant worker: writes are forwarded to CONTROL_PLANE_URL). @default "control_plane"
+   */
+  deploymentRole: "control_plane" | "tenant";
+  /** CONTROL_PLANE_URL: where a tenant deployment forwards custom-domain writes. */
+  controlPlaneUrl: string | undefined;
+  /** CONTROL_PLANE_API_TOKEN: the bearer sent with forwarded writes (else the caller's own token is forwarded). */
+  controlPlaneApiToken: string | undefined;
+  /** CUSTOM_DOMAIN_PROVIDER (`local` or `cloudflare`) and its credentials. @default local */
+  certificateProvider:
+    | { kind: "local" }
+    | { kind: "cloudflare"; apiToken: string; zoneId: string; apiBase: string };
+  /**
+   * Labels never served as tenant subdomains and refused as tenant ids (RESERVED_SUBDOMAINS, comma
+   * separated, plus the host option `routing.reservedSubdomains`).
+   */
+  reservedSubdomains: string[];
+  /**
+   * Host option `routing.resolveSubdomain`: maps a subdomain label of the apex to a tenant id (null: none).
+   * @default the label is the tenant id
+   */
+  resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
+  /**
+   * INHERIT_FROM_CONTROL_PLANE=1 (or the host option `controlPlane.inherit`): child tenants read the control
+   * plane's connections and APIs at run time where they have none of their own (never copied). @default false
+   */
+  inheritFromControlPlane: boolean;
+  /** Host option `controlPlane.resolveControlPlane`: a tenant's parent, undefined opting it out of inheritance reads. */
+  resolveControlPlane?: (tenant: { tenant_id: string }) => { tenantId: string; clientId?: string } | undefined | Promise<{ tenantId: string; clientId?: string } | undefined>;
+  /** A tenant's configuration source (its object), for inheritance reads. */
+  configSource?: (tenantId: string) => { getConfig(tenantId: string): Promise<import("../shared/types").TenantConfig>; getConfigVersion(): Promise<number> };
+  /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
+  customDomainTarget: string;
 }
 
 const cache = new WeakMap<object, Settings>();
@@ -74,7 +108,65 @@ export function settingsOf(env: Env): Settings {
         ? { kind: "sendgrid", apiKey: e.EMAIL_API_KEY, from: e.EMAIL_FROM, apiBase: e.EMAIL_API_BASE || "https://api.sendgrid.com" }
         : null,
     twilioApiBase: e.TWILIO_API_BASE || "https://api.twilio.com",
+    deploymentRole: e.DEPLOYMENT_ROLE === "tenant" ? "tenant" : "control_plane",
+    controlPlaneUrl: e.CONTROL_PLANE_URL || undefined,
+    controlPlaneApiToken: e.CONTROL_PLANE_API_TOKEN || undefined,
+    certificateProvider:
+      e.CUSTOM_DOMAIN_PROVIDER === "cloudflare" && e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID
+        ? {
+            kind: "cloudflare",
+            apiToken: e.CLOUDFLARE_API_TOKEN,
+            zoneId: e.CLOUDFLARE_ZONE_ID,
+            apiBase: e.CLOUDFLARE_API_BASE || "https://api.cloudflare.com/client/v4",
+          }
+        : { kind: "local" },
+    customDomainTarget: (e.CUSTOM_DOMAIN_CNAME_TARGET || url.hostname).toLowerCase(),
+    inheritFromControlPlane: e.INHERIT_FROM_CONTROL_PLANE === "1",
+    configSource: (tenantId) => env.TENANT.getByName(tenantId),
+    reservedSubdomains: (e.RESERVED_SUBDOMAINS ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
   };
   cache.set(env, settings);
   return settings;
+}
+
+/** Subdomain routing host options (SPEC "Control-plane inheritance": reservedSubdomains, resolveSubdomain). */
+export interface RoutingOptions {
+  /** Labels never served as tenant subdomains and refused as tenant ids. */
+  reservedSubdomains?: string[];
+  /** Maps a subdomain label to a tenant id; null: no tenant. @default the label itself */
+  resolveSubdomain?: (label: string) => string | null | Promise<string | null>;
+  /**
+   * Control-plane inheritance (SPEC "Control-plane inheritance"): `inherit` turns read-time fallback on;
+   * `resolveControlPlane` names a tenant's parent, or undefined to opt the tenant out.
+   */
+  controlPlane?: {
+    inherit?: boolean;
+    resolveControlPlane?: Settings["resolveControlPlane"];
+  };
+}
+
+const withRoutingCache = new WeakMap<RoutingOptions, WeakMap<Settings, Settings>>();
+
+/** The deployment settings with the app's routing options folded in (once per settings object). */
+export function withRouting(settings: Settings, options: RoutingOptions | undefined): Settings {
+  if (!options) return settings;
+  let byOptions = withRoutingCache.get(options);
+  if (!byOptions) {
+    byOptions = new WeakMap();
+    withRoutingCache.set(options, byOptions);
+  }
+  const cached = byOptions.get(settings);
+  if (cached) return cached;
+  const merged: Settings = {
+    ...settings,
+    reservedSubdomains: [...settings.reservedSubdomains, ...(options.reservedSubdomains ?? []).map((s) => s.toLowerCase())],
+    ...(options.resolveSubdomain ? { resolveSubdomain: options.resolveSubdomain } : {}),
+    ...(options.controlPlane?.inherit !== undefined ? { inheritFromControlPlane: options.controlPlane.inherit } : {}),
+    ...(options.controlPlane?.resolveControlPlane ? { resolveControlPlane: options.controlPlane.resolveControlPlane } : {}),
+  };
+  byOptions.set(settings, merged);
+  return merged;
 }

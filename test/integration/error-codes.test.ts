@@ -26,6 +26,12 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["PATCH", "/connections/{id}", { options: {} }],
     ["DELETE", "/connections/{id}"],
   ],
+  "custom domain": [
+    ["GET", "/custom-domains/{id}"],
+    ["PATCH", "/custom-domains/{id}", { tls_policy: "recommended" }],
+    ["DELETE", "/custom-domains/{id}"],
+    ["POST", "/custom-domains/{id}/verify"],
+  ],
   "resource server": [
     ["GET", "/resource-servers/{id}"],
     ["PATCH", "/resource-servers/{id}", { name: "x" }],

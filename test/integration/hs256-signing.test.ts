@@ -196,7 +196,16 @@ describe("the tenant's default signing algorithm", () => {
     const refused = await mgmt("GET", "/tenants/settings", { token: revoked });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ errorCode: "invalid_token", message: "The access token has been revoked" });
-    expect(await (await onTenant(tenant, "GET", "/tenants/settings")).json()).toEqual({ default_signing_alg: "RS256" });
+    // Nothing was written: the tenant still reads the defaults only (issue 15: the reference platform's shape).
+    expect(await (await onTenant(tenant, "GET", "/tenants/settings")).json()).toEqual({
+      session_lifetime: 168,
+      idle_session_lifetime: 72,
+      sandbox_version: "22",
+      sandbox_versions_available: ["22", "18", "16", "12"],
+      enabled_locales: ["en"],
+      flags: {},
+      default_signing_alg: "RS256",
+    });
   });
 
   it("default_audience serves client_credentials requests that name no audience", async () => {

@@ -52,29 +52,7 @@ describe("control-plane bootstrap (issue #2 point 4)", () => {
 });
 
 describe("custom domains (SPEC §2.2, §5.5)", () => {
-  it("a claimed domain routes to its tenant with issuer https://domain/, x-forwarded-host first", async () => {
-    const id = await createTenant();
-    const domain = `login.${id}.example`;
-    const added = await platform().domains().add({ tenant_id: id, domain: domain.toUpperCase(), type: "self_managed_certs" });
-    expect(added.ok).toBe(true);
-    const viaHost = (await (await call("/.well-known/openid-configuration", { host: domain })).json()) as { issuer: string };
-    expect(viaHost.issuer).toBe(`https://${domain}/`);
-    const viaForwarded = await call("/.well-known/openid-configuration", {
-      host: "localhost:8787",
-      headers: { "x-forwarded-host": domain.toUpperCase() },
-    });
-    expect(((await viaForwarded.json()) as { issuer: string }).issuer).toBe(`https://${domain}/`);
-  });
-
-  it("a domain can be claimed by only one tenant", async () => {
-    const a = await createTenant();
-    const b = await createTenant();
-    const domain = `id.${a}.example`;
-    expect((await platform().domains().add({ tenant_id: a, domain, type: "self_managed_certs" })).ok).toBe(true);
-    const second = await platform().domains().add({ tenant_id: b, domain, type: "self_managed_certs" });
-    expect(second).toMatchObject({ ok: false, error: { status: 409 } });
-  });
-
+  // Claims, routing and the issuer on a custom domain: test/integration/custom-domains.test.ts.
   it("an unknown host is 404 Tenant not found once more than one tenant exists", async () => {
     await createTenant();
     const res = await call("/.well-known/openid-configuration", { host: "nobody.example" });

@@ -16,7 +16,6 @@ const WALK = [
   "/hooks/hk_x/secrets",
   "/email-templates/verify_email",
   "/emails/provider",
-  "/custom-domains",
   "/prompts",
   "/prompts/login/custom-text/en",
   "/attack-protection/breached-password-detection",

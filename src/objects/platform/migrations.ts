@@ -1,9 +1,11 @@
 import registry from "../../../migrations/platform/0001_registry.sql";
 import outbox from "../../../migrations/platform/0002_outbox.sql";
+import customDomains from "../../../migrations/platform/0003_custom_domains.sql";
 import { defineMigrations } from "../sql";
 
 /** PlatformObject schema, append-only. */
 export const platformMigrations = defineMigrations("platform", [
   { name: "0001_registry", sql: registry },
   { name: "0002_outbox", sql: outbox },
+  { name: "0003_custom_domains", sql: customDomains },
 ]);

@@ -66,7 +66,8 @@ export class PlatformObject extends DurableObject<Env> {
     return new Tenants(this.core, audit, logTenantId);
   }
 
-  domains(): Domains {
-    return new Domains(this.core);
+  /** Custom domains; writes record `custom_domain.*` audit events in the acting tenant's logs. */
+  domains(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Domains {
+    return new Domains(this.core, audit, logTenantId);
   }
 }

@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
-import { audited, type ManagementWrite, type WriteTx } from "../tenant/events";
+import type { ManagementWrite, WriteTx } from "../tenant/events";
 import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */
@@ -81,6 +81,8 @@ export function updateTenant(sql: Sql, id: string, patch: TenantPatch, now: numb
 }
 
 export function deleteTenant(sql: Sql, id: string): boolean {
+  // Its custom domains go with it (SPEC §2.2: a released name can be claimed again).
+  sql.run`DELETE FROM custom_domains WHERE tenant_id = ${id}`;
   return sql.run`DELETE FROM tenants WHERE id = ${id}` > 0;
 }
 
@@ -139,20 +141,8 @@ export class Tenants extends PlatformRpc {
     return result.ok;
   }
 
-  /**
-   * A tenant write with its `tenant.*` audit event, logged in the acting tenant's logs (an internal
-   * destination: the network lane, since it is RPC to another object). Without a log tenant, no event.
-   */
   private tenantWrite<T>(fn: (tx: WriteTx) => Result<T>, write: ManagementWrite<T>): Result<T> {
-    const { audit, logTenantId } = this;
-    return this.commitTx((tx) => {
-      if (!logTenantId) return fn(tx);
-      const routed: WriteTx = {
-        ...tx,
-        emit: (event) => tx.emit({ ...event, lane: "network", payload: { ...event.payload, log_tenant_id: logTenantId } as typeof event.payload }),
-      };
-      return audited(routed, audit, fn(tx), write);
-    });
+    return this.auditedWrite(fn, write);
   }
 
   /** Newest first, in the same windows as every other management list (SPEC §4.3). */

@@ -7,7 +7,8 @@
 import { randomId } from "../../shared/crypto/random";
 import type { Result } from "../../shared/errors";
 import { type ImportUserRow, importedHash, importUserRow, rowSchemaErrors } from "../../shared/schemas/jobs";
-import type { RowError, UserFieldPatch } from "../../shared/types";
+import type { RowError } from "../../shared/types";
+import type { UserFieldPatch } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { insertUser, updateUser } from "./user-writes";
 

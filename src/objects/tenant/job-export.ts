@@ -3,7 +3,8 @@
  * next primary users after the job's cursor, as JSON lines or CSV rows, stored as the job's lines with the
  * cursor and line count in the same transaction. The download (worker) streams the lines once completed.
  */
-import type { ExportField, Json, UserRecord } from "../../shared/types";
+import type { ExportField, Json } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import { json } from "../sql";
 import type { WriteTx } from "./events";
 import type { JobRow } from "./jobs";

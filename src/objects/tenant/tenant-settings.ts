@@ -15,7 +15,9 @@ export function getTenantSettings(sql: Sql): Record<string, unknown> {
 export function updateTenantSettings(sql: Sql, patch: TenantSettingsPatch): Record<string, unknown> {
   const next = { ...getTenantSettings(sql) };
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null || value === "") delete next[key];
+    // Flags merge (the reference platform's PATCH keeps flags it was not sent).
+    if (key === "flags" && value && typeof value === "object") next.flags = { ...(next.flags as object | undefined), ...value };
+    else if (value === null || value === "") delete next[key];
     else if (value !== undefined) next[key] = value;
   }
   putSetting(sql, KEY, next);

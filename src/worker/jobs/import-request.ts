@@ -8,7 +8,7 @@ import { problem } from "../../shared/errors";
 import { IMPORT_FILE_MAX_BYTES, IMPORT_MAX_ROWS } from "../../shared/schemas/jobs";
 import { textProblem } from "../../shared/schemas/users";
 import { DATABASE_STRATEGY } from "../../shared/strategies";
-import type { ConnectionRecord } from "../../shared/types";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
 import { configOf } from "../login/connection";

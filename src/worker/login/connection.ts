@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import type { TenantConfig } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
@@ -17,6 +18,15 @@ export const DATABASE_STRATEGY = "auth0";
  * the client has an explicit connection list (`PATCH /clients/{id}/connections`, SPEC §4.2), be on it.
  * Null otherwise.
  */
+/**
+ * The database connection the universal login pages use: the tenant's `default_directory` setting (the
+ * reference platform's) when it names one, else Username-Password-Authentication.
+ */
+export function defaultDirectory(config: TenantConfig): string {
+  const named = (config.settings as { default_directory?: unknown }).default_directory;
+  return typeof named === "string" && named ? named : DEFAULT_DATABASE_CONNECTION;
+}
+
 export function databaseConnection(config: TenantConfig, name: string, client?: ClientRecord): ConnectionRecord | null {
   const connection = config.connections.find((c) => c.name === name && c.strategy === DATABASE_STRATEGY);
   if (!connection) return null;

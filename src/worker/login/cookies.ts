@@ -30,7 +30,10 @@ function attributes(c: Context, sameSite: "Lax" | "Strict" | "None"): { secure: 
   const local = isInsecureLocalhost(c.req.url);
   const https = new URL(c.req.url).protocol === "https:";
   if (sameSite === "None") return https || local ? { secure: true, sameSite } : { secure: false, sameSite: "Lax" };
-  return { secure: !local, sameSite };
+  // A development deployment (an http ISSUER) reached over plain http on another name, such as a custom
+  // domain mapped to this machine: a Secure cookie would never come back. Production issuers are https.
+  const developmentHttp = !https && (c.var as { settings?: { issuerProtocol?: string } }).settings?.issuerProtocol === "http:";
+  return { secure: !local && !developmentHttp, sameSite };
 }
 
 /** Sets an HttpOnly cookie with the service's defaults (Secure except on http://localhost, SameSite). */

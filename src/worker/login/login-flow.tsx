@@ -1,9 +1,8 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
-import { databaseConnection, isSignupDisabled } from "./connection";
+import { databaseConnection, defaultDirectory, isSignupDisabled } from "./connection";
 import { loginPasskeyOptions } from "./mfa/passkey-flow";
 import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
@@ -51,7 +50,7 @@ async function renderLogin(
  * enabled for it (issue 11); sign-up also needs the organization's `is_signup_enabled` or an invitation.
  */
 function loginConnection(t: LoginTransaction) {
-  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  const connection = databaseConnection(t.config, defaultDirectory(t.config), t.client);
   if (!connection) return null;
   const inOrganization = organizationConnection(t.organization, connection.name, t.loginSession.request);
   if (!inOrganization.enabled) return null;

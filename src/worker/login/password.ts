@@ -1,12 +1,11 @@
 import { passwordMatches } from "../../shared/crypto/passwords";
-import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantObject, userObject } from "../tenant/stubs";
-import { configOf, requiresVerifiedEmail } from "./connection";
+import { configOf, defaultDirectory, requiresVerifiedEmail } from "./connection";
 import { clientIp, isAllowlisted, isIpThrottled } from "./ip-throttle";
 
 /** Interactive login failures (SPEC §7 table). */
@@ -81,10 +80,8 @@ async function verify(
   connection?: Pick<ConnectionRecord, "name" | "options">,
 ): Promise<{ ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null }> {
   const config = await configOf(c);
-  connection ??= config.connections.find((x) => x.name === DEFAULT_DATABASE_CONNECTION) ?? {
-    name: DEFAULT_DATABASE_CONNECTION,
-    options: {},
-  };
+  const directory = defaultDirectory(config);
+  connection ??= config.connections.find((x) => x.name === directory) ?? { name: directory, options: {} };
   // SPEC §5.11: suspicious-IP throttling first (no lookup, no bcrypt for a throttled network).
   if (await isIpThrottled(c, config)) return { ok: false, code: "TOO_MANY_REQUESTS", status: 429, userId: null };
   const bruteForce = config.attackProtection.brute_force_protection;

@@ -6,11 +6,26 @@ import { now } from "../../shared/clock";
 import type { NewSession, SessionRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
+import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { clearCookie, readCookie, SESSION_COOKIE, setSecureCookie } from "./cookies";
 
-/** Absolute lifetime of a login (SSO) session. */
+/** Absolute lifetime of a login (SSO) session when the tenant sets none (`session_lifetime` 168 hours). */
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+/** Idle lifetime when the tenant sets none (`idle_session_lifetime` 72 hours). */
+export const SESSION_IDLE_MS = 72 * 3600 * 1000;
+
+/**
+ * The tenant's session lifetimes (tenant settings `session_lifetime` and `idle_session_lifetime`, in hours,
+ * the reference platform's unit): how long an SSO session lasts at most, and without being used.
+ */
+export async function sessionLifetimes(c: AppContext): Promise<{ absoluteMs: number; idleMs: number }> {
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const settings = config.settings as { session_lifetime?: number; idle_session_lifetime?: number };
+  const hours = (value: number | undefined, fallback: number) =>
+    typeof value === "number" && value > 0 ? Math.round(value * 3_600_000) : fallback;
+  return { absoluteMs: hours(settings.session_lifetime, SESSION_TTL_MS), idleMs: hours(settings.idle_session_lifetime, SESSION_IDLE_MS) };
+}
 
 export const hashSecret = async (secret: string) => toBase64Url(await sha256(secret));
 
@@ -22,6 +37,9 @@ export async function currentSession(c: AppContext): Promise<SessionRecord | nul
   if (!id || !secret) return null;
   const session = await tenantObject(c.env, c.var.tenant.id).sessions().get(id);
   if (!session) return null;
+  // Unused for longer than the tenant's idle lifetime: the session no longer signs anyone in.
+  const { idleMs } = await sessionLifetimes(c);
+  if (now() - Date.parse(session.last_interaction_at) > idleMs) return null;
   return (await timingSafeEqualText(session.secret_hash, await hashSecret(secret))) ? session : null;
 }
 
@@ -36,7 +54,7 @@ export interface PreparedSession {
  * browser gets the secret. `authenticated_at` is fixed here so the code and tokens can carry the same time;
  * `issuer` is the host's issuer, which the session's back-channel logout tokens will carry.
  */
-export async function prepareSession(userId: string, clientId: string, issuer?: string): Promise<PreparedSession> {
+export async function prepareSession(userId: string, clientId: string, issuer?: string, lifetimeMs = SESSION_TTL_MS): Promise<PreparedSession> {
   const id = randomId("ses_");
   const secret = randomToken(32);
   const authenticatedAt = now();
@@ -47,7 +65,7 @@ export async function prepareSession(userId: string, clientId: string, issuer?: 
       user_id: userId,
       client_id: clientId,
       authenticated_at: authenticatedAt,
-      expires_at: authenticatedAt + SESSION_TTL_MS,
+      expires_at: authenticatedAt + lifetimeMs,
       ...(issuer ? { issuer } : {}),
     },
     cookie: `${id}.${secret}`,
@@ -58,7 +76,8 @@ export async function prepareSession(userId: string, clientId: string, issuer?: 
 export function setSessionCookie(c: AppContext, session: PreparedSession): void {
   // SameSite=None: the SPA SDK's silent authentication reads the session from a cross-site iframe
   // (response_mode=web_message); CSRF on the login forms is covered by their own Strict cookie.
-  setSecureCookie(c, SESSION_COOKIE, session.cookie, { maxAgeS: Math.floor(SESSION_TTL_MS / 1000), sameSite: "None" });
+  const lifetimeMs = session.input.expires_at - (session.input.authenticated_at ?? now());
+  setSecureCookie(c, SESSION_COOKIE, session.cookie, { maxAgeS: Math.max(1, Math.floor(lifetimeMs / 1000)), sameSite: "None" });
 }
 
 /** Ends the browser's session (logout): deletes it server-side and clears the cookie. */

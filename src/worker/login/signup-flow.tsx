@@ -1,9 +1,8 @@
-import { DEFAULT_DATABASE_CONNECTION } from "../../shared/schemas/connections";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
-import { databaseConnection, isSignupDisabled, requiresVerifiedEmail } from "./connection";
+import { databaseConnection, defaultDirectory, isSignupDisabled, requiresVerifiedEmail } from "./connection";
 import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import { SignupPage, type SignupPageProps } from "./pages/signup-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
@@ -21,7 +20,7 @@ const SIGNUP_UNAVAILABLE = {
  * also be enabled for it with `is_signup_enabled`, unless an invitation is being accepted (issue 11).
  */
 function signupConnection(t: LoginTransaction) {
-  const connection = databaseConnection(t.config, DEFAULT_DATABASE_CONNECTION, t.client);
+  const connection = databaseConnection(t.config, defaultDirectory(t.config), t.client);
   if (!connection || isSignupDisabled(connection)) return null;
   return organizationConnection(t.organization, connection.name, t.loginSession.request).signup ? connection : null;
 }

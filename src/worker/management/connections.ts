@@ -15,6 +15,7 @@ import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
+import { inheritedItems, refuseInherited, withInherited } from "./inherited";
 import { LIST_QUERY, listResponse } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 
@@ -64,6 +65,8 @@ async function present(c: AppContext, connection: ConnectionRecord) {
     is_domain_connection: fields.is_domain_connection ?? false,
     realms: [connection.name],
     ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+    // Read from the control plane at run time (issue 15 point 2): shown, never writable here.
+    ...((connection as { inherited?: boolean }).inherited ? { inherited: true } : {}),
   };
 }
 
@@ -107,12 +110,15 @@ export const connectionRoutes = [
     summary: "List connections, newest first, optionally of one strategy or name",
     query: LIST_QUERY.extend({ strategy: z.string().optional().describe("only connections of this strategy"), name: z.string().optional().describe("only the connection of this name") }),
     status: 200,
-    handler(c) {
+    async handler(c) {
       const filter = { strategy: c.req.query("strategy"), name: c.req.query("name") };
+      const inherited = (await inheritedItems(c)).connections.filter(
+        (x) => (!filter.strategy || x.strategy === filter.strategy) && (!filter.name || x.name === filter.name),
+      );
       return listResponse(
         c,
         "connections",
-        (window) => targetTenant(c).connections().list(window, filter),
+        withInherited((window) => targetTenant(c).connections().list(window, filter), inherited),
         (connection) => connection.id,
         (connection) => present(c, connection),
       );
@@ -125,7 +131,8 @@ export const connectionRoutes = [
     summary: "Get one connection",
     status: 200,
     async handler(c, { params }) {
-      const connection = await targetTenant(c).connections().get(params.id);
+      const connection =
+        (await targetTenant(c).connections().get(params.id)) ?? (await inheritedItems(c)).connections.find((x) => x.id === params.id);
       if (!connection) throw problem("inexistent_connection");
       return c.json(await present(c, connection));
     },
@@ -140,6 +147,7 @@ export const connectionRoutes = [
     invalidatesConfig: true,
     async handler(c, { params, body }) {
       const id = params.id;
+      refuseInherited((await inheritedItems(c)).connections, id);
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
       const connection = unwrap(await targetTenant(c).connections(auditContext(c)).update(id, patch));
@@ -154,6 +162,7 @@ export const connectionRoutes = [
     status: 204,
     invalidatesConfig: true,
     async handler(c, { params }) {
+      refuseInherited((await inheritedItems(c)).connections, params.id);
       unwrap(await targetTenant(c).connections(auditContext(c)).delete(params.id));
       return c.body(null, 204);
     },

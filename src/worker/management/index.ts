@@ -12,6 +12,7 @@ import { brandingRoutes } from "./branding";
 import { clientGrantRoutes } from "./client-grants";
 import { clientRoutes } from "./clients";
 import { connectionRoutes } from "./connections";
+import { customDomainRoutes } from "./custom-domains";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
 import { guardianRoutes } from "./guardian";
@@ -36,6 +37,7 @@ import { userRoutes } from "./users";
 export const managementRoutes: readonly ManagementRoute[] = [
   ...tenantSettingsRoutes,
   ...tenantRoutes,
+  ...customDomainRoutes,
   ...clientRoutes,
   ...connectionRoutes,
   ...resourceServerRoutes,

@@ -12,6 +12,7 @@ import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
 import { ensureSigningKey } from "./keys";
+import { inheritedItems, refuseInherited, withInherited } from "./inherited";
 import { LIST_QUERY, listResponse } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 import { tenantDefaultSigningAlg } from "./tenant-settings";
@@ -80,11 +81,12 @@ export const resourceServerRoutes = [
     summary: "List APIs, newest first",
     query: LIST_QUERY,
     status: 200,
-    handler(c) {
+    async handler(c) {
+      const inherited = (await inheritedItems(c)).resourceServers;
       return listResponse(
         c,
         "resource_servers",
-        (window) => targetTenant(c).resourceServers().list(window),
+        withInherited((window) => targetTenant(c).resourceServers().list(window), inherited),
         (api) => api.id,
         (api) => present(c, api),
       );
@@ -97,7 +99,8 @@ export const resourceServerRoutes = [
     summary: "Get one API",
     status: 200,
     async handler(c, { params }) {
-      const api = await targetTenant(c).resourceServers().get(params.id);
+      const api =
+        (await targetTenant(c).resourceServers().get(params.id)) ?? (await inheritedItems(c)).resourceServers.find((x) => x.id === params.id);
       if (!api) throw problem("inexistent_resource_server");
       return c.json(await present(c, api));
     },
@@ -111,6 +114,7 @@ export const resourceServerRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
+      refuseInherited((await inheritedItems(c)).resourceServers, params.id);
       const { signing_secret, ...patch } = body;
       if (patch.signing_alg) await prepareAlgorithm(c, patch.signing_alg);
       // Switching to HS256 without a secret given: the object keeps a generated one only if the API has none.
@@ -131,6 +135,7 @@ export const resourceServerRoutes = [
     status: 204,
     invalidatesConfig: true,
     async handler(c, { params }) {
+      refuseInherited((await inheritedItems(c)).resourceServers, params.id);
       unwrap(await targetTenant(c).resourceServers(auditContext(c)).delete(params.id));
       return c.body(null, 204);
     },

@@ -1,9 +1,11 @@
 /**
- * GET and PATCH /api/v2/tenants/settings (the reference platform's tenant settings route), limited to what
- * Gatehouse reads: `default_audience` (client_credentials without an audience) and `default_signing_alg`
- * (a Gatehouse setting, see src/shared/schemas/tenant-settings.ts).
+ * GET and PATCH /api/v2/tenants/settings (the reference platform's tenant settings route). What takes effect:
+ * `default_audience` (/authorize and client_credentials without an audience), `default_directory` (the
+ * login pages' database connection), `session_lifetime` / `idle_session_lifetime` (SSO sessions and the
+ * refresh-token fallback windows), and Gatehouse's `default_signing_alg` (src/shared/schemas/tenant-settings.ts).
+ * The rest (friendly_name, picture_url, support_email ...) is stored and shown as the reference platform does.
  */
-import { DEFAULT_SIGNING_ALG, updateTenantSettingsBody } from "../../shared/schemas/tenant-settings";
+import { DEFAULT_SIGNING_ALG, SANDBOX_VERSIONS, TENANT_SETTINGS_DEFAULTS, updateTenantSettingsBody } from "../../shared/schemas/tenant-settings";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantConfig } from "../tenant/config-cache";
@@ -12,8 +14,16 @@ import { defineRoute } from "./define";
 import { ensureSigningKey } from "./keys";
 import { targetTenant } from "./tenant-scoped";
 
-/** The settings as shown: what is stored, with the effective default signing algorithm. */
-const present = (settings: Record<string, unknown>) => ({ ...settings, default_signing_alg: settings.default_signing_alg ?? DEFAULT_SIGNING_ALG });
+/**
+ * The settings as shown: the reference platform's defaults for what was never set (session lifetimes,
+ * sandbox version, locales, flags), what is stored, and the effective default signing algorithm.
+ */
+const present = (settings: Record<string, unknown>) => ({
+  ...TENANT_SETTINGS_DEFAULTS,
+  sandbox_versions_available: SANDBOX_VERSIONS,
+  ...settings,
+  default_signing_alg: settings.default_signing_alg ?? DEFAULT_SIGNING_ALG,
+});
 
 /** The tenant's default access-token algorithm (for an API created without `signing_alg`). */
 export async function tenantDefaultSigningAlg(c: AppContext): Promise<string> {
@@ -27,7 +37,7 @@ export const tenantSettingsRoutes = [
     method: "get",
     path: "/tenants/settings",
     scope: "read:tenant_settings",
-    summary: "The tenant's settings (default_audience; Gatehouse: default_signing_alg, RS256 unless set)",
+    summary: "The tenant's settings, with the reference platform's defaults for what was never set (Gatehouse: default_signing_alg, RS256 unless set)",
     status: 200,
     async handler(c) {
       return c.json(present(await targetTenant(c).tenantSettings().get()));
@@ -37,7 +47,7 @@ export const tenantSettingsRoutes = [
     method: "patch",
     path: "/tenants/settings",
     scope: "update:tenant_settings",
-    summary: "Update default_audience, default_signing_alg (RS256, PS256, ES256, EdDSA), allow_organization_name_in_authentication_api or default_redirection_uri; null removes a value",
+    summary: "Update the tenant settings (friendly_name, support_email, session_lifetime, idle_session_lifetime, default_audience, default_directory, flags, enabled_locales, error_page ...; Gatehouse: default_signing_alg); null removes a value",
     body: updateTenantSettingsBody,
     status: 200,
     invalidatesConfig: true,

@@ -2,9 +2,12 @@ import { problem, unwrap } from "../../shared/errors";
 import { offsetPage, parseListQuery } from "../../shared/pagination/list-query";
 import { confusableWith, createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
 import type { Tenant } from "../../shared/types";
+import { certificateProvider } from "./custom-domains";
 import type { AppContext } from "../context";
 import { forgetHost } from "../routing/resolve-tenant";
 import { seedChildTenant } from "../tenant/bootstrap";
+import { runAfter, runBefore } from "../tenant/lifecycle";
+import { ensureTenantOrganization, removeTenantOrganization } from "../tenant/tenant-organization";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { auditContext } from "../http/audit";
@@ -21,6 +24,16 @@ async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
   if (!tenant) throw problem("tenant_not_found");
   return tenant;
 }
+
+async function releaseHostnames(c: AppContext, domains: { domain: string; ref: string | null }[]): Promise<void> {
+  const provider = certificateProvider(c.var.settings);
+  for (const { domain, ref } of domains) {
+    forgetHost(domain);
+    if (ref) await provider.remove(ref).catch(() => undefined);
+  }
+}
+
+const actorOf = (c: AppContext) => ({ tenantId: c.var.auth.tenantId, clientId: c.var.auth.clientId });
 
 const forgetTenantHost = (c: AppContext, id: string) => {
   forgetHost(`${id}.${c.var.settings.apexHost}`);
@@ -40,14 +53,20 @@ export const tenantRoutes = [
       if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
         throw problem("tenant_id_reserved");
       }
+      if (c.var.settings.reservedSubdomains.includes(body.id)) throw problem("tenant_id_reserved_subdomain");
       if (body.deployment_type === "wfp") {
         throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
       }
       const registry = platform(c.env);
-      const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create({ ...body, name: body.name ?? body.id }));
+      const hooks = c.var.tenantHooks ?? {};
+      const input = { ...body, name: body.name ?? body.id };
+      await runBefore(hooks.onTenantCreating, { tenant: input, actor: actorOf(c) });
+      const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create(input));
       try {
         await seedChildTenant(c.env, tenant.id);
         await registry.tenants().markSeeded(tenant.id);
+        // Its organization on the control plane (access to the tenant by membership, issue 15 point 3).
+        await ensureTenantOrganization(c.env, c.var.settings, tenant, auditContext(c));
       } catch (error) {
         // Nothing lost and nothing half-made: without its keys the tenant must not exist.
         await registry.tenants(auditContext(c), c.var.auth.tenantId).delete(tenant.id);
@@ -55,6 +74,7 @@ export const tenantRoutes = [
         throw error;
       }
       forgetTenantHost(c, tenant.id);
+      await runAfter(hooks.onTenantCreated, { tenant, actor: actorOf(c) });
       return c.json(tenant, 201);
     },
   }),
@@ -96,8 +116,12 @@ export const tenantRoutes = [
     async handler(c, { params, body }) {
       const id = params.id;
       assertCanManage(c, id);
+      const hooks = c.var.tenantHooks ?? {};
+      const before = await loadTenant(c, id);
+      await runBefore(hooks.onTenantUpdating, { tenant: before, patch: body, actor: actorOf(c) });
       const tenant = unwrap(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).update(id, body));
       invalidateTenantConfig(id);
+      await runAfter(hooks.onTenantUpdated, { tenant, before, actor: actorOf(c) });
       return c.json(tenant);
     },
   }),
@@ -111,10 +135,21 @@ export const tenantRoutes = [
       const id = params.id;
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      const hooks = c.var.tenantHooks ?? {};
+      const doomed = await loadTenant(c, id);
+      await runBefore(hooks.onTenantDeleting, { tenant: doomed, actor: actorOf(c) });
+      const registry = platform(c.env);
+      const domains = await Promise.all(
+        (await registry.domains().list(id)).map(async (d) => ({ domain: d.domain, ref: await registry.domains().providerRef(d.custom_domain_id) })),
+      );
       if (!(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).delete(id))) throw problem("tenant_not_found");
+      // The certificate provider forgets the tenant's hostnames (best effort: the rows are gone already).
+      await releaseHostnames(c, domains);
       await tenantObject(c.env, id).destroy();
+      await removeTenantOrganization(c.env, c.var.settings, id, auditContext(c));
       invalidateTenantConfig(id);
       forgetTenantHost(c, id);
+      await runAfter(hooks.onTenantDeleted, { tenant: doomed, actor: actorOf(c) });
       return c.body(null, 204);
     },
   }),

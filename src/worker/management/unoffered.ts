@@ -20,7 +20,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
   { feature: "email-templates", paths: ["/email-templates", "/email-templates/*"] },
   { feature: "emails", paths: ["/emails/provider"] },
-  { feature: "custom-domains", paths: ["/custom-domains", "/custom-domains/*"] },
   { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
   {
     feature: "attack-protection",

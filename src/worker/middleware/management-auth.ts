@@ -3,7 +3,8 @@ import { decodeJwt, jwtVerify } from "jose";
 import { problem } from "../../shared/errors";
 import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { AppEnv } from "../context";
-import { explicitTenant } from "../routing/resolve-tenant";
+import { explicitTenant, issuerFor, resolveHost, type TenantDirectory } from "../routing/resolve-tenant";
+import type { Settings } from "../settings";
 import { parseBearer } from "../http/bearer";
 import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
@@ -30,8 +31,9 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     const settings = c.var.settings;
 
     let tenantId: unknown;
+    let claimedIssuer: unknown;
     try {
-      tenantId = decodeJwt(token).tenant_id;
+      ({ tenant_id: tenantId, iss: claimedIssuer } = decodeJwt(token));
     } catch {
       throw problem("invalid_token");
     }
@@ -42,6 +44,9 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     const { keys, algorithms } = await jwksVerifier(c.env, settings, tenantId);
     const issuers = [settings.issuer, `${settings.issuerProtocol}//${tenantId}.${settings.apexHost}/`];
     const audiences = [MANAGEMENT_AUDIENCE];
+    // A token the tenant issued on one of its ready custom domains (iss `https://<domain>/`, SPEC §5.6).
+    const domainIssuer = await customDomainIssuer(claimedIssuer, tenantId, settings, directory(c.env, settings));
+    if (domainIssuer) issuers.push(domainIssuer);
     if (options.additionalIssuers) issuers.push(...(await options.additionalIssuers(tenantId)));
     if (options.additionalManagementAudiences) audiences.push(...(await options.additionalManagementAudiences(tenantId)));
 
@@ -80,6 +85,25 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     c.set("tenant", target);
     await next();
   };
+}
+
+/** The token's issuer when it is the one the tenant has on a ready custom domain of its own, else null. */
+async function customDomainIssuer(
+  iss: unknown,
+  tenantId: string,
+  settings: Settings,
+  registry: TenantDirectory,
+): Promise<string | null> {
+  if (typeof iss !== "string") return null;
+  let host: string;
+  try {
+    host = new URL(iss).host.toLowerCase();
+  } catch {
+    return null;
+  }
+  const match = await resolveHost(host, settings, registry);
+  if (match?.via !== "custom_domain" || match.tenantId !== tenantId) return null;
+  return issuerFor("custom_domain", host, settings, match.customDomain) === iss ? iss : null;
 }
 
 /**

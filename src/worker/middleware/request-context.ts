@@ -1,13 +1,13 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
 import { resolveTenant } from "../routing/resolve-tenant";
-import { settingsOf } from "../settings";
+import { settingsOf, withRouting } from "../settings";
 import { ensureControlPlane } from "../tenant/bootstrap";
 import { directory } from "../tenant/stubs";
 
 /** Every request: settings, and the control plane seeded (once per isolate; a missing key fails here). */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const settings = settingsOf(c.env);
+  const settings = withRouting(settingsOf(c.env), c.get("routing"));
   c.set("settings", settings);
   await ensureControlPlane(c.env, settings);
   await next();

@@ -72,9 +72,17 @@ export function subdomainTenant(host: string, settings: Settings): string | null
   return /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label) ? label : null;
 }
 
-/** Issuer for a tenant reached on a host (ARCHITECTURE.md §5, SPEC §5.6). */
+/**
+ * Issuer for a tenant reached on a host (ARCHITECTURE.md §5, SPEC §5.6). On a custom domain it is
+ * `https://<domain>/`; only a development host that carries a port (wrangler dev on :8787, reached through a
+ * resolver mapping) keeps that port and the issuer's scheme, so discovery, tokens and the URL a client
+ * actually used agree.
+ */
 export function issuerFor(via: TenantContext["via"], host: string, settings: Settings, customDomain: string | null) {
-  if (via === "custom_domain" && customDomain) return `https://${customDomain}/`;
+  if (via === "custom_domain" && customDomain) {
+    const [, port] = splitHost(host);
+    return port ? `${settings.issuerProtocol}//${customDomain}:${port}/` : `https://${customDomain}/`;
+  }
   if (via === "subdomain") return `${settings.issuerProtocol}//${host}/`;
   return settings.issuer;
 }
@@ -109,7 +117,9 @@ export async function explicitTenant(
     if (!(await directory.hasTenant(header))) throw problem("tenant_not_found");
     return { id: header, issuer: issuerFor("header", host, settings, null), via: "header", customDomain: null };
   }
-  const byHost = isApexHost(host, settings) ? null : await resolveHost(host, settings, directory, now);
+  const byHost = await resolveHost(host, settings, directory, now);
+  // An unknown tenant subdomain is 404 `Tenant not found` (SPEC §7), never another tenant.
+  if (!byHost && !isApexHost(host, settings) && host.endsWith(`.${settings.apexHost}`)) throw problem("tenant_not_found");
   if (byHost) {
     return {
       id: byHost.tenantId,
@@ -126,28 +136,44 @@ export async function explicitTenant(
   return null;
 }
 
-async function resolveHost(
-  host: string,
+/** How a host resolved to a tenant (the dispatcher and the identity app share it). */
+export type HostMatch = Cached;
+
+/**
+ * The one host -> tenant resolution (SPEC §5.5 steps 3-4; the dispatcher reuses it): a tenant subdomain of
+ * the issuer apex, else a `ready` custom domain by exact lowercased host name (a port is ignored: domains are
+ * names). Hosts under the apex are never probed as custom domains; the apex itself resolves to nothing here.
+ * Answers, misses included, are cached per isolate (misses for `hostCacheNegativeTtlMs`). Null: no tenant.
+ */
+export async function resolveHost(
+  rawHost: string,
   settings: Settings,
   directory: TenantDirectory,
-  now: number,
-): Promise<Cached | null> {
+  now = currentTime(),
+): Promise<HostMatch | null> {
+  const host = rawHost.trim().toLowerCase();
+  if (!host || isApexHost(host, settings)) return null;
   const cache = cacheFor(settings);
   const cached = cache.get(host, now);
-  if (cached !== undefined) {
-    if (cached === null && subdomainTenant(host, settings)) throw problem("tenant_not_found");
-    return cached;
-  }
-  const sub = subdomainTenant(host, settings);
-  if (sub !== null || host.endsWith(`.${settings.apexHost}`)) {
-    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains.
+  if (cached !== undefined) return cached;
+  const label = subdomainTenant(host, settings);
+  if (label !== null || host.endsWith(`.${settings.apexHost}`)) {
+    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains. Reserved
+    // labels are nobody's; a host's resolveSubdomain may map a label to another tenant id.
+    const reserved = label !== null && settings.reservedSubdomains?.includes(label);
+    const sub = label === null || reserved ? null : settings.resolveSubdomain ? await settings.resolveSubdomain(label) : label;
     const found = sub !== null && (await directory.hasTenant(sub));
     const value: Cached | null = found && sub ? { tenantId: sub, customDomain: null, via: "subdomain" } : null;
     cache.set(host, value, now);
-    if (!value) throw problem("tenant_not_found");
     return value;
   }
-  const domain = await directory.resolveCustomDomain(host);
+  const [name] = splitHost(host);
+  const apexName = splitHost(settings.apexHost)[0];
+  if (name === apexName || name.endsWith(`.${apexName}`)) {
+    cache.set(host, null, now);
+    return null;
+  }
+  const domain = await directory.resolveCustomDomain(name);
   const value: Cached | null = domain ? { ...domain, via: "custom_domain" } : null;
   cache.set(host, value, now);
   return value;

@@ -2,6 +2,7 @@ import { now as currentTime } from "../../shared/clock";
 import type { TenantConfig } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { Settings } from "../settings";
+import { mergeInherited, parentOf } from "./inheritance";
 
 /**
  * Per-isolate cache of tenant configuration snapshots (ARCHITECTURE.md §4). A snapshot is served without a
@@ -40,9 +41,23 @@ async function load(tenantId: string, source: ConfigSource, settings: Settings, 
  * workerd forbids one request from awaiting I/O started by another ("Cannot perform I/O on behalf of a
  * different request"), which showed up as rare 500s under load. Concurrent cold misses each read once.
  */
-function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
-  return load(tenantId, source, settings, currentTime());
+async function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
+  const now = currentTime();
+  const own = await load(tenantId, source, settings, now);
+  const parentId = settings.configSource ? await parentOf(settings, tenantId) : null;
+  if (!parentId || !settings.configSource) return own;
+  // Inheritance (issue 15 point 2): the child's snapshot merged with its parent's, rebuilt when either changes.
+  const parent = await load(parentId, settings.configSource(parentId), settings, now);
+  const key = `${tenantId}<${parentId}`;
+  const current = merged.get(key);
+  if (current && current.own === own.config && current.parent === parent.config) return current.entry;
+  const entry: Entry = { config: mergeInherited(own.config, parent.config), checkedAt: now, memo: new Map() };
+  merged.set(key, { own: own.config, parent: parent.config, entry });
+  return entry;
 }
+
+/** Merged snapshots of inheriting tenants, keyed `child<parent`. */
+const merged = new Map<string, { own: TenantConfig; parent: TenantConfig; entry: Entry }>();
 
 /** The tenant's configuration snapshot. */
 export async function tenantConfig(tenantId: string, source: ConfigSource, settings: Settings): Promise<TenantConfig> {
@@ -73,8 +88,13 @@ export async function memoized<T>(
 
 /** Drops a tenant's snapshot (after a configuration write through this isolate, or tenant deletion). */
 export function invalidateTenantConfig(tenantId?: string): void {
-  if (tenantId === undefined) entries.clear();
-  else entries.delete(tenantId);
+  if (tenantId === undefined) {
+    entries.clear();
+    merged.clear();
+    return;
+  }
+  entries.delete(tenantId);
+  for (const key of merged.keys()) if (key.startsWith(`${tenantId}<`) || key.endsWith(`<${tenantId}`)) merged.delete(key);
 }
 
 /** A client of the snapshot by id (undefined when unknown): the one lookup every route uses. */

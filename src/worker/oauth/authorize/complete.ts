@@ -8,7 +8,7 @@ import { auditContext } from "../../http/audit";
 import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";
 import { mfaGate } from "../../login/mfa/gate";
 import { choosesOrganizationAfterLogin, organizationGate } from "../../login/organization";
-import { hashSecret, prepareSession, setSessionCookie } from "../../login/session";
+import { hashSecret, prepareSession, sessionLifetimes, setSessionCookie } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
@@ -236,7 +236,7 @@ async function completeInteractive(
 ): Promise<Response | null> {
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
-  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer);
+  const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
   const grant = {
@@ -272,7 +272,7 @@ export async function finishTicketLogin(
   client: ClientRecord,
   ticket: string,
 ): Promise<Response | null> {
-  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const { user_id: _pending, ...input } = session.input;
   // The actor is known only once the ticket is redeemed: the client acts, the event names the user.
   const user = await tenantObject(c.env, c.var.tenant.id)

@@ -102,7 +102,9 @@ export function parseAuthorizeRequest(
     fail("invalid_request", "Public clients must use PKCE with code_challenge_method=S256");
   }
 
-  const audience = get("audience");
+  // The tenant's `default_audience` applies when the request names none (reference platform).
+  const defaultAudience = (config.settings as { default_audience?: unknown }).default_audience;
+  const audience = get("audience") ?? (typeof defaultAudience === "string" && defaultAudience ? defaultAudience : undefined);
   if (audience && !config.resourceServers.some((r) => r.identifier === audience)) fail("access_denied", `Service not found: ${audience}`);
   // Resolved (and checked against the client's organization_usage) by src/worker/login/organization.ts.
   const organization = get("organization");

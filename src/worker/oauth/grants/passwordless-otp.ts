@@ -6,7 +6,7 @@ import type { UserRecord } from "../../../shared/schemas/users";
 import { auditContext } from "../../http/audit";
 import { isSignupDisabled } from "../../login/connection";
 import { redeemCode } from "../../login/mfa/one-time-codes";
-import { prepareSession } from "../../login/session";
+import { prepareSession, sessionLifetimes } from "../../login/session";
 import { tenantObject, userObject } from "../../tenant/stubs";
 import { passwordlessConnection, passwordlessIdentifier, passwordlessSubject, smsUserId } from "../passwordless";
 import { randomId } from "../../../shared/crypto/random";
@@ -44,7 +44,7 @@ export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientReco
   await throttle.settle(true);
 
   const authParams = (stored.auth_params ?? {}) as Record<string, string>;
-  const session = await prepareSession("", client.client_id, c.var.tenant.issuer);
+  const session = await prepareSession("", client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const { user_id: _pending, ...sessionInput } = session.input;
   const amr = [realm === "email" ? "otp" : "sms"];
   const outcome = await stub.passwordless(audit).login(

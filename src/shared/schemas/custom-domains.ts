@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+const IP_HEADERS = ["true-client-ip", "cf-connecting-ip", "x-forwarded-for", "x-azure-clientip", ""] as const;
+
+/** The reference platform's `domain_metadata`: at most 10 string values of at most 255 characters. */
+const atMostTen = (m: Record<string, unknown>) => Object.keys(m).length <= 10;
+const domainMetadata = z.record(z.string().min(1).max(255), z.string().max(255)).refine(atMostTen, "domain_metadata allows at most 10 properties");
+/** On PATCH a null value removes a key. */
+const domainMetadataPatch = z
+  .record(z.string().min(1).max(255), z.string().max(255).nullable())
+  .refine(atMostTen, "domain_metadata allows at most 10 properties");
+
+const common = {
+  tls_policy: z.enum(["recommended"], { message: 'tls_policy must be "recommended"' }),
+  custom_client_ip_header: z.enum(IP_HEADERS, { message: `custom_client_ip_header must be one of ${IP_HEADERS.filter(Boolean).join(", ")}` }).nullable(),
+  relying_party_identifier: z.string().trim().min(1).max(253),
+};
+
+/**
+ * POST /api/v2/custom-domains (the reference platform's CreateCustomDomainRequestContent; SPEC §4.2 adds
+ * `tenant_id`, which only a control-plane token may set to another tenant). Unknown properties are refused;
+ * the hostname rules are checked by the route (they depend on the issuer's apex).
+ */
+export const createCustomDomainBody = z.strictObject({
+  domain: z.string().max(253, "domain must be at most 253 characters"),
+  type: z.enum(["auth0_managed_certs", "self_managed_certs"], { message: 'type must be "auth0_managed_certs" or "self_managed_certs"' }),
+  tenant_id: z.string().min(1).max(64).optional(),
+  verification_method: z.enum(["txt"], { message: 'verification_method must be "txt"' }).optional(),
+  tls_policy: common.tls_policy.optional(),
+  custom_client_ip_header: common.custom_client_ip_header.optional(),
+  domain_metadata: domainMetadata.optional(),
+  relying_party_identifier: common.relying_party_identifier.optional(),
+});
+
+export type CreateCustomDomainBody = z.infer<typeof createCustomDomainBody>;
+
+/** PATCH /api/v2/custom-domains/{id}: the reference platform's updatable attributes. */
+export const updateCustomDomainBody = z
+  .strictObject({
+    tls_policy: common.tls_policy,
+    custom_client_ip_header: common.custom_client_ip_header,
+    domain_metadata: domainMetadataPatch,
+    relying_party_identifier: common.relying_party_identifier.nullable(),
+  })
+  .partial();

@@ -1,0 +1,3 @@
+import { now } from "../../shared/clock";
+
+export const nowIso = () => new Date(now()).toISOString();
