@@ -48,6 +48,17 @@ export function schemaVersions() {
   return out;
 }
 
+/** compatibility_date and flags from wrangler.toml (the copy runs with the same). */
+function compatibility() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1];
+  return {
+    compatibility_date: date ?? "2026-08-01",
+    compatibility_flags: flags ? [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]) : [],
+  };
+}
+
 async function main() {
   const version = arg("version") ?? defaultVersion();
   const configuration = arg("configuration") ?? "default";
@@ -77,11 +88,16 @@ async function main() {
     bundle_configuration: configuration,
     schema: schemaVersions(),
     main_module: "index.js",
+    ...compatibility(),
     files,
     sha256: hash.digest("hex"),
     built_at: new Date().toISOString(),
   };
   await writeFile(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  // The configuration's current release: what a new tenant or an upgrade without worker_version gets.
+  if (!process.argv.includes("--no-current")) {
+    await writeFile(join(RELEASE_STORE, configuration, "current.json"), `${JSON.stringify({ worker_version: version }, null, 2)}\n`);
+  }
   console.log(`Release ${configuration}/${version} in ${dir}\n${JSON.stringify(manifest.schema)} sha256 ${manifest.sha256.slice(0, 12)}`);
 }
 

@@ -19,4 +19,22 @@ interface __BaseEnv_Env {
   EMAIL_API_BASE?: string;
   /** Base URL of the Twilio-compatible SMS API. @default https://api.twilio.com */
   TWILIO_API_BASE?: string;
+  /** Per-tenant deployments (issue 16, README "Per-tenant deployments"). */
+  DEPLOYMENT_WORKFLOW?: Workflow<{ operation_id: string }>;
+  /** Local namespace supervisor (Cloudflare-API-shaped); production leaves it unset and sets the three below. */
+  NAMESPACE_API_URL?: string;
+  CLOUDFLARE_API_TOKEN?: string;
+  CLOUDFLARE_ACCOUNT_ID?: string;
+  DISPATCH_NAMESPACE?: string;
+  /** Where `npm run release` output is served (default `{NAMESPACE_API_URL}/releases`). */
+  RELEASE_STORE_URL?: string;
+  /** Step retries of the deployment workflow. @default 3, 2000 */
+  DEPLOY_STEP_RETRIES?: string;
+  DEPLOY_STEP_RETRY_DELAY_MS?: string;
+  /** Set in a tenant's copy only: the release it runs and its deployment token (upload-secrets). */
+  WORKER_VERSION?: string;
+  BUNDLE_CONFIGURATION?: string;
+  DEPLOY_TOKEN?: string;
+  /** Dispatch-namespace script name template. @default "tenant-{tenant_id}-auth" */
+  SCRIPT_NAME_TEMPLATE?: string;
 }

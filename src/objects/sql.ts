@@ -97,6 +97,15 @@ export function applyMigrations(storage: DurableObjectStorage, migrations: reado
   }
 }
 
+/** The last migration applied to this object (`0012_mfa`), or null before the first (issue 16: schema pins). */
+export function schemaVersion(storage: DurableObjectStorage): string | null {
+  try {
+    return new Sql(storage.sql).first<{ name: string }>`SELECT name FROM _migrations ORDER BY id DESC LIMIT 1`?.name ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Parses a JSON column, tolerating NULL. */
 export function json<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === "") return fallback;

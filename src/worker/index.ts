@@ -4,11 +4,19 @@ import { pokeOutboxes } from "./cron";
 export { PlatformObject } from "../objects/platform/platform-object";
 export { TenantObject } from "../objects/tenant/tenant-object";
 export { UserObject } from "../objects/user/user-object";
+export { TenantDeploymentWorkflow } from "./deploy/workflow";
 
 const app = createApp();
 
 export default {
-  fetch: app.fetch,
+  async fetch(request, env, ctx) {
+    const response = await app.fetch(request, env, ctx);
+    // A tenant's copy names the release it runs (issue 16): operators and the e2e test read it per response.
+    if (!env.WORKER_VERSION) return response;
+    const tagged = new Response(response.body, response);
+    tagged.headers.set("x-gatehouse-release", `${env.BUNDLE_CONFIGURATION ?? "default"}/${env.WORKER_VERSION}`);
+    return tagged;
+  },
   // Cron safety net only: every tenant object relays from its own alarm (README "Outbox and relay").
   scheduled(_controller, env, ctx) {
     ctx.waitUntil(pokeOutboxes(env));

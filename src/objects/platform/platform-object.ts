@@ -1,13 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import type { AuditContext, HostResolution } from "../../shared/types";
-import { applyMigrations, Sql } from "../sql";
+import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { SYSTEM_CONTEXT } from "../tenant/audit";
 import { outboxOptionsFrom, Publisher } from "../tenant/publisher";
 import { Domains, resolveCustomDomain } from "./domains";
 import { platformMigrations } from "./migrations";
 import { tenantLogsDestination } from "./outbox";
 import type { PlatformCore } from "./rpc";
+import { Operations } from "./operations";
 import { countTenants, getTenant, Tenants } from "./tenants";
 
 /**
@@ -44,6 +45,11 @@ export class PlatformObject extends DurableObject<Env> {
     return this.outbox.schedule();
   }
 
+  /** The object's schema: its last applied migration (issue 16: a deployment's apply-migrations and verify steps). */
+  schemaVersion(): string | null {
+    return schemaVersion(this.ctx.storage);
+  }
+
   /** Host resolution for the front worker's cache: custom domain by exact lowercased host. */
   resolveCustomDomain(host: string): HostResolution | null {
     return resolveCustomDomain(this.core.sql, host);
@@ -64,6 +70,11 @@ export class PlatformObject extends DurableObject<Env> {
    */
   tenants(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Tenants {
     return new Tenants(this.core, audit, logTenantId);
+  }
+
+  /** The operations journal (issue 16); opening an operation records `tenant_operation.created`. */
+  operations(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Operations {
+    return new Operations(this.core, audit, logTenantId);
   }
 
   domains(): Domains {

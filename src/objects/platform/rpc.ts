@@ -2,7 +2,8 @@ import { RpcTarget } from "cloudflare:workers";
 import type { AuditContext } from "../../shared/types";
 import type { Sql } from "../sql";
 import { SYSTEM_CONTEXT } from "../tenant/audit";
-import type { WriteTx } from "../tenant/events";
+import type { Result } from "../../shared/errors";
+import { audited, type ManagementWrite, type WriteTx } from "../tenant/events";
 
 /** What the registry's facades share with the object. */
 export interface PlatformCore {
@@ -38,4 +39,21 @@ export abstract class PlatformRpc extends RpcTarget {
   protected commitTx<T>(fn: (tx: WriteTx) => T): T {
     return this.core.commit(fn);
   }
+
+  /**
+   * A registry write with its audit event (`tenant.*`, `tenant_operation.*`, `proxy_route.*`), logged in the acting tenant's logs (an internal
+   * destination: the network lane, since it is RPC to another object). Without a log tenant, no event.
+   */
+  protected tenantWrite<T>(fn: (tx: WriteTx) => Result<T>, write: ManagementWrite<T>): Result<T> {
+    const { audit, logTenantId } = this;
+    return this.commitTx((tx) => {
+      if (!logTenantId) return fn(tx);
+      const routed: WriteTx = {
+        ...tx,
+        emit: (event) => tx.emit({ ...event, lane: "network", payload: { ...event.payload, log_tenant_id: logTenantId } as typeof event.payload }),
+      };
+      return audited(routed, audit, fn(tx), write);
+    });
+  }
+
 }

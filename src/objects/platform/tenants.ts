@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
-import { audited, type ManagementWrite, type WriteTx } from "../tenant/events";
+import type { WriteTx } from "../tenant/events";
 import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */
@@ -42,12 +42,15 @@ export function createTenant(sql: Sql, input: TenantInput, now: number): Result<
   if (sql.first`SELECT 1 FROM tenants WHERE id = ${input.id}`) {
     return fail("tenant_exists", { id: input.id });
   }
+  // A wfp tenant starts `pending` (its copy is provisioned asynchronously, SPEC §3.1); shared is always `ready`.
+  const state = input.deployment_type === "wfp" ? "pending" : "ready";
   sql.run`INSERT INTO tenants (id, name, friendly_name, audience, sender_name, sender_email, deployment_type,
-      storage_kind, bundle_configuration, worker_version, provisioning_state_changed_at, created_at, updated_at)
+      storage_kind, bundle_configuration, worker_version, worker_script_name, provisioning_state,
+      provisioning_state_changed_at, created_at, updated_at)
     VALUES (${input.id}, ${input.name}, ${input.friendly_name ?? null}, ${input.audience ?? null},
       ${input.sender_name ?? null}, ${input.sender_email ?? null}, ${input.deployment_type ?? "shared"},
       ${input.storage_kind ?? "own_d1"}, ${input.bundle_configuration ?? "default"},
-      ${input.worker_version ?? "current"}, ${now}, ${now}, ${now})`;
+      ${input.worker_version ?? "current"}, ${input.worker_script_name ?? null}, ${state}, ${now}, ${now}, ${now})`;
   return ok(getTenant(sql, input.id) as Tenant);
 }
 
@@ -137,22 +140,6 @@ export class Tenants extends PlatformRpc {
     const before = this.read((sql) => getTenant(sql, id));
     const result = this.tenantWrite((tx) => (deleteTenant(tx.sql, id) ? ok(true as const) : fail("tenant_not_found")), { entity: "tenant", action: "deleted", id, before });
     return result.ok;
-  }
-
-  /**
-   * A tenant write with its `tenant.*` audit event, logged in the acting tenant's logs (an internal
-   * destination: the network lane, since it is RPC to another object). Without a log tenant, no event.
-   */
-  private tenantWrite<T>(fn: (tx: WriteTx) => Result<T>, write: ManagementWrite<T>): Result<T> {
-    const { audit, logTenantId } = this;
-    return this.commitTx((tx) => {
-      if (!logTenantId) return fn(tx);
-      const routed: WriteTx = {
-        ...tx,
-        emit: (event) => tx.emit({ ...event, lane: "network", payload: { ...event.payload, log_tenant_id: logTenantId } as typeof event.payload }),
-      };
-      return audited(routed, audit, fn(tx), write);
-    });
   }
 
   /** Newest first, in the same windows as every other management list (SPEC §4.3). */

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, UserRecord } from "../../shared/types";
-import { applyMigrations, Sql } from "../sql";
+import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
@@ -98,6 +98,11 @@ export class TenantObject extends DurableObject<Env> {
   /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
   getUser(userId: string): UserRecord | null {
     return getUser(this.core.sql, userId);
+  }
+
+  /** The object's schema: its last applied migration (issue 16: a deployment's apply-migrations and verify steps). */
+  schemaVersion(): string | null {
+    return schemaVersion(this.ctx.storage);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */

@@ -26,6 +26,7 @@ import { roleAssignmentRoutes } from "./role-assignments";
 import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
 import { tenantSettingsRoutes } from "./tenant-settings";
+import { operationRoutes } from "./operations";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
 import { userRoleRoutes } from "./user-roles";
@@ -35,6 +36,7 @@ import { userRoutes } from "./users";
 export const managementRoutes: readonly ManagementRoute[] = [
   ...tenantSettingsRoutes,
   ...tenantRoutes,
+  ...operationRoutes,
   ...clientRoutes,
   ...connectionRoutes,
   ...resourceServerRoutes,

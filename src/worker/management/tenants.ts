@@ -8,6 +8,8 @@ import { seedChildTenant } from "../tenant/bootstrap";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { auditContext } from "../http/audit";
+import { deploymentConfigured, onDeprovision, onProvision, resolveRelease } from "../deploy/lifecycle";
+import { scriptNameFor } from "../../shared/script-name";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";
 
@@ -40,10 +42,25 @@ export const tenantRoutes = [
       if (confusableWith(body.id, c.var.settings.controlPlaneTenantId)) {
         throw problem("tenant_id_reserved");
       }
-      if (body.deployment_type === "wfp") {
-        throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
-      }
       const registry = platform(c.env);
+      if (body.deployment_type === "wfp") {
+        // Per-tenant copy (issue 16): the row starts `pending` and the response returns while the
+        // provisioning workflow runs; clients poll GET /tenants/{id} or the operation.
+        if (!deploymentConfigured(c.env)) {
+          throw problem("not_implemented", { detail: 'deployment_type "wfp" needs a dispatch namespace (NAMESPACE_API_URL or CLOUDFLARE_API_TOKEN) and a release store' });
+        }
+        const configuration = body.bundle_configuration ?? "default";
+        const worker_version = await resolveRelease(c.env, configuration, body.worker_version);
+        const worker_script_name = scriptNameFor(c.env.SCRIPT_NAME_TEMPLATE, { tenant_id: body.id });
+        const tenant = unwrap(
+          await registry
+            .tenants(auditContext(c), c.var.auth.tenantId)
+            .create({ ...body, name: body.name ?? body.id, bundle_configuration: configuration, worker_version, worker_script_name }),
+        );
+        await onProvision(c.env, tenant, { audit: auditContext(c), logTenantId: c.var.auth.tenantId, requestedBy: c.var.auth.subject || null });
+        forgetTenantHost(c, tenant.id);
+        return c.json((await registry.tenants().get(tenant.id)) ?? tenant, 201);
+      }
       const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create({ ...body, name: body.name ?? body.id }));
       try {
         await seedChildTenant(c.env, tenant.id);
@@ -96,6 +113,11 @@ export const tenantRoutes = [
     async handler(c, { params, body }) {
       const id = params.id;
       assertCanManage(c, id);
+      const current = await loadTenant(c, id);
+      if (current.deployment_type === "wfp" && ("worker_version" in body || "bundle_configuration" in body || "storage_kind" in body)) {
+        // A copy's pin moves only through a journaled upgrade that verified the new release (issue 16).
+        throw problem("tenant_not_wfp", { tenant_id: id, detail: "no: its release pin moves only through POST /tenants/{id}/operations (kind upgrade)" });
+      }
       const tenant = unwrap(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).update(id, body));
       invalidateTenantConfig(id);
       return c.json(tenant);
@@ -111,6 +133,10 @@ export const tenantRoutes = [
       const id = params.id;
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       if (id === c.var.settings.controlPlaneTenantId) throw problem("control_plane_undeletable");
+      const existing = await platform(c.env).tenants().get(id);
+      if (!existing) throw problem("tenant_not_found");
+      // onDeprovision: the tenant's script leaves the namespace before its row does.
+      await onDeprovision(c.env, existing);
       if (!(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).delete(id))) throw problem("tenant_not_found");
       await tenantObject(c.env, id).destroy();
       invalidateTenantConfig(id);
