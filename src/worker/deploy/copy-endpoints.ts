@@ -15,6 +15,8 @@ import { settingsOf } from "../settings";
  */
 export function copyDeployRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Liveness for the namespace supervisor: answers before any bootstrap, reveals nothing.
+  app.get("/ready", (c) => c.text("ok"));
   app.use("*", async (c, next) => {
     const expected = (c.env as unknown as Record<string, string | undefined>).DEPLOY_TOKEN;
     if (!expected) return c.json({ error: "not_found" }, 404);
