@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { now } from "../../shared/clock";
-import type { AuditContext, HostResolution } from "../../shared/types";
+import type { AuditContext, HostEntry, HostResolution } from "../../shared/types";
 import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { SYSTEM_CONTEXT } from "../tenant/audit";
 import { outboxOptionsFrom, Publisher } from "../tenant/publisher";
@@ -9,6 +9,7 @@ import { platformMigrations } from "./migrations";
 import { tenantLogsDestination } from "./outbox";
 import type { PlatformCore } from "./rpc";
 import { Operations } from "./operations";
+import { hostEntry, ProxyRoutes } from "./proxy-routes";
 import { countTenants, getTenant, Tenants } from "./tenants";
 
 /**
@@ -53,6 +54,25 @@ export class PlatformObject extends DurableObject<Env> {
   /** Host resolution for the front worker's cache: custom domain by exact lowercased host. */
   resolveCustomDomain(host: string): HostResolution | null {
     return resolveCustomDomain(this.core.sql, host);
+  }
+
+  /**
+   * The dispatcher's host lookup (issue 16, HostDirectory): the tenant's routing facts and its proxy routes
+   * for this host. The caller has already mapped the host to a tenant (subdomain) or to a custom domain.
+   */
+  hostEntry(host: string, tenantId: string, customDomain: { id: string; domain: string } | null = null): HostEntry | null {
+    return hostEntry(this.core.sql, host, tenantId, customDomain);
+  }
+
+  /** Custom domain by exact host, with its id (the dispatcher's seam until issue 15's resolution lands). */
+  customDomainByHost(host: string): { id: string; domain: string; tenant_id: string } | null {
+    return this.core.sql.first<{ id: string; domain: string; tenant_id: string }>`
+      SELECT id, domain, tenant_id FROM custom_domains WHERE domain = ${host}` ?? null;
+  }
+
+  /** Proxy routes (SPEC §2.3); writes record `proxy_route.*` audit events in the acting tenant's logs. */
+  proxyRoutes(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): ProxyRoutes {
+    return new ProxyRoutes(this.core, audit, logTenantId);
   }
 
   /** Whether a tenant id exists (subdomain resolution). */
