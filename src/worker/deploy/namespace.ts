@@ -207,8 +207,16 @@ export class CloudflareNamespace implements TenantNamespace {
   }
 }
 
+let override: ((env: Env) => TenantNamespace | null) | null = null;
+
+/** Test seam: the integration suite points the namespace at an in-process fake of the Cloudflare API. */
+export function setNamespaceForTests(factory: ((env: Env) => TenantNamespace | null) | null): void {
+  override = factory;
+}
+
 /** The namespace configured for this deployment, or null when per-tenant deployment is not set up. */
 export function namespaceFrom(env: Env, fetcher?: typeof fetch): TenantNamespace | null {
+  if (override) return override(env);
   const e = env as unknown as Record<string, unknown>;
   const apiBase = (e.NAMESPACE_API_URL as string | undefined) || (e.CLOUDFLARE_API_TOKEN ? "https://api.cloudflare.com/client/v4" : undefined);
   if (!apiBase) return null;

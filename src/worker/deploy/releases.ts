@@ -56,8 +56,16 @@ export class ReleaseStore {
   }
 }
 
+let override: ReleaseStore | null = null;
+
+/** Test seam: the integration suite serves releases from memory. */
+export function setReleaseStoreForTests(store: ReleaseStore | null): void {
+  override = store;
+}
+
 /** The store configured for this deployment (RELEASE_STORE_URL, else `{NAMESPACE_API_URL}/releases`). */
 export function releaseStoreFrom(env: Env, fetcher?: typeof fetch): ReleaseStore | null {
+  if (override) return override;
   const e = env as unknown as Record<string, string | undefined>;
   const base = e.RELEASE_STORE_URL || (e.NAMESPACE_API_URL ? `${e.NAMESPACE_API_URL.replace(/\/$/, "")}/releases` : undefined);
   return base ? new ReleaseStore(base, fetcher) : null;

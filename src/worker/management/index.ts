@@ -27,6 +27,7 @@ import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
 import { tenantSettingsRoutes } from "./tenant-settings";
 import { operationRoutes } from "./operations";
+import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
 import { userRoleRoutes } from "./user-roles";
@@ -37,6 +38,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...tenantSettingsRoutes,
   ...tenantRoutes,
   ...operationRoutes,
+  ...proxyRouteRoutes,
   ...clientRoutes,
   ...connectionRoutes,
   ...resourceServerRoutes,
