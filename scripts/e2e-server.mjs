@@ -108,6 +108,38 @@ export async function localFetch(input, init) {
 }
 
 /**
+ * Multi-config runs: wrangler gives `--env-file` to the first (primary) worker only, so every other config is
+ * copied into the run's temporary directory with its paths made absolute and the run's variables and secrets
+ * written into its `[vars]` (local, throwaway values; the copy is deleted with the directory).
+ */
+async function secondaryConfig(config, configs, dir, vars) {
+  if (config === configs[0]) return config;
+  const source = join(ROOT, config);
+  let text = (await import("node:fs")).readFileSync(source, "utf8");
+  text = text.replace(/^main\s*=\s*"([^"]+)"/m, (_m, main) => `main = ${JSON.stringify(join(ROOT, main))}`);
+  text = text.replace(/^globs = \["\*\*\/\*(\.[^"]+)"\]/gm, (_m, ext) => `globs = ["**/*${ext}"]`);
+  const lines = Object.entries(vars).map(([k, v]) => `${k} = ${JSON.stringify(String(v))}`);
+  text = text.replace(/^\[vars\]\n/m, `[vars]\n${lines.join("\n")}\n`);
+  // The keys just added win over the file's own (TOML forbids duplicates: drop the file's later ones).
+  const seen = new Set();
+  let inVars = false;
+  text = text
+    .split("\n")
+    .filter((line) => {
+      if (/^\[/.test(line)) inVars = line.trim() === "[vars]";
+      const key = inVars ? /^([A-Z_][A-Z0-9_]*)\s*=/.exec(line)?.[1] : undefined;
+      if (!key) return true;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .join("\n");
+  const out = join(dir, `secondary-${config.replace(/[^A-Za-z0-9.]/g, "_")}`);
+  await writeFile(out, text, { mode: 0o600 });
+  return out;
+}
+
+/**
  * Start `wrangler dev` on a free port with fresh secrets and a temporary persistence directory.
  *
  * @param {object} [options]
@@ -115,10 +147,12 @@ export async function localFetch(input, init) {
  * @param {number} [options.timeoutMs] readiness deadline. @default 90000
  * @param {boolean} [options.echo] mirror wrangler's output to this process's stderr. @default env GATEHOUSE_E2E_LOG=1
  * @param {number} [options.port] the port to listen on (when ISSUER in vars must name it). @default a free port
+ * @param {string[]} [options.configs] wrangler configs (`-c`), the first one serving the port (the dispatcher
+ *   topology: `["wrangler.dispatcher.toml", "wrangler.toml"]`); ISSUER then goes in the env file for all.
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null } = {}) {
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
   const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-"));
@@ -126,6 +160,8 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
   const issuer = `${baseUrl}/`;
   const clientId = vars.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
   const secrets = {
+    // Multi-config runs (the dispatcher topology): every worker reads the env file, ISSUER included.
+    ...(configs ? { ISSUER: issuer } : {}),
     ENCRYPTION_KEY: randomSecret(),
     CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
     ...vars,
@@ -145,7 +181,8 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
     "--show-interactive-dev-session=false",
     "--env-file", envFile,
   ];
-  if (!("ISSUER" in vars)) args.push("--var", `ISSUER:${issuer}`);
+  for (const config of configs ?? []) args.push("-c", await secondaryConfig(config, configs, persistDir, secrets));
+  if (!("ISSUER" in vars) && !configs) args.push("--var", `ISSUER:${issuer}`);
 
   let server;
   try {

@@ -35,10 +35,18 @@ export function hostOf(request: Request): string {
   return (forwarded || request.headers.get("host") || new URL(request.url).host).toLowerCase();
 }
 
+/** The apex, or a loopback alias of a localhost apex (127.0.0.1:port), as the service itself treats it. */
+function isApex(host: string, apexHost: string): boolean {
+  if (host === apexHost) return true;
+  const [name, port] = apexHost.split(":");
+  if (name !== "localhost") return false;
+  return host === `127.0.0.1${port ? `:${port}` : ""}` || host === `[::1]${port ? `:${port}` : ""}`;
+}
+
 export async function dispatch(request: Request, deps: DispatcherDeps): Promise<Response> {
   const host = hostOf(request);
   const now = deps.now ?? currentTime;
-  if (host === deps.apexHost) {
+  if (isApex(host, deps.apexHost)) {
     const controlPlane = deps.bindings.CONTROL_PLANE as Fetcher | undefined;
     if (!controlPlane) return json(502, { error: "control_plane_unavailable", message: "The CONTROL_PLANE service is not bound" });
     return controlPlane.fetch(request);

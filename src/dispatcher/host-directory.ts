@@ -35,22 +35,29 @@ export function subdomainLabel(host: string, apexHost: string): string | null {
 export class RegistryHostDirectory implements HostDirectory {
   private readonly customDomains: CustomDomainResolver;
 
+  private readonly registry: () => RegistryReader;
+
+  /**
+   * @param registry the registry, or a factory of it: a Durable Object stub is bound to the request that made
+   *   it, so a directory that outlives a request (the cached one) takes a factory and makes one per lookup.
+   */
   constructor(
-    private readonly registry: RegistryReader,
+    registry: RegistryReader | (() => RegistryReader),
     private readonly apexHost: string,
     customDomains?: CustomDomainResolver,
   ) {
-    this.customDomains = customDomains ?? ((host) => registry.customDomainByHost(host));
+    this.registry = typeof registry === "function" ? registry : () => registry;
+    this.customDomains = customDomains ?? ((host) => this.registry().customDomainByHost(host));
   }
 
   async lookup(host: string): Promise<HostEntry | null> {
     const label = subdomainLabel(host, this.apexHost);
-    if (label !== null) return this.registry.hostEntry(host, label, null);
+    if (label !== null) return this.registry().hostEntry(host, label, null);
     // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains.
     if (host.endsWith(`.${this.apexHost}`)) return null;
     const domain = await this.customDomains(host);
     if (!domain) return null;
-    return this.registry.hostEntry(host, domain.tenant_id, { id: domain.id, domain: domain.domain });
+    return this.registry().hostEntry(host, domain.tenant_id, { id: domain.id, domain: domain.domain });
   }
 }
 

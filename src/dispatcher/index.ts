@@ -32,9 +32,9 @@ export default {
   async fetch(request, env) {
     const apexHost = new URL(env.ISSUER || "http://localhost:8787/").host.toLowerCase();
     if (!directory) {
-      const registry = (env.PLATFORM as unknown as { getByName(name: string): RegistryReader }).getByName("platform");
+      const platform = env.PLATFORM as unknown as { getByName(name: string): RegistryReader };
       directory = new CachedHostDirectory(
-        new RegistryHostDirectory(registry, apexHost),
+        new RegistryHostDirectory(() => platform.getByName("platform"), apexHost),
         int(env.HOST_CACHE_TTL_MS, 30_000),
         int(env.HOST_CACHE_NEGATIVE_TTL_MS, 5_000),
       );
