@@ -27,6 +27,8 @@ export interface StartServerOptions {
   echo?: boolean;
   /** The port to listen on, when a var (ISSUER) must name it beforehand. @default a free port */
   port?: number;
+  /** wrangler configs, the first serving the port (the dispatcher topology). */
+  configs?: string[];
 }
 
 export const ROOT: string;
