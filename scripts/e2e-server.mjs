@@ -112,7 +112,7 @@ export async function localFetch(input, init) {
  * copied into the run's temporary directory with its paths made absolute and the run's variables and secrets
  * written into its `[vars]` (local, throwaway values; the copy is deleted with the directory).
  */
-async function secondaryConfig(config, configs, dir, vars) {
+export async function secondaryConfig(config, configs, dir, vars) {
   if (config === configs[0]) return config;
   const source = join(ROOT, config);
   let text = (await import("node:fs")).readFileSync(source, "utf8");
