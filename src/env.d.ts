@@ -21,6 +21,7 @@ interface __BaseEnv_Env {
   TWILIO_API_BASE?: string;
   /** Per-tenant deployments (issue 16, README "Per-tenant deployments"). */
   DEPLOYMENT_WORKFLOW?: Workflow<{ operation_id: string }>;
+  BULK_UPGRADE_WORKFLOW?: Workflow<import("./worker/deploy/bulk").BulkUpgradeParams>;
   /** Local namespace supervisor (Cloudflare-API-shaped); production leaves it unset and sets the three below. */
   NAMESPACE_API_URL?: string;
   CLOUDFLARE_API_TOKEN?: string;

@@ -4,6 +4,7 @@ import { pokeOutboxes } from "./cron";
 export { PlatformObject } from "../objects/platform/platform-object";
 export { TenantObject } from "../objects/tenant/tenant-object";
 export { UserObject } from "../objects/user/user-object";
+export { BulkUpgradeWorkflow } from "./deploy/bulk";
 export { TenantDeploymentWorkflow } from "./deploy/workflow";
 
 const app = createApp();

@@ -287,3 +287,71 @@ describe("who can reach the operations routes", () => {
     expect((await mgmt("GET", `/operations/${op?.id}`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(404);
   });
 });
+
+describe("bulk upgrades (issue 16 point 6)", () => {
+  async function bulkDone(id: string, timeoutMs = 30_000): Promise<{ status: string; result: { upgraded: string[]; failed: { tenant_id: string } | null; skipped: string[] } }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await mgmt("GET", `/operations/upgrades/${id}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { status: string; result: never };
+      if (body.status !== "running") return body;
+      if (Date.now() > deadline) throw new Error("bulk upgrade still running");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it("upgrades the named tenants with a concurrency limit; every tenant gets its own journaled operation", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createWfp({ worker_version: "r1" })).id);
+    for (const id of ids) await settled(id);
+    const res = await mgmt("POST", "/operations/upgrades", { body: { worker_version: "r2", tenant_ids: ids, concurrency: 2 } });
+    expect(res.status).toBe(202);
+    const bulk = (await res.json()) as { id: string; tenant_ids: string[] };
+    expect(bulk.tenant_ids).toEqual(ids);
+    const done = await bulkDone(bulk.id);
+    expect(done.status).toBe("succeeded");
+    expect(done.result.upgraded).toEqual(ids);
+    const ops: TenantOperation[] = [];
+    for (const id of ids) {
+      expect((await getTenant(id)).worker_version).toBe("r2");
+      const [op] = (await operations(id, "?kind=upgrade")).operations;
+      expect(op).toMatchObject({ status: "succeeded", from_version: "r1", to_version: "r2" });
+      ops.push(op as TenantOperation);
+    }
+    // At most two at a time: the third started only after the first batch (both) finished.
+    const third = Date.parse(ops[2]?.created_at as string);
+    expect(third).toBeGreaterThanOrEqual(Date.parse(ops[0]?.finished_at as string));
+    expect(third).toBeGreaterThanOrEqual(Date.parse(ops[1]?.finished_at as string));
+  });
+
+  it("stops at the first failure: the failing tenant keeps its pin and the tenants after it are not touched", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createWfp({ worker_version: "r1" })).id);
+    for (const id of ids) await settled(id);
+    cf.release("r3");
+    cf.brokenVersions.add("r3");
+    const bulk = (await (await mgmt("POST", "/operations/upgrades", { body: { worker_version: "r3", tenant_ids: ids, concurrency: 1 } })).json()) as { id: string };
+    const done = await bulkDone(bulk.id);
+    expect(done.status).toBe("failed");
+    expect(done.result.failed?.tenant_id).toBe(ids[0]);
+    expect(done.result.skipped).toEqual(ids.slice(1));
+    expect((await getTenant(ids[0] as string)).worker_version).toBe("r1");
+    for (const id of ids.slice(1)) {
+      expect((await getTenant(id)).worker_version).toBe("r1");
+      expect((await operations(id, "?kind=upgrade")).total).toBe(0);
+    }
+  });
+
+  it("refuses shared or unknown tenants, tenant tokens and bad bodies", async () => {
+    const shared = uniqueId();
+    expect((await mgmt("POST", "/tenants", { body: { id: shared } })).status).toBe(201);
+    expect((await mgmt("POST", "/operations/upgrades", { body: { tenant_ids: [shared] } })).status).toBe(400);
+    expect((await mgmt("POST", "/operations/upgrades", { body: { concurrency: 0 } })).status).toBe(400);
+    expect((await mgmt("POST", "/operations/upgrades", { body: { worker_version: "nope" } })).status).toBe(400);
+    expect((await mgmt("GET", "/operations/upgrades/not-an-instance")).status).toBe(404);
+    const kit = await reachKit(["create:tenant_operations", "read:tenant_operations"]);
+    await expectRefusals(kit, "POST", "/operations/upgrades", "create:tenant_operations", {});
+    expect((await mgmt("POST", "/operations/upgrades", { token: kit.allowed, headers: { "tenant-id": kit.tenant }, body: {} })).status).toBe(403);
+  });
+});

@@ -142,6 +142,14 @@ export class Tenants extends PlatformRpc {
     return result.ok;
   }
 
+  /** wfp tenants, oldest first (bulk upgrades go in creation order). */
+  listWfp(): { id: string; worker_version: string; bundle_configuration: string }[] {
+    return this.read((sql) =>
+      sql.all<{ id: string; worker_version: string; bundle_configuration: string }>`
+        SELECT id, worker_version, bundle_configuration FROM tenants WHERE deployment_type = 'wfp' ORDER BY created_at, id`,
+    );
+  }
+
   /** Newest first, in the same windows as every other management list (SPEC §4.3). */
   list(window: ListWindow): ListPage<Tenant> {
     return this.read((sql) =>

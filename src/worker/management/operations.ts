@@ -55,7 +55,62 @@ function caller(c: AppContext) {
 
 const present = (op: TenantOperation) => op;
 
+/** POST /operations/upgrades: a bulk upgrade (issue 16 point 6). */
+const bulkUpgradeBody = z.strictObject({
+  worker_version: version.optional(),
+  bundle_configuration: z.string().trim().min(1).max(128).optional(),
+  /** In this order; default every wfp tenant of the configuration, oldest first. */
+  tenant_ids: z.array(z.string().min(1).max(63)).min(1).max(1000).optional(),
+  concurrency: z.number().int().min(1).max(10).optional(),
+});
+
+function bulkWorkflow(c: AppContext) {
+  const binding = c.env.BULK_UPGRADE_WORKFLOW;
+  if (!binding) throw problem("not_implemented", { detail: "bulk upgrades need the BULK_UPGRADE_WORKFLOW binding" });
+  return binding;
+}
+
 export const operationRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/operations/upgrades",
+    scope: "create:tenant_operations",
+    summary: "Upgrade many wfp tenants onto one release, tenant by tenant with a concurrency limit, stopping at the first failure",
+    body: bulkUpgradeBody,
+    status: 202,
+    async handler(c, { body }) {
+      if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
+      const configuration = body.bundle_configuration ?? "default";
+      const target = await resolveRelease(c.env, configuration, body.worker_version);
+      const wfp = await platform(c.env).tenants().listWfp();
+      const tenantIds = body.tenant_ids ?? wfp.filter((t) => t.bundle_configuration === configuration).map((t) => t.id);
+      const known = new Set(wfp.map((t) => t.id));
+      const unknown = tenantIds.find((id) => !known.has(id));
+      if (unknown) throw problem("tenant_not_wfp", { tenant_id: unknown, detail: "not a wfp tenant (or no such tenant)" });
+      const instance = await bulkWorkflow(c).create({
+        params: { tenant_ids: tenantIds, worker_version: target, concurrency: body.concurrency ?? 1, requested_by: c.var.auth.subject || null },
+      });
+      return c.json({ id: instance.id, status: "running", worker_version: target, tenant_ids: tenantIds, concurrency: body.concurrency ?? 1 }, 202);
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/operations/upgrades/{id}",
+    scope: "read:tenant_operations",
+    summary: "A bulk upgrade's progress and outcome (upgraded, the first failure, skipped tenants)",
+    status: 200,
+    async handler(c, { params }) {
+      if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
+      let status: InstanceStatus;
+      try {
+        status = await (await bulkWorkflow(c).get(params.id)).status();
+      } catch {
+        throw problem("inexistent_operation");
+      }
+      const state = status.status === "complete" ? ((status.output as { status?: string } | undefined)?.status ?? "succeeded") : status.status === "errored" ? "failed" : "running";
+      return c.json({ id: params.id, status: state, result: status.output ?? null, error: status.error?.message ?? null });
+    },
+  }),
   defineRoute({
     method: "get",
     path: "/tenants/{id}/operations",
