@@ -1,10 +1,11 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setNamespaceForTests } from "../../src/worker/deploy/namespace";
 import { deployToken, runStep, STEPS } from "../../src/worker/deploy/provisioner";
 import { setReleaseStoreForTests } from "../../src/worker/deploy/releases";
 import type { Tenant, TenantOperation } from "../../src/shared/types";
-import { mgmt, uniqueId } from "../helpers/api";
+import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { seedClient, tokenForm } from "../helpers/flows";
 import { FakeCloudflare } from "../helpers/fake-cloudflare";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 
@@ -207,7 +208,7 @@ describe("upgrades (issue 16 point 6)", () => {
     expect((await mgmt("PATCH", `/tenants/${id}`, { body: { worker_version: "r2" } })).status).toBe(400);
     const shared = uniqueId();
     expect((await mgmt("POST", "/tenants", { body: { id: shared } })).status).toBe(201);
-    expect((await mgmt("POST", `/tenants/${shared}/operations`, { body: { kind: "upgrade" } })).status).toBe(400);
+    expect((await mgmt("POST", `/tenants/${shared}/operations`, { body: { kind: "upgrade", worker_version: "r2" } })).status).toBe(400);
     expect((await mgmt("POST", `/tenants/${shared}/redeploy`)).status).toBe(400);
     expect((await mgmt("POST", `/tenants/nope-nope/redeploy`)).status).toBe(404);
   });
@@ -353,5 +354,75 @@ describe("bulk upgrades (issue 16 point 6)", () => {
     const kit = await reachKit(["create:tenant_operations", "read:tenant_operations"]);
     await expectRefusals(kit, "POST", "/operations/upgrades", "create:tenant_operations", {});
     expect((await mgmt("POST", "/operations/upgrades", { token: kit.allowed, headers: { "tenant-id": kit.tenant }, body: {} })).status).toBe(403);
+  });
+});
+
+describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", () => {
+  /** Leaves the tenant's object at the previous schema (0014): what a pinned tenant looks like after a deploy. */
+  async function leaveAtPreviousSchema(id: string): Promise<void> {
+    await runInDurableObject(env.TENANT.getByName(id), (_o, state) => {
+      state.storage.sql.exec("DROP TABLE schema_upgrades");
+      state.storage.sql.exec("DELETE FROM _migrations WHERE name = '0015_schema_upgrades'");
+    });
+    expect(await env.TENANT.getByName(id).schemaVersion()).toBe("0014_domains_placeholder");
+  }
+
+  it("the current code serves a tenant left at the previous schema; an upgrade operation applies the pending migration, journaled", async () => {
+    const id = await createTenant();
+    await leaveAtPreviousSchema(id);
+    expect(await env.TENANT.getByName(id).pendingMigrations()).toEqual(["0015_schema_upgrades"]);
+
+    // The release's code on the old schema: configuration writes, tokens, discovery, user writes all work.
+    const host = `${id}.localhost:8787`;
+    expect((await call("/.well-known/openid-configuration", { host })).status).toBe(200);
+    const client = await seedClient(id, { grant_types: ["client_credentials"] });
+    const grant = await mgmt("POST", "/client-grants", { headers: { "tenant-id": id }, body: { client_id: client.client_id, audience: "urn:gatehouse:management", scope: ["read:users"] } });
+    expect(grant.status).toBe(201);
+    const tokenRes = await tokenForm({ grant_type: "client_credentials", client_id: client.client_id, client_secret: client.client_secret, audience: "urn:gatehouse:management" }, {}, host);
+    expect(tokenRes.status).toBe(200);
+    const user = await mgmt("POST", "/users", { headers: { "tenant-id": id }, body: { connection: "Username-Password-Authentication", email: `x-${id}@example.com`, password: "Sufficient-Pw-1" } });
+    expect(user.status).toBe(201);
+    expect(await env.TENANT.getByName(id).schemaUpgrades()).toEqual([]);
+
+    const res = await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade" } });
+    expect(res.status).toBe(201);
+    const op = (await res.json()) as TenantOperation;
+    const done = await operationDone(op.id);
+    expect(done.status).toBe("succeeded");
+    expect(done.events?.map((e) => `${e.step}:${e.status}`)).toEqual(["apply-migrations:started", "apply-migrations:succeeded", "verify:started", "verify:succeeded"]);
+    expect(done.events?.[1]?.detail).toMatchObject({ from: "0014_domains_placeholder", to: "0015_schema_upgrades", applied: ["0015_schema_upgrades"] });
+    expect(await env.TENANT.getByName(id).pendingMigrations()).toEqual([]);
+    const history = await env.TENANT.getByName(id).schemaUpgrades();
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ from_version: "0014_domains_placeholder", to_version: "0015_schema_upgrades", operation_id: op.id });
+    // The data written on the old schema is all there; a second upgrade has nothing to apply.
+    expect((await mgmt("GET", `/users/${encodeURIComponent(String(((await user.json()) as { user_id: string }).user_id))}`, { headers: { "tenant-id": id } })).status).toBe(200);
+    const again = await operationDone(((await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade" } })).json()) as TenantOperation).id);
+    expect(again.events?.[1]?.detail).toMatchObject({ applied: [] });
+    expect(await env.TENANT.getByName(id).schemaUpgrades()).toHaveLength(1);
+  });
+});
+
+describe("TENANT_SCHEMA_MIGRATIONS", () => {
+  it("pinned: an object that has a schema keeps it on start; a new object starts at the current schema", async () => {
+    const { applyMigrations } = await import("../../src/objects/sql");
+    const { tenantMigrations } = await import("../../src/objects/tenant/migrations");
+    const id = await createTenant();
+    await runInDurableObject(env.TENANT.getByName(id), (_o, state) => {
+      state.storage.sql.exec("DROP TABLE schema_upgrades");
+      state.storage.sql.exec("DELETE FROM _migrations WHERE name = '0015_schema_upgrades'");
+      expect(applyMigrations(state.storage, tenantMigrations, { pinned: true })).toEqual({ applied: [] });
+      expect(state.storage.sql.exec("SELECT count(*) AS n FROM _migrations").one().n).toBe(14);
+      expect(applyMigrations(state.storage, tenantMigrations)).toEqual({ applied: ["0015_schema_upgrades"] });
+    });
+    // A store with no schema yet (a new object) gets the whole list even when pinned; later lists wait.
+    const { defineMigrations } = await import("../../src/objects/sql");
+    const list = (n: number) => defineMigrations("t", [1, 2, 3].slice(0, n).map((i) => ({ name: `000${i}_t${i}`, sql: `CREATE TABLE pin_t${i} (id INTEGER)` })));
+    await runInDurableObject(env.TENANT.getByName(uniqueId("fresh")), (_o, state) => {
+      state.storage.sql.exec("DROP TABLE _migrations");
+      expect(applyMigrations(state.storage, list(2), { pinned: true })).toEqual({ applied: ["0001_t1", "0002_t2"] });
+      expect(applyMigrations(state.storage, list(3), { pinned: true })).toEqual({ applied: [] });
+      expect(applyMigrations(state.storage, list(3))).toEqual({ applied: ["0003_t3"] });
+    });
   });
 });

@@ -11,6 +11,9 @@ import organizations from "../../../migrations/tenant/0010_organizations.sql";
 import actions from "../../../migrations/tenant/0011_actions.sql";
 import mfa from "../../../migrations/tenant/0012_mfa.sql";
 import { defineMigrations } from "../sql";
+import importPlaceholder from "../../../migrations/tenant/0013_import_placeholder.sql";
+import domainsPlaceholder from "../../../migrations/tenant/0014_domains_placeholder.sql";
+import schemaUpgrades from "../../../migrations/tenant/0015_schema_upgrades.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -26,4 +29,8 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0010_organizations", sql: organizations },
   { name: "0011_actions", sql: actions },
   { name: "0012_mfa", sql: mfa },
+  // Branch `deploy` only: 0013 and 0014 are replaced at merge by the import (issue 14) and domains (issue 15) branches.
+  { name: "0013_import_placeholder", sql: importPlaceholder },
+  { name: "0014_domains_placeholder", sql: domainsPlaceholder },
+  { name: "0015_schema_upgrades", sql: schemaUpgrades },
 ]);

@@ -2,6 +2,7 @@ import { toBase64Url, utf8 } from "../../shared/crypto/encoding";
 import { randomToken } from "../../shared/crypto/random";
 import type { Json, Tenant } from "../../shared/types";
 import { settingsOf } from "../settings";
+import { tenantObject } from "../tenant/stubs";
 import type { ReleaseManifest, TenantNamespace } from "./namespace";
 import { ReleaseStore } from "./releases";
 
@@ -158,4 +159,27 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
 
 function hasTags(tags: string[], release: ReleaseManifest): boolean {
   return tags.includes(`worker_version:${release.worker_version}`) && tags.includes(`bundle_configuration:${release.bundle_configuration}`);
+}
+
+/**
+ * The steps of a shared tenant's upgrade (issue 16 point 6): its code is the shared worker's, so only its
+ * object's schema moves. apply-migrations applies the pending migrations of this code (recorded in the
+ * object's `schema_upgrades`); verify checks that none is left.
+ */
+export const SHARED_STEPS = ["apply-migrations", "verify"] as const;
+
+export async function runSharedStep(
+  name: (typeof SHARED_STEPS)[number],
+  env: Env,
+  tenantId: string,
+  operationId: string,
+): Promise<{ [key: string]: Json }> {
+  const object = tenantObject(env, tenantId);
+  if (name === "apply-migrations") {
+    const { from, to, applied } = await object.upgradeSchema(operationId);
+    return { from, to, applied };
+  }
+  const pending = await object.pendingMigrations();
+  if (pending.length > 0) throw new Error(`tenant schema still has pending migrations: ${pending.join(", ")}`);
+  return { schema: await object.schemaVersion() };
 }

@@ -3,7 +3,7 @@ import { now } from "../../shared/clock";
 import type { Json, Tenant, TenantOperation } from "../../shared/types";
 import { platform } from "../tenant/stubs";
 import { namespaceFrom } from "./namespace";
-import { type DeployTarget, runStep, STEPS, type StepDeps, type StepName } from "./provisioner";
+import { type DeployTarget, runSharedStep, runStep, SHARED_STEPS, STEPS, type StepDeps, type StepName } from "./provisioner";
 import { releaseStoreFrom } from "./releases";
 
 /** What starts a deployment run: the journal row it executes. */
@@ -64,6 +64,7 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
     const config = stepConfig(this.env);
     let tenant = plan.tenant;
     let uploaded = false;
+    if (plan.tenant.deployment_type === "shared") return this.runShared(plan, step, config);
     try {
       for (const name of STEPS) {
         const out = await step.do(name, config, async (ctx) => this.journaled(operationId, name, ctx.attempt, { ...plan.target, tenant }));
@@ -97,6 +98,45 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
       });
       return { status: op?.status ?? "succeeded", worker_version: plan.target.worker_version };
     });
+  }
+
+  /** A shared tenant's upgrade: its object's schema moves; the pin records the release it was verified on. */
+  private async runShared(plan: Plan, step: WorkflowStep, config: WorkflowStepConfig): Promise<unknown> {
+    const registry = platform(this.env);
+    const operationId = plan.operation.id;
+    try {
+      for (const name of SHARED_STEPS) {
+        await step.do(name, config, async (ctx) => this.journaledWith(operationId, name, ctx.attempt, () => runSharedStep(name, this.env, plan.tenant.id, operationId)));
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return step.do("fail", async () => {
+        await registry.operations().finish(operationId, { status: "failed", error: message });
+        return { status: "failed", error: message };
+      });
+    }
+    return step.do("publish", async () => {
+      await registry.operations().finish(operationId, {
+        status: "succeeded",
+        pin: { worker_version: plan.target.worker_version, bundle_configuration: plan.target.bundle_configuration, worker_script_name: plan.target.script_name },
+      });
+      return { status: "succeeded", worker_version: plan.target.worker_version };
+    });
+  }
+
+  private async journaledWith(operationId: string, journalName: string, attempt: number, run: () => Promise<{ [key: string]: Json }>): Promise<{ [key: string]: Json }> {
+    const ops = platform(this.env).operations();
+    await ops.step(operationId, { step: journalName, status: "started", attempt });
+    const began = now();
+    try {
+      const detail = await run();
+      await ops.step(operationId, { step: journalName, status: "succeeded", attempt, duration_ms: now() - began, detail });
+      return detail;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await ops.step(operationId, { step: journalName, status: "failed", attempt, duration_ms: now() - began, message });
+      throw error;
+    }
   }
 
   /** One attempt of a step between its `started` and `succeeded` / `failed` journal events. */

@@ -49,6 +49,15 @@ async function loadTenant(c: AppContext, id: string): Promise<Tenant> {
   return tenant;
 }
 
+/** The shared worker's own release (WORKER_VERSION when set, else "current"); a shared tenant can be on no other. */
+function sharedRelease(c: AppContext, requested: string | undefined): string {
+  const own = c.env.WORKER_VERSION ?? "current";
+  if (requested && requested !== own) {
+    throw problem("tenant_not_wfp", { tenant_id: c.req.param("id") ?? "", detail: `it runs the shared worker's release (${own}), not ${requested}` });
+  }
+  return own;
+}
+
 function caller(c: AppContext) {
   return { audit: auditContext(c), logTenantId: c.var.auth.tenantId, requestedBy: c.var.auth.subject || null };
 }
@@ -152,10 +161,11 @@ export const operationRoutes = [
     async handler(c, { params, body }) {
       if (!c.var.auth.isControlPlane) throw problem("cross_tenant_forbidden");
       const tenant = await loadTenant(c, params.id);
-      if (tenant.deployment_type !== "wfp") {
-        throw problem("tenant_not_wfp", { tenant_id: tenant.id, detail: "its schema follows the shared worker's release" });
-      }
-      const target = await resolveRelease(c.env, tenant.bundle_configuration, body.worker_version);
+      // A shared tenant runs the shared worker's code: its upgrade moves its object's schema onto that code's.
+      const target =
+        tenant.deployment_type === "wfp"
+          ? await resolveRelease(c.env, tenant.bundle_configuration, body.worker_version)
+          : sharedRelease(c, body.worker_version);
       const op = await onUpgrade(c.env, tenant, "upgrade", target, caller(c));
       return c.json(op, 201);
     },
