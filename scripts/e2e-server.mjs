@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcessGroup } from "./process-group.mjs";
+import { killGroup, startProcessGroup } from "./process-group.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -152,10 +152,11 @@ export async function secondaryConfig(config, configs, dir, vars) {
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null } = {}) {
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
-  const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-"));
+  // A caller-owned directory (crash tests restart on the same state) is neither created nor removed here.
+  const persistDir = keptDir ?? (await mkdtemp(join(tmpdir(), "gatehouse-e2e-")));
   const baseUrl = `http://localhost:${port}`;
   const issuer = `${baseUrl}/`;
   const clientId = vars.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
@@ -199,13 +200,18 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
       echo,
     });
   } catch (error) {
-    await rm(persistDir, { recursive: true, force: true });
+    if (!keptDir) await rm(persistDir, { recursive: true, force: true });
     throw error;
   }
   const stop = async () => {
     await server.stop();
-    await rm(persistDir, { recursive: true, force: true });
+    if (!keptDir) await rm(persistDir, { recursive: true, force: true });
+  };
+  /** A crash: SIGKILL to the whole process group (wrangler and its workerd), no cleanup. */
+  const kill = async () => {
+    killGroup(server.pid, "SIGKILL");
+    await server.stop();
   };
 
-  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop };
+  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop, kill };
 }

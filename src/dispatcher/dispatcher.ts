@@ -52,7 +52,7 @@ export async function dispatch(request: Request, deps: DispatcherDeps): Promise<
     return controlPlane.fetch(request);
   }
   const entry = await deps.directory.lookup(host);
-  if (!entry || entry.tenant.provisioning_state !== "ready") {
+  if (entry?.tenant.provisioning_state !== "ready") {
     return json(404, { error: "unknown_host", message: "Unknown host" });
   }
   const url = new URL(request.url);

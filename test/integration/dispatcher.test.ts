@@ -236,7 +236,14 @@ describe("handlers", () => {
     const id = await createTenant();
     await route({ tenant_id: id, handlers: [{ type: "dispatch_namespace", options: { binding: "NS", script_name: "site-{tenant_id}" } }] });
     const seen: string[] = [];
-    const NS = { get: (name: string) => ({ fetch: async () => (seen.push(name), new Response(`script ${name}`)) }) };
+    const NS = {
+      get: (name: string) => ({
+        fetch: async () => {
+          seen.push(name);
+          return new Response(`script ${name}`);
+        },
+      }),
+    };
     expect(await (await dispatch(get(`${id}.${APEX}`), deps({ bindings: { NS } }))).text()).toBe(`script site-${id}`);
   });
 
@@ -262,7 +269,12 @@ describe("handlers", () => {
 describe("the host cache", () => {
   function counting(entry: HostEntry | null) {
     const calls: string[] = [];
-    const inner: HostDirectory = { lookup: async (host) => (calls.push(host), entry) };
+    const inner: HostDirectory = {
+      lookup: async (host) => {
+        calls.push(host);
+        return entry;
+      },
+    };
     return { calls, inner };
   }
   const entry = (state: "ready" | "pending"): HostEntry => ({

@@ -1,7 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
-import type { WriteTx } from "../tenant/events";
 import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */

@@ -35,7 +35,7 @@ export class BulkUpgradeWorkflow extends WorkflowEntrypoint<Env, BulkUpgradePara
         const out: { tenant_id: string; operation_id: string | null; error: string | null }[] = [];
         for (const id of batch) {
           const tenant = await platform(this.env).tenants().get(id);
-          if (!tenant || tenant.deployment_type !== "wfp") {
+          if (tenant?.deployment_type !== "wfp") {
             out.push({ tenant_id: id, operation_id: null, error: tenant ? "not a wfp tenant" : "tenant not found" });
             continue;
           }

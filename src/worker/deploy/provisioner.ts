@@ -4,7 +4,7 @@ import type { Json, Tenant } from "../../shared/types";
 import { settingsOf } from "../settings";
 import { tenantObject } from "../tenant/stubs";
 import type { ReleaseManifest, TenantNamespace } from "./namespace";
-import { ReleaseStore } from "./releases";
+import type { ReleaseStore } from "./releases";
 
 /**
  * The provisioning steps of a per-tenant deployment (issue 16 point 4; SPEC §3.1, "Provisioning hook entry
@@ -150,7 +150,7 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
       }
       const issuer = copyIssuer(deps.env, target.tenant.id);
       const res = await deps.namespace.fetchScript(target.script_name, new Request(new URL("/.well-known/openid-configuration", issuer)));
-      const discovery = res && res.ok ? ((await res.json()) as { issuer?: string }) : null;
+      const discovery = res?.ok ? ((await res.json()) as { issuer?: string }) : null;
       if (discovery?.issuer !== issuer) throw new Error(`discovery on ${target.script_name} answered ${res?.status ?? "no script"} issuer ${discovery?.issuer}`);
       return { worker_version: health.worker_version, issuer };
     }
