@@ -38,7 +38,14 @@ export async function resolveRelease(env: Env, configuration: string, version: s
 }
 
 async function launch(env: Env, operation: TenantOperation): Promise<TenantOperation> {
-  await workflow(env).create({ id: operation.id, params: { operation_id: operation.id } });
+  try {
+    await workflow(env).create({ id: operation.id, params: { operation_id: operation.id } });
+  } catch (error) {
+    // Nothing will run it: close the operation (a provisioning tenant becomes `failed`, retried by a redeploy).
+    const message = `the deployment workflow could not start: ${error instanceof Error ? error.message : String(error)}`;
+    await platform(env).operations().finish(operation.id, { status: "failed", error: message, provisioning: operation.kind !== "upgrade" });
+    throw error;
+  }
   return operation;
 }
 
