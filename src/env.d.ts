@@ -32,6 +32,8 @@ interface __BaseEnv_Env {
   /** Step retries of the deployment workflow. @default 3, 2000 */
   DEPLOY_STEP_RETRIES?: string;
   DEPLOY_STEP_RETRY_DELAY_MS?: string;
+  /** A running operation whose journal has not moved this long is restarted (crash recovery). @default 120000 */
+  DEPLOY_STALE_AFTER_MS?: string;
   /** Set in a tenant's copy only: the release it runs and its deployment token (upload-secrets). */
   WORKER_VERSION?: string;
   BUNDLE_CONFIGURATION?: string;

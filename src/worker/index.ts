@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { pokeOutboxes } from "./cron";
+import { maybeResume, resumeStaleOperations } from "./deploy/resume";
 
 export { PlatformObject } from "../objects/platform/platform-object";
 export { TenantObject } from "../objects/tenant/tenant-object";
@@ -11,6 +12,7 @@ const app = createApp();
 
 export default {
   async fetch(request, env, ctx) {
+    maybeResume(env, ctx);
     const response = await app.fetch(request, env, ctx);
     // A tenant's copy names the release it runs (issue 16): operators and the e2e test read it per response.
     if (!env.WORKER_VERSION) return response;
@@ -21,5 +23,6 @@ export default {
   // Cron safety net only: every tenant object relays from its own alarm (README "Outbox and relay").
   scheduled(_controller, env, ctx) {
     ctx.waitUntil(pokeOutboxes(env));
+    ctx.waitUntil(resumeStaleOperations(env).then(() => undefined, (error) => console.warn(`resume: ${String(error)}`)));
   },
 } satisfies ExportedHandler<Env>;

@@ -78,6 +78,8 @@ beforeAll(async () => {
     NAMESPACE_API_URL: supervisor.url,
     DEPLOY_STEP_RETRY_DELAY_MS: "1000",
     HOST_CACHE_NEGATIVE_TTL_MS: "0",
+    // Crash recovery: an operation whose journal is idle this long is restarted (src/worker/deploy/resume.ts).
+    DEPLOY_STALE_AFTER_MS: "4000",
   });
   server = await start();
 }, 240_000);

@@ -210,6 +210,19 @@ export class Operations extends PlatformRpc {
     return this.read((sql) => listOperations(sql, tenantId, q));
   }
 
+  /** Pending or running operations whose journal has not moved for `idleMs` (their executor may have died). */
+  stale(idleMs: number): TenantOperation[] {
+    return this.read((sql, now) =>
+      sql.all<OperationRow>`SELECT * FROM tenant_operations WHERE status IN ('pending', 'running') AND updated_at < ${now - idleMs}
+        ORDER BY created_at LIMIT 20`.map(toOperation),
+    );
+  }
+
+  /** Marks an operation as seen by the resumer (so the next sweep waits `idleMs` again). */
+  touch(id: string): void {
+    this.commit((sql, now) => sql.run`UPDATE tenant_operations SET updated_at = ${now} WHERE id = ${id}`);
+  }
+
   active(tenantId: string): TenantOperation | null {
     return this.read((sql) => activeOperation(sql, tenantId));
   }
