@@ -16,6 +16,8 @@ export interface RunningServer {
   log(): string;
   /** SIGTERM to the process group (SIGKILL after 10 s), then removes the temporary directory. */
   stop(): Promise<void>;
+  /** SIGKILL to the process group (a crash); a caller-owned persistDir is kept. */
+  kill(): Promise<void>;
 }
 
 export interface StartServerOptions {
@@ -27,6 +29,10 @@ export interface StartServerOptions {
   echo?: boolean;
   /** The port to listen on, when a var (ISSUER) must name it beforehand. @default a free port */
   port?: number;
+  /** wrangler configs, the first serving the port (the dispatcher topology). */
+  configs?: string[];
+  /** Reuse this state directory (neither created nor removed): restart on the same state after a crash. */
+  persistDir?: string;
 }
 
 export const ROOT: string;

@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcessGroup } from "./process-group.mjs";
+import { killGroup, startProcessGroup } from "./process-group.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -108,6 +108,38 @@ export async function localFetch(input, init) {
 }
 
 /**
+ * Multi-config runs: wrangler gives `--env-file` to the first (primary) worker only, so every other config is
+ * copied into the run's temporary directory with its paths made absolute and the run's variables and secrets
+ * written into its `[vars]` (local, throwaway values; the copy is deleted with the directory).
+ */
+export async function secondaryConfig(config, configs, dir, vars) {
+  if (config === configs[0]) return config;
+  const source = join(ROOT, config);
+  let text = (await import("node:fs")).readFileSync(source, "utf8");
+  text = text.replace(/^main\s*=\s*"([^"]+)"/m, (_m, main) => `main = ${JSON.stringify(join(ROOT, main))}`);
+  text = text.replace(/^globs = \["\*\*\/\*(\.[^"]+)"\]/gm, (_m, ext) => `globs = ["**/*${ext}"]`);
+  const lines = Object.entries(vars).map(([k, v]) => `${k} = ${JSON.stringify(String(v))}`);
+  text = text.replace(/^\[vars\]\n/m, `[vars]\n${lines.join("\n")}\n`);
+  // The keys just added win over the file's own (TOML forbids duplicates: drop the file's later ones).
+  const seen = new Set();
+  let inVars = false;
+  text = text
+    .split("\n")
+    .filter((line) => {
+      if (/^\[/.test(line)) inVars = line.trim() === "[vars]";
+      const key = inVars ? /^([A-Z_][A-Z0-9_]*)\s*=/.exec(line)?.[1] : undefined;
+      if (!key) return true;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .join("\n");
+  const out = join(dir, `secondary-${config.replace(/[^A-Za-z0-9.]/g, "_")}`);
+  await writeFile(out, text, { mode: 0o600 });
+  return out;
+}
+
+/**
  * Start `wrangler dev` on a free port with fresh secrets and a temporary persistence directory.
  *
  * @param {object} [options]
@@ -115,17 +147,22 @@ export async function localFetch(input, init) {
  * @param {number} [options.timeoutMs] readiness deadline. @default 90000
  * @param {boolean} [options.echo] mirror wrangler's output to this process's stderr. @default env GATEHOUSE_E2E_LOG=1
  * @param {number} [options.port] the port to listen on (when ISSUER in vars must name it). @default a free port
+ * @param {string[]} [options.configs] wrangler configs (`-c`), the first one serving the port (the dispatcher
+ *   topology: `["wrangler.dispatcher.toml", "wrangler.toml"]`); ISSUER then goes in the env file for all.
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null } = {}) {
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
-  const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-"));
+  // A caller-owned directory (crash tests restart on the same state) is neither created nor removed here.
+  const persistDir = keptDir ?? (await mkdtemp(join(tmpdir(), "gatehouse-e2e-")));
   const baseUrl = `http://localhost:${port}`;
   const issuer = `${baseUrl}/`;
   const clientId = vars.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
   const secrets = {
+    // Multi-config runs (the dispatcher topology): every worker reads the env file, ISSUER included.
+    ...(configs ? { ISSUER: issuer } : {}),
     ENCRYPTION_KEY: randomSecret(),
     CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
     ...vars,
@@ -145,7 +182,8 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
     "--show-interactive-dev-session=false",
     "--env-file", envFile,
   ];
-  if (!("ISSUER" in vars)) args.push("--var", `ISSUER:${issuer}`);
+  for (const config of configs ?? []) args.push("-c", await secondaryConfig(config, configs, persistDir, secrets));
+  if (!("ISSUER" in vars) && !configs) args.push("--var", `ISSUER:${issuer}`);
 
   let server;
   try {
@@ -162,13 +200,18 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
       echo,
     });
   } catch (error) {
-    await rm(persistDir, { recursive: true, force: true });
+    if (!keptDir) await rm(persistDir, { recursive: true, force: true });
     throw error;
   }
   const stop = async () => {
     await server.stop();
-    await rm(persistDir, { recursive: true, force: true });
+    if (!keptDir) await rm(persistDir, { recursive: true, force: true });
+  };
+  /** A crash: SIGKILL to the whole process group (wrangler and its workerd), no cleanup. */
+  const kill = async () => {
+    killGroup(server.pid, "SIGKILL");
+    await server.stop();
   };
 
-  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop };
+  return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop, kill };
 }

@@ -6,11 +6,16 @@
  * - PORT (environment) overrides 8787. ISSUER follows the port unless ISSUER is set in the environment or in
  *   `.dev.vars`. Data persists in `.wrangler/state`.
  * - Extra arguments go to wrangler: `npm start -- --log-level debug`.
+ * - `npm start -- --dispatcher` (or DISPATCHER=1) runs the per-tenant topology (issue 16): the dispatcher
+ *   (wrangler.dispatcher.toml) on PORT in front of the control plane (wrangler.toml), plus the local dispatch
+ *   namespace (scripts/namespace/supervisor.mjs on NAMESPACE_PORT, default 8788, state in .namespace/), which
+ *   runs each wfp tenant's copy as its own workerd from the release store (.releases/; a first release is
+ *   built when there is none).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { childEnv, nodeBinary, randomSecret, ROOT, waitForHttp, WRANGLER_JS } from "./e2e-server.mjs";
+import { childEnv, nodeBinary, randomSecret, ROOT, secondaryConfig, waitForHttp, WRANGLER_JS } from "./e2e-server.mjs";
 
 const DEV_VARS = join(ROOT, ".dev.vars");
 /** @default 8787 */
@@ -71,6 +76,32 @@ function ensureDevVars() {
 }
 
 const devVars = ensureDevVars();
+const dispatcherMode = process.argv.includes("--dispatcher") || process.env.DISPATCHER === "1";
+const passthrough = process.argv.slice(2).filter((a) => a !== "--dispatcher");
+let supervisor = null;
+let topology = [];
+if (dispatcherMode) {
+  const { startSupervisor } = await import("./namespace/supervisor.mjs");
+  const { RELEASE_STORE } = await import("./release.mjs");
+  if (!existsSync(join(RELEASE_STORE, "default", "current.json"))) {
+    console.log("[start] No release in the store yet: building one (npm run release) ...");
+    const { spawnSync } = await import("node:child_process");
+    const built = spawnSync(nodeBinary(), [join(ROOT, "scripts", "release.mjs")], { cwd: ROOT, env: childEnv(), stdio: "inherit" });
+    if (built.status !== 0) process.exit(built.status ?? 1);
+  }
+  supervisor = await startSupervisor({ port: Number(process.env.NAMESPACE_PORT || 8788), echo: true });
+  console.log(`[start] Local dispatch namespace on ${supervisor.url} (state in .namespace/, releases in .releases/)`);
+  const scratch = join(ROOT, ".wrangler", "topology");
+  (await import("node:fs")).mkdirSync(scratch, { recursive: true });
+  const issuer = process.env.ISSUER || devVars.ISSUER || `http://localhost:${port}/`;
+  const controlPlane = await secondaryConfig("wrangler.toml", ["wrangler.dispatcher.toml", "wrangler.toml"], scratch, {
+    ...devVars,
+    ISSUER: issuer,
+    NAMESPACE_API_URL: supervisor.url,
+    ...(process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0" ? { DEV_MESSAGE_SINK: "1" } : {}),
+  });
+  topology = ["-c", "wrangler.dispatcher.toml", "-c", controlPlane, "--var", `NAMESPACE_API_URL:${supervisor.url}`, "--var", `ISSUER:${issuer}`];
+}
 const args = [
   WRANGLER_JS,
   "dev",
@@ -78,6 +109,7 @@ const args = [
   "--port", String(port),
   "--persist-to", join(ROOT, ".wrangler", "state"),
   "--show-interactive-dev-session=false",
+  ...topology,
 ];
 // .dev.vars wins over --var inside wrangler, so only the environment and the port decide here.
 if (process.env.ISSUER) args.push("--var", `ISSUER:${process.env.ISSUER}`);
@@ -86,13 +118,15 @@ if (process.env.ISSUER) args.push("--var", `ISSUER:${process.env.ISSUER}`);
 const devSink = process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0";
 if (devSink) args.push("--var", "DEV_MESSAGE_SINK:1");
 else if (!devVars.ISSUER) args.push("--var", `ISSUER:http://localhost:${port}/`);
-args.push(...process.argv.slice(2));
+args.push(...passthrough);
 
 const child = spawn(nodeBinary(), args, { cwd: ROOT, env: childEnv(), stdio: "inherit" });
 let exited = null;
 child.on("exit", (code, signal) => {
   exited = signal ? `signal ${signal}` : `code ${code}`;
-  process.exit(code ?? (signal === "SIGINT" ? 130 : 1));
+  const exit = () => process.exit(code ?? (signal === "SIGINT" ? 130 : 1));
+  if (supervisor) supervisor.close().then(exit, exit);
+  else exit();
 });
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
@@ -153,6 +187,14 @@ if (!exited) {
     `   TOKEN=$(${curl} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `   curl -s -H "authorization: Bearer $TOKEN" ${base}api/v2/tenants`,
     "",
+    ...(dispatcherMode
+      ? [
+          " Topology:            dispatcher on this port -> control plane (apex, shared tenants) | tenant copies (wfp)",
+          ` Dispatch namespace:  ${supervisor?.url} (GET /__namespace lists the running copies)`,
+          "   Create a per-tenant copy: POST /api/v2/tenants {\"id\":\"acme\",\"deployment_type\":\"wfp\"}, then poll GET /api/v2/tenants/acme",
+          "",
+        ]
+      : []),
     " Data persists in .wrangler/state. Stop with Ctrl-C.",
     "==================================================================",
     "",

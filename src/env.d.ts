@@ -21,4 +21,25 @@ interface __BaseEnv_Env {
   TWILIO_API_BASE?: string;
   /** The outbox relay's metrics sink (src/objects/tenant/metrics.ts): "analytics", "log" or unset (none). */
   OUTBOX_METRICS?: string;
+  /** Per-tenant deployments (issue 16, README "Per-tenant deployments"). */
+  DEPLOYMENT_WORKFLOW?: Workflow<{ operation_id: string }>;
+  BULK_UPGRADE_WORKFLOW?: Workflow<import("./worker/deploy/bulk").BulkUpgradeParams>;
+  /** Local namespace supervisor (Cloudflare-API-shaped); production leaves it unset and sets the three below. */
+  NAMESPACE_API_URL?: string;
+  CLOUDFLARE_API_TOKEN?: string;
+  CLOUDFLARE_ACCOUNT_ID?: string;
+  DISPATCH_NAMESPACE?: string;
+  /** Where `npm run release` output is served (default `{NAMESPACE_API_URL}/releases`). */
+  RELEASE_STORE_URL?: string;
+  /** Step retries of the deployment workflow. @default 3, 2000 */
+  DEPLOY_STEP_RETRIES?: string;
+  DEPLOY_STEP_RETRY_DELAY_MS?: string;
+  /** A running operation whose journal has not moved this long is restarted (crash recovery). @default 120000 */
+  DEPLOY_STALE_AFTER_MS?: string;
+  /** Set in a tenant's copy only: the release it runs and its deployment token (upload-secrets). */
+  WORKER_VERSION?: string;
+  BUNDLE_CONFIGURATION?: string;
+  DEPLOY_TOKEN?: string;
+  /** Dispatch-namespace script name template. @default "tenant-{tenant_id}-auth" */
+  SCRIPT_NAME_TEMPLATE?: string;
 }

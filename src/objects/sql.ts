@@ -71,7 +71,11 @@ export function defineMigrations(object: string, list: Migration[]): readonly Mi
  * migration whose name no longer matches the list (renamed, reordered or removed) is an error: the list is
  * append-only.
  */
-export function applyMigrations(storage: DurableObjectStorage, migrations: readonly Migration[]): void {
+export function applyMigrations(
+  storage: DurableObjectStorage,
+  migrations: readonly Migration[],
+  options: { pinned?: boolean } = {},
+): { applied: string[] } {
   const sql = new Sql(storage.sql);
   // Every object start runs this: when the table exists (all but the first start), one read and no DDL.
   let applied: { id: number; name: string }[];
@@ -88,12 +92,27 @@ export function applyMigrations(storage: DurableObjectStorage, migrations: reado
       throw new Error(`migration ${row.id} was applied as "${row.name}" but the list has "${expected?.name}"`);
     }
   }
+  // Pinned (issue 16): an object that already has a schema keeps it until an upgrade operation applies the
+  // rest; a new object starts at the current schema.
+  if (options.pinned && applied.length > 0) return { applied: [] };
+  const done: string[] = [];
   for (const [index, migration] of migrations.entries()) {
     if (index < applied.length) continue;
     storage.transactionSync(() => {
       storage.sql.exec(migration.sql);
       sql.run`INSERT INTO _migrations (id, name, applied_at) VALUES (${index + 1}, ${migration.name}, ${now()})`;
     });
+    done.push(migration.name);
+  }
+  return { applied: done };
+}
+
+/** The last migration applied to this object (`0012_mfa`), or null before the first (issue 16: schema pins). */
+export function schemaVersion(storage: DurableObjectStorage): string | null {
+  try {
+    return new Sql(storage.sql).first<{ name: string }>`SELECT name FROM _migrations ORDER BY id DESC LIMIT 1`?.name ?? null;
+  } catch {
+    return null;
   }
 }
 

@@ -179,6 +179,21 @@ export const ERRORS = {
     errorCode: "operation_not_supported",
   },
   control_plane_undeletable: { status: 400, message: "The control-plane tenant cannot be deleted", errorCode: "invalid_body" },
+  // Per-tenant deployments (issue 16): operations journal, releases, proxy routes.
+  inexistent_operation: { status: 404, message: "The tenant operation does not exist", errorCode: "inexistent_operation" },
+  operation_in_progress: {
+    status: 409,
+    message: 'Tenant "{tenant_id}" already has an operation in progress ({operation_id})',
+    errorCode: "operation_in_progress",
+  },
+  release_not_found: { status: 400, message: 'Release "{release}" is not in the release store', errorCode: "release_not_found" },
+  tenant_not_wfp: {
+    status: 400,
+    message: 'Tenant "{tenant_id}" is a shared tenant: {detail}',
+    errorCode: "invalid_body",
+  },
+  inexistent_proxy_route: { status: 404, message: "The proxy route does not exist", errorCode: "inexistent_proxy_route" },
+  invalid_proxy_handler: { status: 400, message: "Payload validation error: {detail}", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
   inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },
   invalid_domain: { status: 400, message: "Payload validation error: '{detail}' on property domain", errorCode: "invalid_body" },

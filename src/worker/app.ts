@@ -1,5 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
+import { copyDeployRoutes } from "./deploy/copy-endpoints";
 import { devMailRoute } from "./email";
 import { mfaBenchRoutes } from "./bench-mfa";
 import type { AppEnv } from "./context";
@@ -183,6 +184,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   app.route("/", login.app);
   app.route("/", internal.app);
   app.route("/__bench", bench);
+  // A tenant copy's deployment endpoints (issue 16; 404 unless DEPLOY_TOKEN is set, i.e. in a copy).
+  app.route("/__gatehouse/deploy", copyDeployRoutes());
   // Management API (SPEC §4.2, §5): its router declares CORS, authentication (which resolves the target
   // tenant), the management error shape and no-store itself.
   app.route("/api/v2", managementRouter(options));

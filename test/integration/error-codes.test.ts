@@ -100,6 +100,15 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/tenants/{id}"],
     ["PATCH", "/tenants/{id}", { friendly_name: "x" }],
     ["DELETE", "/tenants/{id}"],
+    ["GET", "/tenants/{id}/operations"],
+    ["POST", "/tenants/{id}/operations", { kind: "upgrade" }],
+    ["POST", "/tenants/{id}/redeploy"],
+  ],
+  "tenant operation": [["GET", "/operations/{id}"]],
+  "proxy route": [
+    ["GET", "/proxy-routes/{id}"],
+    ["PATCH", "/proxy-routes/{id}", { priority: 1 }],
+    ["DELETE", "/proxy-routes/{id}"],
   ],
 };
 

@@ -1,13 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { now } from "../../shared/clock";
-import type { AuditContext, HostResolution } from "../../shared/types";
-import { applyMigrations, Sql } from "../sql";
+import type { AuditContext, HostEntry, HostResolution } from "../../shared/types";
+import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { SYSTEM_CONTEXT } from "../tenant/audit";
 import { outboxOptionsFrom, Publisher } from "../tenant/publisher";
 import { Domains, resolveCustomDomain } from "./domains";
 import { platformMigrations } from "./migrations";
 import { tenantLogsDestination } from "./outbox";
 import type { PlatformCore } from "./rpc";
+import { Operations } from "./operations";
+import { hostEntry, ProxyRoutes } from "./proxy-routes";
 import { countTenants, getTenant, Tenants } from "./tenants";
 
 /**
@@ -44,9 +46,33 @@ export class PlatformObject extends DurableObject<Env> {
     return this.outbox.schedule();
   }
 
+  /** The object's schema: its last applied migration (issue 16: a deployment's apply-migrations and verify steps). */
+  schemaVersion(): string | null {
+    return schemaVersion(this.ctx.storage);
+  }
+
   /** Host resolution for the front worker's cache: custom domain by exact lowercased host. */
   resolveCustomDomain(host: string): HostResolution | null {
     return resolveCustomDomain(this.core.sql, host);
+  }
+
+  /**
+   * The dispatcher's host lookup (issue 16, HostDirectory): the tenant's routing facts and its proxy routes
+   * for this host. The caller has already mapped the host to a tenant (subdomain) or to a custom domain.
+   */
+  hostEntry(host: string, tenantId: string, customDomain: { id: string; domain: string } | null = null): HostEntry | null {
+    return hostEntry(this.core.sql, host, tenantId, customDomain);
+  }
+
+  /** Custom domain by exact host, with its id (the dispatcher's seam until issue 15's resolution lands). */
+  customDomainByHost(host: string): { id: string; domain: string; tenant_id: string } | null {
+    return this.core.sql.first<{ id: string; domain: string; tenant_id: string }>`
+      SELECT id, domain, tenant_id FROM custom_domains WHERE domain = ${host}` ?? null;
+  }
+
+  /** Proxy routes (SPEC §2.3); writes record `proxy_route.*` audit events in the acting tenant's logs. */
+  proxyRoutes(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): ProxyRoutes {
+    return new ProxyRoutes(this.core, audit, logTenantId);
   }
 
   /** Whether a tenant id exists (subdomain resolution). */
@@ -64,6 +90,11 @@ export class PlatformObject extends DurableObject<Env> {
    */
   tenants(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Tenants {
     return new Tenants(this.core, audit, logTenantId);
+  }
+
+  /** The operations journal (issue 16); opening an operation records `tenant_operation.created`. */
+  operations(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Operations {
+    return new Operations(this.core, audit, logTenantId);
   }
 
   /** Custom domains; writes record `custom_domain.*` audit events in the acting tenant's logs. */

@@ -41,9 +41,9 @@ export abstract class PlatformRpc extends RpcTarget {
   }
 
   /**
-   * A registry write with its audit event (`tenant.*`, `custom_domain.*`), logged in the acting tenant's logs
-   * (an internal destination: the network lane, since it is RPC to another object). Without a log tenant,
-   * no event.
+   * A registry write with its audit event (`tenant.*`, `custom_domain.*`, `tenant_operation.*`,
+   * `proxy_route.*`), logged in the acting tenant's logs (an internal destination: the network lane, since
+   * it is RPC to another object). Without a log tenant, no event.
    */
   protected auditedWrite<T>(fn: (tx: WriteTx) => Result<T>, write: ManagementWrite<T>): Result<T> {
     const { audit, logTenantId } = this;

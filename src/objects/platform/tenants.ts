@@ -42,12 +42,15 @@ export function createTenant(sql: Sql, input: TenantInput, now: number): Result<
   if (sql.first`SELECT 1 FROM tenants WHERE id = ${input.id}`) {
     return fail("tenant_exists", { id: input.id });
   }
+  // A wfp tenant starts `pending` (its copy is provisioned asynchronously, SPEC §3.1); shared is always `ready`.
+  const state = input.deployment_type === "wfp" ? "pending" : "ready";
   sql.run`INSERT INTO tenants (id, name, friendly_name, audience, sender_name, sender_email, deployment_type,
-      storage_kind, bundle_configuration, worker_version, provisioning_state_changed_at, created_at, updated_at)
+      storage_kind, bundle_configuration, worker_version, worker_script_name, provisioning_state,
+      provisioning_state_changed_at, created_at, updated_at)
     VALUES (${input.id}, ${input.name}, ${input.friendly_name ?? null}, ${input.audience ?? null},
       ${input.sender_name ?? null}, ${input.sender_email ?? null}, ${input.deployment_type ?? "shared"},
       ${input.storage_kind ?? "own_d1"}, ${input.bundle_configuration ?? "default"},
-      ${input.worker_version ?? "current"}, ${now}, ${now}, ${now})`;
+      ${input.worker_version ?? "current"}, ${input.worker_script_name ?? null}, ${state}, ${now}, ${now}, ${now})`;
   return ok(getTenant(sql, input.id) as Tenant);
 }
 
@@ -143,6 +146,14 @@ export class Tenants extends PlatformRpc {
 
   private tenantWrite<T>(fn: (tx: WriteTx) => Result<T>, write: ManagementWrite<T>): Result<T> {
     return this.auditedWrite(fn, write);
+  }
+
+  /** wfp tenants, oldest first (bulk upgrades go in creation order). */
+  listWfp(): { id: string; worker_version: string; bundle_configuration: string }[] {
+    return this.read((sql) =>
+      sql.all<{ id: string; worker_version: string; bundle_configuration: string }>`
+        SELECT id, worker_version, bundle_configuration FROM tenants WHERE deployment_type = 'wfp' ORDER BY created_at, id`,
+    );
   }
 
   /** Newest first, in the same windows as every other management list (SPEC §4.3). */

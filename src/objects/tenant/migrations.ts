@@ -12,6 +12,7 @@ import actions from "../../../migrations/tenant/0011_actions.sql";
 import mfa from "../../../migrations/tenant/0012_mfa.sql";
 import jobs from "../../../migrations/tenant/0013_jobs.sql";
 import { defineMigrations } from "../sql";
+import schemaUpgrades from "../../../migrations/tenant/0014_schema_upgrades.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -28,4 +29,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0011_actions", sql: actions },
   { name: "0012_mfa", sql: mfa },
   { name: "0013_jobs", sql: jobs },
+  { name: "0014_schema_upgrades", sql: schemaUpgrades },
 ]);

@@ -2,7 +2,7 @@ import { metricsSinkFrom } from "./metrics";
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
-import { applyMigrations, Sql } from "../sql";
+import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
 import { ActionsRpc } from "./actions-rpc";
 import { AttackProtectionRpc } from "./attack-protection";
@@ -81,7 +81,9 @@ export class TenantObject extends DurableObject<Env> {
       commit: (fn) => outbox.commit(fn),
     };
     ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(ctx.storage, tenantMigrations);
+      // TENANT_SCHEMA_MIGRATIONS: "pinned" (the default) moves an existing tenant's schema only through an
+      // upgrade operation (`upgradeSchema`); "auto" (wrangler.toml opts in) applies pending migrations on start.
+      applyMigrations(ctx.storage, tenantMigrations, { pinned: (env as unknown as Record<string, string | undefined>).TENANT_SCHEMA_MIGRATIONS !== "auto" });
       syncPipeline(sql, extensions.pipeline, this.outbox.now());
       // Events committed before a crash or restart get their alarm back.
       this.outbox.schedule();
@@ -106,6 +108,41 @@ export class TenantObject extends DurableObject<Env> {
   /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
   getUser(userId: string): UserRecord | null {
     return getUser(this.core.sql, userId);
+  }
+
+  /**
+   * An upgrade operation's apply-migrations step for a shared tenant (issue 16 point 6): applies every pending
+   * migration of this code (each in its own transaction) and records the move in `schema_upgrades`. Idempotent:
+   * at the current schema it applies nothing and records nothing.
+   */
+  upgradeSchema(operationId: string | null): { from: string | null; to: string | null; applied: string[] } {
+    const from = schemaVersion(this.ctx.storage);
+    const { applied } = applyMigrations(this.ctx.storage, tenantMigrations);
+    const to = schemaVersion(this.ctx.storage);
+    if (applied.length > 0) {
+      this.core.sql.run`INSERT INTO schema_upgrades (from_version, to_version, operation_id, applied_at)
+        VALUES (${from}, ${to}, ${operationId}, ${this.core.now()})`;
+    }
+    return { from, to, applied };
+  }
+
+  /** Migrations of this code not yet applied to this object (a pinned tenant's pending schema). */
+  pendingMigrations(): string[] {
+    const current = schemaVersion(this.ctx.storage);
+    const index = current ? tenantMigrations.findIndex((m) => m.name === current) : -1;
+    return tenantMigrations.slice(index + 1).map((m) => m.name);
+  }
+
+  /** The schema moves recorded by upgrades; empty on an object still at a schema before 0014 (expand/contract). */
+  schemaUpgrades(): { from_version: string | null; to_version: string; operation_id: string | null; applied_at: number }[] {
+    const exists = this.core.sql.first`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_upgrades'`;
+    if (!exists) return [];
+    return this.core.sql.all`SELECT from_version, to_version, operation_id, applied_at FROM schema_upgrades ORDER BY id`;
+  }
+
+  /** The object's schema: its last applied migration (issue 16: a deployment's apply-migrations and verify steps). */
+  schemaVersion(): string | null {
+    return schemaVersion(this.ctx.storage);
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */

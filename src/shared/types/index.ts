@@ -12,6 +12,7 @@ export type * from "./organizations";
 export type * from "./jobs";
 export type * from "./mfa";
 export type * from "./refresh";
+export type * from "./proxy-routes";
 export type * from "./registry";
 export type * from "./roles";
 export type * from "./writes";

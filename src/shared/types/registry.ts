@@ -1,3 +1,4 @@
+import type { Json } from "./json";
 /** Registry records (PlatformObject). */
 
 /** A tenant as the management API shows it (SPEC §2.1). */
@@ -33,9 +34,11 @@ export interface TenantInput {
   storage_kind?: Tenant["storage_kind"];
   bundle_configuration?: string;
   worker_version?: string;
+  /** Script name in the dispatch namespace (SCRIPT_NAME_TEMPLATE applied); null: `tenant-<id>-auth`. */
+  worker_script_name?: string | null;
 }
 
-export type TenantPatch = Partial<Omit<TenantInput, "id" | "deployment_type">>;
+export type TenantPatch = Partial<Omit<TenantInput, "id" | "deployment_type" | "worker_script_name">>;
 
 /** How a host resolved (PlatformObject.resolveHost). */
 export interface HostResolution {
@@ -114,3 +117,48 @@ export type CustomDomainPatch = Partial<Pick<CustomDomainInput, "custom_client_i
   /** Merged into the stored metadata; a null value removes a key. */
   domain_metadata?: Record<string, string | null>;
 };
+
+/** What a tenant operation does (issue 16). */
+export type TenantOperationKind = "provision" | "redeploy" | "upgrade" | "deprovision";
+export type TenantOperationStatus = "pending" | "running" | "succeeded" | "failed";
+
+/** One step attempt of an operation (the journal's timeline). */
+export interface TenantOperationEvent {
+  id: string;
+  operation_id: string;
+  step: string;
+  status: "started" | "succeeded" | "failed";
+  attempt: number;
+  message: string | null;
+  duration_ms: number | null;
+  detail: { [key: string]: Json } | null;
+  created_at: string;
+}
+
+/** A row of the operations journal (`tenant_operations`). */
+export interface TenantOperation {
+  id: string;
+  tenant_id: string;
+  kind: TenantOperationKind;
+  status: TenantOperationStatus;
+  from_version: string | null;
+  to_version: string | null;
+  bundle_configuration: string | null;
+  error: string | null;
+  requested_by: string | null;
+  instance_id: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Present on `GET /operations/{id}`: every step attempt, oldest first. */
+  events?: TenantOperationEvent[];
+}
+
+/** Filters and page of `GET /tenants/{id}/operations`. */
+export interface OperationQuery {
+  page: number;
+  per_page: number;
+  kind?: TenantOperationKind;
+  status?: TenantOperationStatus;
+}

@@ -28,6 +28,8 @@ import { roleAssignmentRoutes } from "./role-assignments";
 import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
 import { tenantSettingsRoutes } from "./tenant-settings";
+import { operationRoutes } from "./operations";
+import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
 import { userRoleRoutes } from "./user-roles";
@@ -38,6 +40,8 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...tenantSettingsRoutes,
   ...tenantRoutes,
   ...customDomainRoutes,
+  ...operationRoutes,
+  ...proxyRouteRoutes,
   ...clientRoutes,
   ...connectionRoutes,
   ...resourceServerRoutes,

@@ -11,6 +11,8 @@ import { ensureTenantOrganization, removeTenantOrganization } from "../tenant/te
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { forgetTenant, platform, tenantObject } from "../tenant/stubs";
 import { auditContext } from "../http/audit";
+import { deploymentConfigured, onDeprovision, onProvision, resolveRelease } from "../deploy/lifecycle";
+import { scriptNameFor } from "../../shared/script-name";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";
 
@@ -54,11 +56,26 @@ export const tenantRoutes = [
         throw problem("tenant_id_reserved");
       }
       if (c.var.settings.reservedSubdomains.includes(body.id)) throw problem("tenant_id_reserved_subdomain");
-      if (body.deployment_type === "wfp") {
-        throw problem("not_implemented", { detail: 'deployment_type "wfp" (per-tenant workers) is not available in this release' });
-      }
       const registry = platform(c.env);
       const hooks = c.var.tenantHooks ?? {};
+      if (body.deployment_type === "wfp") {
+        // Per-tenant copy (issue 16): the row starts `pending` and the response returns while the
+        // provisioning workflow runs; clients poll GET /tenants/{id} or the operation.
+        if (!deploymentConfigured(c.env)) {
+          throw problem("not_implemented", { detail: 'deployment_type "wfp" needs a dispatch namespace (NAMESPACE_API_URL or CLOUDFLARE_API_TOKEN) and a release store' });
+        }
+        const configuration = body.bundle_configuration ?? "default";
+        const worker_version = await resolveRelease(c.env, configuration, body.worker_version);
+        const worker_script_name = scriptNameFor(c.env.SCRIPT_NAME_TEMPLATE, { tenant_id: body.id });
+        const wfpInput = { ...body, name: body.name ?? body.id, bundle_configuration: configuration, worker_version, worker_script_name };
+        await runBefore(hooks.onTenantCreating, { tenant: wfpInput, actor: actorOf(c) });
+        const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create(wfpInput));
+        await onProvision(c.env, tenant, { audit: auditContext(c), logTenantId: c.var.auth.tenantId, requestedBy: c.var.auth.subject || null });
+        await ensureTenantOrganization(c.env, c.var.settings, tenant, auditContext(c));
+        forgetTenantHost(c, tenant.id);
+        await runAfter(hooks.onTenantCreated, { tenant, actor: actorOf(c) });
+        return c.json((await registry.tenants().get(tenant.id)) ?? tenant, 201);
+      }
       const input = { ...body, name: body.name ?? body.id };
       await runBefore(hooks.onTenantCreating, { tenant: input, actor: actorOf(c) });
       const tenant = unwrap(await registry.tenants(auditContext(c), c.var.auth.tenantId).create(input));
@@ -118,6 +135,10 @@ export const tenantRoutes = [
       assertCanManage(c, id);
       const hooks = c.var.tenantHooks ?? {};
       const before = await loadTenant(c, id);
+      if (before.deployment_type === "wfp" && ("worker_version" in body || "bundle_configuration" in body || "storage_kind" in body)) {
+        // A copy's pin moves only through a journaled upgrade that verified the new release (issue 16).
+        throw problem("tenant_not_wfp", { tenant_id: id, detail: "no: its release pin moves only through POST /tenants/{id}/operations (kind upgrade)" });
+      }
       await runBefore(hooks.onTenantUpdating, { tenant: before, patch: body, actor: actorOf(c) });
       const tenant = unwrap(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).update(id, body));
       invalidateTenantConfig(id);
@@ -142,6 +163,8 @@ export const tenantRoutes = [
       const domains = await Promise.all(
         (await registry.domains().list(id)).map(async (d) => ({ domain: d.domain, ref: await registry.domains().providerRef(d.custom_domain_id) })),
       );
+      // onDeprovision: the tenant's script leaves the namespace before its row does.
+      await onDeprovision(c.env, doomed);
       if (!(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).delete(id))) throw problem("tenant_not_found");
       // The certificate provider forgets the tenant's hostnames (best effort: the rows are gone already).
       await releaseHostnames(c, domains);

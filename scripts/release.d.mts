@@ -1,0 +1,2 @@
+export const RELEASE_STORE: string;
+export function schemaVersions(): { tenant: string | null; user: string | null; platform: string | null };

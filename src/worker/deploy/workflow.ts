@@ -1,0 +1,163 @@
+import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
+import { now } from "../../shared/clock";
+import type { Json, Tenant, TenantOperation } from "../../shared/types";
+import { platform } from "../tenant/stubs";
+import { namespaceFrom } from "./namespace";
+import { type DeployTarget, runSharedStep, runStep, SHARED_STEPS, STEPS, type StepDeps, type StepName } from "./provisioner";
+import { releaseStoreFrom } from "./releases";
+
+/** What starts a deployment run: the journal row it executes. */
+export interface DeployParams {
+  operation_id: string;
+}
+
+/** Step retries (issue 16: "retried with backoff"); DEPLOY_STEP_RETRIES / DEPLOY_STEP_RETRY_DELAY_MS override. */
+function stepConfig(env: Env): WorkflowStepConfig {
+  const e = env as unknown as Record<string, string | undefined>;
+  const limit = Number(e.DEPLOY_STEP_RETRIES ?? 3);
+  const delay = Number(e.DEPLOY_STEP_RETRY_DELAY_MS ?? 2000);
+  return { retries: { limit: Number.isFinite(limit) ? limit : 3, delay: Number.isFinite(delay) ? delay : 2000, backoff: "exponential" }, timeout: "5 minutes" };
+}
+
+/** Serializable facts the run carries between steps (step outputs are persisted by the executor). */
+interface Plan {
+  operation: TenantOperation;
+  tenant: Tenant;
+  target: Omit<DeployTarget, "tenant">;
+}
+
+function deps(env: Env): StepDeps {
+  const namespace = namespaceFrom(env);
+  const releases = releaseStoreFrom(env);
+  if (!namespace || !releases) throw new Error("per-tenant deployment is not configured (NAMESPACE_API_URL or CLOUDFLARE_API_TOKEN, RELEASE_STORE_URL)");
+  return { env, namespace, releases };
+}
+
+/**
+ * The durable executor of tenant operations (issue 16 point 4): a Cloudflare Workflow, so a run survives a
+ * crash or restart and resumes after its last completed step. Every step attempt is journaled (started,
+ * then succeeded or failed with its duration and error); the outcome is applied in one commit: on success
+ * the pin moves and a provisioning tenant becomes `ready`; on failure the pin stays (a failed upgrade rolls
+ * the copy back to its pinned release) and a provisioning tenant becomes `failed` with the error.
+ */
+export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployParams> {
+  async run(event: WorkflowEvent<DeployParams>, step: WorkflowStep): Promise<unknown> {
+    const registry = platform(this.env);
+    const operationId = event.payload.operation_id;
+    const plan = await step.do("load", async (): Promise<Plan> => {
+      const operation = await registry.operations().start(operationId, event.instanceId);
+      if (!operation) throw new Error(`operation ${operationId} does not exist`);
+      const tenant = await registry.tenants().get(operation.tenant_id);
+      if (!tenant) throw new Error(`tenant ${operation.tenant_id} does not exist`);
+      return {
+        operation,
+        tenant,
+        target: {
+          worker_version: operation.to_version ?? tenant.worker_version,
+          bundle_configuration: operation.bundle_configuration ?? tenant.bundle_configuration,
+          script_name: tenant.worker_script_name,
+        },
+      };
+    });
+    if (plan.operation.status === "succeeded" || plan.operation.status === "failed") return { status: plan.operation.status };
+    const provisioning = plan.operation.kind !== "upgrade";
+    const config = stepConfig(this.env);
+    let tenant = plan.tenant;
+    let uploaded = false;
+    if (plan.tenant.deployment_type === "shared") return this.runShared(plan, step, config);
+    try {
+      for (const name of STEPS) {
+        const out = await step.do(name, config, async (ctx) => this.journaled(operationId, name, ctx.attempt, { ...plan.target, tenant }));
+        if (name === "create-database" && typeof out.d1_database_id === "string") tenant = { ...tenant, d1_database_id: out.d1_database_id };
+        if (name === "upload-script") uploaded = true;
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (plan.operation.kind === "upgrade" && uploaded && plan.operation.from_version) {
+        // Leave the tenant serving on its old pin: the copy goes back to the pinned release.
+        const from = plan.operation.from_version;
+        await step.do("rollback", config, async (ctx) =>
+          this.journaled(operationId, "rollback", ctx.attempt, { ...plan.target, worker_version: from, tenant }, "upload-script"),
+        );
+      }
+      return step.do("fail", async () => {
+        const op = await registry.operations().finish(operationId, { status: "failed", error: message, provisioning });
+        return { status: op?.status ?? "failed", error: message };
+      });
+    }
+    return step.do("publish", async () => {
+      const op = await registry.operations().finish(operationId, {
+        status: "succeeded",
+        provisioning,
+        pin: {
+          worker_version: plan.target.worker_version,
+          bundle_configuration: plan.target.bundle_configuration,
+          worker_script_name: plan.target.script_name,
+          d1_database_id: tenant.d1_database_id,
+        },
+      });
+      return { status: op?.status ?? "succeeded", worker_version: plan.target.worker_version };
+    });
+  }
+
+  /** A shared tenant's upgrade: its object's schema moves; the pin records the release it was verified on. */
+  private async runShared(plan: Plan, step: WorkflowStep, config: WorkflowStepConfig): Promise<unknown> {
+    const registry = platform(this.env);
+    const operationId = plan.operation.id;
+    try {
+      for (const name of SHARED_STEPS) {
+        await step.do(name, config, async (ctx) => this.journaledWith(operationId, name, ctx.attempt, () => runSharedStep(name, this.env, plan.tenant.id, operationId)));
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return step.do("fail", async () => {
+        await registry.operations().finish(operationId, { status: "failed", error: message });
+        return { status: "failed", error: message };
+      });
+    }
+    return step.do("publish", async () => {
+      await registry.operations().finish(operationId, {
+        status: "succeeded",
+        pin: { worker_version: plan.target.worker_version, bundle_configuration: plan.target.bundle_configuration, worker_script_name: plan.target.script_name },
+      });
+      return { status: "succeeded", worker_version: plan.target.worker_version };
+    });
+  }
+
+  private async journaledWith(operationId: string, journalName: string, attempt: number, run: () => Promise<{ [key: string]: Json }>): Promise<{ [key: string]: Json }> {
+    const ops = platform(this.env).operations();
+    await ops.step(operationId, { step: journalName, status: "started", attempt });
+    const began = now();
+    try {
+      const detail = await run();
+      await ops.step(operationId, { step: journalName, status: "succeeded", attempt, duration_ms: now() - began, detail });
+      return detail;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await ops.step(operationId, { step: journalName, status: "failed", attempt, duration_ms: now() - began, message });
+      throw error;
+    }
+  }
+
+  /** One attempt of a step between its `started` and `succeeded` / `failed` journal events. */
+  private async journaled(
+    operationId: string,
+    journalName: string,
+    attempt: number,
+    target: DeployTarget,
+    stepName: StepName = journalName as StepName,
+  ): Promise<{ [key: string]: Json }> {
+    const ops = platform(this.env).operations();
+    await ops.step(operationId, { step: journalName, status: "started", attempt });
+    const began = now();
+    try {
+      const detail = await runStep(stepName, deps(this.env), target);
+      await ops.step(operationId, { step: journalName, status: "succeeded", attempt, duration_ms: now() - began, detail });
+      return detail;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await ops.step(operationId, { step: journalName, status: "failed", attempt, duration_ms: now() - began, message });
+      throw error;
+    }
+  }
+}
