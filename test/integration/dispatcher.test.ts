@@ -117,6 +117,31 @@ describe("host resolution", () => {
   });
 });
 
+describe("custom domains (the registry's custom_domains rows; issue 15 wires its own resolution into the seam)", () => {
+  it("a custom domain routes to its tenant; its own routes and the tenant-wide ones apply, by priority", async () => {
+    const id = await createTenant();
+    const domain = `login.${id}.example`;
+    const domainId = `cd_${id.replace(/-/g, "")}`;
+    await runInDurableObject(env.PLATFORM.getByName("platform"), (_o, state) => {
+      state.storage.sql.exec("INSERT INTO custom_domains (id, tenant_id, domain, type, created_at, updated_at) VALUES (?, ?, ?, 'self_managed_certs', 0, 0)", domainId, id, domain);
+    });
+    // No routes yet: the synthesized catch-all serves the tenant (shared: the shared worker) on its domain.
+    const disc = await dispatch(get(domain, "/.well-known/openid-configuration"), deps());
+    expect(disc.status).toBe(200);
+    expect(((await disc.json()) as { issuer: string }).issuer).toBe(`https://${domain}/`);
+    await route({ tenant_id: id, custom_domain_id: domainId, priority: 2, match: { path: "/hello" }, handlers: [{ type: "static", options: { status: 200, body: "domain route" } }] });
+    await route({ tenant_id: id, priority: 1, match: { path: "/hello" }, handlers: [{ type: "static", options: { status: 200, body: "tenant-wide route" } }] });
+    await route({ tenant_id: id, custom_domain_id: domainId, priority: 3, match: { path: "/only-domain" }, handlers: [{ type: "static", options: { status: 200, body: "only on the domain" } }] });
+    expect(await (await dispatch(get(domain, "/hello"), deps())).text()).toBe("tenant-wide route");
+    expect(await (await dispatch(get(domain, "/only-domain"), deps())).text()).toBe("only on the domain");
+    // The subdomain sees only the tenant-wide routes.
+    expect((await dispatch(get(`${id}.${APEX}`, "/only-domain"), deps())).status).toBe(404);
+    // A route naming another tenant's domain is refused.
+    const other = await createTenant();
+    expect((await mgmt("POST", "/proxy-routes", { body: { tenant_id: other, custom_domain_id: domainId, handlers: [{ type: "static", options: { status: 200, body: "x" } }] } })).status).toBe(400);
+  });
+});
+
 describe("route matching", () => {
   it("path patterns: /*, prefixes, exact paths and inner wildcards", () => {
     expect(pathMatches("/*", "/anything/at/all")).toBe(true);
