@@ -64,10 +64,10 @@ export class PlatformObject extends DurableObject<Env> {
     return hostEntry(this.core.sql, host, tenantId, customDomain);
   }
 
-  /** Custom domain by exact host, with its id (the dispatcher's seam until issue 15's resolution lands). */
+  /** A ready custom domain by host, with its id: the dispatcher routes exactly the hosts the worker's resolution serves. */
   customDomainByHost(host: string): { id: string; domain: string; tenant_id: string } | null {
     return this.core.sql.first<{ id: string; domain: string; tenant_id: string }>`
-      SELECT id, domain, tenant_id FROM custom_domains WHERE domain = ${host}` ?? null;
+      SELECT id, domain, tenant_id FROM custom_domains WHERE lower(domain) = ${host.toLowerCase()} AND status = 'ready'` ?? null;
   }
 
   /** Proxy routes (SPEC §2.3); writes record `proxy_route.*` audit events in the acting tenant's logs. */
