@@ -6,8 +6,14 @@ import { utf8 } from "./encoding";
  */
 export async function timingSafeEqualText(a: string, b: string): Promise<boolean> {
   const [ha, hb] = await Promise.all([sha256(a), sha256(b)]);
+  return equalDigests(ha, hb);
+}
+
+/** Whether two SHA-256 digests are equal, in time independent of where they differ. */
+export function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < ha.length; i++) diff |= (ha[i] ?? 0) ^ (hb[i] ?? 0);
+  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
   return diff === 0;
 }
 

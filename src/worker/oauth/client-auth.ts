@@ -1,5 +1,5 @@
 import { fieldCipher } from "../../shared/crypto/encryption";
-import { timingSafeEqualText } from "../../shared/crypto/compare";
+import { equalDigests, sha256 } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
 import type { TenantConfig } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
@@ -109,7 +109,28 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
     return;
   }
   if (presented.secret === null || !client.client_secret_enc) throw fail();
-  const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
-  const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
-  if (!(await timingSafeEqualText(stored, presented.secret))) throw fail();
+  const [stored, given] = await Promise.all([storedSecretDigest(c, client.client_id, client.client_secret_enc), sha256(presented.secret)]);
+  if (!equalDigests(stored, given)) throw fail();
+}
+
+/** How many clients' secret digests an isolate keeps (cleared whole when full). */
+const MAX_CACHED_SECRETS = 1000;
+const storedDigests = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * SHA-256 of a client's stored secret, decrypted once per isolate and kept by its ciphertext (a rotated
+ * secret has a new one, so nothing goes stale). Secrets are compared as digests, in constant time.
+ */
+function storedSecretDigest(c: AppContext, clientId: string, ciphertext: string): Promise<Uint8Array> {
+  const key = `${clientId}\n${ciphertext}`;
+  let digest = storedDigests.get(key);
+  if (!digest) {
+    if (storedDigests.size >= MAX_CACHED_SECRETS) storedDigests.clear();
+    digest = fieldCipher(c.env.ENCRYPTION_KEY)
+      .then((cipher) => cipher.decrypt(ciphertext, encryptionContext.clientSecret(clientId)))
+      .then(sha256);
+    storedDigests.set(key, digest);
+    digest.catch(() => storedDigests.delete(key));
+  }
+  return digest;
 }

@@ -37,10 +37,12 @@ export async function tenantExists(env: Env, settings: Settings, id: string): Pr
 
 /** The registry as the tenant resolver sees it. */
 export function directory(env: Env, settings: Settings): TenantDirectory {
-  const stub = platform(env);
+  // The stub only when a lookup misses the host cache (most requests never need it).
+  let stub: ReturnType<typeof platform> | undefined;
+  const registry = () => (stub ??= platform(env));
   return {
     hasTenant: (id) => tenantExists(env, settings, id),
-    resolveCustomDomain: (host) => stub.resolveCustomDomain(host),
-    countTenants: () => stub.countTenants(),
+    resolveCustomDomain: (host) => registry().resolveCustomDomain(host),
+    countTenants: () => registry().countTenants(),
   };
 }
