@@ -2,7 +2,9 @@
  * `npm run bench`: throughput of the real bundle on bare workerd (PLATFORM.md, last section). Not a test.
  *
  * 1. build with `wrangler deploy --dry-run --outdir .bench/dist`;
- * 2. generate `.bench/gatehouse.capnp` (Durable Objects with SQLite on a temporary local disk, every
+ * 2. generate `.bench/gatehouse.capnp` (Durable Objects with SQLite on a temporary directory, in memory
+ *    (/dev/shm) where the machine has it: the rows measure the code, not this machine's fsync, which
+ *    Durable Object storage in production does not put on the request path; BENCH_DISK_DIR overrides), every
  *    wrangler.toml var plus fresh secrets, BENCH_ROUTES=1, ISSUER=http://localhost:PORT/) and run
  *    `workerd serve --experimental` on 127.0.0.1:PORT;
  * 3. run every scenario of scripts/bench/scenarios.mjs (autocannon, bounded) and print a table and ratios;
@@ -14,12 +16,19 @@
  */
 import { spawn } from "node:child_process";
 import { availableParallelism, cpus, tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_ENV, WRANGLER_JS } from "./e2e-server.mjs";
 import { RATIOS, SCENARIOS } from "./bench/scenarios.mjs";
 import { startWorkerd, workerdBinary, writeWorkerdConfig } from "./bench/workerd.mjs";
+
+/** Where the objects' SQLite files go: BENCH_DISK_DIR, else /dev/shm (memory) when present, else the temp dir. */
+function benchStorageRoot() {
+  if (process.env.BENCH_DISK_DIR) return process.env.BENCH_DISK_DIR;
+  return existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
+}
 
 Object.assign(process.env, WRANGLER_ENV);
 
@@ -105,7 +114,7 @@ async function main() {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   const host = `localhost:${port}`;
-  const diskDir = await mkdtemp(join(tmpdir(), "gatehouse-bench-"));
+  const diskDir = await mkdtemp(join(benchStorageRoot(), "gatehouse-bench-"));
   const vars = {
     ISSUER: `${baseUrl}/`,
     ENCRYPTION_KEY: randomSecret(),
@@ -118,7 +127,7 @@ async function main() {
   const { configPath, warnings } = await writeWorkerdConfig({ config, benchDir: BENCH_DIR, diskDir, port, vars });
   for (const warning of warnings) console.warn(`warning: ${warning}`);
 
-  console.log(`Starting workerd ${workerd.version} on 127.0.0.1:${port} (${configPath.replace(`${ROOT}/`, "")}) ...`);
+  console.log(`Starting workerd ${workerd.version} on 127.0.0.1:${port} (${configPath.replace(`${ROOT}/`, "")}; objects stored under ${diskDir}) ...`);
   let server;
   try {
     server = await startWorkerd({ binary: workerd.path, configPath, baseUrl, readyPath: "/.well-known/openid-configuration" });

@@ -144,7 +144,8 @@ const gatehouse :Workerd.Worker = (
 export async function startWorkerd({ binary, configPath, baseUrl, readyPath, timeoutMs = 60_000 }) {
   return startProcessGroup({
     command: binary,
-    args: ["serve", configPath, "--experimental"],
+    // BENCH_INSPECT=PORT: workerd's inspector for a CPU profile (scripts/bench/profile.mjs).
+    args: ["serve", configPath, "--experimental", ...(process.env.BENCH_INSPECT ? [`--inspector-addr=127.0.0.1:${process.env.BENCH_INSPECT}`] : [])],
     cwd: ROOT,
     readyUrl: `${baseUrl}${readyPath}`,
     timeoutMs,
