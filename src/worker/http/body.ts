@@ -7,11 +7,18 @@ export const MAX_BODY_BYTES = 100 * 1024;
 
 /** Reads the raw body as text, refusing anything over MAX_BODY_BYTES with a 413 before buffering it all. */
 export async function readBodyText(request: Request, tooLarge: () => Error): Promise<string> {
+  return decodeUtf8(await readBodyBytes(request, MAX_BODY_BYTES, tooLarge));
+}
+
+/**
+ * Reads the raw body, refusing it (`tooLarge`) as soon as it exceeds `limit` bytes, before buffering it all.
+ * A declared length frames the body (the runtime enforces it), so such a body is read in one native call.
+ */
+export async function readBodyBytes(request: Request, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return "";
-  // A declared length frames the body (the runtime enforces it): read it in one native call.
-  if (request.headers.has("content-length")) return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+  if (declared > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  if (request.headers.has("content-length")) return new Uint8Array(await request.arrayBuffer());
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -19,7 +26,7 @@ export async function readBodyText(request: Request, tooLarge: () => Error): Pro
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       await reader.cancel();
       throw tooLarge();
     }
@@ -31,7 +38,7 @@ export async function readBodyText(request: Request, tooLarge: () => Error): Pro
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decodeUtf8(bytes);
+  return bytes;
 }
 
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

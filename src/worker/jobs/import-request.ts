@@ -10,7 +10,7 @@ import { textProblem } from "../../shared/schemas/users";
 import { DATABASE_STRATEGY } from "../../shared/strategies";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/body";
+import { MAX_JSON_DEPTH, nestsDeeperThan, readBodyBytes } from "../http/body";
 import { configOf } from "../login/connection";
 
 /** Room for the form's other fields and part headers beside the file. */
@@ -27,31 +27,7 @@ export interface ImportRequest {
 const tooLarge = () => problem("import_file_too_large", { bytes: IMPORT_FILE_MAX_BYTES });
 
 /** The request body, refused with a 413 as soon as it exceeds the file limit plus the form's overhead. */
-async function boundedBody(request: Request): Promise<Uint8Array> {
-  const limit = IMPORT_FILE_MAX_BYTES + FORM_OVERHEAD_BYTES;
-  if (Number(request.headers.get("content-length") ?? "0") > limit) throw tooLarge();
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
+const boundedBody = (request: Request) => readBodyBytes(request, IMPORT_FILE_MAX_BYTES + FORM_OVERHEAD_BYTES, tooLarge);
 
 /** A form boolean as the SDKs send it ("true" / "false"), or the default. */
 function flag(form: FormData, name: string, fallback: boolean): boolean {
