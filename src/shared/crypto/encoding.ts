@@ -1,9 +1,22 @@
 /** base64url without padding (RFC 4648 §5), for ids, cursors and ciphertexts. */
 export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  let out = "";
+  const n = bytes.length;
+  let i = 0;
+  for (; i + 2 < n; i += 3) {
+    const v = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out += URL_ALPHABET[v >> 18] + URL_ALPHABET[(v >> 12) & 63] + URL_ALPHABET[(v >> 6) & 63] + URL_ALPHABET[v & 63];
+  }
+  if (i < n) {
+    const v = ((bytes[i] as number) << 16) | (i + 1 < n ? (bytes[i + 1] as number) << 8 : 0);
+    out += URL_ALPHABET[v >> 18] + URL_ALPHABET[(v >> 12) & 63];
+    if (i + 1 < n) out += URL_ALPHABET[(v >> 6) & 63];
+  }
+  return out;
 }
+
+/** The base64url alphabet (RFC 4648 §5), one string per 6-bit value. */
+const URL_ALPHABET = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"];
 
 /** Decodes base64url (padding optional); throws on characters outside the alphabet. */
 export function fromBase64Url(text: string): Uint8Array {
