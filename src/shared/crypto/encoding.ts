@@ -5,18 +5,18 @@ export function toBase64Url(bytes: Uint8Array): string {
   let i = 0;
   for (; i + 2 < n; i += 3) {
     const v = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
-    out += URL_ALPHABET[v >> 18] + URL_ALPHABET[(v >> 12) & 63] + URL_ALPHABET[(v >> 6) & 63] + URL_ALPHABET[v & 63];
+    out += URL_ALPHABET.charAt(v >> 18) + URL_ALPHABET.charAt((v >> 12) & 63) + URL_ALPHABET.charAt((v >> 6) & 63) + URL_ALPHABET.charAt(v & 63);
   }
   if (i < n) {
     const v = ((bytes[i] as number) << 16) | (i + 1 < n ? (bytes[i + 1] as number) << 8 : 0);
-    out += URL_ALPHABET[v >> 18] + URL_ALPHABET[(v >> 12) & 63];
-    if (i + 1 < n) out += URL_ALPHABET[(v >> 6) & 63];
+    out += URL_ALPHABET.charAt(v >> 18) + URL_ALPHABET.charAt((v >> 12) & 63);
+    if (i + 1 < n) out += URL_ALPHABET.charAt((v >> 6) & 63);
   }
   return out;
 }
 
-/** The base64url alphabet (RFC 4648 §5), one string per 6-bit value. */
-const URL_ALPHABET = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"];
+/** The base64url alphabet (RFC 4648 §5), indexed by 6-bit value. */
+const URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /** Decodes base64url (padding optional); throws on characters outside the alphabet. */
 export function fromBase64Url(text: string): Uint8Array {

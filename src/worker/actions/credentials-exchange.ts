@@ -29,7 +29,7 @@ export async function runCredentialsExchange(
     client: { client_id: client.client_id, name: client.name, metadata: client.client_metadata },
     request: { ip: clientIp(c), hostname: url.hostname, user_agent: c.req.header("user-agent") ?? null, geoip: {} },
     resource_server: { identifier: exchange.audience },
-    tenant: { id: c.var.tenant.id },
+    tenant: { id: c.get("tenant").id },
     transaction: { requested_scopes: scopes },
   });
   const claims = tokenClaims(c, outcome, { systemAudience: exchange.audience === MANAGEMENT_AUDIENCE, client_id: client.client_id });

@@ -66,7 +66,7 @@ const normalizeOrigin = (origin: string) => origin.replace(/\/$/, "");
 
 /** Every web origin any application of the tenant lists (plus `extra`), once per configuration snapshot. */
 function webOrigins(c: AppContext, tenantId: string, key: string, extra: readonly string[]): Promise<Set<string>> {
-  return memoized(tenantId, tenantObject(c.env, tenantId), c.var.settings, key, (config) => {
+  return memoized(tenantId, tenantObject(c.env, tenantId), c.get("settings"), key, (config) => {
     const origins = new Set(extra);
     for (const client of config.clients) for (const origin of client.web_origins) origins.add(normalizeOrigin(origin));
     return origins;
@@ -92,9 +92,9 @@ export const tokenCors = cors({
  */
 export const managementCors = cors({
   async allows(c, origin) {
-    const tenant = await resolveTenant(c.req.raw, c.var.settings, directory(c.env, c.var.settings)).catch(() => null);
+    const tenant = await resolveTenant(c.req.raw, c.get("settings"), directory(c.env, c.get("settings"))).catch(() => null);
     if (tenant === null) return false;
-    return (await webOrigins(c, tenant.id, "management-origins", c.var.settings.allowedOrigins)).has(origin);
+    return (await webOrigins(c, tenant.id, "management-origins", c.get("settings").allowedOrigins)).has(origin);
   },
   answers: "preflight",
   describeOnlyPreflights: true,
@@ -112,7 +112,7 @@ export const managementCors = cors({
  */
 export function browserCors(options: { credentials: boolean }): MiddlewareHandler<AppEnv> {
   return cors({
-    allows: async (c, origin) => (await webOrigins(c, c.var.tenant.id, "login-web-origins", [])).has(normalizeOrigin(origin)),
+    allows: async (c, origin) => (await webOrigins(c, c.get("tenant").id, "login-web-origins", [])).has(normalizeOrigin(origin)),
     answers: "any",
     describeOnlyPreflights: true,
     methods: "POST",

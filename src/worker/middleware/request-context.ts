@@ -15,6 +15,6 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** Auth API and login routes: resolve the tenant from the request (SPEC §5.5). */
 export const tenantFromRequest: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("tenant", await resolveTenant(c.req.raw, c.var.settings, directory(c.env, c.var.settings)));
+  c.set("tenant", await resolveTenant(c.req.raw, c.get("settings"), directory(c.env, c.get("settings"))));
   await next();
 };

@@ -101,10 +101,10 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
   }
   if (registered === "private_key_jwt" || registered === "client_secret_jwt") {
     if (presented.method !== "client_assertion" || !presented.assertion) throw fail(`The client must authenticate with ${registered}`);
-    const issuer = c.var.tenant.issuer;
+    const issuer = c.get("tenant").issuer;
     const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
-    const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.var.settings, c.env.ENCRYPTION_KEY, audiences);
-    const fresh = await tenantObject(c.env, c.var.tenant.id).assertions().consumeJti(client.client_id, jti, expiresAtMs);
+    const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.get("settings"), c.env.ENCRYPTION_KEY, audiences);
+    const fresh = await tenantObject(c.env, c.get("tenant").id).assertions().consumeJti(client.client_id, jti, expiresAtMs);
     if (!fresh) throw fail("client_assertion jti has already been used");
     return;
   }

@@ -128,7 +128,8 @@ export async function explicitTenant(
       customDomain: byHost.customDomain,
     };
   }
-  const query = new URL(request.url).searchParams.get("tenant_id")?.trim();
+  // A request without a query string (every token request) names no query target: no URL to parse.
+  const query = request.url.includes("?") ? new URL(request.url).searchParams.get("tenant_id")?.trim() : undefined;
   if (query) {
     if (!(await directory.hasTenant(query))) throw problem("tenant_not_found");
     return { id: query, issuer: settings.issuer, via: "query", customDomain: null };

@@ -8,7 +8,7 @@ import type { Settings } from "../settings";
 import { memoized, tenantConfig } from "./config-cache";
 import { type TenantKeySet, tenantKeySet } from "./key-ring";
 import { importSigningKey } from "./signing";
-import { tenantObject } from "./stubs";
+import { tenantConfigSource } from "./stubs";
 
 export interface Signer {
   key: CryptoKey;
@@ -29,7 +29,7 @@ export type SignerFor = (alg?: string, audience?: string, kind?: "api" | "client
  * (and an expired one stops) without any write or cache invalidation (SPEC §4.2 "Signing keys").
  */
 export async function activeSigner(env: Env, settings: Settings, tenantId: string, alg = "RS256"): Promise<Signer> {
-  const source = tenantObject(env, tenantId);
+  const source = tenantConfigSource(env, tenantId);
   const config = await tenantConfig(tenantId, source, settings);
   const record = signingKeyAt(config.signingKeys, now(), "jwt_signing", alg);
   if (!record) throw new OAuthError("server_error", "The tenant has no active signing key", 500);
@@ -45,7 +45,7 @@ export async function activeSigner(env: Env, settings: Settings, tenantId: strin
  * are the HMAC key, as the reference platform's HS256 tokens use it.
  */
 async function apiSecretSigner(env: Env, settings: Settings, tenantId: string, audience: string | undefined): Promise<Signer> {
-  const source = tenantObject(env, tenantId);
+  const source = tenantConfigSource(env, tenantId);
   const config = await tenantConfig(tenantId, source, settings);
   const api = audience === undefined ? undefined : config.resourceServers.find((r) => r.identifier === audience);
   const sealed = api?.signing_secret_enc;
@@ -62,7 +62,7 @@ async function apiSecretSigner(env: Env, settings: Settings, tenantId: string, a
  * snapshot; it also verifies them (logout's id_token_hint). Null for a client without a secret.
  */
 export async function clientSecretKey(env: Env, settings: Settings, tenantId: string, clientId: string): Promise<CryptoKey | null> {
-  const source = tenantObject(env, tenantId);
+  const source = tenantConfigSource(env, tenantId);
   const config = await tenantConfig(tenantId, source, settings);
   const sealed = config.clients.find((client) => client.client_id === clientId)?.client_secret_enc;
   if (!sealed) return null;
@@ -91,5 +91,5 @@ export function signerResolver(env: Env, settings: Settings, tenantId: string): 
  * every verifier (management auth, userinfo, token exchange, revoke, logout hint) passes both to jwtVerify.
  */
 export function jwksVerifier(env: Env, settings: Settings, tenantId: string): Promise<TenantKeySet> {
-  return tenantKeySet(tenantId, tenantObject(env, tenantId), settings);
+  return tenantKeySet(tenantId, tenantConfigSource(env, tenantId), settings);
 }

@@ -3,12 +3,23 @@ import { userObjectName } from "../../shared/object-names";
 import { HostCache } from "../routing/host-cache";
 import type { TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
+import type { ConfigSource } from "./config-cache";
 
 /** The registry singleton. */
 export const platform = (env: Env) => env.PLATFORM.getByName("platform");
 
 /** One tenant's object. */
 export const tenantObject = (env: Env, tenantId: string) => env.TENANT.getByName(tenantId);
+
+/**
+ * A tenant's object as the configuration cache reads it: the stub is made only when the cache misses (most
+ * token requests are served from the isolate's snapshot and never need it).
+ */
+export function tenantConfigSource(env: Env, tenantId: string): ConfigSource {
+  let stub: ReturnType<typeof tenantObject> | undefined;
+  const object = () => (stub ??= tenantObject(env, tenantId));
+  return { getConfig: (id) => object().getConfig(id), getConfigVersion: () => object().getConfigVersion() };
+}
 
 /** One user's object inside a tenant. */
 export const userObject = (env: Env, tenantId: string, userId: string) => env.USER.getByName(userObjectName(tenantId, userId));

@@ -28,13 +28,13 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "client_credentials",
     parameters: tokenRequestSchemas.client_credentials,
     handler: async (ctx, client) => {
-      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.var.tenant, ctx.signer, undefined, (exchange) =>
+      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.get("tenant"), ctx.signer, undefined, (exchange) =>
         runCredentialsExchange(ctx.c, ctx.config, client, exchange),
       );
       // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
       if (ctx.config.hookTriggers.includes("credentials-exchange")) {
         const audience = ctx.params.audience ?? (ctx.config.settings.default_audience as string);
-        await tenantObject(ctx.c.env, ctx.c.var.tenant.id).recordCredentialsExchange({ client_id: client.client_id, audience, scope: issued.scope ?? "" });
+        await tenantObject(ctx.c.env, ctx.c.get("tenant").id).recordCredentialsExchange({ client_id: client.client_id, audience, scope: issued.scope ?? "" });
       }
       return issued;
     },

@@ -46,7 +46,7 @@ async function permissionsFor(
   if (!audience) return [];
   const api = ctx.config.resourceServers.find((r) => r.identifier === audience);
   if (!organizationId || !api?.enforce_policies || api.is_system) return read[audience] ?? [];
-  return tenantObject(ctx.c.env, ctx.c.var.tenant.id).userAuthorization().permissionNames(userId, audience, organizationId);
+  return tenantObject(ctx.c.env, ctx.c.get("tenant").id).userAuthorization().permissionNames(userId, audience, organizationId);
 }
 
 /** What the device facts of a token record about this request. */
@@ -87,7 +87,7 @@ export async function issueRefreshToken(
     auth_time: grant.auth_time,
     ...(grant.organization ? { organization: grant.organization } : {}),
   };
-  await userObject(c.env, c.var.tenant.id, user.user_id).refreshTokens().issue({
+  await userObject(c.env, c.get("tenant").id, user.user_id).refreshTokens().issue({
     id: familyId,
     token_hash: await refreshSecretHash(secret),
     client_id: client.client_id,
@@ -100,7 +100,7 @@ export async function issueRefreshToken(
     lifetime_ms: absoluteMs,
     idle_lifetime_ms: idleMs,
   });
-  return formatRefreshToken({ tenantId: c.var.tenant.id, userId: user.user_id, id: familyId, secret });
+  return formatRefreshToken({ tenantId: c.get("tenant").id, userId: user.user_id, id: familyId, secret });
 }
 
 /**
@@ -112,7 +112,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const { c, params } = ctx;
   const presented = params.refresh_token ?? "";
   const parsed = parseRefreshToken(presented);
-  if (!parsed || parsed.tenantId !== c.var.tenant.id) throw invalidGrant(client, REASONS.unknown);
+  if (!parsed || parsed.tenantId !== c.get("tenant").id) throw invalidGrant(client, REASONS.unknown);
   // SPEC §4.1: `organization` switches the context after a membership check. The check runs beside the
   // rotation and counts only once the token proved genuine (a forged token learns nothing about members);
   // a refused switch leaves the old token usable within the leeway, which answers the same successor.
@@ -166,7 +166,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   }
   if (!actions.ok) throw new OAuthError("access_denied", actions.description);
   const tokens = await issueUserTokens({
-    tenant: c.var.tenant,
+    tenant: c.get("tenant"),
     config: ctx.config,
     signer: await ctx.signer(),
     signerFor: ctx.signer,
