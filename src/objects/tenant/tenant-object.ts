@@ -13,7 +13,7 @@ import * as bench from "./bench";
 import { BrandingRpc } from "./branding";
 import { ClientGrants } from "./client-grants";
 import { Clients } from "./clients";
-import { configVersion, readConfig } from "./config";
+import { configVersion, getSetting, INHERITS_FROM, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { LogStreamsRpc, syncPipeline } from "./log-streams";
@@ -65,7 +65,12 @@ export class TenantObject extends DurableObject<Env> {
     const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
     const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks));
+    // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
+    const parentHooks = async (trigger: string) => {
+      const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
+      return parent && parent !== tenantId ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
+    };
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks, parentHooks));
     const outbox = this.outbox;
     outbox.metrics = metricsSinkFrom(env as unknown as Record<string, unknown>);
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
