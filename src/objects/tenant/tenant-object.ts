@@ -35,6 +35,7 @@ import { TenantSettingsRpc } from "./tenant-settings";
 import { reactToUserWrite } from "./cascade";
 import { TenantCleanup } from "./cleanup";
 import { defaultDestinations } from "./destinations";
+import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
@@ -70,7 +71,24 @@ export class TenantObject extends DurableObject<Env> {
       const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
       return parent && parent !== tenantId ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
     };
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks, parentHooks));
+    // Control-plane sync (issue 15 point 2): the control plane's relay brings every child in step.
+    const syncTargets = {
+      async children() {
+        const registry = env.PLATFORM.getByName("platform").tenants();
+        const ids: string[] = [];
+        for (let offset = 0; ; offset += 100) {
+          const page = await registry.list({ offset, limit: 100 });
+          ids.push(...page.items.map((t) => t.id));
+          if (page.items.length < 100) break;
+        }
+        return ids.filter((id) => id !== tenantId);
+      },
+      apply: (child: string, state: SyncState) => env.TENANT.getByName(child).controlPlaneSync().apply(state),
+    };
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, [
+      ...defaultDestinations(sql, tenantId, cascade, extensions.codeHooks, parentHooks),
+      controlPlaneSyncDestination(sql, syncTargets),
+    ]);
     const outbox = this.outbox;
     outbox.metrics = metricsSinkFrom(env as unknown as Record<string, unknown>);
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
@@ -308,6 +326,11 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   // Outbox resources (facades: one round trip by promise pipelining)
+
+  /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
+  controlPlaneSync(): ControlPlaneSync {
+    return new ControlPlaneSync(this.core);
+  }
 
   hooks(): HooksRpc {
     return new HooksRpc(this.outbox, this.core.sql);
