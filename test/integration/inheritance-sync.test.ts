@@ -15,13 +15,13 @@ import { outboxRows, relay } from "../helpers/outbox";
 const SYNC_EVENT = "internal.control_plane_sync";
 const MANAGEMENT = "urn:gatehouse:management";
 
-const childRole = async (tenant: string, name: string) => {
+const childRole = async (tenant: string, name: string): Promise<{ id: string; description: unknown; permissions: unknown[] } | null> => {
   const [role] = await tenantRows(tenant, "SELECT id, name, description FROM roles WHERE name = ?", name);
   if (!role) return null;
   const permissions = (await tenantRows(tenant, "SELECT permission_name FROM role_permissions WHERE role_id = ? ORDER BY permission_name", role.id)).map(
     (p) => p.permission_name,
   );
-  return { ...role, permissions };
+  return { id: String(role.id), description: role.description, permissions };
 };
 
 const syncEvents = async () => (await outboxRows(CP.tenantId)).filter((e) => e.event_type === SYNC_EVENT);
@@ -53,7 +53,7 @@ describe("sync of the control plane's roles", () => {
     ).toBe(201);
     await settle();
     for (const tenant of [child, other]) expect(await childRole(tenant, name)).toMatchObject({ description: "Support staff", permissions: ["read:users"] });
-    const mirrored = (await childRole(child, name))?.id;
+    const mirrored = (await childRole(child, name))?.id as string;
 
     // Idempotent: another pass changes nothing (same ids, no duplicate).
     await runInDurableObject(env.TENANT.getByName(CP.tenantId), (o) => o.controlPlaneSync().request({ resource_servers: false, roles: true }));

@@ -35,6 +35,7 @@ import { TenantSettingsRpc } from "./tenant-settings";
 import { reactToUserWrite } from "./cascade";
 import { TenantCleanup } from "./cleanup";
 import { defaultDestinations } from "./destinations";
+import { EmailProviders } from "./email-provider";
 import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
@@ -326,6 +327,11 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   // Outbox resources (facades: one round trip by promise pipelining)
+
+  /** The email provider (`/api/v2/emails/provider`). */
+  emailProvider(audit: AuditContext = SYSTEM_CONTEXT): EmailProviders {
+    return new EmailProviders(this.core, audit);
+  }
 
   /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
   controlPlaneSync(): ControlPlaneSync {
