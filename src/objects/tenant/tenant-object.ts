@@ -79,7 +79,8 @@ export class TenantObject extends DurableObject<Env> {
         const ids: string[] = [];
         for (let offset = 0; ; offset += 100) {
           const page = await registry.list({ offset, limit: 100 });
-          ids.push(...page.items.map((t) => t.id));
+          // A `wfp` tenant's data lives in its own deployment (which runs its own seed on upgrade): not here.
+          ids.push(...page.items.filter((t) => t.deployment_type !== "wfp").map((t) => t.id));
           if (page.items.length < 100) break;
         }
         return ids.filter((id) => id !== tenantId);
