@@ -388,6 +388,8 @@ export const ERRORS = {
     message: "No email provider is configured: set EMAIL_PROVIDER (or DEV_MESSAGE_SINK=1 for local development)",
     errorCode: "email_provider_missing",
   },
+  inexistent_email_provider: { status: 404, message: "Email provider has not been configured", errorCode: "inexistent_email_provider" },
+  email_provider_conflict: { status: 409, message: "An email provider is already configured (PATCH changes it)", errorCode: "email_provider_conflict" },
   // User import and export jobs (issue 14 point 5, SPEC §4.2 "Failed events and jobs").
   inexistent_job: { status: 404, message: "The job does not exist.", errorCode: "inexistent_job" },
   import_not_multipart: { status: 415, message: "Content-Type must be multipart/form-data with a users file", errorCode: "unsupported_media_type" },

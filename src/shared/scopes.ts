@@ -38,6 +38,7 @@ const RESOURCES = [
   "proxy_routes",
   "attack_protection",
   "jobs",
+  "email_provider",
 ] as const;
 
 const VERBS = ["read", "create", "update", "delete"] as const;

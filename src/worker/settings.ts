@@ -61,10 +61,30 @@ export interface Settings {
    * plane's connections and APIs at run time where they have none of their own (never copied). @default false
    */
   inheritFromControlPlane: boolean;
+  /**
+   * Host option `controlPlane.clientId` (or INHERIT_CLIENT_ID): the control-plane application whose callbacks,
+   * web_origins and allowed_logout_urls every child application accepts too (merged at run time, never stored).
+   */
+  inheritClientId?: string;
+  /**
+   * INHERIT_SIGNING_KEYS=1 (or the host option `controlPlane.signingKeys`): inheriting children publish the
+   * control plane's signing keys (`inherited: true`, read-only) and sign with them when they have no key of
+   * their own that signs. @default false
+   */
+  inheritSigningKeys: boolean;
+  /**
+   * Host option `controlPlane.sync` (SPEC "Control-plane inheritance"): changes to the control plane's
+   * management API scopes and to its roles are applied to every child tenant. @default {resourceServers: true, roles: true}
+   */
+  sync: { resourceServers: boolean; roles: boolean };
   /** Host option `controlPlane.resolveControlPlane`: a tenant's parent, undefined opting it out of inheritance reads. */
   resolveControlPlane?: (tenant: { tenant_id: string }) => { tenantId: string; clientId?: string } | undefined | Promise<{ tenantId: string; clientId?: string } | undefined>;
   /** A tenant's configuration source (its object), for inheritance reads. */
-  configSource?: (tenantId: string) => { getConfig(tenantId: string): Promise<import("../shared/types").TenantConfig>; getConfigVersion(): Promise<number> };
+  configSource?: (tenantId: string) => {
+    getConfig(tenantId: string): Promise<import("../shared/types").TenantConfig>;
+    getConfigVersion(): Promise<number>;
+    hooks(): { linkParent(parentTenantId: string | null, audit: import("../shared/types").AuditContext): unknown };
+  };
   /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
   customDomainTarget: string;
 }
@@ -122,6 +142,9 @@ export function settingsOf(env: Env): Settings {
         : { kind: "local" },
     customDomainTarget: (e.CUSTOM_DOMAIN_CNAME_TARGET || url.hostname).toLowerCase(),
     inheritFromControlPlane: e.INHERIT_FROM_CONTROL_PLANE === "1",
+    ...(e.INHERIT_CLIENT_ID ? { inheritClientId: e.INHERIT_CLIENT_ID } : {}),
+    inheritSigningKeys: e.INHERIT_SIGNING_KEYS === "1",
+    sync: { resourceServers: true, roles: true },
     configSource: (tenantId) => env.TENANT.getByName(tenantId),
     reservedSubdomains: (e.RESERVED_SUBDOMAINS ?? "")
       .split(",")
@@ -145,6 +168,12 @@ export interface RoutingOptions {
   controlPlane?: {
     inherit?: boolean;
     resolveControlPlane?: Settings["resolveControlPlane"];
+    /** The control-plane application whose callbacks, web origins and logout URLs merge into every child's. */
+    clientId?: string;
+    /** Children publish (and, lacking their own, sign with) the control plane's signing keys. @default false */
+    signingKeys?: boolean;
+    /** What follows the control plane into every child. @default {resourceServers: true, roles: true} */
+    sync?: Partial<Settings["sync"]>;
   };
 }
 
@@ -166,6 +195,9 @@ export function withRouting(settings: Settings, options: RoutingOptions | undefi
     ...(options.resolveSubdomain ? { resolveSubdomain: options.resolveSubdomain } : {}),
     ...(options.controlPlane?.inherit !== undefined ? { inheritFromControlPlane: options.controlPlane.inherit } : {}),
     ...(options.controlPlane?.resolveControlPlane ? { resolveControlPlane: options.controlPlane.resolveControlPlane } : {}),
+    ...(options.controlPlane?.clientId ? { inheritClientId: options.controlPlane.clientId } : {}),
+    ...(options.controlPlane?.signingKeys !== undefined ? { inheritSigningKeys: options.controlPlane.signingKeys } : {}),
+    ...(options.controlPlane?.sync ? { sync: { ...settings.sync, ...options.controlPlane.sync } } : {}),
   };
   byOptions.set(settings, merged);
   return merged;

@@ -17,6 +17,11 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["POST", "/clients/{id}/rotate-secret"],
     ["GET", "/clients/{id}/connections"],
   ],
+  "email provider": [
+    ["GET", "/emails/provider"],
+    ["PATCH", "/emails/provider", { enabled: false }],
+    ["DELETE", "/emails/provider"],
+  ],
   job: [
     ["GET", "/jobs/{id}"],
     ["GET", "/jobs/{id}/errors"],

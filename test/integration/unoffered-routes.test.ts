@@ -15,7 +15,6 @@ const WALK = [
   "/rules-configs",
   "/hooks/hk_x/secrets",
   "/email-templates/verify_email",
-  "/emails/provider",
   "/prompts",
   "/prompts/login/custom-text/en",
   "/attack-protection/breached-password-detection",

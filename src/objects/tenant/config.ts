@@ -15,6 +15,9 @@ export function bumpConfigVersion(sql: Sql): void {
   sql.run`UPDATE _settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_version'`;
 }
 
+/** The `_settings` key of the parent whose webhooks the relay also calls (control-plane inheritance). */
+export const INHERITS_FROM = "inherits_from";
+
 export function getSetting<T>(sql: Sql, key: string, fallback: T): T {
   return json(sql.first<{ value: string }>`SELECT value FROM _settings WHERE key = ${key}`?.value, fallback);
 }
@@ -41,5 +44,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     attackProtection: getAttackProtection(sql),
     actions: boundActions(sql),
     guardian: getGuardian(sql),
+    inheritsFrom: getSetting<string | null>(sql, INHERITS_FROM, null),
   };
 }

@@ -40,19 +40,25 @@ export function logsDestination(sql: Sql): Destination {
   };
 }
 
+/** The enabled webhooks of a trigger on the tenant this one inherits from (none when it inherits nothing). */
+export type ParentHooks = (trigger: string) => Promise<HookRecord[]>;
+
 /**
  * Webhooks: `hook.*` events go to every enabled hook of the trigger, all at once, each with the
  * `Idempotency-Key: {event.id}` header; one failure fails the destination (the whole event is retried,
  * receivers deduplicate by the key).
  */
-export function webhookDestination(sql: Sql, tenantId: string): Destination {
+export function webhookDestination(sql: Sql, tenantId: string, parentHooks?: ParentHooks): Destination {
   return {
     name: "webhook",
     lane: "network",
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     accepts: (type) => type.startsWith("hook."),
     async deliver(event) {
-      const hooks = enabledHooks(sql, event.event_type.slice("hook.".length));
+      const trigger = event.event_type.slice("hook.".length);
+      // Control-plane inheritance (issue 15 point 2): the parent's webhooks, read at delivery time, get the
+      // child's events too (body `tenant_id` is the child's).
+      const hooks = [...enabledHooks(sql, trigger), ...(parentHooks ? await parentHooks(trigger) : [])];
       if (!hooks.length) return;
       const body = JSON.stringify(webhookBody(event, tenantId));
       const results = await Promise.allSettled(hooks.map((hook) => postToHook(hook, body, event.id)));
@@ -90,8 +96,14 @@ export function registrationFinalizer(sql: Sql): Destination {
  * registration finalizer), then the internal ones of the revocation cascades (cascade.ts) when the
  * deployment's bindings are given (a tenant object always gives them).
  */
-export function defaultDestinations(sql: Sql, tenantId: string, cascade?: CascadeEnv, codeHooks?: Destination): Destination[] {
-  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
+export function defaultDestinations(
+  sql: Sql,
+  tenantId: string,
+  cascade?: CascadeEnv,
+  codeHooks?: Destination,
+  parentHooks?: ParentHooks,
+): Destination[] {
+  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId, parentHooks), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
   if (!cascade) return delivery;
   return [...delivery, refreshRevocationDestination(tenantId, cascade), backchannelLogoutDestination(sql, cascade)];
 }

@@ -4,7 +4,7 @@ import type { AuditContext, AuditEvent, FailedEvent, ListPage, LogRecord } from 
 import type { HookRecord } from "../../shared/schemas/hooks";
 import type { Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
-import { bumpConfigVersion } from "./config";
+import { bumpConfigVersion, getSetting, INHERITS_FROM, putSetting } from "./config";
 import { audited, emitAudit, type WriteTx } from "./events";
 import * as hooks from "./hooks";
 import * as logs from "./logs";
@@ -46,6 +46,26 @@ export class HooksRpc extends OutboxRpc {
   /** The enabled hooks of a blocking trigger, for the prepare phase. */
   enabled(triggerId: string): HookRecord[] {
     return hooks.enabledHooks(this.sql, triggerId);
+  }
+
+  /**
+   * Records the tenant whose webhooks this tenant's relay also calls (control-plane inheritance, issue 15
+   * point 2): the worker resolves the parent (host options live there) and keeps this link in step; only
+   * the link is stored, never the parent's hooks. A no-op when unchanged.
+   */
+  linkParent(parentTenantId: string | null, audit: AuditContext): void {
+    if (getSetting<string | null>(this.sql, INHERITS_FROM, null) === parentTenantId) return;
+    this.publisher.commit((tx) => {
+      const before = getSetting<string | null>(tx.sql, INHERITS_FROM, null);
+      putSetting(tx.sql, INHERITS_FROM, parentTenantId);
+      audited(tx, audit, ok({ inherits_from: parentTenantId }), {
+        entity: "tenant_inheritance",
+        action: "updated",
+        id: "inherits_from",
+        before: { inherits_from: before },
+        after: (x) => x,
+      });
+    });
   }
 
   create(hook: hooks.NewHook, audit: AuditContext): Result<HookRecord> {

@@ -13,7 +13,7 @@ import * as bench from "./bench";
 import { BrandingRpc } from "./branding";
 import { ClientGrants } from "./client-grants";
 import { Clients } from "./clients";
-import { configVersion, readConfig } from "./config";
+import { configVersion, getSetting, INHERITS_FROM, readConfig } from "./config";
 import { Connections } from "./connections";
 import { emitAudit, emitHook } from "./events";
 import { LogStreamsRpc, syncPipeline } from "./log-streams";
@@ -35,6 +35,8 @@ import { TenantSettingsRpc } from "./tenant-settings";
 import { reactToUserWrite } from "./cascade";
 import { TenantCleanup } from "./cleanup";
 import { defaultDestinations } from "./destinations";
+import { EmailProviders } from "./email-provider";
+import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
@@ -65,7 +67,30 @@ export class TenantObject extends DurableObject<Env> {
     const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
     const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, defaultDestinations(sql, tenantId, cascade, extensions.codeHooks));
+    // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
+    const parentHooks = async (trigger: string) => {
+      const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
+      return parent && parent !== tenantId ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
+    };
+    // Control-plane sync (issue 15 point 2): the control plane's relay brings every child in step.
+    const syncTargets = {
+      async children() {
+        const registry = env.PLATFORM.getByName("platform").tenants();
+        const ids: string[] = [];
+        for (let offset = 0; ; offset += 100) {
+          const page = await registry.list({ offset, limit: 100 });
+          // A `wfp` tenant's data lives in its own deployment (which runs its own seed on upgrade): not here.
+          ids.push(...page.items.filter((t) => t.deployment_type !== "wfp").map((t) => t.id));
+          if (page.items.length < 100) break;
+        }
+        return ids.filter((id) => id !== tenantId);
+      },
+      apply: (child: string, state: SyncState) => env.TENANT.getByName(child).controlPlaneSync().apply(state),
+    };
+    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, [
+      ...defaultDestinations(sql, tenantId, cascade, extensions.codeHooks, parentHooks),
+      controlPlaneSyncDestination(sql, syncTargets),
+    ]);
     const outbox = this.outbox;
     outbox.metrics = metricsSinkFrom(env as unknown as Record<string, unknown>);
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
@@ -303,6 +328,16 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   // Outbox resources (facades: one round trip by promise pipelining)
+
+  /** The email provider (`/api/v2/emails/provider`). */
+  emailProvider(audit: AuditContext = SYSTEM_CONTEXT): EmailProviders {
+    return new EmailProviders(this.core, audit);
+  }
+
+  /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
+  controlPlaneSync(): ControlPlaneSync {
+    return new ControlPlaneSync(this.core);
+  }
 
   hooks(): HooksRpc {
     return new HooksRpc(this.outbox, this.core.sql);

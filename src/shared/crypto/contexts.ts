@@ -20,4 +20,6 @@ export const encryptionContext = {
   totpSecret: (methodId: string) => `totp_secret:${methodId}`,
   /** A guardian SMS provider's credentials (`auth_token`): open only for that provider name. */
   smsProvider: (provider: string) => `guardian_sms_provider:${provider}`,
+  /** A tenant's email provider API key (`/api/v2/emails/provider` credentials.api_key): opens only for that tenant. */
+  emailProvider: (tenantId: string) => `email_provider:${tenantId}`,
 } as const;

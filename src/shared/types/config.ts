@@ -34,6 +34,8 @@ export interface TenantConfig {
   actions: Record<string, BoundAction[]>;
   /** MFA factors, policies and SMS provider (GET/PUT /api/v2/guardian/*), read by the login flow. */
   guardian: GuardianSettings;
+  /** The parent tenant whose webhooks this tenant's relay also calls (the link the worker keeps; issue 15). */
+  inheritsFrom?: string | null;
 }
 
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */

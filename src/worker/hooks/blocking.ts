@@ -4,6 +4,7 @@ import { redact } from "../../shared/redact";
 import type { Json } from "../../shared/types";
 import type { AppContext } from "../context";
 import { clientIp } from "../http/audit";
+import { parentOf } from "../tenant/inheritance";
 import { tenantObject } from "../tenant/stubs";
 
 /** A blocking hook's verdict: go on, or stop with the hook's reason. */
@@ -27,7 +28,13 @@ function denial(body: unknown): string | null {
  * caller then writes nothing.
  */
 export async function runBlockingHooks(c: AppContext, trigger: BlockingTrigger, data: Record<string, unknown>): Promise<HookVerdict> {
-  const hooks = await tenantObject(c.env, c.var.tenant.id).hooks().enabled(trigger);
+  // Control-plane inheritance (issue 15 point 2): the parent's hooks run after the tenant's own, read now.
+  const parent = await parentOf(c.var.settings, c.var.tenant.id);
+  const [own, inherited] = await Promise.all([
+    tenantObject(c.env, c.var.tenant.id).hooks().enabled(trigger),
+    parent ? tenantObject(c.env, parent).hooks().enabled(trigger) : [],
+  ]);
+  const hooks = [...own, ...inherited];
   if (!hooks.length) return { ok: true };
   const body = JSON.stringify({
     trigger_id: trigger,

@@ -173,7 +173,7 @@ export const guardianRoutes = [
         throw problem("ticket_factor_disabled", { factor: body.factor ?? "" });
       }
       if (!TICKET_FACTORS.some((f) => guardian.factors[f])) throw problem("ticket_factors_disabled");
-      const sender = body.send_mail ? emailSender(c) : null;
+      const sender = body.send_mail ? await emailSender(c) : null;
       if (body.send_mail && !sender) throw problem("email_provider_missing");
       const ticket = randomToken(32);
       const options = { ...(body.factor ? { factor: body.factor } : {}), ...(body.allow_multiple_enrollments ? { allow_multiple_enrollments: true } : {}) };

@@ -6,6 +6,7 @@ import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
 import type { HookRecord } from "../../shared/schemas/hooks";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
+import { inheritedHooks, refuseInherited } from "./inherited";
 import { targetTenant } from "./tenant-scoped";
 
 const HOOKS_QUERY = z.looseObject({
@@ -60,10 +61,12 @@ export const hookRoutes = [
       const enabled = c.req.query("enabled");
       if (enabled !== undefined && enabled !== "true" && enabled !== "false") throw problem("invalid_query_string", { detail: "enabled must be true or false" });
       const trigger = c.req.query("triggerId") ?? c.req.query("trigger_id");
-      const hooks = await targetTenant(c).hooks().list({
+      const filter = {
         ...(trigger !== undefined ? { trigger_id: trigger } : {}),
         ...(enabled !== undefined ? { enabled: enabled === "true" } : {}),
-      });
+      };
+      // The tenant's own hooks, newest first, then the control plane's it inherits (read-only here).
+      const hooks = [...(await targetTenant(c).hooks().list(filter)), ...(await inheritedHooks(c, filter))];
       const start = q.page * q.perPage;
       const page = hooks.slice(start, start + q.perPage).map(present);
       return c.json(q.includeTotals ? { start, limit: q.perPage, length: page.length, total: hooks.length, hooks: page } : page);
@@ -76,7 +79,7 @@ export const hookRoutes = [
     summary: "Get one hook",
     status: 200,
     async handler(c, { params }) {
-      const hook = await targetTenant(c).hooks().get(params.id);
+      const hook = (await targetTenant(c).hooks().get(params.id)) ?? (await inheritedHooks(c)).find((h) => h.id === params.id);
       if (!hook) throw problem("inexistent_hook");
       return c.json(present(hook));
     },
@@ -93,6 +96,7 @@ export const hookRoutes = [
       const { triggerId, trigger_id, script: _script, dependencies: _dependencies, ...rest } = body;
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
+      refuseInherited(await inheritedHooks(c), params.id);
       const hook = unwrap(await targetTenant(c).hooks().update(params.id, patch, auditContext(c)));
       return c.json(present(hook));
     },
@@ -105,6 +109,7 @@ export const hookRoutes = [
     invalidatesConfig: true,
     status: 204,
     async handler(c, { params }) {
+      refuseInherited(await inheritedHooks(c), params.id);
       unwrap(await targetTenant(c).hooks().delete(params.id, auditContext(c)));
       return c.body(null, 204);
     },

@@ -17,6 +17,7 @@ import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./failed-events";
 import { guardianRoutes } from "./guardian";
 import { hookRoutes } from "./hooks";
+import { emailProviderRoutes } from "./email-provider";
 import { jobRoutes } from "./jobs";
 import { logRoutes } from "./logs";
 import { organizationsRoutes } from "./organizations";
@@ -49,6 +50,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...brandingRoutes,
   ...logRoutes,
   ...hookRoutes,
+  ...emailProviderRoutes,
   ...failedEventRoutes,
   ...userRoutes,
   ...jobRoutes,

@@ -1,10 +1,12 @@
 import { problem } from "../../shared/errors";
 import type { ListPage, ListWindow } from "../../shared/types";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { ResourceServerRecord } from "../../shared/schemas/resource-servers";
 import type { AppContext } from "../context";
 import { tenantConfig } from "../tenant/config-cache";
 import { parentOf } from "../tenant/inheritance";
+import { tenantObject } from "../tenant/stubs";
 import { targetTenant } from "./tenant-scoped";
 
 /**
@@ -16,6 +18,17 @@ export async function inheritedItems(c: AppContext): Promise<{ connections: Conn
   const config = await tenantConfig(c.var.tenant.id, targetTenant(c), c.var.settings);
   const isInherited = (x: object) => (x as { inherited?: boolean }).inherited === true;
   return { connections: config.connections.filter(isInherited), resourceServers: config.resourceServers.filter(isInherited) };
+}
+
+/**
+ * The parent's webhooks the target tenant's flows also call (read from the parent's object, never copied),
+ * marked `inherited: true`. Template hooks are the parent's own code paths and are not inherited.
+ */
+export async function inheritedHooks(c: AppContext, filter: { trigger_id?: string; enabled?: boolean } = {}): Promise<(HookRecord & { inherited: true })[]> {
+  const parent = await parentOf(c.var.settings, c.var.tenant.id);
+  if (!parent) return [];
+  const hooks = await tenantObject(c.env, parent).hooks().list(filter);
+  return hooks.filter((h) => !h.template_id).map((h) => ({ ...h, inherited: true as const }));
 }
 
 /** Refuses a write to an inherited item (read-only in the child). */

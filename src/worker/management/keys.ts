@@ -15,6 +15,8 @@ import { MAX_BODY_BYTES, readBodyText } from "../http/body";
 import { ensureCertificates } from "../tenant/certificates";
 import { generateSigningKey, renewCertificate } from "../tenant/signing";
 import { defineRoute } from "./define";
+import { tenantConfig } from "../tenant/config-cache";
+import { parentLinkOf } from "../tenant/inheritance";
 import { targetTenant } from "./tenant-scoped";
 
 const days = (max: number, min = 0) => z.number().int().min(min).max(max);
@@ -100,11 +102,30 @@ export async function presentKey(keys: readonly SigningKeyRecord[], key: Signing
   };
 }
 
+/**
+ * The control plane's keys the target tenant inherits (issue 15 point 2), from the merged snapshot; empty
+ * unless key inheritance is on and the tenant has a parent. Roles are computed within this set.
+ */
+async function inheritedKeys(c: AppContext, type: KeyType): Promise<SigningKeyRecord[]> {
+  if (!c.var.settings.inheritSigningKeys) return [];
+  const link = await parentLinkOf(c.var.settings, c.var.tenant.id);
+  if (!link) return [];
+  await ensureCertificates(c.env, c.var.settings, link.tenantId);
+  const config = await tenantConfig(c.var.tenant.id, targetTenant(c), c.var.settings);
+  return config.signingKeys
+    .filter((k) => k.inherited && k.type === type)
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+}
+
+/** A key of the tenant's own, else one it inherits; `keys` is the set its role is computed in. */
 async function findKey(c: AppContext, type: KeyType, kid: string) {
-  const keys = await targetTenant(c).signingKeys().list(type);
-  const key = keys.find((k) => k.kid === kid);
-  if (!key) throw problem("inexistent_signing_key");
-  return { keys, key };
+  const own = await targetTenant(c).signingKeys().list(type);
+  const key = own.find((k) => k.kid === kid);
+  if (key) return { keys: own, key };
+  const inherited = await inheritedKeys(c, type);
+  const parentKey = inherited.find((k) => k.kid === kid);
+  if (!parentKey) throw problem("inexistent_signing_key");
+  return { keys: inherited, key: parentKey };
 }
 
 /** Inherited keys belong to the parent tenant: read-only here (SPEC §4.2). */
@@ -133,9 +154,14 @@ export const signingKeyRoutes = [
     status: 200,
     async handler(c) {
       await ensureCertificates(c.env, c.var.settings, c.var.tenant.id);
-      const keys = await targetTenant(c).signingKeys().list(keyType(c));
+      const type = keyType(c);
+      const keys = await targetTenant(c).signingKeys().list(type);
+      const inherited = await inheritedKeys(c, type);
       const at = now();
-      return c.json(await Promise.all(keys.map((k) => presentKey(keys, k, at))));
+      return c.json([
+        ...(await Promise.all(keys.map((k) => presentKey(keys, k, at)))),
+        ...(await Promise.all(inherited.map((k) => presentKey(inherited, k, at)))),
+      ]);
     },
   }),
   defineRoute({

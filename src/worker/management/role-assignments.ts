@@ -4,6 +4,7 @@ import { checkpointPage, offsetPage, parseListQuery } from "../../shared/paginat
 import { permissionsBody, roleUsersBody } from "../../shared/schemas/roles";
 import type { PermissionRecord, RoleMemberRecord } from "../../shared/schemas/roles";
 import { auditContext } from "../http/audit";
+import { rolesChanged } from "../tenant/control-plane-sync";
 import { defineRoute } from "./define";
 import { LIST_QUERY } from "./list-response";
 import { cursorTime, fixedOrderListQuery } from "./roles";
@@ -76,6 +77,7 @@ export const roleAssignmentRoutes = [
     status: 201,
     async handler(c, { params, body }) {
       unwrap(await targetTenant(c).roles(auditContext(c)).addPermissions(params.id, body.permissions));
+      await rolesChanged(c);
       return c.body(null, 201);
     },
   }),
@@ -88,6 +90,7 @@ export const roleAssignmentRoutes = [
     status: 204,
     async handler(c, { params, body }) {
       unwrap(await targetTenant(c).roles(auditContext(c)).removePermissions(params.id, body.permissions));
+      await rolesChanged(c);
       return c.body(null, 204);
     },
   }),

@@ -6,6 +6,7 @@ import { createRoleBody, updateRoleBody } from "../../shared/schemas/roles";
 import type { RoleRecord } from "../../shared/schemas/roles";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
+import { rolesChanged } from "../tenant/control-plane-sync";
 import { defineRoute } from "./define";
 import { LIST_QUERY } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
@@ -50,6 +51,7 @@ export const roleRoutes = [
       const role = unwrap(
         await targetTenant(c).roles(auditContext(c)).create({ id: randomId("rol_"), name: body.name, description: body.description ?? null }),
       );
+      await rolesChanged(c);
       return c.json(presentRole(role), 201);
     },
   }),
@@ -95,6 +97,7 @@ export const roleRoutes = [
     status: 200,
     async handler(c, { params, body }) {
       const role = unwrap(await targetTenant(c).roles(auditContext(c)).update(params.id, body));
+      await rolesChanged(c);
       return c.json(presentRole(role));
     },
   }),
@@ -106,6 +109,7 @@ export const roleRoutes = [
     status: 204,
     async handler(c, { params }) {
       unwrap(await targetTenant(c).roles(auditContext(c)).delete(params.id));
+      await rolesChanged(c);
       return c.body(null, 204);
     },
   }),

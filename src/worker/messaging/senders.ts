@@ -4,6 +4,7 @@ import { randomId } from "../../shared/crypto/random";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { type EmailProvider, emailProvider } from "../email";
+import { effectiveEmailProvider } from "../management/email-provider";
 import { tenantObject } from "../tenant/stubs";
 import { devSinkSender, type MessageSender, sendgridSender, twilioSender } from "./providers";
 
@@ -24,7 +25,16 @@ export async function smsSender(c: AppContext, config: TenantConfig): Promise<Me
   return devSink(c, "sms");
 }
 
-export function emailSender(c: AppContext): MessageSender | null {
+export async function emailSender(c: AppContext): Promise<MessageSender | null> {
+  // The tenant's provider (`/api/v2/emails/provider`), or the control plane's it inherits, comes first.
+  const configured = await effectiveEmailProvider(c, c.var.tenant.id);
+  if (configured?.provider.enabled) {
+    const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
+    const apiKey = await cipher.decrypt(configured.provider.api_key_enc, encryptionContext.emailProvider(configured.tenantId));
+    const env = c.env as unknown as { EMAIL_FROM?: string; EMAIL_API_BASE?: string };
+    const from = configured.provider.default_from_address ?? (env.EMAIL_FROM || "no-reply@gatehouse.local");
+    return sendgridSender({ apiKey, from }, env.EMAIL_API_BASE || "https://api.sendgrid.com");
+  }
   const provider = c.var.settings.emailProvider;
   if (provider) return sendgridSender({ apiKey: provider.apiKey, from: provider.from }, provider.apiBase);
   if (c.env.EMAIL_PROVIDER === "http") return relaySender(emailProvider(c.env));

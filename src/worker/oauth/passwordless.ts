@@ -116,7 +116,7 @@ export async function passwordlessStartEndpoint(c: AppContext): Promise<Response
   if ((await stub.challenges().countSince("passwordless", subject, now() - IDENTIFIER_WINDOW_MS)) >= MAX_CODES_PER_IDENTIFIER) {
     throw new OAuthError("too_many_requests", "Too many codes were sent to this address; try again later", 429);
   }
-  const sender = body.connection === "email" ? emailSender(c) : await smsSender(c, config);
+  const sender = body.connection === "email" ? await emailSender(c) : await smsSender(c, config);
   if (!sender) throw new OAuthError("temporarily_unavailable", `No ${body.connection} provider is configured`, 503);
 
   const code = newNumericCode();

@@ -1,7 +1,8 @@
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { hashPassword } from "../../shared/crypto/passwords";
-import { MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
+import { CURRENT_USER_SCOPES, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
+import { requestControlPlaneSync } from "./control-plane-sync";
 import type { TenantConfig, TenantSeed } from "../../shared/types";
 import type { Settings } from "../settings";
 import { clientIn, invalidateTenantConfig } from "./config-cache";
@@ -64,7 +65,7 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
   const { seeded } = await registry.tenants().ensure({ id, name: "Control plane" });
   const tenant = tenantObject(env, id);
   const existing = seeded ? await tenant.getConfig(id) : null;
-  if (seeded && existing && (await controlPlaneClientInStep(env, settings, existing))) return;
+  if (seeded && existing && managementApiInStep(existing) && (await controlPlaneClientInStep(env, settings, existing))) return;
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   const secret = settings.controlPlaneClientSecret;
   if (!secret) console.warn("CONTROL_PLANE_CLIENT_SECRET is not set: no control-plane client will be seeded");
@@ -79,9 +80,18 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
   if (!seeded && settings.adminEmail && settings.adminPassword) {
     extra.admin = { email: settings.adminEmail, password_hash: await hashPassword(settings.adminPassword) };
   }
-  await tenant.seed(await prepareSeed(env, id, existing, extra));
+  const { created } = await tenant.seed(await prepareSeed(env, id, existing, extra));
   await registry.tenants().markSeeded(id);
   invalidateTenantConfig(id);
+  // A release that changed the management scopes: children follow through `sync` (issue 15 point 2).
+  if (seeded && created.includes("management_api")) await requestControlPlaneSync(env, settings, id, "resourceServers");
+}
+
+/** Whether the control plane's management API defines exactly this release's scopes (else the seed runs again). */
+function managementApiInStep(config: TenantConfig): boolean {
+  const api = config.resourceServers.find((r) => r.is_system);
+  const expected = [...MANAGEMENT_SCOPES, ...CURRENT_USER_SCOPES];
+  return !!api && api.scopes.length === expected.length && api.scopes.every((s, i) => s.value === expected[i]);
 }
 
 async function controlPlaneClientInStep(env: Env, settings: Settings, config: TenantConfig): Promise<boolean> {

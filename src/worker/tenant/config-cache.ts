@@ -2,7 +2,7 @@ import { now as currentTime } from "../../shared/clock";
 import type { TenantConfig } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { Settings } from "../settings";
-import { mergeInherited, parentOf } from "./inheritance";
+import { mergeInherited, parentLinkOf } from "./inheritance";
 
 /**
  * Per-isolate cache of tenant configuration snapshots (ARCHITECTURE.md §4). A snapshot is served without a
@@ -44,20 +44,36 @@ async function load(tenantId: string, source: ConfigSource, settings: Settings, 
 async function entryFor(tenantId: string, source: ConfigSource, settings: Settings): Promise<Entry> {
   const now = currentTime();
   const own = await load(tenantId, source, settings, now);
-  const parentId = settings.configSource ? await parentOf(settings, tenantId) : null;
-  if (!parentId || !settings.configSource) return own;
+  const link = settings.configSource ? await parentLinkOf(settings, tenantId) : null;
+  if (settings.configSource) await keepHooksLink(tenantId, own.config, link?.tenantId ?? null, settings);
+  if (!link || !settings.configSource) return own;
   // Inheritance (issue 15 point 2): the child's snapshot merged with its parent's, rebuilt when either changes.
+  const parentId = link.tenantId;
   const parent = await load(parentId, settings.configSource(parentId), settings, now);
   const key = `${tenantId}<${parentId}`;
+  const options = `${link.clientId ?? ""}|${settings.inheritSigningKeys}`;
   const current = merged.get(key);
-  if (current && current.own === own.config && current.parent === parent.config) return current.entry;
-  const entry: Entry = { config: mergeInherited(own.config, parent.config), checkedAt: now, memo: new Map() };
-  merged.set(key, { own: own.config, parent: parent.config, entry });
+  if (current && current.own === own.config && current.parent === parent.config && current.options === options) return current.entry;
+  const config = mergeInherited(own.config, parent.config, { ...(link.clientId ? { clientId: link.clientId } : {}), signingKeys: settings.inheritSigningKeys });
+  const entry: Entry = { config, checkedAt: now, memo: new Map() };
+  merged.set(key, { own: own.config, parent: parent.config, options, entry });
   return entry;
 }
 
+/**
+ * Keeps the child object's record of its parent in step with the host's resolution (issue 15 point 2): the
+ * child's relay reads the parent's webhooks at delivery time, and the object cannot run host options. Only
+ * the link is written (once per change, audited as a system write); no inherited value is stored.
+ */
+async function keepHooksLink(tenantId: string, own: TenantConfig, parentId: string | null, settings: Settings): Promise<void> {
+  if ((own.inheritsFrom ?? null) === parentId || !settings.configSource) return;
+  await settings.configSource(tenantId).hooks().linkParent(parentId, { actor: { type: "system", id: null } });
+  // Not a configuration change (the version stays): this snapshot now knows the link too.
+  own.inheritsFrom = parentId;
+}
+
 /** Merged snapshots of inheriting tenants, keyed `child<parent`. */
-const merged = new Map<string, { own: TenantConfig; parent: TenantConfig; entry: Entry }>();
+const merged = new Map<string, { own: TenantConfig; parent: TenantConfig; options: string; entry: Entry }>();
 
 /** The tenant's configuration snapshot. */
 export async function tenantConfig(tenantId: string, source: ConfigSource, settings: Settings): Promise<TenantConfig> {

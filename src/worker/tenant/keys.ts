@@ -31,7 +31,10 @@ export type SignerFor = (alg?: string, audience?: string, kind?: "api" | "client
 export async function activeSigner(env: Env, settings: Settings, tenantId: string, alg = "RS256"): Promise<Signer> {
   const source = tenantConfigSource(env, tenantId);
   const config = await tenantConfig(tenantId, source, settings);
-  const record = signingKeyAt(config.signingKeys, now(), "jwt_signing", alg);
+  // The tenant's own key signs; an inherited (control-plane) key only when it has none of its own that signs.
+  const at = now();
+  const record =
+    signingKeyAt(config.signingKeys.filter((k) => !k.inherited), at, "jwt_signing", alg) ?? signingKeyAt(config.signingKeys, at, "jwt_signing", alg);
   if (!record) throw new OAuthError("server_error", "The tenant has no active signing key", 500);
   return memoized(tenantId, source, settings, `signer:${record.kid}`, async () => ({
     key: await importSigningKey(env.ENCRYPTION_KEY, record),

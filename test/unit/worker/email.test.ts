@@ -1,3 +1,4 @@
+import { env as workerEnv } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AppContext } from "../../../src/worker/context";
 import { emailProvider } from "../../../src/worker/email";
@@ -48,18 +49,19 @@ describe("the email provider (src/worker/email.ts)", () => {
 });
 
 describe("the MFA and passwordless email sender (src/worker/messaging/senders.ts)", () => {
-  const context = (env: Record<string, string>) =>
-    ({ env, var: { settings: settingsOf(env as unknown as Env), tenant: { id: "t" } } }) as unknown as AppContext;
+  // The tenant's objects are real (a tenant without an email provider of its own, so the deployment's applies).
+  const context = (vars: Record<string, string>) =>
+    ({ env: { ...vars, TENANT: workerEnv.TENANT }, var: { settings: settingsOf(vars as unknown as Env), tenant: { id: "t" } } }) as unknown as AppContext;
 
   it("EMAIL_PROVIDER=http: codes go through the same relay as the invitations", async () => {
     const name = `mail-${crypto.randomUUID().slice(0, 8)}`;
-    const sender = emailSender(context({ EMAIL_PROVIDER: "http", EMAIL_HTTP_URL: hookUrl(name), EMAIL_FROM: "team@example.com" }));
+    const sender = await emailSender(context({ EMAIL_PROVIDER: "http", EMAIL_HTTP_URL: hookUrl(name), EMAIL_FROM: "team@example.com" }));
     await sender?.send({ to: "someone@example.com", subject: "Your code", body: "123456 is your code" });
     const [delivery] = await deliveries(name);
     expect(delivery?.body).toEqual({ from: "team@example.com", to: "someone@example.com", subject: "Your code", text: "123456 is your code" });
   });
 
-  it("without a provider or the development sink nothing can send", () => {
-    expect(emailSender(context({}))).toBeNull();
+  it("without a provider or the development sink nothing can send", async () => {
+    expect(await emailSender(context({}))).toBeNull();
   });
 });
