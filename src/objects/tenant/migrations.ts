@@ -13,6 +13,10 @@ import mfa from "../../../migrations/tenant/0012_mfa.sql";
 import jobs from "../../../migrations/tenant/0013_jobs.sql";
 import { defineMigrations } from "../sql";
 import schemaUpgrades from "../../../migrations/tenant/0014_schema_upgrades.sql";
+import reserved15 from "../../../migrations/tenant/0015_reserved_tenants15.sql";
+import reserved16 from "../../../migrations/tenant/0016_reserved_inherit15.sql";
+import reserved17 from "../../../migrations/tenant/0017_reserved_deploy16.sql";
+import jobMailAndRetention from "../../../migrations/tenant/0018_job_mail_and_retention.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -30,4 +34,9 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0012_mfa", sql: mfa },
   { name: "0013_jobs", sql: jobs },
   { name: "0014_schema_upgrades", sql: schemaUpgrades },
+  // Placeholders (branch import14 only): the numbers other helpers reserved; dropped when their migrations merge.
+  { name: "0015_reserved_tenants15", sql: reserved15 },
+  { name: "0016_reserved_inherit15", sql: reserved16 },
+  { name: "0017_reserved_deploy16", sql: reserved17 },
+  { name: "0018_job_mail_and_retention", sql: jobMailAndRetention },
 ]);

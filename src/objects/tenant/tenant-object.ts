@@ -38,6 +38,7 @@ import { defaultDestinations } from "./destinations";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
+import { emailDestination } from "./email-outbox";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
 
@@ -71,7 +72,9 @@ export class TenantObject extends DurableObject<Env> {
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
     outbox.reactions = [reactToUserWrite];
     this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
-    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn));
+    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn), tenantId);
+    // Emails the object sends itself (job completion): delivered by the relay, after the commit that decided them.
+    outbox.destinations.push(emailDestination(sql, env));
     outbox.jobs = [this.cleanup, this.jobLane, ...extensions.jobs];
     this.core = {
       sql,
