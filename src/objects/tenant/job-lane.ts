@@ -17,6 +17,7 @@ import { emitAudit, type WriteTx } from "./events";
 import { applyImportRow, requiresUsername } from "./import-rows";
 import { exportChunk } from "./job-export";
 import { queueCompletionEmail } from "./job-completion";
+import { nextExpiry, purgeExpiredJobs } from "./job-retention";
 import { type JobRow, jobAudit } from "./jobs";
 import type { AlarmJob } from "./publisher";
 import { redactedRow } from "../../shared/schemas/jobs";
@@ -111,12 +112,18 @@ export class JobLane implements AlarmJob {
     private readonly tenantId = "",
   ) {}
 
+  /** Now while a job is active; else when the oldest finished job expires (retention), or null. */
   dueAt(now: number): number | null {
-    return nextActive(this.sql) ? now : null;
+    if (nextActive(this.sql)) return now;
+    return nextExpiry(this.sql);
   }
 
-  /** One chunk of the longest-waiting active job; returns its id (null: nothing to do). */
+  /**
+   * One bounded purge pass of expired jobs (job-retention.ts), then one chunk of the longest-waiting active
+   * job; returns that job's id (null: no chunk ran).
+   */
   run(now: number): string | null {
+    if ((nextExpiry(this.sql) ?? Number.POSITIVE_INFINITY) <= now) this.commit((tx) => purgeExpiredJobs(tx));
     const job = nextActive(this.sql);
     if (!job) return null;
     const id = String(job.id);
