@@ -15,6 +15,7 @@ import { enrollTicketPage } from "./login/mfa/ticket";
 import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
 import { webauthnChallengePage, webauthnChallengeSubmit, webauthnEnrollmentPage, webauthnEnrollmentSubmit } from "./login/mfa/webauthn-flow";
 import { webauthnBrowserScript, webauthnCeremonyScript } from "./login/assets";
+import { emailVerificationPage } from "./jobs/verification-email";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
@@ -134,6 +135,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/passkey/enrollment", passkeyEnrollmentSubmit);
   login.on("POST", "/u2/login/passkey", passkeyLoginSubmit);
   login.on("GET", "/u2/guardian/enroll", enrollTicketPage);
+  // Verification email links (POST /api/v2/jobs/verification-email): single use, 5 days.
+  login.on("GET", "/u2/email-verification", emailVerificationPage);
   // The one development message sink (404 unless it is on, loopback hosts only): what SMS and email would
   // have sent. /__dev/mail is an alias (the organization invitations' former mailbox).
   login.on("GET", "/__dev/messages", devMessagesEndpoint);

@@ -39,6 +39,7 @@ import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocati
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
 import { emailDestination } from "./email-outbox";
+import { EmailVerifications } from "./email-verification";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
 
@@ -236,6 +237,11 @@ export class TenantObject extends DurableObject<Env> {
   /** User import and export jobs (POST /jobs/users-imports, /jobs/users-exports, GET /jobs/{id}). */
   jobs(audit: AuditContext = SYSTEM_CONTEXT): Jobs {
     return new Jobs(this.core, audit);
+  }
+
+  /** Verification emails: their jobs and single-use links (POST /jobs/verification-email). */
+  emailVerification(audit: AuditContext = SYSTEM_CONTEXT): EmailVerifications {
+    return new EmailVerifications(this.core, audit);
   }
 
   organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {

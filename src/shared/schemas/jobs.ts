@@ -140,3 +140,22 @@ export const createExportBody = z.strictObject({
     .optional(),
 });
 export type CreateExportInput = z.infer<typeof createExportBody>;
+
+/**
+ * POST /jobs/verification-email (the reference platform's CreateVerificationEmailRequestContent): the user,
+ * optionally the application the email is for, the identity whose address to verify (a linked account's),
+ * and an organization.
+ */
+export const verificationEmailBody = z.strictObject({
+  user_id: z.string().min(1).max(300),
+  client_id: z.string().min(1).max(64).optional(),
+  identity: z
+    .strictObject({
+      user_id: z.string().min(1).max(300),
+      provider: z.string().min(1).max(100),
+      connection_id: z.string().min(1).max(64).optional(),
+    })
+    .optional(),
+  organization_id: z.string().min(1).max(64).optional(),
+});
+export type VerificationEmailInput = z.infer<typeof verificationEmailBody>;
