@@ -40,7 +40,7 @@ describe("organizations through the auth0 SDK, openid-client and Chromium", () =
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     browser = await launchChromium();
