@@ -1,10 +1,12 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { setClock } from "../../src/shared/clock";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { seedClient } from "../helpers/flows";
-import { sinkTo } from "../helpers/jobs";
+import { runAlarm, sinkTo } from "../helpers/jobs";
 import { errorCodeOf } from "../helpers/mfa";
-import { injectClock } from "../helpers/outbox";
+import { injectClock, tenantSql } from "../helpers/outbox";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 import { api, DB } from "../helpers/users";
 
@@ -136,6 +138,27 @@ describe("POST /jobs/verification-email", () => {
     const bare = user.user_id.replace(/^auth0\|/, "");
     expect((await requestEmail({ user_id: user.user_id, identity: { user_id: bare, provider: "auth0" } })).status).toBe(201);
     expect(await follow(await linkTo(user.email)).then((r) => r.status)).toBe(200);
+  });
+});
+
+describe("verification email jobs and the alarm's job lane", () => {
+  it("a verification_email job still pending (its email being sent) is never taken by the import/export lane", async () => {
+    const user = await newUser();
+    const job = await runInDurableObject(env.TENANT.getByName(tenant), (o: TenantObject) =>
+      o.emailVerification().start({
+        user_id: user.user_id,
+        email: user.email,
+        connection: null,
+        client_id: null,
+        organization_id: null,
+        ticket_hash: "x".repeat(43),
+        expires_at: Date.now() + 60_000,
+        audit: { actor: { type: "system", id: null } },
+      }),
+    );
+    await runAlarm(tenant, 2);
+    expect(((await (await api(tenant, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("pending");
+    expect(await tenantSql(tenant, "SELECT 1 FROM job_rows WHERE job_id = ?", job.id)).toEqual([]);
   });
 });
 

@@ -72,9 +72,16 @@ export function countChallenges(sql: Sql, purpose: string, subject: string, sinc
 export const DEV_MESSAGES_KEPT = 200;
 
 export function recordDevMessage(sql: Sql, message: Omit<DevMessage, "created_at">, now: number): void {
-  sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, sender, html, created_at)
-    VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body},
-      ${message.sender ?? null}, ${message.html ?? null}, ${now})`;
+  try {
+    sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, sender, html, created_at)
+      VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body},
+        ${message.sender ?? null}, ${message.html ?? null}, ${now})`;
+  } catch (error) {
+    // A pinned tenant still at a schema before 0018 (expand/contract): the message without sender and HTML.
+    if (!/no column|has no column/i.test(String((error as Error).message))) throw error;
+    sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, created_at)
+      VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body}, ${now})`;
+  }
   sql.run`DELETE FROM dev_messages WHERE id NOT IN (SELECT id FROM dev_messages ORDER BY created_at DESC, id DESC LIMIT ${DEV_MESSAGES_KEPT})`;
 }
 

@@ -33,9 +33,13 @@ export const MAX_CHUNK_ATTEMPTS = 3;
 
 type Commit = <T>(fn: (tx: WriteTx) => T) => T;
 
-/** The active job that waited longest (round-robin over concurrent jobs). */
+/**
+ * The active import or export that waited longest (round-robin over concurrent jobs). Verification email
+ * jobs are the worker's (pending only while it sends), never the lane's.
+ */
 const nextActive = (sql: Sql) =>
-  sql.first<JobRow>`SELECT * FROM jobs WHERE status IN ('pending', 'processing') ORDER BY coalesce(last_run_at, 0), created_at, id LIMIT 1`;
+  sql.first<JobRow>`SELECT * FROM jobs WHERE status IN ('pending', 'processing') AND type IN ('users_import', 'users_export')
+    ORDER BY coalesce(last_run_at, 0), created_at, id LIMIT 1`;
 
 /** Halts a job that makes no progress, with a warning event (SPEC §4.2: "halts with a warning"). */
 function halt(tx: WriteTx, job: JobRow, reason: string, tenantId: string): void {
