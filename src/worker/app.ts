@@ -1,7 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { benchRoutes } from "./bench";
 import { copyDeployRoutes } from "./deploy/copy-endpoints";
-import { devMailRoute } from "./email";
 import { mfaBenchRoutes } from "./bench-mfa";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
@@ -16,6 +15,7 @@ import { enrollTicketPage } from "./login/mfa/ticket";
 import { totpChallengePage, totpChallengeSubmit, totpEnrollmentPage, totpEnrollmentSubmit } from "./login/mfa/totp-flow";
 import { webauthnChallengePage, webauthnChallengeSubmit, webauthnEnrollmentPage, webauthnEnrollmentSubmit } from "./login/mfa/webauthn-flow";
 import { webauthnBrowserScript, webauthnCeremonyScript } from "./login/assets";
+import { emailVerificationPage } from "./jobs/verification-email";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
@@ -135,8 +135,12 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/passkey/enrollment", passkeyEnrollmentSubmit);
   login.on("POST", "/u2/login/passkey", passkeyLoginSubmit);
   login.on("GET", "/u2/guardian/enroll", enrollTicketPage);
-  // Development message sink (404 unless DEV_MESSAGE_SINK=1): what SMS and email would have sent.
+  // Verification email links (POST /api/v2/jobs/verification-email): single use, 5 days.
+  login.on("GET", "/u2/email-verification", emailVerificationPage);
+  // The one development message sink (404 unless it is on, loopback hosts only): what SMS and email would
+  // have sent. /__dev/mail is an alias (the organization invitations' former mailbox).
   login.on("GET", "/__dev/messages", devMessagesEndpoint);
+  login.on("GET", "/__dev/mail", devMessagesEndpoint);
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
   login.on(["POST", "OPTIONS"], "/passwordless/start", browserCors({ credentials: false }), passwordlessStartEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
@@ -152,8 +156,6 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   internal.on("GET", "/u2/assets/webauthn-browser.js", webauthnBrowserScript);
   internal.on("GET", "/u2/assets/webauthn-ceremony.js", webauthnCeremonyScript);
   internal.on("GET", "/.well-known/openapi.json", (c) => c.body(authApiSpec(), 200, { "Content-Type": "application/json" }));
-  // The development email sink's messages (EMAIL_PROVIDER=dev, loopback hosts only; src/worker/email.ts).
-  internal.on("GET", "/__dev/mail", devMailRoute);
   // Users export downloads (issue 14 point 5): the job's signed, expiring `location`, scoped to one tenant.
   internal.on("GET", "/jobs-exports/:tenant/:file", exportDownload);
 

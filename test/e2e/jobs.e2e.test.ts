@@ -13,7 +13,8 @@ import { type CallbackServer, type ContextLog, launchChromium, newRecordedContex
  * `jobs.usersImports.create`) imports a users file with bcrypt hashes and invalid rows, polls `jobs.get` until
  * the alarm-driven job completes, reads `jobs.errors.get`; an imported user then logs in through the login
  * page in headless Chromium with the password behind the imported hash; `jobs.usersExports.create` closes the
- * loop with a downloadable, signed location.
+ * loop with a downloadable, signed location. The completion email, an imported TOTP factor and
+ * `jobs.verificationEmail.create` (its link followed in Chromium) go through the development sink.
  */
 
 const DB = "Username-Password-Authentication";
@@ -37,7 +38,7 @@ describe("bulk user import and export through the auth0 SDK", () => {
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     redirectUri = `${callbacks.origin}/callback`;
@@ -134,5 +135,51 @@ describe("bulk user import and export through the auth0 SDK", () => {
     const tampered = new URL(String(done.location));
     tampered.searchParams.set("signature", "AAAA");
     expect((await fetch(tampered)).status).toBe(403);
+  });
+
+  /** The development sink's messages to an address, polled until `count` arrived (the relay sends job emails). */
+  async function sink(to: string, count = 1): Promise<Array<{ subject: string; text: string }>> {
+    for (let i = 0; i < 80; i++) {
+      const { messages } = (await (await fetch(`${server.baseUrl}/__dev/messages?to=${encodeURIComponent(to)}`)).json()) as { messages: Array<{ subject: string; text: string }> };
+      if (messages.length >= count) return messages;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`no message to ${to}`);
+  }
+
+  it("a finished import emails the tenant's support_email; an imported TOTP factor is an enrolled authenticator", async () => {
+    const support = `ops-${run}@example.com`;
+    await admin.tenants.settings.update({ support_email: support });
+    const connection = (await admin.connections.list({ name: DB })).data[0];
+    const email = `totp-${run}@example.com`;
+    const job = await admin.jobs.usersImports.create({
+      users: new File([JSON.stringify([{ email, mfa_factors: [{ totp: { secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" } }] }])], "users.json", { type: "application/json" }),
+      connection_id: String(connection?.id),
+    });
+    expect(job).toMatchObject({ send_completion_email: true });
+    expect((await settled(job.id)).status).toBe("completed");
+    const [mail] = await sink(support);
+    expect(mail?.subject).toBe(`Users import ${job.id} has completed`);
+    expect(mail?.text).toContain("inserted 1, updated 0, failed 0");
+    const [user] = await admin.users.listUsersByEmail({ email });
+    const methods = (await admin.users.authenticationMethods.list(String(user?.user_id))).data;
+    expect(methods.map((m) => [m.type, m.confirmed])).toEqual([["totp", true]]);
+  });
+
+  it("jobs.verificationEmail.create sends a link that verifies the email in the browser, once", async () => {
+    const [user] = await admin.users.listUsersByEmail({ email: `bulk-0-${run}@example.com` });
+    expect(user?.email_verified).toBe(false);
+    const job = await admin.jobs.verificationEmail.create({ user_id: String(user?.user_id) });
+    expect(job).toMatchObject({ type: "verification_email", status: "completed" });
+    expect((await admin.jobs.get(job.id)).type).toBe("verification_email");
+    const [mail] = await sink(String(user?.email));
+    const link = /https?:\/\/\S+\/u2\/email-verification\?\S+/.exec(mail?.text ?? "")?.[0] as string;
+    const recorded = await newRecordedContext(browser);
+    logs.push({ name: "verification-link", log: recorded.log });
+    await recorded.page.goto(link);
+    await expect(recorded.page.getByRole("heading", { name: "Email verified" }).isVisible()).resolves.toBe(true);
+    await screenshot(recorded.page, "jobs-02-email-verified.png");
+    expect((await admin.users.get(String(user?.user_id))).email_verified).toBe(true);
+    expect((await fetch(link)).status).toBe(400);
   });
 });

@@ -12,7 +12,7 @@ import { type CallbackServer, type ContextLog, isLoopbackUrl, launchChromium, ne
  * Organizations end to end (issue 11 "Proof"), against a running `wrangler dev`:
  * - the reference platform's Node SDK (`auth0` 7.1.0) manages organizations, their connections, members, member
  *   roles and invitations with its typed calls (its paging helpers and error classes included);
- * - the invitation email lands in the development sink (GET /__dev/mail);
+ * - the invitation email lands in the development sink (GET /__dev/mail, the alias of /__dev/messages);
  * - `openid-client` builds the authorization request an application makes from the invitation link, headless
  *   Chromium signs the invitee up through the real pages, openid-client redeems the code, and `jose` verifies
  *   the ID token, whose `org_id` names the organization.
@@ -40,7 +40,7 @@ describe("organizations through the auth0 SDK, openid-client and Chromium", () =
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     browser = await launchChromium();

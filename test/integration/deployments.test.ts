@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setNamespaceForTests } from "../../src/worker/deploy/namespace";
 import { deployToken, runStep, STEPS } from "../../src/worker/deploy/provisioner";
 import { setReleaseStoreForTests } from "../../src/worker/deploy/releases";
+import { tenantMigrations } from "../../src/objects/tenant/migrations";
 import type { Tenant, TenantOperation } from "../../src/shared/types";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { seedClient, tokenForm } from "../helpers/flows";
@@ -357,20 +358,36 @@ describe("bulk upgrades (issue 16 point 6)", () => {
   });
 });
 
+/**
+ * The newest tenant migration and how to take an object back to the schema before it: what a pinned tenant
+ * looks like after a deploy of this code. A new migration adds its undo here (the test fails loudly without).
+ */
+const UNDO_LAST: Record<string, string[]> = {
+  "0014_schema_upgrades": ["DROP TABLE schema_upgrades"],
+  "0015_job_mail_and_retention": ["DROP INDEX jobs_finished", "ALTER TABLE dev_messages DROP COLUMN sender", "ALTER TABLE dev_messages DROP COLUMN html"],
+};
+const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
+const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;
+
+/** Undoes the newest migration of a tenant's object. */
+function undoLast(storage: DurableObjectStorage): void {
+  const undo = UNDO_LAST[LAST];
+  if (!undo) throw new Error(`add the undo of ${LAST} to UNDO_LAST`);
+  for (const statement of undo) storage.sql.exec(statement);
+  storage.sql.exec("DELETE FROM _migrations WHERE name = ?", LAST);
+}
+
 describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", () => {
-  /** Leaves the tenant's object at the previous schema (0014): what a pinned tenant looks like after a deploy. */
+  /** Leaves the tenant's object at the previous schema: what a pinned tenant looks like after a deploy. */
   async function leaveAtPreviousSchema(id: string): Promise<void> {
-    await runInDurableObject(env.TENANT.getByName(id), (_o, state) => {
-      state.storage.sql.exec("DROP TABLE schema_upgrades");
-      state.storage.sql.exec("DELETE FROM _migrations WHERE name = '0014_schema_upgrades'");
-    });
-    expect(await env.TENANT.getByName(id).schemaVersion()).toBe("0013_jobs");
+    await runInDurableObject(env.TENANT.getByName(id), (_o, state) => undoLast(state.storage));
+    expect(await env.TENANT.getByName(id).schemaVersion()).toBe(PREVIOUS);
   }
 
   it("the current code serves a tenant left at the previous schema; an upgrade operation applies the pending migration, journaled", async () => {
     const id = await createTenant();
     await leaveAtPreviousSchema(id);
-    expect(await env.TENANT.getByName(id).pendingMigrations()).toEqual(["0014_schema_upgrades"]);
+    expect(await env.TENANT.getByName(id).pendingMigrations()).toEqual([LAST]);
 
     // The release's code on the old schema: configuration writes, tokens, discovery, user writes all work.
     const host = `${id}.localhost:8787`;
@@ -390,11 +407,11 @@ describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", ()
     const done = await operationDone(op.id);
     expect(done.status).toBe("succeeded");
     expect(done.events?.map((e) => `${e.step}:${e.status}`)).toEqual(["apply-migrations:started", "apply-migrations:succeeded", "verify:started", "verify:succeeded"]);
-    expect(done.events?.[1]?.detail).toMatchObject({ from: "0013_jobs", to: "0014_schema_upgrades", applied: ["0014_schema_upgrades"] });
+    expect(done.events?.[1]?.detail).toMatchObject({ from: PREVIOUS, to: LAST, applied: [LAST] });
     expect(await env.TENANT.getByName(id).pendingMigrations()).toEqual([]);
     const history = await env.TENANT.getByName(id).schemaUpgrades();
     expect(history).toHaveLength(1);
-    expect(history[0]).toMatchObject({ from_version: "0013_jobs", to_version: "0014_schema_upgrades", operation_id: op.id });
+    expect(history[0]).toMatchObject({ from_version: PREVIOUS, to_version: LAST, operation_id: op.id });
     // The data written on the old schema is all there; a second upgrade has nothing to apply.
     expect((await mgmt("GET", `/users/${encodeURIComponent(String(((await user.json()) as { user_id: string }).user_id))}`, { headers: { "tenant-id": id } })).status).toBe(200);
     const again = await operationDone(((await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade" } })).json()) as TenantOperation).id);
@@ -406,14 +423,12 @@ describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", ()
 describe("TENANT_SCHEMA_MIGRATIONS", () => {
   it("pinned: an object that has a schema keeps it on start; a new object starts at the current schema", async () => {
     const { applyMigrations } = await import("../../src/objects/sql");
-    const { tenantMigrations } = await import("../../src/objects/tenant/migrations");
     const id = await createTenant();
     await runInDurableObject(env.TENANT.getByName(id), (_o, state) => {
-      state.storage.sql.exec("DROP TABLE schema_upgrades");
-      state.storage.sql.exec("DELETE FROM _migrations WHERE name = '0014_schema_upgrades'");
+      undoLast(state.storage);
       expect(applyMigrations(state.storage, tenantMigrations, { pinned: true })).toEqual({ applied: [] });
       expect(state.storage.sql.exec("SELECT count(*) AS n FROM _migrations").one().n).toBe(tenantMigrations.length - 1);
-      expect(applyMigrations(state.storage, tenantMigrations)).toEqual({ applied: ["0014_schema_upgrades"] });
+      expect(applyMigrations(state.storage, tenantMigrations)).toEqual({ applied: [LAST] });
     });
     // A store with no schema yet (a new object) gets the whole list even when pinned; later lists wait.
     const { defineMigrations } = await import("../../src/objects/sql");

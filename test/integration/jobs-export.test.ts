@@ -129,6 +129,7 @@ describe("who can reach the jobs routes (no token, end user, other tenant, revok
     const spec = (await (await SELF.fetch(`${BASE}/api/v2/spec`)).json()) as { paths: Record<string, Record<string, { "x-scope": string; "x-also-scopes"?: string[] }>> };
     expect(spec.paths["/jobs/users-imports"]?.post?.["x-scope"]).toBe("create:users");
     expect(spec.paths["/jobs/users-exports"]?.post?.["x-scope"]).toBe("read:users");
+    expect(spec.paths["/jobs/verification-email"]?.post?.["x-scope"]).toBe("update:users");
     expect(spec.paths["/jobs/{id}"]?.get).toMatchObject({ "x-scope": "read:users", "x-also-scopes": ["create:users"] });
     expect(spec.paths["/jobs/{id}/errors"]?.get).toMatchObject({ "x-scope": "read:users", "x-also-scopes": ["create:users"] });
   });

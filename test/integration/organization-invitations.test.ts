@@ -32,16 +32,16 @@ async function setup() {
   return { tenantId, api, org, client, path, invite };
 }
 
-/** The development sink's messages to an address (GET /__dev/mail on the loopback host). */
-async function mailTo(address: string) {
-  const res = await call(`/__dev/mail?to=${encodeURIComponent(address)}`);
+/** The tenant's development sink's messages to an address (GET /__dev/mail, the sink's alias, on its loopback host). */
+async function mailTo(tenantId: string, address: string) {
+  const res = await call(`/__dev/mail?to=${encodeURIComponent(address)}`, { host: `${tenantId}.localhost:8787` });
   expect(res.status).toBe(200);
   return ((await res.json()) as { messages: Array<{ to: string; subject: string; text: string; html: string }> }).messages;
 }
 
 describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
   it("creates an invitation with the defaults: 7 days, no roles, a link to the application's login route, and sends the email", async () => {
-    const { api, org, path, invite, client } = await setup();
+    const { api, org, path, invite, client, tenantId } = await setup();
     const body = invite({ invitee: { email: "  Bob@Example.com " } });
     const invitation = await api.json<Invitation>("POST", path, body);
     expect(invitation).toMatchObject({
@@ -62,7 +62,7 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
       organization_name: org.name,
       ticket: invitation.ticket_id,
     });
-    const mail = await mailTo("bob@example.com");
+    const mail = await mailTo(tenantId, "bob@example.com");
     expect(mail).toHaveLength(1);
     expect(mail[0]?.subject).toBe("Ann Admin has invited you to join Acme & Co");
     expect(mail[0]?.text).toContain(invitation.invitation_url);
@@ -71,18 +71,21 @@ describe("POST /organizations/{id}/invitations (SPEC §2.7)", () => {
   });
 
   it("shows the development mailbox only to requests for a loopback host", async () => {
-    const foreign: Array<Record<string, string>> = [{ host: "auth.example.com" }, { "x-forwarded-host": "auth.example.com" }];
+    const { tenantId } = await setup();
+    // The tenant resolves (by the tenant-id header), but the host is not loopback: the sink stays hidden.
+    const foreign: Array<Record<string, string>> = [{ host: "auth.example.com", "tenant-id": tenantId }, { "x-forwarded-host": "auth.example.com", "tenant-id": tenantId }];
     for (const headers of foreign) {
       expect((await call("/__dev/mail", { headers })).status).toBe(404);
+      expect((await call("/__dev/messages", { headers })).status).toBe(404);
     }
-    expect((await call("/__dev/mail", { host: "acme.localhost:8787" })).status).toBe(200);
+    expect((await call("/__dev/mail", { host: `${tenantId}.localhost:8787` })).status).toBe(200);
   });
 
   it("sends nothing when send_invitation_email is false", async () => {
-    const { api, path, invite } = await setup();
+    const { api, path, invite, tenantId } = await setup();
     const email = `${uniqueId("quiet")}@example.com`;
     await api.json("POST", path, invite({ invitee: { email }, send_invitation_email: false }));
-    expect(await mailTo(email)).toEqual([]);
+    expect(await mailTo(tenantId, email)).toEqual([]);
   });
 
   it("answers 400 naming the missing field for inviter.name, invitee.email and client_id", async () => {

@@ -46,7 +46,7 @@ describe("routes the service does not offer", () => {
     for (const path of WALK) {
       await expectError(await mgmt("GET", path, { token }), 403, "feature_not_enabled", /not enabled/);
     }
-    for (const [method, path] of [["POST", "/rules"], ["PATCH", "/rules/rul_1"], ["DELETE", "/rules-configs/key"], ["PUT", "/rules-configs/key"], ["POST", "/jobs/verification-email"]] as const) {
+    for (const [method, path] of [["POST", "/rules"], ["PATCH", "/rules/rul_1"], ["DELETE", "/rules-configs/key"], ["PUT", "/rules-configs/key"], ["POST", "/flows"]] as const) {
       await expectError(await mgmt(method, path, { token, body: {} }), 403, "feature_not_enabled");
     }
     const body = (await (await mgmt("GET", "/rules", { token })).json()) as Record<string, unknown>;

@@ -22,6 +22,9 @@ export const LOG_TYPES = {
   logout: "slo",
   api: "sapi",
   apiFailed: "fapi",
+  /** Verification email links followed (POST /jobs/verification-email). */
+  verificationEmail: "sv",
+  verificationEmailFailed: "fv",
   /** Warnings during login (a tenant action's claim dropped ...). */
   warning: "w",
 } as const;

@@ -72,19 +72,30 @@ export function countChallenges(sql: Sql, purpose: string, subject: string, sinc
 export const DEV_MESSAGES_KEPT = 200;
 
 export function recordDevMessage(sql: Sql, message: Omit<DevMessage, "created_at">, now: number): void {
-  sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, created_at)
-    VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body}, ${now})`;
+  try {
+    sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, sender, html, created_at)
+      VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body},
+        ${message.sender ?? null}, ${message.html ?? null}, ${now})`;
+  } catch (error) {
+    // A pinned tenant still at a schema before 0015 (expand/contract): the message without sender and HTML.
+    if (!/no column|has no column/i.test(String((error as Error).message))) throw error;
+    sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, created_at)
+      VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body}, ${now})`;
+  }
   sql.run`DELETE FROM dev_messages WHERE id NOT IN (SELECT id FROM dev_messages ORDER BY created_at DESC, id DESC LIMIT ${DEV_MESSAGES_KEPT})`;
 }
 
+/** The newest messages, to one recipient when given (emails compared case-insensitively). */
 export function listDevMessages(sql: Sql, recipient: string | null, limit: number): DevMessage[] {
-  return sql.all<Row>`SELECT * FROM dev_messages WHERE (${recipient} IS NULL OR recipient = ${recipient})
+  return sql.all<Row>`SELECT * FROM dev_messages WHERE (${recipient} IS NULL OR lower(recipient) = lower(${recipient}))
     ORDER BY created_at DESC, id DESC LIMIT ${limit}`.map((r) => ({
     id: String(r.id),
     channel: r.channel as DevMessage["channel"],
     recipient: String(r.recipient),
     subject: (r.subject as string | null) ?? null,
     body: String(r.body),
+    sender: (r.sender as string | null) ?? null,
+    html: (r.html as string | null) ?? null,
     created_at: iso(r.created_at as number) as string,
   }));
 }

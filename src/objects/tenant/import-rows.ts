@@ -6,10 +6,11 @@
  */
 import { randomId } from "../../shared/crypto/random";
 import type { Result } from "../../shared/errors";
-import { type ImportUserRow, importedHash, importUserRow, rowSchemaErrors } from "../../shared/schemas/jobs";
+import { type ImportUserRow, importedHash, importUserRow, rowSchemaErrors, STAGED_MFA_KEY, type StagedMfaFactor } from "../../shared/schemas/jobs";
 import type { RowError } from "../../shared/types";
 import type { UserFieldPatch } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
+import { createAuthenticationMethod } from "./authentication-methods";
 import { insertUser, updateUser } from "./user-writes";
 
 /** What became of one row. */
@@ -59,11 +60,15 @@ export function applyImportRow(sql: Sql, job: ImportTarget, raw: unknown, now: n
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return failed({ code: "INVALID_TYPE", message: `Expected type object but found type ${raw === null ? "null" : Array.isArray(raw) ? "array" : typeof raw}`, path: "#/" });
   }
-  const parsed = importUserRow.safeParse(raw);
-  if (!parsed.success) return failed(...rowSchemaErrors(parsed.error, raw));
+  const { [STAGED_MFA_KEY]: stagedFactors, ...fields } = raw as Record<string, unknown>;
+  const parsed = importUserRow.safeParse(fields);
+  if (!parsed.success) return failed(...rowSchemaErrors(parsed.error, fields));
   const row = parsed.data;
-  // MFA factors are not imported: silently dropping a user's second factor would weaken their account.
-  if (row.mfa_factors?.length) return failed({ code: "UNSUPPORTED_MFA_FACTORS", message: "mfa_factors cannot be imported; import the user without them and enroll again", path: "#/mfa_factors" });
+  // The worker seals every row's mfa_factors into STAGED_MFA_KEY; clear factors here were never sealed.
+  if (row.mfa_factors !== undefined) return failed({ code: "INVALID_MFA_FACTOR", message: "mfa_factors were not prepared for import", path: "#/mfa_factors" });
+  const factors = (stagedFactors ?? []) as StagedMfaFactor[];
+  const factorError = factors.find((f) => f.type === "error");
+  if (factorError?.type === "error") return failed(factorError.error);
   const hash = importedHash(row);
   if (!hash.ok) return failed(hash.error);
   if (row.username !== undefined && !job.requiresUsername) {
@@ -84,12 +89,50 @@ export function applyImportRow(sql: Sql, job: ImportTarget, raw: unknown, now: n
       ...(row.user_metadata !== undefined ? { user_metadata: row.user_metadata } : {}),
       ...(hash.hash !== null ? { password_hash: hash.hash } : {}),
     }, now);
-    return result.ok ? { kind: "updated", userId: target } : failed(...writeError(result));
+    if (!result.ok) return failed(...writeError(result));
+    enrollFactors(sql, target, factors, now, true);
+    return { kind: "updated", userId: target };
   }
   if (job.requiresUsername && row.username === undefined) {
     return failed({ code: "OBJECT_MISSING_REQUIRED_PROPERTY", message: "Missing required property: username", path: "#/" });
   }
   const { password_hash: _p, custom_password_hash: _c, mfa_factors: _m, user_id: _u, ...profile } = row;
   const result = insertUser(sql, { ...profile, user_id: userId, connection: job.connection, email: row.email, email_verified: row.email_verified ?? false, password_hash: hash.hash }, now);
-  return result.ok ? { kind: "inserted", userId } : failed(...writeError(result));
+  if (!result.ok) return failed(...writeError(result));
+  enrollFactors(sql, userId, factors, now, false);
+  return { kind: "inserted", userId };
+}
+
+/**
+ * Stores a row's staged factors as confirmed authentication methods (the reference platform: imported
+ * enrollments need no re-enrollment). With upsert, an imported factor replaces the user's method of the
+ * same type (the file is the source of truth; one TOTP and one phone per user). A failure throws, so the
+ * row's savepoint rolls the user write back with it (the chunk reports the row).
+ */
+function enrollFactors(sql: Sql, userId: string, factors: StagedMfaFactor[], now: number, replace: boolean): void {
+  for (const factor of factors) {
+    if (factor.type === "error") continue;
+    if (replace) sql.run`DELETE FROM authentication_methods WHERE user_id = ${userId} AND type = ${factor.type}`;
+    const created = createAuthenticationMethod(sql, {
+      id: factor.id,
+      user_id: userId,
+      type: factor.type,
+      confirmed: true,
+      name: null,
+      totp_secret_enc: factor.type === "totp" ? factor.secret_enc : null,
+      phone_number: factor.type === "phone" ? factor.phone_number : null,
+      preferred_authentication_method: factor.type === "phone" ? "sms" : null,
+      credential_id: null,
+      public_key: null,
+      sign_count: null,
+      credential_backed_up: null,
+      credential_device_type: null,
+      transports: null,
+      aaguid: null,
+      relying_party_identifier: null,
+      user_handle: null,
+      user_agent: null,
+    }, now);
+    if (!created.ok) throw new Error(`the ${factor.type} factor could not be enrolled: ${created.error.message}`);
+  }
 }

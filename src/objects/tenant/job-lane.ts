@@ -16,6 +16,8 @@ import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";
 import { applyImportRow, requiresUsername } from "./import-rows";
 import { exportChunk } from "./job-export";
+import { queueCompletionEmail } from "./job-completion";
+import { nextExpiry, purgeExpiredJobs } from "./job-retention";
 import { type JobRow, jobAudit } from "./jobs";
 import type { AlarmJob } from "./publisher";
 import { redactedRow } from "../../shared/schemas/jobs";
@@ -31,12 +33,16 @@ export const MAX_CHUNK_ATTEMPTS = 3;
 
 type Commit = <T>(fn: (tx: WriteTx) => T) => T;
 
-/** The active job that waited longest (round-robin over concurrent jobs). */
+/**
+ * The active import or export that waited longest (round-robin over concurrent jobs). Verification email
+ * jobs are the worker's (pending only while it sends), never the lane's.
+ */
 const nextActive = (sql: Sql) =>
-  sql.first<JobRow>`SELECT * FROM jobs WHERE status IN ('pending', 'processing') ORDER BY coalesce(last_run_at, 0), created_at, id LIMIT 1`;
+  sql.first<JobRow>`SELECT * FROM jobs WHERE status IN ('pending', 'processing') AND type IN ('users_import', 'users_export')
+    ORDER BY coalesce(last_run_at, 0), created_at, id LIMIT 1`;
 
 /** Halts a job that makes no progress, with a warning event (SPEC §4.2: "halts with a warning"). */
-function halt(tx: WriteTx, job: JobRow, reason: string): void {
+function halt(tx: WriteTx, job: JobRow, reason: string, tenantId: string): void {
   tx.sql.run`UPDATE jobs SET status = 'failed', status_details = ${reason}, updated_at = ${tx.now}, completed_at = ${tx.now} WHERE id = ${job.id as string}`;
   emitAudit(tx, jobAudit(job), {
     event_type: "job.halted",
@@ -45,6 +51,7 @@ function halt(tx: WriteTx, job: JobRow, reason: string): void {
     description: `Job ${String(job.id)} halted: ${reason}`,
     target: { type: "job", id: String(job.id) },
   });
+  queueCompletionEmail(tx, job, tenantId);
 }
 
 /**
@@ -52,17 +59,17 @@ function halt(tx: WriteTx, job: JobRow, reason: string): void {
  * row's error and rolls back alone), then the errors, counters and `next_row`, and one summary audit event
  * for the chunk (per-user events would multiply the outbox by the file's size).
  */
-function importChunk(tx: WriteTx, storage: DurableObjectStorage, job: JobRow): void {
+function importChunk(tx: WriteTx, storage: DurableObjectStorage, job: JobRow, tenantId: string): void {
   const id = String(job.id);
   const from = Number(job.next_row);
   const rows = tx.sql.all<{ idx: number; data: string }>`SELECT idx, data FROM job_rows WHERE job_id = ${id} AND idx >= ${from} ORDER BY idx LIMIT ${IMPORT_CHUNK_ROWS}`;
   if (rows.length === 0) {
-    halt(tx, job, `staged rows from ${from} are missing`);
+    halt(tx, job, `staged rows from ${from} are missing`, tenantId);
     return;
   }
   const connection = String(job.connection);
   if (!tx.sql.first`SELECT 1 FROM connections WHERE name = ${connection}`) {
-    halt(tx, job, `the connection ${connection} no longer exists`);
+    halt(tx, job, `the connection ${connection} no longer exists`, tenantId);
     return;
   }
   const target = { connection, upsert: job.upsert === 1, requiresUsername: requiresUsername(tx.sql, connection) };
@@ -95,6 +102,7 @@ function importChunk(tx: WriteTx, storage: DurableObjectStorage, job: JobRow): v
     description: `Users import ${id}: rows ${from}-${next - 1} committed (${counts.inserted} inserted, ${counts.updated} updated, ${counts.failed} failed)`,
     target: { type: "job", id, after: { from, to: next - 1, ...counts, completed: done } },
   });
+  if (done) queueCompletionEmail(tx, job, tenantId);
 }
 
 /** The tenant object's job lane. */
@@ -105,14 +113,21 @@ export class JobLane implements AlarmJob {
     private readonly sql: Sql,
     private readonly storage: DurableObjectStorage,
     private readonly commit: Commit,
+    private readonly tenantId = "",
   ) {}
 
+  /** Now while a job is active; else when the oldest finished job expires (retention), or null. */
   dueAt(now: number): number | null {
-    return nextActive(this.sql) ? now : null;
+    if (nextActive(this.sql)) return now;
+    return nextExpiry(this.sql);
   }
 
-  /** One chunk of the longest-waiting active job; returns its id (null: nothing to do). */
+  /**
+   * One bounded purge pass of expired jobs (job-retention.ts), then one chunk of the longest-waiting active
+   * job; returns that job's id (null: no chunk ran).
+   */
   run(now: number): string | null {
+    if ((nextExpiry(this.sql) ?? Number.POSITIVE_INFINITY) <= now) this.commit((tx) => purgeExpiredJobs(tx));
     const job = nextActive(this.sql);
     if (!job) return null;
     const id = String(job.id);
@@ -122,11 +137,11 @@ export class JobLane implements AlarmJob {
     });
     if (attempts > MAX_CHUNK_ATTEMPTS) {
       const at = job.type === "users_import" ? `row ${String(job.next_row)}` : `line ${String(job.total)}`;
-      this.commit((tx) => halt(tx, job, `the chunk starting at ${at} made no progress after ${MAX_CHUNK_ATTEMPTS} attempts`));
+      this.commit((tx) => halt(tx, job, `the chunk starting at ${at} made no progress after ${MAX_CHUNK_ATTEMPTS} attempts`, this.tenantId));
       return id;
     }
     this.commit((tx) => {
-      if (job.type === "users_import") importChunk(tx, this.storage, job);
+      if (job.type === "users_import") importChunk(tx, this.storage, job, this.tenantId);
       else exportChunk(tx, job, EXPORT_CHUNK_USERS);
     });
     return id;

@@ -40,11 +40,22 @@ export function toJob(r: JobRow): JobRecord {
   };
 }
 
-export const jobRow = (sql: Sql, id: string) => sql.first<JobRow>`SELECT * FROM jobs WHERE id = ${id}`;
+/**
+ * How long a finished job (completed or failed) stays readable, with its row errors and export lines, after
+ * it finished. The reference platform deletes job data after 24 hours; the alarm's job lane then removes it
+ * in bounded batches (job-retention.ts), and reads treat an expired job as gone even before that.
+ * @default 86,400,000 ms (24 hours)
+ */
+export const JOB_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-/** One job, or null. */
-export function getJob(sql: Sql, id: string): JobRecord | null {
-  const row = jobRow(sql, id);
+/** A job's row, or null when there is none or it expired (`now` given: reads; omitted: the lane's own use). */
+export const jobRow = (sql: Sql, id: string, now?: number) =>
+  sql.first<JobRow>`SELECT * FROM jobs WHERE id = ${id}
+    AND (${now ?? null} IS NULL OR completed_at IS NULL OR completed_at > ${(now ?? 0) - JOB_RETENTION_MS})`;
+
+/** One job, or null (expired jobs too, when `now` is given). */
+export function getJob(sql: Sql, id: string, now?: number): JobRecord | null {
+  const row = jobRow(sql, id, now);
   return row ? toJob(row) : null;
 }
 
@@ -72,15 +83,15 @@ export function queueExport(sql: Sql, input: NewExportJob, now: number): JobReco
 }
 
 /** Per-row failures of an import, in file order. */
-export function jobErrors(sql: Sql, id: string): Result<ImportRowFailure[]> {
-  if (!jobRow(sql, id)) return fail("inexistent_job");
+export function jobErrors(sql: Sql, id: string, now: number): Result<ImportRowFailure[]> {
+  if (!jobRow(sql, id, now)) return fail("inexistent_job");
   const rows = sql.all<{ user: string; errors: string }>`SELECT user, errors FROM job_errors WHERE job_id = ${id} ORDER BY idx`;
   return ok(rows.map((r) => ({ user: json(r.user, {}), errors: json<RowError[]>(r.errors, []) })));
 }
 
 /** Up to `count` lines of a completed export from line `from` (the download streams them page by page). */
-export function exportLines(sql: Sql, id: string, from: number, count: number): Result<string[]> {
-  const job = jobRow(sql, id);
+export function exportLines(sql: Sql, id: string, from: number, count: number, now: number): Result<string[]> {
+  const job = jobRow(sql, id, now);
   if (job?.type !== "users_export" || job.status !== "completed") return fail("inexistent_job");
   return ok(sql.all<{ data: string }>`SELECT data FROM job_rows WHERE job_id = ${id} AND idx >= ${from} ORDER BY idx LIMIT ${count}`.map((r) => r.data));
 }
@@ -104,14 +115,14 @@ export class Jobs extends TenantRpc {
   }
 
   get(id: string): JobRecord | null {
-    return this.read((sql) => getJob(sql, id));
+    return this.read((sql, now) => getJob(sql, id, now));
   }
 
   errors(id: string): Result<ImportRowFailure[]> {
-    return this.read((sql) => jobErrors(sql, id));
+    return this.read((sql, now) => jobErrors(sql, id, now));
   }
 
   exportLines(id: string, from: number, count: number): Result<string[]> {
-    return this.read((sql) => exportLines(sql, id, from, count));
+    return this.read((sql, now) => exportLines(sql, id, from, count, now));
   }
 }

@@ -13,6 +13,7 @@ import mfa from "../../../migrations/tenant/0012_mfa.sql";
 import jobs from "../../../migrations/tenant/0013_jobs.sql";
 import { defineMigrations } from "../sql";
 import schemaUpgrades from "../../../migrations/tenant/0014_schema_upgrades.sql";
+import jobMailAndRetention from "../../../migrations/tenant/0015_job_mail_and_retention.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -30,4 +31,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0012_mfa", sql: mfa },
   { name: "0013_jobs", sql: jobs },
   { name: "0014_schema_upgrades", sql: schemaUpgrades },
+  { name: "0015_job_mail_and_retention", sql: jobMailAndRetention },
 ]);

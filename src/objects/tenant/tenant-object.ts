@@ -40,6 +40,8 @@ import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from ".
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
+import { emailDestination } from "./email-outbox";
+import { EmailVerifications } from "./email-verification";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
 
@@ -96,7 +98,9 @@ export class TenantObject extends DurableObject<Env> {
     // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
     outbox.reactions = [reactToUserWrite];
     this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
-    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn));
+    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn), tenantId);
+    // Emails the object sends itself (job completion): delivered by the relay, after the commit that decided them.
+    outbox.destinations.push(emailDestination(sql, env));
     outbox.jobs = [this.cleanup, this.jobLane, ...extensions.jobs];
     this.core = {
       sql,
@@ -258,6 +262,11 @@ export class TenantObject extends DurableObject<Env> {
   /** User import and export jobs (POST /jobs/users-imports, /jobs/users-exports, GET /jobs/{id}). */
   jobs(audit: AuditContext = SYSTEM_CONTEXT): Jobs {
     return new Jobs(this.core, audit);
+  }
+
+  /** Verification emails: their jobs and single-use links (POST /jobs/verification-email). */
+  emailVerification(audit: AuditContext = SYSTEM_CONTEXT): EmailVerifications {
+    return new EmailVerifications(this.core, audit);
   }
 
   organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {

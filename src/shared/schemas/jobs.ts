@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { RowError } from "../types";
+import { phoneNumber, totpSecret } from "./authentication-methods";
 import { createUserBody } from "./users";
 
 /** The reference platform's limit on one import file. @default 500 KB */
@@ -88,12 +89,37 @@ export function importedHash(row: ImportUserRow): { ok: true; hash: string | nul
   return { ok: true, hash: custom.hash.value };
 }
 
-/** The row as the errors endpoint shows it: never a password hash or an MFA secret. */
+/** The row as the errors endpoint shows it: never a password hash or an MFA secret (clear or sealed). */
 export function redactedRow(raw: unknown): Record<string, unknown> {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { value: raw as never };
-  const { password_hash: _h, custom_password_hash: _c, mfa_factors: _m, ...rest } = raw as Record<string, unknown>;
+  const { password_hash: _h, custom_password_hash: _c, mfa_factors: _m, [STAGED_MFA_KEY]: _s, ...rest } = raw as Record<string, unknown>;
   return rest;
 }
+
+/**
+ * One entry of a row's `mfa_factors` (the reference platform's MFA enrollment import schema): exactly one of
+ * `totp: {secret}` (un-padded base32), `phone: {value}` (E.164) or `email: {value}`.
+ */
+export const importMfaFactor = z.union([
+  z.strictObject({ totp: z.strictObject({ secret: totpSecret }) }),
+  z.strictObject({ phone: z.strictObject({ value: phoneNumber }) }),
+  z.strictObject({ email: z.strictObject({ value: z.email().max(320) }) }),
+]);
+
+/** Factors one row may bring (the reference platform enrolls one authenticator per factor type). @default 3 */
+export const MAX_IMPORT_MFA_FACTORS = 3;
+
+/**
+ * Where the staged row keeps its MFA factors once the worker sealed them (the file's `mfa_factors`, whose
+ * TOTP secrets are never staged in clear). A file row that brings this key itself is refused.
+ */
+export const STAGED_MFA_KEY = "$mfa";
+
+/** A factor as staged: ready to store (ids chosen, TOTP secret sealed under its method's context), or the row's error. */
+export type StagedMfaFactor =
+  | { type: "totp"; id: string; secret_enc: string }
+  | { type: "phone"; id: string; phone_number: string }
+  | { type: "error"; error: RowError };
 
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?)*$/;
 
@@ -114,3 +140,22 @@ export const createExportBody = z.strictObject({
     .optional(),
 });
 export type CreateExportInput = z.infer<typeof createExportBody>;
+
+/**
+ * POST /jobs/verification-email (the reference platform's CreateVerificationEmailRequestContent): the user,
+ * optionally the application the email is for, the identity whose address to verify (a linked account's),
+ * and an organization.
+ */
+export const verificationEmailBody = z.strictObject({
+  user_id: z.string().min(1).max(300),
+  client_id: z.string().min(1).max(64).optional(),
+  identity: z
+    .strictObject({
+      user_id: z.string().min(1).max(300),
+      provider: z.string().min(1).max(100),
+      connection_id: z.string().min(1).max(64).optional(),
+    })
+    .optional(),
+  organization_id: z.string().min(1).max(64).optional(),
+});
+export type VerificationEmailInput = z.infer<typeof verificationEmailBody>;

@@ -4,7 +4,7 @@ import type { AuditContext } from "./audit";
 export type JobStatus = "pending" | "processing" | "completed" | "failed";
 
 /** What kind of work a job does. */
-export type JobType = "users_import" | "users_export";
+export type JobType = "users_import" | "users_export" | "verification_email";
 
 /** One column of a users export: a profile path (`user_metadata.plan`, `identities[0].connection`) and its title. */
 export interface ExportField {
@@ -71,3 +71,22 @@ export interface NewExportJob {
   fields: ExportField[] | null;
   audit: AuditContext;
 }
+
+/** POST /jobs/verification-email, prepared by the worker: the ticket's hash only (the link's secret is never stored). */
+export interface NewVerificationEmailJob {
+  user_id: string;
+  /** The address the link verifies (the user's, or the chosen identity's). */
+  email: string;
+  /** A linked identity's connection when the email is that identity's; null: the primary account. */
+  connection: string | null;
+  client_id: string | null;
+  organization_id: string | null;
+  ticket_hash: string;
+  expires_at: number;
+  audit: AuditContext;
+}
+
+/** What following a verification link did. */
+export type EmailVerificationOutcome =
+  | { ok: true; user_id: string; email: string; client_id: string | null }
+  | { ok: false; reason: "invalid" | "email_changed" };

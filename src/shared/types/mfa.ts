@@ -87,6 +87,10 @@ export interface DevMessage {
   channel: "sms" | "email";
   recipient: string;
   subject: string | null;
+  /** The plain-text message. */
   body: string;
+  /** Emails: the sender address and, when the message has one, its HTML part. */
+  sender?: string | null;
+  html?: string | null;
   created_at: string;
 }

@@ -12,6 +12,7 @@ import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { MAX_JSON_DEPTH, nestsDeeperThan, readBodyBytes } from "../http/body";
 import { configOf } from "../login/connection";
+import { stageMfaFactors } from "./mfa-factors";
 
 /** Room for the form's other fields and part headers beside the file. */
 const FORM_OVERHEAD_BYTES = 16 * 1024;
@@ -50,8 +51,8 @@ async function fileText(part: string | File | null): Promise<string> {
   }
 }
 
-/** The file's rows, each as its own JSON text (staged as is; validated by the job). */
-function fileRows(text: string): string[] {
+/** The file's rows, parsed (validated one by one by the job). */
+function fileRows(text: string): unknown[] {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw problem("import_file_not_json", { detail: `nested deeper than ${MAX_JSON_DEPTH} levels` });
   let data: unknown;
   try {
@@ -61,7 +62,7 @@ function fileRows(text: string): string[] {
   }
   if (!Array.isArray(data)) throw problem("import_file_not_array");
   if (data.length > IMPORT_MAX_ROWS) throw problem("import_file_too_many_rows", { rows: IMPORT_MAX_ROWS });
-  return data.map((row) => JSON.stringify(row ?? null));
+  return data;
 }
 
 /** Reads and checks the import request; throws the documented 4xx on anything wrong. */
@@ -84,10 +85,12 @@ export async function readImportRequest(c: AppContext): Promise<ImportRequest> {
   }
   const upsert = flag(form, "upsert", false);
   const sendCompletionEmail = flag(form, "send_completion_email", true);
-  const rows = fileRows(await fileText(form.get("users")));
+  const parsed = fileRows(await fileText(form.get("users")));
   const config = await configOf(c);
   const connection = config.connections.find((x) => x.id === connectionId);
   if (!connection) throw problem("import_connection_not_found");
   if (connection.strategy !== DATABASE_STRATEGY) throw problem("import_connection_not_database");
+  // MFA factors are sealed before staging (their TOTP secrets are never stored in clear); each row as its JSON text.
+  const rows = (await stageMfaFactors(parsed, c.env.ENCRYPTION_KEY)).map((row) => JSON.stringify(row ?? null));
   return { connection, upsert, external_id: externalId === null || externalId === "" ? null : externalId, send_completion_email: sendCompletionEmail, rows };
 }

@@ -3,7 +3,7 @@ import type { JobRecord } from "../../shared/types";
 
 /**
  * A job in the reference platform's shape (GetJobResponseContent, CreateImportUsersResponseContent,
- * CreateExportUsersResponseContent): imports carry `summary` and `percentage_done` (progress is visible
+ * CreateExportUsersResponseContent, CreateVerificationEmailResponseContent): imports carry `summary` and `percentage_done` (progress is visible
  * while they run), exports `format`, `limit`, `fields` and, once completed, `location`.
  */
 export function presentJob(job: JobRecord, location?: string): Record<string, unknown> {
@@ -21,7 +21,7 @@ export function presentJob(job: JobRecord, location?: string): Record<string, un
       out.time_left_seconds = Math.ceil(((elapsed / job.processed) * remaining) / 1000);
     }
     out.summary = { failed: job.failed, updated: job.updated, inserted: job.inserted, total: job.total };
-  } else {
+  } else if (job.type === "users_export") {
     out.format = job.format;
     if (job.limit !== null) out.limit = job.limit;
     if (job.fields !== null) out.fields = job.fields;

@@ -1,11 +1,12 @@
 import { problem, type Result, unwrap } from "../../shared/errors";
-import { createExportBody } from "../../shared/schemas/jobs";
+import { createExportBody, verificationEmailBody } from "../../shared/schemas/jobs";
 import type { ImportRowFailure, JobRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { exportLocation } from "../jobs/export-link";
 import { readImportRequest } from "../jobs/import-request";
 import { presentJob } from "../jobs/present";
+import { sendVerificationEmail } from "../jobs/verification-email";
 import { configOf } from "../login/connection";
 import { defineRoute } from "./define";
 import { targetTenant } from "./tenant-scoped";
@@ -73,6 +74,18 @@ export const jobRoutes = [
           audit: auditContext(c),
         });
       return c.json(presentJob(job), 201);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/jobs/verification-email",
+    scope: "update:users",
+    summary:
+      "Send the user (or the chosen identity) an email with a single-use link, valid 5 days, that marks the address verified; answers the verification_email job (completed once sent)",
+    body: verificationEmailBody,
+    status: 201,
+    async handler(c, { body }) {
+      return c.json(presentJob(await sendVerificationEmail(c, body)), 201);
     },
   }),
   defineRoute({

@@ -6,7 +6,7 @@ import { createInvitationBody, DEFAULT_INVITATION_TTL_S } from "../../shared/sch
 import type { TenantConfig } from "../../shared/types";
 import type { InvitationRecord, OrganizationRecord } from "../../shared/schemas/organizations";
 import type { AppContext } from "../context";
-import { emailProvider } from "../email";
+import { sendEmail } from "../messaging/senders";
 import { auditContext } from "../http/audit";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
@@ -108,7 +108,7 @@ export const invitationRoutes = [
       if (body.send_invitation_email !== false) {
         const appName = clientIn(config, body.client_id)?.name ?? "the application";
         try {
-          await emailProvider(c.env).send(invitationEmail(invitation, org, appName));
+          await sendEmail(c, invitationEmail(invitation, org, appName));
         } catch (error) {
           // The invitation stands (its URL is in this response); the failed delivery is reported, not hidden.
           console.error(`invitation ${invitation.id}: email not sent: ${(error as Error).message}`);

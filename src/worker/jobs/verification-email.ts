@@ -1,0 +1,121 @@
+/**
+ * POST /api/v2/jobs/verification-email and the link it sends (the reference platform's verification email
+ * job): the worker checks the request, creates the job and a single-use ticket in one commit (only the
+ * ticket's hash is stored), sends the email through the configured provider (or the development sink),
+ * and records whether it went. The link, GET /u2/email-verification?ticket=..., marks the address verified
+ * once: the tenant object consumes the ticket with one conditional UPDATE (a second use finds nothing).
+ */
+import { problem } from "../../shared/errors";
+import { randomToken } from "../../shared/crypto/random";
+import { now } from "../../shared/clock";
+import type { VerificationEmailInput } from "../../shared/schemas/jobs";
+import type { JobRecord } from "../../shared/types";
+import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
+import { configOf } from "../login/connection";
+import { sendMessage, shellFor } from "../login/render";
+import { hashSecret } from "../login/session";
+import { mailRoute } from "../../shared/messaging/mail-route";
+import { sendEmail } from "../messaging/senders";
+import { targetTenant } from "../management/tenant-scoped";
+import { clientIn } from "../tenant/config-cache";
+import { tenantObject } from "../tenant/stubs";
+
+/** How long a verification link stays valid (the reference platform's email verification ticket default). @default 432,000 s (5 days) */
+export const VERIFICATION_LINK_TTL_S = 432_000;
+
+/** The link on the tenant's own host (apex hosts name the tenant in the query, as enrollment tickets do). */
+function verificationUrl(c: AppContext, ticket: string): string {
+  const tenant = c.var.tenant;
+  const base = tenant.issuer.endsWith("/") ? tenant.issuer : `${tenant.issuer}/`;
+  const url = new URL(`${base}u2/email-verification`);
+  url.searchParams.set("ticket", ticket);
+  const ownHost = tenant.via === "subdomain" || tenant.via === "custom_domain" || tenant.id === c.var.settings.controlPlaneTenantId;
+  if (!ownHost) url.searchParams.set("tenant_id", tenant.id);
+  return url.toString();
+}
+
+/** Which address the link verifies: the user's own, or the chosen linked identity's. */
+async function addressOf(c: AppContext, body: VerificationEmailInput): Promise<{ email: string; connection: string | null }> {
+  const user = await targetTenant(c).users().get(body.user_id);
+  if (!user) throw problem("inexistent_user");
+  let email = user.email;
+  let connection: string | null = null;
+  if (body.identity) {
+    const { user_id: id, provider, connection_id } = body.identity;
+    const config = await configOf(c);
+    const index = user.identities.findIndex(
+      (i) => i.provider === provider && (i.user_id === id || `${i.provider}|${i.user_id}` === id) && (connection_id === undefined || config.connections.find((x) => x.id === connection_id)?.name === i.connection),
+    );
+    if (index < 0) throw problem("verification_identity_not_found");
+    if (index > 0) {
+      const identity = user.identities[index];
+      connection = identity?.connection ?? null;
+      email = typeof identity?.profileData?.email === "string" ? identity.profileData.email : null;
+    }
+  }
+  if (!email) throw problem("verification_email_no_address");
+  return { email, connection };
+}
+
+/** The route's work; answers the job (completed when the email went, failed with the reason otherwise). */
+export async function sendVerificationEmail(c: AppContext, body: VerificationEmailInput): Promise<JobRecord> {
+  const config = await configOf(c);
+  const client = body.client_id === undefined ? undefined : clientIn(config, body.client_id);
+  if (body.client_id !== undefined && !client) throw problem("inexistent_client");
+  if (body.organization_id !== undefined && !(await targetTenant(c).organizations().get(body.organization_id))) throw problem("inexistent_organization");
+  const { email, connection } = await addressOf(c, body);
+  // Refuse before creating anything when no way out is configured (never a job that cannot run).
+  if (mailRoute(c.env).kind === "none") throw problem("email_provider_missing");
+  const ticket = randomToken(32);
+  const audit = auditContext(c);
+  const job = await targetTenant(c)
+    .emailVerification(audit)
+    .start({
+      user_id: body.user_id,
+      email,
+      connection,
+      client_id: body.client_id ?? null,
+      organization_id: body.organization_id ?? null,
+      ticket_hash: await hashSecret(ticket),
+      expires_at: now() + VERIFICATION_LINK_TTL_S * 1000,
+      audit,
+    });
+  const url = verificationUrl(c, ticket);
+  const friendly = config.settings.friendly_name;
+  const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
+  let failure: string | null = null;
+  try {
+    await sendEmail(c, {
+      to: email,
+      subject: "Verify your email",
+      text: `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`,
+    });
+  } catch (error) {
+    failure = `The verification email could not be sent: ${(error as Error).message}`;
+    console.error(`job ${job.id}: ${failure}`);
+  }
+  return (await targetTenant(c).emailVerification(audit).finish(job.id, failure === null, failure)) ?? job;
+}
+
+const PAGES = {
+  invalid: { status: 400, code: "INVALID_TICKET", title: "Link expired", message: "This verification link has expired or was already used" },
+  email_changed: { status: 409, code: "EMAIL_CHANGED", title: "Email changed", message: "The email address changed since this link was sent" },
+} as const;
+
+/** GET /u2/email-verification?ticket=...: consumes the link once and says what happened. */
+export async function emailVerificationPage(c: AppContext): Promise<Response> {
+  const config = await configOf(c);
+  const ticket = c.req.query("ticket") ?? "";
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) {
+    const { status, ...page } = PAGES.invalid;
+    return sendMessage(c, shellFor(config), page, status);
+  }
+  const audit = auditContext(c, { actor: { type: "anonymous", id: null } });
+  const outcome = await tenantObject(c.env, c.var.tenant.id).emailVerification(audit).consume(await hashSecret(ticket));
+  if (!outcome.ok) {
+    const { status, ...page } = PAGES[outcome.reason];
+    return sendMessage(c, shellFor(config), page, status);
+  }
+  return sendMessage(c, shellFor(config), { title: "Email verified", message: `Your email address ${outcome.email} was verified. You can close this page.` }, 200);
+}

@@ -1,0 +1,175 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TenantObject } from "../../src/objects/tenant/tenant-object";
+import { setClock } from "../../src/shared/clock";
+import { call, createTenant, mgmt } from "../helpers/api";
+import { seedClient } from "../helpers/flows";
+import { runAlarm, sinkTo } from "../helpers/jobs";
+import { errorCodeOf } from "../helpers/mfa";
+import { injectClock, tenantSql } from "../helpers/outbox";
+import { expectRefusals, reachKit } from "../helpers/route-reach";
+import { api, DB } from "../helpers/users";
+
+/**
+ * Issue 14 point 5: POST /api/v2/jobs/verification-email sends the user an email with a single-use,
+ * expiring link that marks the address verified (the reference platform's verification email job).
+ */
+
+let tenant: string;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+
+afterEach(() => setClock());
+
+async function newUser(t = tenant): Promise<{ user_id: string; email: string }> {
+  const email = `verify-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const res = await api(t, "POST", "/users", { connection: DB, email, password: "Sufficient-Pw-1" });
+  expect(res.status).toBe(201);
+  const user = (await res.json()) as { user_id: string; email_verified: boolean };
+  expect(user.email_verified).toBe(false);
+  return { user_id: user.user_id, email };
+}
+
+async function requestEmail(body: Record<string, unknown>, t = tenant) {
+  return api(t, "POST", "/jobs/verification-email", body);
+}
+
+/** The link in the newest verification email to an address. */
+async function linkTo(email: string, t = tenant): Promise<string> {
+  const [mail] = await sinkTo(t, email);
+  expect(mail?.subject).toBe("Verify your email");
+  const link = /https?:\/\/\S+\/u2\/email-verification\?\S+/.exec(mail?.text ?? "")?.[0];
+  expect(link).toBeTruthy();
+  return link as string;
+}
+
+const follow = (link: string) => call(new URL(link).pathname + new URL(link).search);
+const verified = async (userId: string, t = tenant) => ((await (await api(t, "GET", `/users/${encodeURIComponent(userId)}`)).json()) as { email_verified: boolean }).email_verified;
+
+describe("POST /jobs/verification-email", () => {
+  it("answers 201 with a verification_email job and sends a link that marks the email verified, once", async () => {
+    const user = await newUser();
+    const res = await requestEmail({ user_id: user.user_id });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const job = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(job).sort()).toEqual(["created_at", "id", "status", "type"]);
+    expect(job).toMatchObject({ type: "verification_email", status: "completed", id: expect.stringMatching(/^job_[A-Za-z0-9]{16}$/) });
+    expect(Number.isNaN(Date.parse(String(job.created_at)))).toBe(false);
+    expect(await (await api(tenant, "GET", `/jobs/${job.id}`)).json()).toEqual(job);
+
+    const link = await linkTo(user.email);
+    expect(await verified(user.user_id)).toBe(false);
+    const first = await follow(link);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain("Email verified");
+    expect(await verified(user.user_id)).toBe(true);
+
+    const second = await follow(link);
+    expect(second.status).toBe(400);
+    expect(errorCodeOf(await second.text())).toBe("INVALID_TICKET");
+  });
+
+  it("two concurrent uses of one link: exactly one verifies", async () => {
+    const user = await newUser();
+    expect((await requestEmail({ user_id: user.user_id })).status).toBe(201);
+    const link = await linkTo(user.email);
+    const statuses = (await Promise.all([follow(link), follow(link), follow(link)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 400, 400]);
+  });
+
+  it("the link expires after 5 days", async () => {
+    const t = await createTenant();
+    const clock = await injectClock(t, Date.now());
+    const user = await newUser(t);
+    expect((await requestEmail({ user_id: user.user_id }, t)).status).toBe(201);
+    const link = await linkTo(user.email, t);
+    clock.now = Date.now() + 432_000_000 + 1_000;
+    setClock(() => clock.now);
+    const res = await follow(link);
+    expect(res.status).toBe(400);
+    expect(errorCodeOf(await res.text())).toBe("INVALID_TICKET");
+    expect(await verified(user.user_id, t)).toBe(false);
+  });
+
+  it("a link does not verify an address the user no longer has", async () => {
+    const user = await newUser();
+    expect((await requestEmail({ user_id: user.user_id })).status).toBe(201);
+    const link = await linkTo(user.email);
+    expect((await api(tenant, "PATCH", `/users/${encodeURIComponent(user.user_id)}`, { email: `changed-${user.email}` })).status).toBe(200);
+    const res = await follow(link);
+    expect(res.status).toBe(409);
+    expect(errorCodeOf(await res.text())).toBe("EMAIL_CHANGED");
+    expect(await verified(user.user_id)).toBe(false);
+  });
+
+  it("names the application in the email when client_id is given", async () => {
+    const client = await seedClient(tenant);
+    const user = await newUser();
+    expect((await requestEmail({ user_id: user.user_id, client_id: client.client_id })).status).toBe(201);
+    const [mail] = await sinkTo(tenant, user.email);
+    expect(mail?.text).toContain("you use with Test app");
+  });
+
+  it("refuses an unknown user, application, organization or identity, unknown fields and bad types, sending nothing", async () => {
+    const user = await newUser();
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ user_id: "auth0|nobody" }, 404, "inexistent_user"],
+      [{ user_id: user.user_id, client_id: "no-such-client" }, 404, "inexistent_client"],
+      [{ user_id: user.user_id, organization_id: "org_nope" }, 404, "inexistent_organization"],
+      [{ user_id: user.user_id, identity: { user_id: "other", provider: "google-oauth2" } }, 400, "invalid_body"],
+      [{ user_id: user.user_id, favourite: true }, 400, "invalid_body"],
+      [{ user_id: 42 }, 400, "invalid_body"],
+      [{}, 400, "invalid_body"],
+    ];
+    for (const [body, status, errorCode] of cases) {
+      const res = await requestEmail(body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(((await res.json()) as { errorCode: string }).errorCode).toBe(errorCode);
+    }
+    expect(await sinkTo(tenant, user.email)).toEqual([]);
+    const bad = await mgmt("POST", "/jobs/verification-email", { headers: { "tenant-id": tenant }, body: "{not json" });
+    expect(bad.status).toBe(400);
+  });
+
+  it("the identity field picks the primary identity too", async () => {
+    const user = await newUser();
+    const bare = user.user_id.replace(/^auth0\|/, "");
+    expect((await requestEmail({ user_id: user.user_id, identity: { user_id: bare, provider: "auth0" } })).status).toBe(201);
+    expect(await follow(await linkTo(user.email)).then((r) => r.status)).toBe(200);
+  });
+});
+
+describe("verification email jobs and the alarm's job lane", () => {
+  it("a verification_email job still pending (its email being sent) is never taken by the import/export lane", async () => {
+    const user = await newUser();
+    const job = await runInDurableObject(env.TENANT.getByName(tenant), (o: TenantObject) =>
+      o.emailVerification().start({
+        user_id: user.user_id,
+        email: user.email,
+        connection: null,
+        client_id: null,
+        organization_id: null,
+        ticket_hash: "x".repeat(43),
+        expires_at: Date.now() + 60_000,
+        audit: { actor: { type: "system", id: null } },
+      }),
+    );
+    await runAlarm(tenant, 2);
+    expect(((await (await api(tenant, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("pending");
+    expect(await tenantSql(tenant, "SELECT 1 FROM job_rows WHERE job_id = ?", job.id)).toEqual([]);
+  });
+});
+
+describe("who can reach POST /jobs/verification-email", () => {
+  it("needs update:users: no token 401; end user, other tenant, revoked token and a missing scope 403", async () => {
+    const kit = await reachKit(["update:users"]);
+    await expectRefusals(kit, "POST", "/jobs/verification-email", "update:users", { user_id: "auth0|nobody" });
+    const res = await mgmt("POST", "/jobs/verification-email", { token: kit.allowed, headers: { "tenant-id": kit.tenant }, body: { user_id: "auth0|nobody" } });
+    expect(res.status).toBe(404);
+    const readOnly = await reachKit(["read:users", "create:users"], kit.tenant);
+    const refused = await mgmt("POST", "/jobs/verification-email", { token: readOnly.allowed, headers: { "tenant-id": kit.tenant }, body: { user_id: "auth0|nobody" } });
+    expect(refused.status).toBe(403);
+  });
+});
