@@ -27,6 +27,10 @@ export class FakeCloudflare {
   readonly calls: RecordedCall[] = [];
   readonly databases = new Map<string, { uuid: string; name: string }>();
   readonly scripts = new Map<string, Script>();
+  /** Promoted live names -> the slot that holds their data (the supervisor's aliases). */
+  readonly aliases = new Map<string, string>();
+  /** Scripts whose deployment endpoints answer 503 (a verify that fails on purpose). */
+  readonly unhealthy = new Set<string>();
   readonly releases = new Map<string, { schema: string }>();
   private failures: { pattern: RegExp; remaining: number; status: number }[] = [];
   /** Versions whose copies fail verify (answer another version), to simulate a broken release. */
@@ -84,14 +88,32 @@ export class FakeCloudflare {
       this.databases.set(name, db);
       return this.ok(db);
     }
-    m = /^\/client\/v4\/accounts\/[^/]+\/workers\/dispatch\/namespaces\/[^/]+\/scripts\/([^/]+)(\/settings|\/secrets)?$/.exec(p);
+    m = /^\/client\/v4\/accounts\/[^/]+\/workers\/dispatch\/namespaces\/[^/]+\/scripts\/([^/]+)(\/settings|\/secrets|\/promote)?$/.exec(p);
     if (m) {
       const name = decodeURIComponent(m[1] as string);
       const script = this.scripts.get(name);
       if (!m[2] && request.method === "PUT") {
         const upload = body as { metadata: Script["metadata"]; modules: string[] };
-        this.scripts.set(name, { metadata: upload.metadata, modules: upload.modules, secrets: script?.secrets ?? new Map(), migratedTo: script?.migratedTo ?? null, seeded: script?.seeded ?? 0 });
+        // The supervisor's staged slot: a snapshot of the live script's storage (here: its schema and seed count).
+        const from = url.searchParams.get("storage_from");
+        const storage = from ? this.scripts.get(from) : script;
+        this.aliases.delete(name);
+        this.scripts.set(name, { metadata: upload.metadata, modules: upload.modules, secrets: script?.secrets ?? new Map(), migratedTo: storage?.migratedTo ?? null, seeded: storage?.seeded ?? 0 });
         return this.ok({ id: name, tags: upload.metadata.tags });
+      }
+      if (m[2] === "/promote" && request.method === "POST") {
+        // The supervisor's switch: the live storage moves to the staged slot, the live name becomes an alias.
+        const { replaces } = body as { replaces: string };
+        if (this.aliases.get(replaces) === name) return this.ok({ id: name, replaces });
+        const live = this.scripts.get(replaces);
+        if (!script) return Response.json({ success: false, errors: [{ code: 10007, message: "not found" }] }, { status: 404 });
+        if (live) {
+          script.migratedTo = live.migratedTo;
+          script.seeded = live.seeded;
+        }
+        this.scripts.delete(replaces);
+        this.aliases.set(replaces, name);
+        return this.ok({ id: name, replaces });
       }
       if (!script) return Response.json({ success: false, errors: [{ code: 10007, message: "not found" }] }, { status: 404 });
       if (m[2] === "/settings") return this.ok({ tags: script.metadata.tags, bindings: script.metadata.bindings });
@@ -112,7 +134,8 @@ export class FakeCloudflare {
   }
 
   /** A tenant copy as the deployment endpoints see it: its vars and secrets come from the upload. */
-  private copy(name: string, path: string, request: Request): Response {
+  private copy(requested: string, path: string, request: Request): Response {
+    const name = this.scripts.has(requested) ? requested : (this.aliases.get(requested) ?? requested);
     const script = this.scripts.get(name);
     if (!script) return Response.json({ error: "script_not_found" }, { status: 404, headers: { "x-namespace-missing-script": "1" } });
     const vars = Object.fromEntries(script.metadata.bindings.filter((b) => b.type === "plain_text").map((b) => [b.name, b.text]));
@@ -120,6 +143,7 @@ export class FakeCloudflare {
     if (path.startsWith("/__gatehouse/deploy/")) {
       if (request.headers.get("authorization") !== `Bearer ${script.secrets.get("DEPLOY_TOKEN")}`) return Response.json({ error: "invalid_token" }, { status: 401 });
       if (!script.secrets.has("ENCRYPTION_KEY")) return Response.json({ error: "no key" }, { status: 500 });
+      if (this.unhealthy.has(name) && path === "/__gatehouse/deploy/health") return Response.json({ error: "unhealthy" }, { status: 503 });
       const schema = this.releases.get(version)?.schema ?? null;
       if (path === "/__gatehouse/deploy/migrate") script.migratedTo = schema;
       if (path === "/__gatehouse/deploy/seed") script.seeded += 1;
@@ -153,8 +177,9 @@ export class FakeCloudflare {
     return new Response(`// ${version} ${file}`);
   }
 
-  namespace(): CloudflareNamespace {
-    return new CloudflareNamespace({ apiBase: "https://api.test/client/v4", accountId: "acct", namespace: "tenants", apiToken: "tok", fetch: this.fetch });
+  /** The client as configured locally (`supervisor`: staged snapshots and promotion) or for Cloudflare. */
+  namespace(options: { supervisor?: boolean } = {}): CloudflareNamespace {
+    return new CloudflareNamespace({ apiBase: "https://api.test/client/v4", accountId: "acct", namespace: "tenants", apiToken: "tok", fetch: this.fetch, supervisor: options.supervisor ?? true });
   }
 
   /** Scripts are reached through `/__scripts/{name}` of the API host (the local-supervisor shape). */

@@ -20,4 +20,6 @@ export const encryptionContext = {
   totpSecret: (methodId: string) => `totp_secret:${methodId}`,
   /** A guardian SMS provider's credentials (`auth_token`): open only for that provider name. */
   smsProvider: (provider: string) => `guardian_sms_provider:${provider}`,
+  /** A per-tenant copy's generated secret (ENCRYPTION_KEY, CONTROL_PLANE_CLIENT_SECRET), kept by the control plane. */
+  deploySecret: (tenantId: string, name: string) => `tenant_deploy_secret:${tenantId}:${name}`,
 } as const;

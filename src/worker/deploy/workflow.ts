@@ -3,8 +3,9 @@ import { now } from "../../shared/clock";
 import type { Json, Tenant, TenantOperation } from "../../shared/types";
 import { platform } from "../tenant/stubs";
 import { namespaceFrom } from "./namespace";
-import { type DeployTarget, runSharedStep, runStep, SHARED_STEPS, STEPS, type StepDeps, type StepName } from "./provisioner";
+import { type DeployTarget, GENERATED_SECRETS, runSharedStep, runStep, SHARED_STEPS, STEPS, type StepDeps, type StepName } from "./provisioner";
 import { releaseStoreFrom } from "./releases";
+import { otherSlot, runSlotStep, SLOT_STEPS, type SlotPlan, teardownStaged } from "./slots";
 
 /** What starts a deployment run: the journal row it executes. */
 export interface DeployParams {
@@ -24,6 +25,11 @@ interface Plan {
   operation: TenantOperation;
   tenant: Tenant;
   target: Omit<DeployTarget, "tenant">;
+  /**
+   * Two slots (slots.ts): an upgrade of a ready copy whose secrets the control plane holds. A copy provisioned
+   * before secrets were kept is upgraded in place (upload, verify, roll back on failure), as before.
+   */
+  slotted?: boolean;
 }
 
 function deps(env: Env): StepDeps {
@@ -49,9 +55,15 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
       if (!operation) throw new Error(`operation ${operationId} does not exist`);
       const tenant = await registry.tenants().get(operation.tenant_id);
       if (!tenant) throw new Error(`tenant ${operation.tenant_id} does not exist`);
+      const sealed = await registry.deploySecrets().sealed(tenant.id);
       return {
         operation,
         tenant,
+        slotted:
+          operation.kind === "upgrade" &&
+          tenant.deployment_type === "wfp" &&
+          tenant.provisioning_state === "ready" &&
+          GENERATED_SECRETS.every((n) => sealed[n] !== undefined),
         target: {
           worker_version: operation.to_version ?? tenant.worker_version,
           bundle_configuration: operation.bundle_configuration ?? tenant.bundle_configuration,
@@ -65,6 +77,7 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
     let tenant = plan.tenant;
     let uploaded = false;
     if (plan.tenant.deployment_type === "shared") return this.runShared(plan, step, config);
+    if (plan.slotted) return this.runSlotted(plan, step, config);
     try {
       for (const name of STEPS) {
         const out = await step.do(name, config, async (ctx) => this.journaled(operationId, name, ctx.attempt, { ...plan.target, tenant }));
@@ -97,6 +110,57 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
         },
       });
       return { status: op?.status ?? "succeeded", worker_version: plan.target.worker_version };
+    });
+  }
+
+  /**
+   * A two-slot upgrade (slots.ts): the new release is staged, migrated and verified beside the live copy, and
+   * only then does the route move (the pin and `worker_script_name`, in the publish commit). A failure before the
+   * switch tears the staged slot down: the tenant's pin, route and running code never changed.
+   */
+  private async runSlotted(plan: Plan, step: WorkflowStep, config: WorkflowStepConfig): Promise<unknown> {
+    const registry = platform(this.env);
+    const operationId = plan.operation.id;
+    const target: DeployTarget = { ...plan.target, tenant: plan.tenant };
+    const slots: SlotPlan = { live: plan.target.script_name, staged: otherSlot(plan.target.script_name) };
+    let serving: string | null = null;
+    let switching = false;
+    try {
+      for (const name of SLOT_STEPS) {
+        if (name === "switch") switching = true;
+        const out = await step.do(name, config, async (ctx) =>
+          this.journaledWith(operationId, name, ctx.attempt, () => runSlotStep(name, deps(this.env), target, slots)),
+        );
+        if (name === "switch") serving = String(out.script_name);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      let route: string | undefined;
+      if (!switching) {
+        await step.do("teardown", config, async (ctx) => this.journaledWith(operationId, "teardown", ctx.attempt, () => teardownStaged(deps(this.env), slots)));
+      } else if (plan.operation.from_version) {
+        // The switch failed part-way: whichever slot now holds the data goes back to the pinned release.
+        const from = plan.operation.from_version;
+        const out = await step.do("rollback", config, async (ctx) =>
+          this.journaledWith(operationId, "rollback", ctx.attempt, async () => {
+            const d = deps(this.env);
+            const script = (await d.namespace.getScript(slots.live)) ? slots.live : slots.staged;
+            return runStep("upload-script", d, { ...target, worker_version: from, script_name: script });
+          }),
+        );
+        route = String(out.script_name);
+      }
+      return step.do("fail", async () => {
+        const op = await registry.operations().finish(operationId, { status: "failed", error: message, route });
+        return { status: op?.status ?? "failed", error: message };
+      });
+    }
+    return step.do("publish", async () => {
+      const op = await registry.operations().finish(operationId, {
+        status: "succeeded",
+        pin: { worker_version: plan.target.worker_version, bundle_configuration: plan.target.bundle_configuration, worker_script_name: serving as string },
+      });
+      return { status: op?.status ?? "succeeded", worker_version: plan.target.worker_version, worker_script_name: serving };
     });
   }
 

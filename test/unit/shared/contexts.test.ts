@@ -13,10 +13,12 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.logStreamSink("lst_1")).toBe("log_stream_sink:lst_1");
     expect(encryptionContext.totpSecret("totp|dev_1")).toBe("totp_secret:totp|dev_1");
     expect(encryptionContext.smsProvider("twilio")).toBe("guardian_sms_provider:twilio");
+    expect(encryptionContext.deploySecret("acme", "ENCRYPTION_KEY")).toBe("tenant_deploy_secret:acme:ENCRYPTION_KEY");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
       "clientSecret",
       "connectionSecrets",
+      "deploySecret",
       "logStreamSink",
       "resourceServerSigningSecret",
       "signingKey",

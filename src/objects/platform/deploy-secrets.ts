@@ -1,0 +1,33 @@
+import { PlatformRpc } from "./rpc";
+
+/**
+ * The secrets each per-tenant copy was provisioned with (platform migration 0007), stored sealed: the worker
+ * encrypts under the control plane's ENCRYPTION_KEY (context `tenant_deploy_secret:<tenant>:<name>`) before
+ * they reach the registry, and decrypts what it reads; the object only ever holds ciphertext. A value is
+ * written once: `keep` never overwrites, so two racing (or retried) generations agree on the first value.
+ */
+export class DeploySecrets extends PlatformRpc {
+  /** Stores the ciphertext unless the tenant already has that secret; returns the ciphertext that is kept. */
+  keep(tenantId: string, name: string, ciphertext: string): string {
+    return this.commit((sql, now) => {
+      sql.run`INSERT OR IGNORE INTO tenant_deploy_secrets (tenant_id, name, ciphertext, created_at)
+        VALUES (${tenantId}, ${name}, ${ciphertext}, ${now})`;
+      return (sql.first<{ ciphertext: string }>`SELECT ciphertext FROM tenant_deploy_secrets
+        WHERE tenant_id = ${tenantId} AND name = ${name}`?.ciphertext ?? ciphertext) as string;
+    });
+  }
+
+  /** The tenant's sealed secrets by name (empty for a copy provisioned before they were kept). */
+  sealed(tenantId: string): Record<string, string> {
+    return this.read((sql) =>
+      Object.fromEntries(
+        sql.all<{ name: string; ciphertext: string }>`SELECT name, ciphertext FROM tenant_deploy_secrets WHERE tenant_id = ${tenantId}`.map((r) => [r.name, r.ciphertext]),
+      ),
+    );
+  }
+
+  /** Forgets a deprovisioned tenant's secrets. */
+  forget(tenantId: string): void {
+    this.commit((sql) => sql.run`DELETE FROM tenant_deploy_secrets WHERE tenant_id = ${tenantId}`);
+  }
+}
