@@ -31,6 +31,28 @@ export class FakeCloudflare {
   readonly aliases = new Map<string, string>();
   /** Scripts whose deployment endpoints answer 503 (a verify that fails on purpose). */
   readonly unhealthy = new Set<string>();
+  /** Scripts whose health answers wait until released (a verify held on purpose); see `hold`. */
+  private readonly held = new Map<string, { reached: () => void; gate: Promise<void> }>();
+
+  /** Holds the next health checks of `script` until `release()`; `reached` resolves once one is waiting. */
+  hold(script: string): { reached: Promise<void>; release: () => void } {
+    let release = () => {};
+    let reached = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const reachedP = new Promise<void>((r) => {
+      reached = r;
+    });
+    this.held.set(script, { reached, gate });
+    return {
+      reached: reachedP,
+      release: () => {
+        this.held.delete(script);
+        release();
+      },
+    };
+  }
   readonly releases = new Map<string, { schema: string }>();
   private failures: { pattern: RegExp; remaining: number; status: number }[] = [];
   /** Versions whose copies fail verify (answer another version), to simulate a broken release. */
@@ -77,7 +99,7 @@ export class FakeCloudflare {
     return Response.json({ success: true, errors: [], messages: [], result });
   }
 
-  private route(request: Request, url: URL, body: unknown): Response {
+  private route(request: Request, url: URL, body: unknown): Response | Promise<Response> {
     const p = url.pathname;
     if (url.hostname === "releases.test") return this.releaseFile(p);
     let m = /^\/client\/v4\/accounts\/[^/]+\/d1\/database$/.exec(p);
@@ -129,7 +151,14 @@ export class FakeCloudflare {
       }
     }
     m = /^(?:\/client\/v4)?\/__scripts\/([^/]+)(\/.*)$/.exec(p);
-    if (m) return this.copy(decodeURIComponent(m[1] as string), m[2] as string, request);
+    if (m) {
+      const hold = this.held.get(decodeURIComponent(m[1] as string));
+      if (hold && m[2] === "/__gatehouse/deploy/health") {
+        hold.reached();
+        return hold.gate.then(() => this.copy(decodeURIComponent(m?.[1] as string), "/__gatehouse/deploy/health", request));
+      }
+      return this.copy(decodeURIComponent(m[1] as string), m[2] as string, request);
+    }
     return Response.json({ success: false, errors: [{ message: `no route ${request.method} ${p}` }] }, { status: 404 });
   }
 
