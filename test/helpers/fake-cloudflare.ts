@@ -31,6 +31,8 @@ export class FakeCloudflare {
   readonly aliases = new Map<string, string>();
   /** Scripts whose deployment endpoints answer 503 (a verify that fails on purpose). */
   readonly unhealthy = new Set<string>();
+  /** Tokens the copies issued to their control-plane client. */
+  readonly tokensIssued: { script: string; audience: string }[] = [];
   /** Scripts whose health answers wait until released (a verify held on purpose); see `hold`. */
   private readonly held = new Map<string, { reached: () => void; gate: Promise<void> }>();
 
@@ -155,15 +157,15 @@ export class FakeCloudflare {
       const hold = this.held.get(decodeURIComponent(m[1] as string));
       if (hold && m[2] === "/__gatehouse/deploy/health") {
         hold.reached();
-        return hold.gate.then(() => this.copy(decodeURIComponent(m?.[1] as string), "/__gatehouse/deploy/health", request));
+        return hold.gate.then(() => this.copy(decodeURIComponent(m?.[1] as string), "/__gatehouse/deploy/health", request, body));
       }
-      return this.copy(decodeURIComponent(m[1] as string), m[2] as string, request);
+      return this.copy(decodeURIComponent(m[1] as string), m[2] as string, request, body);
     }
     return Response.json({ success: false, errors: [{ message: `no route ${request.method} ${p}` }] }, { status: 404 });
   }
 
   /** A tenant copy as the deployment endpoints see it: its vars and secrets come from the upload. */
-  private copy(requested: string, path: string, request: Request): Response {
+  private copy(requested: string, path: string, request: Request, body: unknown = null): Response | Promise<Response> {
     const name = this.scripts.has(requested) ? requested : (this.aliases.get(requested) ?? requested);
     const script = this.scripts.get(name);
     if (!script) return Response.json({ error: "script_not_found" }, { status: 404, headers: { "x-namespace-missing-script": "1" } });
@@ -180,6 +182,17 @@ export class FakeCloudflare {
       return Response.json({ tenant_id: vars.CONTROL_PLANE_TENANT_ID, worker_version: answered, seeded: true, signing_keys: 1, schema: { tenant: script.migratedTo, platform: "0004_deployments" } });
     }
     if (path === "/.well-known/openid-configuration") return Response.json({ issuer: vars.ISSUER });
+    if (path === "/oauth/token" && request.method === "POST") {
+      // The copy's control-plane client: client_credentials with the secret upload-secrets gave it.
+      {
+        const { client_id, client_secret, audience } = (body ?? {}) as Record<string, string>;
+        if (client_id !== vars.CONTROL_PLANE_CLIENT_ID || client_secret !== script.secrets.get("CONTROL_PLANE_CLIENT_SECRET")) {
+          return Response.json({ error: "access_denied", error_description: "Unauthorized" }, { status: 401 });
+        }
+        this.tokensIssued.push({ script: name, audience: audience ?? "" });
+        return Response.json({ access_token: `copy-token-of-${name}`, token_type: "Bearer", expires_in: 86400, scope: "read:users create:users" });
+      }
+    }
     return new Response(`copy ${name} at ${version}: ${path}`, { headers: { "x-gatehouse-release": `default/${version}` } });
   }
 

@@ -264,6 +264,18 @@ describe("upgrades (issue 16 point 6)", () => {
     expect(timeline.slice(-2)).toEqual(["rollback:started", "rollback:succeeded"]);
   });
 
+  it("deleting an upgraded wfp tenant removes its live script, any staged slot, and the secrets the control plane kept", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    expect((await upgrade(id, "r2")).status).toBe("succeeded");
+    // A staged slot left behind (say, by an interrupted upgrade) goes too.
+    await cf.namespace().uploadScript({ scriptName: `tenant-${id}-auth`, release: { worker_version: "r1", bundle_configuration: "default", main_module: "index.js" } as never, files: new Map(), vars: {}, compatibilityDate: "2026-08-01", compatibilityFlags: [], durableObjectClasses: [] });
+    expect((await mgmt("DELETE", `/tenants/${id}`)).status).toBe(204);
+    expect(cf.scripts.has(`tenant-${id}-auth`)).toBe(false);
+    expect(cf.scripts.has(`tenant-${id}-auth--b`)).toBe(false);
+    expect(await env.PLATFORM.getByName("platform").deploySecrets().sealed(id)).toEqual({});
+  });
+
   it("keeps each copy's generated secrets sealed in the registry, never in plaintext", async () => {
     const { id } = await createWfp({ worker_version: "r1" });
     await settled(id);
@@ -375,6 +387,99 @@ describe("who can reach the operations routes", () => {
     const [op] = (await operations(id)).operations;
     expect((await mgmt("GET", `/tenants/${id}/operations`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
     expect((await mgmt("GET", `/operations/${op?.id}`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(404);
+  });
+});
+
+describe("the control plane manages a copy with its kept client secret (POST /tenants/{id}/management-token)", () => {
+  /** A control-plane M2M token holding only `scopes` (a real client of the control plane with a narrow grant). */
+  async function controlPlaneTokenWith(scopes: string[]): Promise<string> {
+    const client = await mgmt("POST", "/clients", { body: { name: `ops-${uniqueId()}`, app_type: "non_interactive", grant_types: ["client_credentials"] } });
+    expect(client.status).toBe(201);
+    const { client_id, client_secret } = (await client.json()) as { client_id: string; client_secret: string };
+    expect((await mgmt("POST", "/client-grants", { body: { client_id, audience: "urn:gatehouse:management", scope: scopes } })).status).toBe(201);
+    const res = await call("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "client_credentials", client_id, client_secret, audience: "urn:gatehouse:management" }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it("answers a token the copy issued to its control-plane client, never the secret, and audits the issuance", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    const res = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      access_token: `copy-token-of-tenant-${id}-auth`,
+      token_type: "Bearer",
+      expires_in: 86400,
+      scope: "read:users create:users",
+      audience: "urn:gatehouse:management",
+      issuer: `http://${id}.localhost:8787/`,
+      api_base_url: `http://${id}.localhost:8787/api/v2`,
+    });
+    const secret = cf.scripts.get(`tenant-${id}-auth`)?.secrets.get("CONTROL_PLANE_CLIENT_SECRET") as string;
+    expect(secret).toBeTruthy();
+    expect(JSON.stringify(body)).not.toContain(secret);
+    expect(cf.tokensIssued).toEqual([{ script: `tenant-${id}-auth`, audience: "urn:gatehouse:management" }]);
+
+    // After a two-slot upgrade the token comes from the slot that serves (the copy's secret moved with it).
+    expect((await operationDone(((await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r2" } })).json()) as TenantOperation).id)).status).toBe("succeeded");
+    const again = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(((await again.json()) as { access_token: string }).access_token).toBe(`copy-token-of-tenant-${id}-auth--b`);
+
+    // Each issuance is an audit event in the registry's outbox (relayed to the control plane's logs), without the secret.
+    const events = await runInDurableObject(env.PLATFORM.getByName("platform"), (_o, state) =>
+      state.storage.sql
+        .exec("SELECT payload FROM outbox WHERE event_type = 'tenant_management_token.created' AND payload LIKE ?", `%${id}%`)
+        .toArray()
+        .map((r) => String(r.payload)),
+    );
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0] as string)).toMatchObject({ log_tenant_id: "control_plane", target: { type: "tenant_management_token", id } });
+    for (const payload of events) expect(payload).not.toContain(secret);
+  });
+
+  it("refuses shared tenants, copies that are not ready, copies whose secret it does not hold, and unknown tenants", async () => {
+    const shared = await createTenant();
+    const notWfp = await mgmt("POST", `/tenants/${shared}/management-token`);
+    expect(notWfp.status).toBe(400);
+    expect((await mgmt("POST", "/tenants/nope-nope/management-token")).status).toBe(404);
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    await env.PLATFORM.getByName("platform").deploySecrets().forget(id);
+    const legacy = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(legacy.status).toBe(409);
+    expect(await legacy.json()).toMatchObject({ errorCode: "copy_credentials_unavailable" });
+    const pending = uniqueId("w");
+    cf.failNext(/d1\/database/, 100);
+    expect((await mgmt("POST", "/tenants", { body: { id: pending, deployment_type: "wfp" } })).status).toBe(201);
+    const notReady = await mgmt("POST", `/tenants/${pending}/management-token`);
+    expect(notReady.status).toBe(409);
+    expect(await notReady.json()).toMatchObject({ errorCode: "copy_not_ready" });
+    expect(cf.tokensIssued).toEqual([]);
+  });
+
+  it("who can reach it: only a control-plane token with read:tenant_credentials", async () => {
+    const kit = await reachKit(["read:tenant_credentials"]);
+    await expectRefusals(kit, "POST", `/tenants/${kit.tenant}/management-token`, "read:tenant_credentials");
+    // A tenant's own token with the scope cannot mint one for its own (or any) copy.
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    expect((await mgmt("POST", `/tenants/${id}/management-token`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
+    expect((await mgmt("POST", `/tenants/${kit.tenant}/management-token`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
+    // A control-plane token without the scope (but with the tenant and operation scopes) is refused.
+    const narrow = await controlPlaneTokenWith(["read:tenants", "read:tenant_operations", "create:tenant_operations"]);
+    const refused = await mgmt("POST", `/tenants/${id}/management-token`, { token: narrow });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain("read:tenant_credentials");
+    const allowed = await controlPlaneTokenWith(["read:tenant_credentials"]);
+    expect((await mgmt("POST", `/tenants/${id}/management-token`, { token: allowed })).status).toBe(200);
+    expect(cf.tokensIssued).toHaveLength(1);
   });
 });
 

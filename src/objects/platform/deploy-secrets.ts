@@ -1,3 +1,4 @@
+import { ok } from "../../shared/errors";
 import { PlatformRpc } from "./rpc";
 
 /**
@@ -24,6 +25,19 @@ export class DeploySecrets extends PlatformRpc {
         sql.all<{ name: string; ciphertext: string }>`SELECT name, ciphertext FROM tenant_deploy_secrets WHERE tenant_id = ${tenantId}`.map((r) => [r.name, r.ciphertext]),
       ),
     );
+  }
+
+  /**
+   * Records that the control plane issued a management token for the tenant's copy with its kept client secret
+   * (`tenant_management_token.created`, in the acting tenant's logs). The secret itself never leaves the worker.
+   */
+  recordTokenIssued(tenantId: string, detail: { audience: string; scope: string | null; expires_in: number | null }): void {
+    this.auditedWrite(() => ok({ tenant_id: tenantId, ...detail }), {
+      entity: "tenant_management_token",
+      action: "created",
+      id: tenantId,
+      after: (v) => v,
+    });
   }
 
   /** Forgets a deprovisioned tenant's secrets. */

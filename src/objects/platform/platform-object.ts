@@ -99,8 +99,8 @@ export class PlatformObject extends DurableObject<Env> {
   }
 
   /** The per-tenant copies' generated secrets, sealed by the worker (issue 16; platform migration 0007). */
-  deploySecrets(): DeploySecrets {
-    return new DeploySecrets(this.core);
+  deploySecrets(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): DeploySecrets {
+    return new DeploySecrets(this.core, audit, logTenantId);
   }
 
   /** Custom domains; writes record `custom_domain.*` audit events in the acting tenant's logs. */
