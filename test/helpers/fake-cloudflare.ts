@@ -21,6 +21,8 @@ interface Script {
   secrets: Map<string, string>;
   migratedTo: string | null;
   seeded: number;
+  /** The custom domains the control plane mirrored into the copy (`domain:status`). */
+  domains?: string[];
 }
 
 export class FakeCloudflare {
@@ -122,7 +124,7 @@ export class FakeCloudflare {
         const from = url.searchParams.get("storage_from");
         const storage = from ? this.scripts.get(from) : script;
         this.aliases.delete(name);
-        this.scripts.set(name, { metadata: upload.metadata, modules: upload.modules, secrets: script?.secrets ?? new Map(), migratedTo: storage?.migratedTo ?? null, seeded: storage?.seeded ?? 0 });
+        this.scripts.set(name, { metadata: upload.metadata, modules: upload.modules, secrets: script?.secrets ?? new Map(), migratedTo: storage?.migratedTo ?? null, seeded: storage?.seeded ?? 0, domains: storage?.domains ?? [] });
         return this.ok({ id: name, tags: upload.metadata.tags });
       }
       if (m[2] === "/promote" && request.method === "POST") {
@@ -134,6 +136,7 @@ export class FakeCloudflare {
         if (live) {
           script.migratedTo = live.migratedTo;
           script.seeded = live.seeded;
+          script.domains = live.domains ?? [];
         }
         this.scripts.delete(replaces);
         this.aliases.set(replaces, name);
@@ -178,6 +181,10 @@ export class FakeCloudflare {
       const schema = this.releases.get(version)?.schema ?? null;
       if (path === "/__gatehouse/deploy/migrate") script.migratedTo = schema;
       if (path === "/__gatehouse/deploy/seed") script.seeded += 1;
+      if (path === "/__gatehouse/deploy/custom-domains") {
+        script.domains = ((body as { domains: { domain: string; status: string }[] }).domains ?? []).map((d) => `${d.domain}:${d.status}`);
+        return Response.json({ domains: script.domains });
+      }
       const answered = this.brokenVersions.has(version) ? "broken" : version;
       return Response.json({ tenant_id: vars.CONTROL_PLANE_TENANT_ID, worker_version: answered, seeded: true, signing_keys: 1, schema: { tenant: script.migratedTo, platform: "0004_deployments" } });
     }

@@ -163,7 +163,9 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
     }
     case "seed-defaults": {
       const out = await callCopy(deps, target, "POST", "/__gatehouse/deploy/seed");
-      return { seeded: out.seeded === true, signing_keys: out.signing_keys ?? null };
+      // A re-provisioned copy learns the custom domains the control plane holds for it.
+      const domains = await pushCustomDomains(deps, target.tenant, target.script_name);
+      return { seeded: out.seeded === true, signing_keys: out.signing_keys ?? null, custom_domains: domains };
     }
     case "verify": {
       const health = await callCopy(deps, target, "GET", "/__gatehouse/deploy/health");
@@ -195,6 +197,25 @@ export async function scriptUploadFor(deps: StepDeps, target: DeployTarget, rele
       { binding: "USER", className: "UserObject" },
     ],
   };
+}
+
+/**
+ * Mirrors the tenant's custom domains (the control plane's registry is the record) into its copy, so the copy
+ * resolves a domain the dispatcher routes to it and names it as issuer. Returns the domains pushed.
+ */
+export async function pushCustomDomains(deps: Pick<StepDeps, "env" | "namespace">, tenant: Tenant, scriptName = tenant.worker_script_name): Promise<string[]> {
+  const domains = await platform(deps.env).domains().list(tenant.id);
+  const res = await deps.namespace.fetchScript(
+    scriptName,
+    new Request(new URL("/__gatehouse/deploy/custom-domains", copyIssuer(deps.env, tenant.id)), {
+      method: "PUT",
+      headers: { authorization: `Bearer ${await deployToken(deps.env, tenant.id)}`, "content-type": "application/json" },
+      body: JSON.stringify({ domains }),
+    }),
+  );
+  if (!res) throw new Error(`script ${scriptName} is not in the namespace`);
+  if (!res.ok) throw new Error(`PUT custom-domains on ${scriptName}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return domains.map((d) => d.domain);
 }
 
 function hasTags(tags: string[], release: ReleaseManifest): boolean {
