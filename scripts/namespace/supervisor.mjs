@@ -94,7 +94,9 @@ export async function startSupervisor({
     for (const b of metadata.bindings ?? []) if (b.type === "plain_text") vars[b.name] = b.text;
     for (const [k, v] of Object.entries(secrets)) vars[k] = v;
     const config = {
-      name,
+      // The Durable Object namespaces' unique keys (and so the objects' ids and files) follow the copy's storage
+      // identity, not the slot's name: both slots of a copy address the same objects.
+      name: storageKeyOf(name),
       compatibility_date: metadata.compatibility_date,
       compatibility_flags: metadata.compatibility_flags ?? [],
       vars: {},
@@ -124,6 +126,12 @@ export async function startSupervisor({
   for (const [from, to] of Object.entries(await readJson(aliasFile, {}))) aliases.set(from, to);
   const saveAliases = () => writeFile(aliasFile, JSON.stringify(Object.fromEntries(aliases)));
 
+  /** The storage identity of a script: its own name, or the script whose storage it took (a staged slot). */
+  const storageKeyOf = (name) => {
+    const file = join(scriptDir(name), "storage-key");
+    return existsSync(file) ? readFileSync(file, "utf8").trim() || name : name;
+  };
+
   async function stopScript(name) {
     const entry = scripts.get(name);
     if (entry?.starting) await entry.starting.catch(() => {});
@@ -140,6 +148,7 @@ export async function startSupervisor({
     await stopScript(live);
     await stopScript(staged);
     if (existsSync(join(liveDir, "storage"))) {
+      await writeFile(join(stagedDir, "storage-key"), storageKeyOf(live));
       await rm(join(stagedDir, "storage"), { recursive: true, force: true });
       await rename(join(liveDir, "storage"), join(stagedDir, "storage"));
     }
@@ -190,6 +199,14 @@ export async function startSupervisor({
       const exists = existsSync(join(dir, "metadata.json"));
       const sub = rest[6];
       if (!sub && req.method === "PUT") {
+        const from = url.searchParams.get("storage_from");
+        if (from) {
+          if (!SAFE_NAME.test(from) || from === name) return json(res, 400, failure("invalid storage_from"));
+          // Never snapshot over the data a promotion moved here: `from` is then only an alias of this script.
+          if (aliases.get(from) === name || !existsSync(join(scriptDir(from), "storage"))) {
+            return json(res, 409, failure(`${from} has no storage of its own (it was promoted to ${aliases.get(from) ?? "nothing"})`, 10021));
+          }
+        }
         const request = new Request(url, { method: "PUT", headers: { "content-type": req.headers["content-type"] }, body: await body(req) });
         const form = await request.formData();
         const metadata = JSON.parse(await form.get("metadata").text());
@@ -203,15 +220,14 @@ export async function startSupervisor({
         }
         await writeFile(join(dir, "metadata.json"), JSON.stringify(metadata, null, 2));
         if (!existsSync(join(dir, "secrets.json"))) await writeFile(join(dir, "secrets.json"), "{}", { mode: 0o600 });
-        if (aliases.delete(name)) await saveAliases();
-        const from = url.searchParams.get("storage_from");
         if (from) {
-          if (!SAFE_NAME.test(from) || from === name) return json(res, 400, failure("invalid storage_from"));
           // A snapshot of the live storage for the staged slot (the live process keeps running on the original).
           await stopScript(name);
           await rm(join(dir, "storage"), { recursive: true, force: true });
-          if (existsSync(join(scriptDir(from), "storage"))) await cp(join(scriptDir(from), "storage"), join(dir, "storage"), { recursive: true });
+          await cp(join(scriptDir(from), "storage"), join(dir, "storage"), { recursive: true });
+          await writeFile(join(dir, "storage-key"), storageKeyOf(from));
         }
+        if (aliases.delete(name)) await saveAliases();
         await launch(name);
         return json(res, 200, envelope({ id: name, tags: metadata.tags ?? [] }));
       }

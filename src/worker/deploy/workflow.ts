@@ -30,6 +30,11 @@ interface Plan {
    * before secrets were kept is upgraded in place (upload, verify, roll back on failure), as before.
    */
   slotted?: boolean;
+  /**
+   * A previous run of this operation (interrupted, then resumed) already started the switch: the staged slot
+   * verified and may hold the live data now, so the run goes straight to the (idempotent) switch.
+   */
+  switchStarted?: boolean;
 }
 
 function deps(env: Env): StepDeps {
@@ -56,7 +61,9 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
       const tenant = await registry.tenants().get(operation.tenant_id);
       if (!tenant) throw new Error(`tenant ${operation.tenant_id} does not exist`);
       const sealed = await registry.deploySecrets().sealed(tenant.id);
+      const journal = (await registry.operations().get(operationId, true))?.events ?? [];
       return {
+        switchStarted: journal.some((e) => e.step === "switch" && e.status === "started"),
         operation,
         tenant,
         slotted:
@@ -124,9 +131,10 @@ export class TenantDeploymentWorkflow extends WorkflowEntrypoint<Env, DeployPara
     const target: DeployTarget = { ...plan.target, tenant: plan.tenant };
     const slots: SlotPlan = { live: plan.target.script_name, staged: otherSlot(plan.target.script_name) };
     let serving: string | null = null;
-    let switching = false;
+    let switching = plan.switchStarted === true;
     try {
       for (const name of SLOT_STEPS) {
+        if (switching && name !== "switch") continue;
         if (name === "switch") switching = true;
         const out = await step.do(name, config, async (ctx) =>
           this.journaledWith(operationId, name, ctx.attempt, () => runSlotStep(name, deps(this.env), target, slots)),
