@@ -11,7 +11,7 @@ import { pushCustomDomains } from "./provisioner";
 export async function syncCopyDomains(env: Env, tenantId: string): Promise<void> {
   try {
     const tenant = await platform(env).tenants().get(tenantId);
-    if (!tenant || tenant.deployment_type !== "wfp" || tenant.provisioning_state !== "ready") return;
+    if (tenant?.deployment_type !== "wfp" || tenant.provisioning_state !== "ready") return;
     const namespace = namespaceFrom(env);
     if (!namespace) return;
     await pushCustomDomains({ env, namespace }, tenant);
