@@ -8,6 +8,13 @@
  *   PUT  /accounts/:a/workers/dispatch/namespaces/:ns/scripts/:name        multipart: metadata + modules
  *   GET  .../scripts/:name/settings                  {tags, bindings}      DELETE .../scripts/:name
  *   GET  .../scripts/:name/secrets                   [{name, type}]        PUT .../scripts/:name/secrets {name, text}
+ *   PUT  .../scripts/:staged?storage_from=:live      (local only) a staged slot of an upgrade starts on a snapshot
+ *                                                    of the live script's storage: its migrations and checks never
+ *                                                    write the live data
+ *   POST .../scripts/:staged/promote {replaces}      (local only) the switch of a two-slot upgrade: stops the live
+ *                                                    process, moves its storage to the staged slot, restarts the
+ *                                                    staged process on it; the live name becomes an alias of the
+ *                                                    staged one until it is uploaded again
  *   ANY  /__scripts/:name/<path>                     the request, forwarded to the script's workerd (the
  *                                                    dispatch namespace binding's `get(name).fetch()`); 404 with
  *                                                    `x-namespace-missing-script: 1` when there is no such script
@@ -22,10 +29,15 @@
  *
  * State lives under NAMESPACE_STATE (default .namespace/): scripts survive a restart of the supervisor.
  * Every update (code or secret) restarts that script's workerd on the same storage.
+ *
+ * Two processes never open the same storage: a staged slot runs on a copy, and a promotion stops the live
+ * process before its storage moves (Durable Objects assume they are their storage's only writer; two workerd
+ * processes on one SQLite file would each cache and alarm as if alone). Requests that arrive for either name
+ * during a promotion wait for it and are then served by the promoted process.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
 import { freePort, ROOT } from "../e2e-server.mjs";
@@ -57,6 +69,12 @@ export async function startSupervisor({
 } = {}) {
   /** @type {Map<string, {port: number, server: any, metadata: any, starting: Promise<void> | null}>} */
   const scripts = new Map();
+  /** Old live name -> the slot that took its data over (promotions); persisted with the scripts. */
+  const aliases = new Map();
+  /** Promotions under way, by both names: requests wait for them. */
+  const promoting = new Map();
+  /** Test seam: `(name, path) => Promise<{status, body} | undefined>` runs before a request reaches a script. */
+  const interceptors = new Set();
   const workerd = workerdBinary();
   await mkdir(join(stateDir, "scripts"), { recursive: true });
   await mkdir(join(stateDir, "d1"), { recursive: true });
@@ -76,7 +94,9 @@ export async function startSupervisor({
     for (const b of metadata.bindings ?? []) if (b.type === "plain_text") vars[b.name] = b.text;
     for (const [k, v] of Object.entries(secrets)) vars[k] = v;
     const config = {
-      name,
+      // The Durable Object namespaces' unique keys (and so the objects' ids and files) follow the copy's storage
+      // identity, not the slot's name: both slots of a copy address the same objects.
+      name: storageKeyOf(name),
       compatibility_date: metadata.compatibility_date,
       compatibility_flags: metadata.compatibility_flags ?? [],
       vars: {},
@@ -101,6 +121,42 @@ export async function startSupervisor({
   }
 
   const tagOf = (metadata, key) => (metadata.tags ?? []).find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1) ?? null;
+
+  const aliasFile = join(stateDir, "aliases.json");
+  for (const [from, to] of Object.entries(await readJson(aliasFile, {}))) aliases.set(from, to);
+  const saveAliases = () => writeFile(aliasFile, JSON.stringify(Object.fromEntries(aliases)));
+
+  /** The storage identity of a script: its own name, or the script whose storage it took (a staged slot). */
+  const storageKeyOf = (name) => {
+    const file = join(scriptDir(name), "storage-key");
+    return existsSync(file) ? readFileSync(file, "utf8").trim() || name : name;
+  };
+
+  async function stopScript(name) {
+    const entry = scripts.get(name);
+    if (entry?.starting) await entry.starting.catch(() => {});
+    await entry?.server?.stop();
+    scripts.delete(name);
+  }
+
+  async function promote(staged, live) {
+    if (aliases.get(live) === staged) return; // already promoted (a retried switch)
+    const liveDir = scriptDir(live);
+    const stagedDir = scriptDir(staged);
+    if (!existsSync(join(stagedDir, "metadata.json"))) throw new Error(`staged script ${staged} does not exist`);
+    // Stop both before the storage moves: never two writers on one storage.
+    await stopScript(live);
+    await stopScript(staged);
+    if (existsSync(join(liveDir, "storage"))) {
+      await writeFile(join(stagedDir, "storage-key"), storageKeyOf(live));
+      await rm(join(stagedDir, "storage"), { recursive: true, force: true });
+      await rename(join(liveDir, "storage"), join(stagedDir, "storage"));
+    }
+    await rm(liveDir, { recursive: true, force: true });
+    aliases.set(live, staged);
+    await saveAliases();
+    await launch(staged);
+  }
 
   // Restore the scripts of a previous run.
   for (const name of readdirSync(join(stateDir, "scripts"))) {
@@ -143,6 +199,14 @@ export async function startSupervisor({
       const exists = existsSync(join(dir, "metadata.json"));
       const sub = rest[6];
       if (!sub && req.method === "PUT") {
+        const from = url.searchParams.get("storage_from");
+        if (from) {
+          if (!SAFE_NAME.test(from) || from === name) return json(res, 400, failure("invalid storage_from"));
+          // Never snapshot over the data a promotion moved here: `from` is then only an alias of this script.
+          if (aliases.get(from) === name || !existsSync(join(scriptDir(from), "storage"))) {
+            return json(res, 409, failure(`${from} has no storage of its own (it was promoted to ${aliases.get(from) ?? "nothing"})`, 10021));
+          }
+        }
         const request = new Request(url, { method: "PUT", headers: { "content-type": req.headers["content-type"] }, body: await body(req) });
         const form = await request.formData();
         const metadata = JSON.parse(await form.get("metadata").text());
@@ -156,8 +220,31 @@ export async function startSupervisor({
         }
         await writeFile(join(dir, "metadata.json"), JSON.stringify(metadata, null, 2));
         if (!existsSync(join(dir, "secrets.json"))) await writeFile(join(dir, "secrets.json"), "{}", { mode: 0o600 });
+        if (from) {
+          // A snapshot of the live storage for the staged slot (the live process keeps running on the original).
+          await stopScript(name);
+          await rm(join(dir, "storage"), { recursive: true, force: true });
+          await cp(join(scriptDir(from), "storage"), join(dir, "storage"), { recursive: true });
+          await writeFile(join(dir, "storage-key"), storageKeyOf(from));
+        }
+        if (aliases.delete(name)) await saveAliases();
         await launch(name);
         return json(res, 200, envelope({ id: name, tags: metadata.tags ?? [] }));
+      }
+      if (sub === "promote" && req.method === "POST") {
+        const { replaces } = JSON.parse((await body(req)).toString() || "{}");
+        if (!replaces || !SAFE_NAME.test(replaces) || replaces === name) return json(res, 400, failure("replaces must name the live script"));
+        let done = promoting.get(name);
+        if (!done) {
+          done = promote(name, replaces).finally(() => {
+            promoting.delete(name);
+            promoting.delete(replaces);
+          });
+          promoting.set(name, done);
+          promoting.set(replaces, done);
+        }
+        await done;
+        return json(res, 200, envelope({ id: name, replaces }));
       }
       if (!exists) return json(res, 404, failure("This Worker does not exist on your account.", 10007));
       const metadata = await readJson(join(dir, "metadata.json"), {});
@@ -187,7 +274,14 @@ export async function startSupervisor({
     return json(res, 404, failure(`no route for ${req.method} ${url.pathname}`, 7003));
   }
 
-  async function forward(req, res, name, path) {
+  async function forward(req, res, requested, path) {
+    const pending = promoting.get(requested);
+    if (pending) await pending.catch(() => {});
+    const name = scripts.has(requested) ? requested : (aliases.get(requested) ?? requested);
+    for (const intercept of interceptors) {
+      const answer = await intercept(name, path);
+      if (answer) return json(res, answer.status, answer.body ?? { error: "intercepted" });
+    }
     const entry = scripts.get(name);
     if (!entry) return json(res, 404, { error: "script_not_found", script: name }, { "x-namespace-missing-script": "1" });
     if (entry.starting) await entry.starting;
@@ -227,7 +321,10 @@ export async function startSupervisor({
         return res.end(await readFile(file));
       }
       if (url.pathname === "/__namespace") {
-        return json(res, 200, [...scripts].map(([name, e]) => ({ name, port: e.port, pid: e.server?.pid ?? null, tags: e.metadata?.tags ?? [] })));
+        return json(res, 200, {
+          scripts: [...scripts].map(([name, e]) => ({ name, port: e.port, pid: e.server?.pid ?? null, tags: e.metadata?.tags ?? [] })),
+          aliases: Object.fromEntries(aliases),
+        });
       }
       return json(res, 404, { error: "not_found" });
     } catch (error) {
@@ -240,6 +337,12 @@ export async function startSupervisor({
   return {
     url,
     scripts,
+    aliases,
+    /** Runs `fn(name, path)` before each request reaches a script; an answer it returns is sent instead. Returns a remover. */
+    intercept(fn) {
+      interceptors.add(fn);
+      return () => interceptors.delete(fn);
+    },
     async close() {
       server.close();
       for (const entry of scripts.values()) await entry.server?.stop();

@@ -1,7 +1,7 @@
 import { sha256, timingSafeEqualText } from "../shared/crypto/compare";
 import { toHex } from "./hex";
 import type { HandlerOptions, HandlerType, ProxyHandler } from "../shared/schemas/proxy-routes";
-import { scriptNameFor } from "../shared/script-name";
+import { isSlotOf, scriptNameFor } from "../shared/script-name";
 import type { HostEntry } from "../shared/types";
 import type { TenantNamespace } from "../worker/deploy/namespace";
 
@@ -156,7 +156,10 @@ const HANDLERS: { [T in HandlerType]: Handler<T> } = {
     const { entry } = ctx;
     const values = { tenant_id: entry.tenant.id, custom_domain_id: entry.custom_domain?.id, domain: entry.custom_domain?.domain, host: entry.host };
     const template = o.script_name ?? ctx.scriptNameTemplate;
-    const script = template ? scriptNameFor(template, values) : entry.tenant.worker_script_name;
+    // The template names the copy; of its two slots (two-slot upgrades), the tenant row says which one is live.
+    const base = template ? scriptNameFor(template, values) : null;
+    const live = entry.tenant.worker_script_name;
+    const script = base === null || isSlotOf(live, base) ? live : base;
     let res: Response | null;
     if (o.binding) {
       const binding = ctx.bindings[o.binding] as { get(name: string): { fetch(r: Request): Promise<Response> } } | undefined;

@@ -55,7 +55,8 @@ export class RegistryHostDirectory implements HostDirectory {
     if (label !== null) return this.registry().hostEntry(host, label, null);
     // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains.
     if (host.endsWith(`.${this.apexHost}`)) return null;
-    const domain = await this.customDomains(host);
+    // Domains are names: a port (a development host reached through a resolver mapping) is not part of one.
+    const domain = await this.customDomains(host.replace(/:\d+$/, ""));
     if (!domain) return null;
     return this.registry().hostEntry(host, domain.tenant_id, { id: domain.id, domain: domain.domain });
   }

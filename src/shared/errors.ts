@@ -192,6 +192,17 @@ export const ERRORS = {
     message: 'Tenant "{tenant_id}" is a shared tenant: {detail}',
     errorCode: "invalid_body",
   },
+  copy_not_ready: {
+    status: 409,
+    message: 'Tenant "{tenant_id}" has no ready copy (provisioning_state is {state})',
+    errorCode: "copy_not_ready",
+  },
+  copy_credentials_unavailable: {
+    status: 409,
+    message: 'The control plane does not hold the credentials of tenant "{tenant_id}"\'s copy: it was provisioned before they were kept',
+    errorCode: "copy_credentials_unavailable",
+  },
+  copy_unreachable: { status: 502, message: 'The copy of tenant "{tenant_id}" refused the token request ({detail})', errorCode: "copy_unreachable" },
   inexistent_proxy_route: { status: 404, message: "The proxy route does not exist", errorCode: "inexistent_proxy_route" },
   invalid_proxy_handler: { status: 400, message: "Payload validation error: {detail}", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },

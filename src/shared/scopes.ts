@@ -35,6 +35,7 @@ const RESOURCES = [
   "tenants",
   "tenant_settings",
   "tenant_operations",
+  "tenant_credentials",
   "proxy_routes",
   "attack_protection",
   "jobs",

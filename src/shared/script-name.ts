@@ -13,3 +13,16 @@ export function scriptNameFor(
     String(values[key] ?? ""),
   );
 }
+
+/** The suffix of a copy's second script slot (two-slot upgrades, src/worker/deploy/slots.ts). */
+const SLOT_SUFFIX = "--b";
+
+/** The other slot of a copy's script name: `<base>` <-> `<base>--b`. */
+export function otherSlot(scriptName: string): string {
+  return scriptName.endsWith(SLOT_SUFFIX) ? scriptName.slice(0, -SLOT_SUFFIX.length) : `${scriptName}${SLOT_SUFFIX}`;
+}
+
+/** Whether `scriptName` is one of the two slots of `base`: the dispatcher then follows the tenant row's live slot. */
+export function isSlotOf(scriptName: string, base: string): boolean {
+  return scriptName === base || scriptName === `${base}${SLOT_SUFFIX}`;
+}

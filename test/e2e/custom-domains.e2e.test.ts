@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import { ManagementClient } from "auth0";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { MANAGEMENT_AUDIENCE, sdkOptions } from "./helpers/auth0";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, type CallbackServer, startCallbackServer } from "./helpers/browser";
+import { domainFetch } from "./helpers/domain-fetch";
 
 /**
  * Custom domains end to end (issue 15): the control plane creates a tenant and claims a custom domain for it
@@ -17,37 +17,6 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, type CallbackServer, startCallbackServer 
  */
 
 const random = () => randomBytes(5).toString("hex");
-
-/**
- * Node's fetch for one custom domain: the name does not resolve here, so requests to it go to 127.0.0.1 with
- * the real Host header (what a DNS record would do). Other URLs use the global fetch.
- */
-function domainFetch(domain: string): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
-    if (url.hostname !== domain) return fetch(request);
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    const headers = Object.fromEntries(request.headers);
-    headers.host = url.host;
-    if (body) headers["content-length"] = String(body.length);
-    return new Promise<Response>((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port: url.port || 80, method: request.method, path: `${url.pathname}${url.search}`, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const responseHeaders = new Headers();
-          for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
-          const nullBody = [204, 304].includes(res.statusCode ?? 0) || request.method === "HEAD";
-          resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status: res.statusCode, headers: responseHeaders }));
-        });
-      });
-      req.on("error", reject);
-      req.end(body);
-    });
-  }) as typeof fetch;
-}
 
 describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jose", () => {
   let server: RunningServer;

@@ -109,9 +109,14 @@ it("a provisioning and an upgrade interrupted by a crash complete after the rest
   expect(disc.status).toBe(200);
   expect(disc.headers.get("x-gatehouse-release")).toBe("default/f-r1");
 
+  const kids = async () =>
+    (((await (await localFetch(`http://${id}.localhost:${port}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort());
+  const kidsBefore = await kids();
+  expect(kidsBefore.length).toBeGreaterThan(0);
   const upgrade = await api("POST", `/tenants/${id}/operations`, { kind: "upgrade", worker_version: "f-r2" });
   expect(upgrade).toMatchObject({ kind: "upgrade", from_version: "f-r1", to_version: "f-r2" });
-  await crashDuring(String(upgrade.id), "upload-script");
+  // The riskiest moment of a two-slot upgrade: the switch hands the live data to the staged slot.
+  await crashDuring(String(upgrade.id), "switch");
   const done = await until("upgrade after the restart", async () => {
     const op = await api("GET", `/operations/${upgrade.id}`);
     return op.status === "succeeded" || op.status === "failed" ? op : null;
@@ -124,4 +129,12 @@ it("a provisioning and an upgrade interrupted by a crash complete after the rest
   expect(served.status).toBe(200);
   expect(served.headers.get("x-gatehouse-release")).toBe(`default/${pinned}`);
   expect(done.status).toBe("succeeded");
+  expect(after).toMatchObject({ worker_script_name: `tenant-${id}-auth--b` });
+  // The resumed run went straight back to the switch: the staged slot was never staged or verified again.
+  const succeeded = (done.events as Json[]).filter((e) => e.status === "succeeded").map((e) => e.step);
+  expect(succeeded.filter((s) => s === "stage-script")).toHaveLength(1);
+  expect(succeeded.filter((s) => s === "verify")).toHaveLength(1);
+  expect(succeeded.at(-1)).toBe("switch");
+  // The data moved with the switch: the copy still publishes the signing keys it had before the upgrade.
+  expect(await kids()).toEqual(kidsBefore);
 }, 600_000);

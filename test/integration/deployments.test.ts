@@ -159,33 +159,134 @@ describe("provisioning a wfp tenant (SPEC §3.1)", () => {
 });
 
 describe("upgrades (issue 16 point 6)", () => {
-  it("moves the pin only after the new release verified; a failed upgrade rolls the copy back and keeps the old pin", async () => {
+  const steps = async (opId: string) =>
+    ((await (await mgmt("GET", `/operations/${opId}`)).json()) as TenantOperation).events?.map((e) => `${e.step}:${e.status}`) ?? [];
+  const upgrade = async (id: string, version: string) => {
+    const res = await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: version } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return operationDone(((await res.json()) as TenantOperation).id);
+  };
+  const indexOf = (pattern: RegExp) => cf.calls.findLastIndex((c) => pattern.test(`${c.method} ${c.path}`));
+
+  it("stages the new release on the other slot over a snapshot, verifies it there, and only then switches the pin and the route", async () => {
     const { id } = await createWfp({ worker_version: "r1" });
     expect((await settled(id)).worker_version).toBe("r1");
+    const live = `tenant-${id}-auth`;
+    const key = cf.scripts.get(live)?.secrets.get("ENCRYPTION_KEY");
+    const liveUploads = cf.callsMatching(new RegExp(`^PUT .*/scripts/${live}$`)).length;
 
-    const res = await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r2" } });
-    expect(res.status).toBe(201);
-    const op = (await res.json()) as TenantOperation;
-    expect(op).toMatchObject({ kind: "upgrade", from_version: "r1", to_version: "r2" });
-    expect((await operationDone(op.id)).status).toBe("succeeded");
-    const upgraded = await getTenant(id);
-    expect(upgraded).toMatchObject({ worker_version: "r2", provisioning_state: "ready" });
-    // The copy kept its secrets across the new upload (its data stays readable).
-    const key = cf.scripts.get(`tenant-${id}-auth`)?.secrets.get("ENCRYPTION_KEY");
+    const op = await upgrade(id, "r2");
+    expect(op).toMatchObject({ status: "succeeded", from_version: "r1", to_version: "r2" });
+    expect((await steps(op.id)).filter((s) => s.endsWith(":succeeded"))).toEqual([
+      "stage-script:succeeded",
+      "stage-secrets:succeeded",
+      "apply-migrations:succeeded",
+      "verify:succeeded",
+      "switch:succeeded",
+    ]);
+    // The route (the row the dispatcher reads) now names the staged slot, on the new pin.
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r2", worker_script_name: `${live}--b`, provisioning_state: "ready" });
+    // The staged slot started on a snapshot of the live storage and got the copy's own secrets.
+    expect(cf.callsMatching(new RegExp(`^PUT .*/scripts/${live}--b(\\?|$)`))[0]?.path).toContain(`storage_from=${live}`);
+    expect(cf.scripts.get(`${live}--b`)?.secrets.get("ENCRYPTION_KEY")).toBe(key);
+    // The switch came after the staged copy verified, and the live script's code was never replaced in place.
+    expect(indexOf(/^POST .*\/promote$/)).toBeGreaterThan(indexOf(new RegExp(`^GET /client/v4/__scripts/${live}--b/__gatehouse/deploy/health$`)));
+    expect(cf.callsMatching(new RegExp(`^PUT .*/scripts/${live}$`))).toHaveLength(liveUploads);
+    expect(cf.aliases.get(live)).toBe(`${live}--b`);
+    expect(cf.scripts.get(`${live}--b`)?.migratedTo).toBe("0012_mfa");
 
+    // The next upgrade alternates back to the first slot.
+    cf.release("r3");
+    expect((await upgrade(id, "r3")).status).toBe("succeeded");
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r3", worker_script_name: live });
+    expect(cf.scripts.get(live)?.secrets.get("ENCRYPTION_KEY")).toBe(key);
+  });
+
+  it("a failed verify keeps the old pin, route and code, and tears the staged slot down", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    const live = `tenant-${id}-auth`;
+    const uploads = cf.calls.filter((c) => c.method === "PUT" && c.path.endsWith(`/scripts/${live}`)).length;
     cf.release("r3");
     cf.brokenVersions.add("r3");
-    const bad = (await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r3" } })).json()) as TenantOperation;
-    const done = await operationDone(bad.id);
+    const done = await upgrade(id, "r3");
     expect(done.status).toBe("failed");
     expect(done.error).toContain("r3");
-    const after = await getTenant(id);
-    expect(after).toMatchObject({ worker_version: "r2", provisioning_state: "ready" });
+    const timeline = await steps(done.id);
+    expect(timeline).toContain("verify:failed");
+    expect(timeline).not.toContain("switch:started");
+    expect(timeline.slice(-2)).toEqual(["teardown:started", "teardown:succeeded"]);
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r1", worker_script_name: live, provisioning_state: "ready" });
+    expect(cf.scripts.has(`${live}--b`)).toBe(false);
+    expect(cf.scripts.get(live)?.metadata.tags).toContain("worker_version:r1");
+    expect(cf.calls.filter((c) => c.method === "PUT" && c.path.endsWith(`/scripts/${live}`))).toHaveLength(uploads);
+    expect(cf.callsMatching(/\/promote$/)).toEqual([]);
+
+    // A staged copy that is unhealthy (not a wrong version) fails the same way, and a later good upgrade still works.
+    cf.unhealthy.add(`${live}--b`);
+    expect((await upgrade(id, "r2")).status).toBe("failed");
+    expect((await getTenant(id)).worker_version).toBe("r1");
+    cf.unhealthy.clear();
+    expect((await upgrade(id, "r2")).status).toBe("succeeded");
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r2", worker_script_name: `${live}--b` });
+  });
+
+  it("on Cloudflare the verified release is uploaded under the live name (its objects keep their storage) and the staged script is removed", async () => {
+    setNamespaceForTests(() => cf.namespace({ supervisor: false }));
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    const live = `tenant-${id}-auth`;
+    const op = await upgrade(id, "r2");
+    expect(op.status).toBe("succeeded");
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r2", worker_script_name: live });
+    expect(cf.scripts.has(`${live}--b`)).toBe(false);
+    expect(cf.scripts.get(live)?.metadata.tags).toContain("worker_version:r2");
+    expect(cf.callsMatching(/storage_from/)).toEqual([]);
+    const liveUpload = indexOf(new RegExp(`^PUT .*/scripts/${live}$`));
+    expect(liveUpload).toBeGreaterThan(indexOf(new RegExp(`^GET /client/v4/__scripts/${live}--b/__gatehouse/deploy/health$`)));
+  });
+
+  it("a copy provisioned before its secrets were kept is upgraded in place; a failed upgrade rolls it back and keeps the old pin", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    await env.PLATFORM.getByName("platform").deploySecrets().forget(id);
+    expect((await upgrade(id, "r2")).status).toBe("succeeded");
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r2", worker_script_name: `tenant-${id}-auth` });
+    const key = cf.scripts.get(`tenant-${id}-auth`)?.secrets.get("ENCRYPTION_KEY");
+    cf.release("r3");
+    cf.brokenVersions.add("r3");
+    const done = await upgrade(id, "r3");
+    expect(done.status).toBe("failed");
+    expect(await getTenant(id)).toMatchObject({ worker_version: "r2", provisioning_state: "ready" });
     expect(cf.scripts.get(`tenant-${id}-auth`)?.metadata.tags).toContain("worker_version:r2");
     expect(cf.scripts.get(`tenant-${id}-auth`)?.secrets.get("ENCRYPTION_KEY")).toBe(key);
-    const steps = ((await (await mgmt("GET", `/operations/${bad.id}`)).json()) as TenantOperation).events?.map((e) => `${e.step}:${e.status}`);
-    expect(steps).toContain("verify:failed");
-    expect(steps?.slice(-2)).toEqual(["rollback:started", "rollback:succeeded"]);
+    const timeline = await steps(done.id);
+    expect(timeline).toContain("verify:failed");
+    expect(timeline.slice(-2)).toEqual(["rollback:started", "rollback:succeeded"]);
+  });
+
+  it("deleting an upgraded wfp tenant removes its live script, any staged slot, and the secrets the control plane kept", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    expect((await upgrade(id, "r2")).status).toBe("succeeded");
+    // A staged slot left behind (say, by an interrupted upgrade) goes too.
+    await cf.namespace().uploadScript({ scriptName: `tenant-${id}-auth`, release: { worker_version: "r1", bundle_configuration: "default", main_module: "index.js" } as never, files: new Map(), vars: {}, compatibilityDate: "2026-08-01", compatibilityFlags: [], durableObjectClasses: [] });
+    expect((await mgmt("DELETE", `/tenants/${id}`)).status).toBe(204);
+    expect(cf.scripts.has(`tenant-${id}-auth`)).toBe(false);
+    expect(cf.scripts.has(`tenant-${id}-auth--b`)).toBe(false);
+    expect(await env.PLATFORM.getByName("platform").deploySecrets().sealed(id)).toEqual({});
+  });
+
+  it("keeps each copy's generated secrets sealed in the registry, never in plaintext", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    const sealed = await env.PLATFORM.getByName("platform").deploySecrets().sealed(id);
+    const script = cf.scripts.get(`tenant-${id}-auth`);
+    expect(Object.keys(sealed).sort()).toEqual(["CONTROL_PLANE_CLIENT_SECRET", "ENCRYPTION_KEY"]);
+    for (const [name, ciphertext] of Object.entries(sealed)) {
+      expect(ciphertext).toMatch(/^enc:v1:/);
+      expect(ciphertext).not.toContain(script?.secrets.get(name) as string);
+    }
   });
 
   it("without worker_version an upgrade targets the configuration's current release", async () => {
@@ -287,6 +388,99 @@ describe("who can reach the operations routes", () => {
     const [op] = (await operations(id)).operations;
     expect((await mgmt("GET", `/tenants/${id}/operations`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
     expect((await mgmt("GET", `/operations/${op?.id}`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(404);
+  });
+});
+
+describe("the control plane manages a copy with its kept client secret (POST /tenants/{id}/management-token)", () => {
+  /** A control-plane M2M token holding only `scopes` (a real client of the control plane with a narrow grant). */
+  async function controlPlaneTokenWith(scopes: string[]): Promise<string> {
+    const client = await mgmt("POST", "/clients", { body: { name: `ops-${uniqueId()}`, app_type: "non_interactive", grant_types: ["client_credentials"] } });
+    expect(client.status).toBe(201);
+    const { client_id, client_secret } = (await client.json()) as { client_id: string; client_secret: string };
+    expect((await mgmt("POST", "/client-grants", { body: { client_id, audience: "urn:gatehouse:management", scope: scopes } })).status).toBe(201);
+    const res = await call("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "client_credentials", client_id, client_secret, audience: "urn:gatehouse:management" }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it("answers a token the copy issued to its control-plane client, never the secret, and audits the issuance", async () => {
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    const res = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      access_token: `copy-token-of-tenant-${id}-auth`,
+      token_type: "Bearer",
+      expires_in: 86400,
+      scope: "read:users create:users",
+      audience: "urn:gatehouse:management",
+      issuer: `http://${id}.localhost:8787/`,
+      api_base_url: `http://${id}.localhost:8787/api/v2`,
+    });
+    const secret = cf.scripts.get(`tenant-${id}-auth`)?.secrets.get("CONTROL_PLANE_CLIENT_SECRET") as string;
+    expect(secret).toBeTruthy();
+    expect(JSON.stringify(body)).not.toContain(secret);
+    expect(cf.tokensIssued).toEqual([{ script: `tenant-${id}-auth`, audience: "urn:gatehouse:management" }]);
+
+    // After a two-slot upgrade the token comes from the slot that serves (the copy's secret moved with it).
+    expect((await operationDone(((await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r2" } })).json()) as TenantOperation).id)).status).toBe("succeeded");
+    const again = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(((await again.json()) as { access_token: string }).access_token).toBe(`copy-token-of-tenant-${id}-auth--b`);
+
+    // Each issuance is an audit event in the registry's outbox (relayed to the control plane's logs), without the secret.
+    const events = await runInDurableObject(env.PLATFORM.getByName("platform"), (_o, state) =>
+      state.storage.sql
+        .exec("SELECT payload FROM outbox WHERE event_type = 'tenant_management_token.created' AND payload LIKE ?", `%${id}%`)
+        .toArray()
+        .map((r) => String(r.payload)),
+    );
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0] as string)).toMatchObject({ log_tenant_id: "control_plane", target: { type: "tenant_management_token", id } });
+    for (const payload of events) expect(payload).not.toContain(secret);
+  });
+
+  it("refuses shared tenants, copies that are not ready, copies whose secret it does not hold, and unknown tenants", async () => {
+    const shared = await createTenant();
+    const notWfp = await mgmt("POST", `/tenants/${shared}/management-token`);
+    expect(notWfp.status).toBe(400);
+    expect((await mgmt("POST", "/tenants/nope-nope/management-token")).status).toBe(404);
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    await env.PLATFORM.getByName("platform").deploySecrets().forget(id);
+    const legacy = await mgmt("POST", `/tenants/${id}/management-token`);
+    expect(legacy.status).toBe(409);
+    expect(await legacy.json()).toMatchObject({ errorCode: "copy_credentials_unavailable" });
+    const pending = uniqueId("w");
+    cf.failNext(/d1\/database/, 100);
+    expect((await mgmt("POST", "/tenants", { body: { id: pending, deployment_type: "wfp" } })).status).toBe(201);
+    const notReady = await mgmt("POST", `/tenants/${pending}/management-token`);
+    expect(notReady.status).toBe(409);
+    expect(await notReady.json()).toMatchObject({ errorCode: "copy_not_ready" });
+    expect(cf.tokensIssued).toEqual([]);
+  });
+
+  it("who can reach it: only a control-plane token with read:tenant_credentials", async () => {
+    const kit = await reachKit(["read:tenant_credentials"]);
+    await expectRefusals(kit, "POST", `/tenants/${kit.tenant}/management-token`, "read:tenant_credentials");
+    // A tenant's own token with the scope cannot mint one for its own (or any) copy.
+    const { id } = await createWfp({ worker_version: "r1" });
+    await settled(id);
+    expect((await mgmt("POST", `/tenants/${id}/management-token`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
+    expect((await mgmt("POST", `/tenants/${kit.tenant}/management-token`, { token: kit.allowed, headers: { "tenant-id": kit.tenant } })).status).toBe(403);
+    // A control-plane token without the scope (but with the tenant and operation scopes) is refused.
+    const narrow = await controlPlaneTokenWith(["read:tenants", "read:tenant_operations", "create:tenant_operations"]);
+    const refused = await mgmt("POST", `/tenants/${id}/management-token`, { token: narrow });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain("read:tenant_credentials");
+    const allowed = await controlPlaneTokenWith(["read:tenant_credentials"]);
+    expect((await mgmt("POST", `/tenants/${id}/management-token`, { token: allowed })).status).toBe(200);
+    expect(cf.tokensIssued).toHaveLength(1);
   });
 });
 

@@ -117,6 +117,65 @@ describe("host resolution", () => {
   });
 });
 
+describe("two-slot upgrades move the route only after verify (issue 16 point 6)", () => {
+  it("with SCRIPT_NAME_TEMPLATE set, the old slot answers while the staged one verifies, the new one right after the switch", async () => {
+    const id = await readyWfp();
+    cf.release("r2");
+    const fresh = () => deps({ directory: new RegistryHostDirectory(registry(), APEX), scriptNameTemplate: "tenant-{tenant_id}-auth" });
+    const held = cf.hold(`tenant-${id}-auth--b`);
+    const started = await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r2" } });
+    expect(started.status).toBe(201);
+    const op = (await started.json()) as { id: string };
+    await held.reached;
+    // The staged copy exists and is being verified; traffic still goes to the live slot on the old release.
+    expect(cf.scripts.get(`tenant-${id}-auth--b`)?.metadata.tags).toContain("worker_version:r2");
+    const during = await dispatch(get(`${id}.${APEX}`, "/hello"), fresh());
+    expect(await during.text()).toBe(`copy tenant-${id}-auth at r1: /hello`);
+    expect(((await (await mgmt("GET", `/tenants/${id}`)).json()) as Tenant).worker_version).toBe("r1");
+    held.release();
+    const deadline = Date.now() + 20_000;
+    while (((await (await mgmt("GET", `/operations/${op.id}`)).json()) as { status: string }).status !== "succeeded") {
+      if (Date.now() > deadline) throw new Error("upgrade did not finish");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const after = await dispatch(get(`${id}.${APEX}`, "/hello"), fresh());
+    expect(after.headers.get("x-gatehouse-release")).toBe("default/r2");
+    expect(await after.text()).toBe(`copy tenant-${id}-auth--b at r2: /hello`);
+    // A dispatcher that still has the old name cached reaches the promoted slot (the supervisor's alias).
+    expect(await (await cf.namespace().fetchScript(`tenant-${id}-auth`, get(`${id}.${APEX}`, "/hello")))?.text()).toContain("at r2");
+  });
+});
+
+describe("a wfp tenant's custom domains reach its copy (issue 16 with issue 15)", () => {
+  it("the control plane mirrors the tenant's domains into its copy on create, verify and delete; the dispatcher routes the domain with a port", async () => {
+    const id = await readyWfp();
+    const script = () => cf.scripts.get(`tenant-${id}-auth`);
+    expect(script()?.domains).toEqual([]);
+    const domain = `login.${uniqueId("d")}.example.test`;
+    const created = await mgmt("POST", "/custom-domains", { body: { domain, type: "auth0_managed_certs", tenant_id: id } });
+    expect(created.status).toBe(201);
+    const record = (await created.json()) as { custom_domain_id: string; status: string };
+    expect(script()?.domains).toEqual([`${domain}:${record.status}`]);
+    expect((await mgmt("POST", `/custom-domains/${record.custom_domain_id}/verify`)).status).toBe(200);
+    expect(script()?.domains).toEqual([`${domain}:ready`]);
+    // The dispatcher matches the name whatever its case and whatever port the development host carries.
+    const res = await dispatch(get(`${domain.toUpperCase()}:8787`, "/hello"), deps());
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(`copy tenant-${id}-auth at r1: /hello`);
+    // The domains survive a two-slot upgrade (the staged slot starts on a snapshot of the live storage).
+    cf.release("r2");
+    const op = (await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade", worker_version: "r2" } })).json()) as { id: string };
+    const deadline = Date.now() + 20_000;
+    while (((await (await mgmt("GET", `/operations/${op.id}`)).json()) as { status: string }).status !== "succeeded") {
+      if (Date.now() > deadline) throw new Error("upgrade did not finish");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(cf.scripts.get(`tenant-${id}-auth--b`)?.domains).toEqual([`${domain}:ready`]);
+    expect((await mgmt("DELETE", `/custom-domains/${record.custom_domain_id}`)).status).toBe(204);
+    expect(cf.scripts.get(`tenant-${id}-auth--b`)?.domains).toEqual([]);
+  });
+});
+
 describe("custom domains (the registry's custom_domains rows; issue 15 wires its own resolution into the seam)", () => {
   it("a custom domain routes to its tenant; its own routes and the tenant-wide ones apply, by priority", async () => {
     const id = await createTenant();

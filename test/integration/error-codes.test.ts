@@ -109,6 +109,7 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/tenants/{id}/operations"],
     ["POST", "/tenants/{id}/operations", { kind: "upgrade" }],
     ["POST", "/tenants/{id}/redeploy"],
+    ["POST", "/tenants/{id}/management-token"],
   ],
   "tenant operation": [["GET", "/operations/{id}"]],
   "proxy route": [

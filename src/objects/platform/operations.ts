@@ -256,7 +256,7 @@ export class Operations extends PlatformRpc {
     id: string,
     outcome:
       | { status: "succeeded"; pin?: Parameters<typeof movePin>[2]; provisioning?: boolean }
-      | { status: "failed"; error: string; provisioning?: boolean },
+      | { status: "failed"; error: string; provisioning?: boolean; route?: string },
   ): TenantOperation | null {
     return this.commit((sql, now) => {
       const op = getOperation(sql, id);
@@ -268,6 +268,8 @@ export class Operations extends PlatformRpc {
         return finishOperation(sql, id, "succeeded", null, now);
       }
       if (outcome.provisioning) setProvisioningState(sql, op.tenant_id, "failed", outcome.error, now);
+      // A two-slot upgrade that failed after its switch: the pin stays, the route follows the slot holding the data.
+      if (outcome.route) sql.run`UPDATE tenants SET worker_script_name = ${outcome.route}, updated_at = ${now} WHERE id = ${op.tenant_id}`;
       return finishOperation(sql, id, "failed", outcome.error, now);
     });
   }

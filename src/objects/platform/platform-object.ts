@@ -4,6 +4,7 @@ import type { AuditContext, HostEntry, HostResolution } from "../../shared/types
 import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { SYSTEM_CONTEXT } from "../tenant/audit";
 import { outboxOptionsFrom, Publisher } from "../tenant/publisher";
+import { DeploySecrets } from "./deploy-secrets";
 import { Domains, resolveCustomDomain } from "./domains";
 import { platformMigrations } from "./migrations";
 import { tenantLogsDestination } from "./outbox";
@@ -95,6 +96,11 @@ export class PlatformObject extends DurableObject<Env> {
   /** The operations journal (issue 16); opening an operation records `tenant_operation.created`. */
   operations(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): Operations {
     return new Operations(this.core, audit, logTenantId);
+  }
+
+  /** The per-tenant copies' generated secrets, sealed by the worker (issue 16; platform migration 0007). */
+  deploySecrets(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): DeploySecrets {
+    return new DeploySecrets(this.core, audit, logTenantId);
   }
 
   /** Custom domains; writes record `custom_domain.*` audit events in the acting tenant's logs. */

@@ -1,4 +1,5 @@
 import { problem, unwrap } from "../../shared/errors";
+import { otherSlot } from "../../shared/script-name";
 import type { AuditContext, Tenant, TenantOperation } from "../../shared/types";
 import { platform } from "../tenant/stubs";
 import { namespaceFrom } from "./namespace";
@@ -81,9 +82,14 @@ export async function onUpgrade(
   return launch(env, op);
 }
 
-/** onDeprovision(tenantId): removes the tenant's script from the namespace (its database is kept). */
+/**
+ * onDeprovision(tenantId): removes the tenant's scripts from the namespace (both upgrade slots; its database is
+ * kept) and forgets the copy's secrets the control plane kept.
+ */
 export async function onDeprovision(env: Env, tenant: Tenant): Promise<void> {
   const namespace = namespaceFrom(env);
   if (!namespace || tenant.deployment_type !== "wfp") return;
   await namespace.deleteScript(tenant.worker_script_name);
+  if (await namespace.getScript(otherSlot(tenant.worker_script_name))) await namespace.deleteScript(otherSlot(tenant.worker_script_name));
+  await platform(env).deploySecrets().forget(tenant.id);
 }

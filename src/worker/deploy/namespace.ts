@@ -37,6 +37,12 @@ export interface ScriptUpload {
   compatibilityDate: string;
   compatibilityFlags: string[];
   durableObjectClasses: { binding: string; className: string }[];
+  /**
+   * A staged slot of an upgrade: start it on a snapshot of this (live) script's storage, so its migrations and
+   * verification run on the tenant's data without touching it. The local supervisor copies the storage; on
+   * Cloudflare a script's Durable Object storage cannot be copied, so the staged script starts empty there.
+   */
+  storageFrom?: string | null;
 }
 
 export interface ScriptInfo {
@@ -56,6 +62,15 @@ export interface TenantNamespace {
   listSecrets(scriptName: string): Promise<string[]>;
   putSecret(scriptName: string, name: string, value: string): Promise<void>;
   deleteScript(scriptName: string): Promise<void>;
+  /**
+   * Hands the live script's data to a verified staged script and returns the script name that serves it now
+   * (what the tenant row records). Idempotent. The supervisor stops the live process, moves its storage to the
+   * staged slot, restarts the staged one on it, and keeps the live name as an alias until it is uploaded again
+   * (dispatchers that cached the old name for up to HOST_CACHE_TTL_MS still arrive). On Cloudflare a Durable
+   * Object's storage belongs to its script: the staged release is uploaded under the live name (Cloudflare runs
+   * one version of an object at a time, so the switch is atomic there) and the staged script is deleted.
+   */
+  promoteScript(stagedName: string, live: ScriptUpload): Promise<string>;
   /** A request to the script, as the dispatcher sends it (null when the script does not exist). */
   fetchScript(scriptName: string, request: Request): Promise<Response | null>;
 }
@@ -67,6 +82,11 @@ export interface CloudflareNamespaceOptions {
   namespace: string;
   apiToken: string;
   fetch?: typeof fetch;
+  /**
+   * The local namespace supervisor (scripts/namespace/supervisor.mjs) rather than Cloudflare: staged uploads
+   * carry `storage_from` and promotion is the supervisor's `POST .../scripts/{staged}/promote`.
+   */
+  supervisor?: boolean;
   /** Production: the `dispatch_namespaces` binding. Absent: scripts are reached through `{apiBase}/__scripts/{name}`. */
   dispatcher?: { get(name: string): { fetch(request: Request): Promise<Response> } };
 }
@@ -162,8 +182,20 @@ export class CloudflareNamespace implements TenantNamespace {
       const type = name.endsWith(".js") ? "application/javascript+module" : "text/plain";
       form.append(name, new Blob([bytes], { type }), name);
     }
-    await this.call("PUT", this.scriptPath(upload.scriptName), form);
+    const query = this.options.supervisor && upload.storageFrom ? `?storage_from=${encodeURIComponent(upload.storageFrom)}` : "";
+    await this.call("PUT", this.scriptPath(upload.scriptName, query), form);
     return { name: upload.scriptName, tags };
+  }
+
+  async promoteScript(stagedName: string, live: ScriptUpload): Promise<string> {
+    if (this.options.supervisor) {
+      await this.call("POST", this.scriptPath(stagedName, "/promote"), JSON.stringify({ replaces: live.scriptName }), "application/json");
+      return stagedName;
+    }
+    // Cloudflare: the object's storage stays with the live script; its code becomes the verified release.
+    await this.uploadScript({ ...live, storageFrom: null });
+    await this.deleteScript(stagedName);
+    return live.scriptName;
   }
 
   async listSecrets(scriptName: string): Promise<string[]> {
@@ -227,5 +259,6 @@ export function namespaceFrom(env: Env, fetcher?: typeof fetch): TenantNamespace
     apiToken: (e.CLOUDFLARE_API_TOKEN as string | undefined) || "local",
     fetch: fetcher,
     dispatcher: e.DISPATCHER as CloudflareNamespaceOptions["dispatcher"],
+    supervisor: Boolean(e.NAMESPACE_API_URL),
   });
 }

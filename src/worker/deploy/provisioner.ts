@@ -1,9 +1,11 @@
+import { encryptionContext } from "../../shared/crypto/contexts";
 import { toBase64Url, utf8 } from "../../shared/crypto/encoding";
+import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomToken } from "../../shared/crypto/random";
 import type { Json, Tenant } from "../../shared/types";
 import { settingsOf } from "../settings";
-import { tenantObject } from "../tenant/stubs";
-import type { ReleaseManifest, TenantNamespace } from "./namespace";
+import { platform, tenantObject } from "../tenant/stubs";
+import type { ReleaseManifest, ScriptUpload, TenantNamespace } from "./namespace";
 import type { ReleaseStore } from "./releases";
 
 /**
@@ -37,7 +39,31 @@ export interface StepDeps {
 }
 
 /** The secrets every copy gets; generated once per tenant and never overwritten (data is encrypted with them). */
-const GENERATED_SECRETS = ["ENCRYPTION_KEY", "CONTROL_PLANE_CLIENT_SECRET"] as const;
+export const GENERATED_SECRETS = ["ENCRYPTION_KEY", "CONTROL_PLANE_CLIENT_SECRET"] as const;
+export type GeneratedSecret = (typeof GENERATED_SECRETS)[number];
+
+/**
+ * The copy's generated secrets the control plane kept (sealed in the registry under its own ENCRYPTION_KEY,
+ * platform migration 0007), decrypted; a copy provisioned before they were kept has none.
+ */
+export async function keptSecrets(env: Env, tenantId: string): Promise<Partial<Record<GeneratedSecret, string>>> {
+  const sealed = await platform(env).deploySecrets().sealed(tenantId);
+  const cipher = await fieldCipher(env.ENCRYPTION_KEY);
+  const out: Partial<Record<GeneratedSecret, string>> = {};
+  for (const name of GENERATED_SECRETS) {
+    const stored = sealed[name];
+    if (stored) out[name] = await cipher.decrypt(stored, encryptionContext.deploySecret(tenantId, name));
+  }
+  return out;
+}
+
+/** Generates a secret and keeps it sealed before any script sees it; a racing or retried call gets the first value. */
+async function generateSecret(env: Env, tenantId: string, name: GeneratedSecret): Promise<string> {
+  const cipher = await fieldCipher(env.ENCRYPTION_KEY);
+  const context = encryptionContext.deploySecret(tenantId, name);
+  const kept = await platform(env).deploySecrets().keep(tenantId, name, await cipher.encrypt(randomToken(32), context));
+  return cipher.decrypt(kept, context);
+}
 
 /**
  * The copy's deployment token: HMAC of the tenant id under this deployment's ENCRYPTION_KEY. The platform can
@@ -73,16 +99,16 @@ export function copyVars(env: Env, target: DeployTarget): Record<string, string>
   };
 }
 
-async function callCopy(deps: StepDeps, target: DeployTarget, method: string, path: string): Promise<{ [key: string]: Json }> {
+async function callCopy(deps: StepDeps, target: DeployTarget, method: string, path: string, script = target.script_name): Promise<{ [key: string]: Json }> {
   const token = await deployToken(deps.env, target.tenant.id);
   const url = new URL(path, copyIssuer(deps.env, target.tenant.id));
   const res = await deps.namespace.fetchScript(
-    target.script_name,
+    script,
     new Request(url, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } }),
   );
-  if (!res) throw new Error(`script ${target.script_name} is not in the namespace`);
+  if (!res) throw new Error(`script ${script} is not in the namespace`);
   const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} on ${target.script_name}: ${res.status} ${text.slice(0, 200)}`);
+  if (!res.ok) throw new Error(`${method} ${path} on ${script}: ${res.status} ${text.slice(0, 200)}`);
   return JSON.parse(text) as { [key: string]: Json };
 }
 
@@ -101,34 +127,30 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
       const release = await deps.releases.manifest(target.bundle_configuration, target.worker_version);
       const existing = await namespace.getScript(target.script_name);
       if (existing && hasTags(existing.tags, release)) return { script_name: target.script_name, uploaded: false, sha256: release.sha256 };
-      const files = await deps.releases.files(release);
-      await namespace.uploadScript({
-        scriptName: target.script_name,
-        release,
-        files,
-        vars: copyVars(deps.env, target),
-        databaseId: target.tenant.d1_database_id,
-        compatibilityDate: release.compatibility_date ?? "2026-08-01",
-        compatibilityFlags: release.compatibility_flags ?? ["nodejs_compat"],
-        durableObjectClasses: [
-          { binding: "PLATFORM", className: "PlatformObject" },
-          { binding: "TENANT", className: "TenantObject" },
-          { binding: "USER", className: "UserObject" },
-        ],
-      });
+      await namespace.uploadScript(await scriptUploadFor(deps, target, release, target.script_name));
       return { script_name: target.script_name, uploaded: true, sha256: release.sha256 };
     }
     case "upload-secrets": {
       const present = new Set(await namespace.listSecrets(target.script_name));
+      const kept = await keptSecrets(deps.env, target.tenant.id);
       const generated: string[] = [];
+      const restored: string[] = [];
       for (const name of GENERATED_SECRETS) {
-        if (present.has(name)) continue;
-        await namespace.putSecret(target.script_name, name, randomToken(32));
-        generated.push(name);
+        const value = kept[name];
+        if (value !== undefined) {
+          if (present.has(name)) continue;
+          // Kept but not on the script (a crash between keeping and putting): the kept value is the one.
+          await namespace.putSecret(target.script_name, name, value);
+          restored.push(name);
+        } else if (!present.has(name)) {
+          await namespace.putSecret(target.script_name, name, await generateSecret(deps.env, target.tenant.id, name));
+          generated.push(name);
+        }
+        // Present but never kept: a copy provisioned before secrets were kept; its value stays as it is.
       }
       // Derived, so putting it again writes the same value.
       await namespace.putSecret(target.script_name, "DEPLOY_TOKEN", await deployToken(deps.env, target.tenant.id));
-      return { generated, kept: GENERATED_SECRETS.filter((n) => present.has(n)) };
+      return { generated, restored, kept: GENERATED_SECRETS.filter((n) => kept[n] !== undefined && !generated.includes(n)) };
     }
     case "apply-migrations": {
       const release = await deps.releases.manifest(target.bundle_configuration, target.worker_version);
@@ -141,7 +163,9 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
     }
     case "seed-defaults": {
       const out = await callCopy(deps, target, "POST", "/__gatehouse/deploy/seed");
-      return { seeded: out.seeded === true, signing_keys: out.signing_keys ?? null };
+      // A re-provisioned copy learns the custom domains the control plane holds for it.
+      const domains = await pushCustomDomains(deps, target.tenant, target.script_name);
+      return { seeded: out.seeded === true, signing_keys: out.signing_keys ?? null, custom_domains: domains };
     }
     case "verify": {
       const health = await callCopy(deps, target, "GET", "/__gatehouse/deploy/health");
@@ -155,6 +179,43 @@ export async function runStep(name: StepName, deps: StepDeps, target: DeployTarg
       return { worker_version: health.worker_version, issuer };
     }
   }
+}
+
+/** The upload of a release as `scriptName` with the copy's bindings. */
+export async function scriptUploadFor(deps: StepDeps, target: DeployTarget, release: ReleaseManifest, scriptName: string): Promise<ScriptUpload> {
+  return {
+    scriptName,
+    release,
+    files: await deps.releases.files(release),
+    vars: copyVars(deps.env, target),
+    databaseId: target.tenant.d1_database_id,
+    compatibilityDate: release.compatibility_date ?? "2026-08-01",
+    compatibilityFlags: release.compatibility_flags ?? ["nodejs_compat"],
+    durableObjectClasses: [
+      { binding: "PLATFORM", className: "PlatformObject" },
+      { binding: "TENANT", className: "TenantObject" },
+      { binding: "USER", className: "UserObject" },
+    ],
+  };
+}
+
+/**
+ * Mirrors the tenant's custom domains (the control plane's registry is the record) into its copy, so the copy
+ * resolves a domain the dispatcher routes to it and names it as issuer. Returns the domains pushed.
+ */
+export async function pushCustomDomains(deps: Pick<StepDeps, "env" | "namespace">, tenant: Tenant, scriptName = tenant.worker_script_name): Promise<string[]> {
+  const domains = await platform(deps.env).domains().list(tenant.id);
+  const res = await deps.namespace.fetchScript(
+    scriptName,
+    new Request(new URL("/__gatehouse/deploy/custom-domains", copyIssuer(deps.env, tenant.id)), {
+      method: "PUT",
+      headers: { authorization: `Bearer ${await deployToken(deps.env, tenant.id)}`, "content-type": "application/json" },
+      body: JSON.stringify({ domains }),
+    }),
+  );
+  if (!res) throw new Error(`script ${scriptName} is not in the namespace`);
+  if (!res.ok) throw new Error(`PUT custom-domains on ${scriptName}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return domains.map((d) => d.domain);
 }
 
 function hasTags(tags: string[], release: ReleaseManifest): boolean {

@@ -11,6 +11,7 @@ import type { AppContext } from "../context";
 import { CloudflareSaasProvider } from "../custom-domains/cloudflare";
 import { ControlPlaneDomains } from "../custom-domains/control-plane";
 import { hostnameProblem } from "../custom-domains/hostname";
+import { syncCopyDomains } from "../deploy/copy-domains";
 import { LocalCertificateProvider } from "../custom-domains/local";
 import type { CertificateProvider, HostnameRequest } from "../custom-domains/provider";
 import { auditContext } from "../http/audit";
@@ -135,6 +136,7 @@ export const customDomainRoutes = [
       if (!result.ok) await provider.remove(state.providerRef).catch(() => undefined);
       const record = unwrap(result);
       forgetHost(domain);
+      await syncCopyDomains(c.env, tenantId);
       return c.json(record, 201);
     },
   }),
@@ -162,7 +164,9 @@ export const customDomainRoutes = [
         const record = await path.client.update(params.id, body);
         return c.json(unwrap(await platform(c.env).domains().mirror(record)));
       }
-      return c.json(unwrap(await registry(c).update(params.id, body)));
+      const updated = unwrap(await registry(c).update(params.id, body));
+      await syncCopyDomains(c.env, updated.tenant_id);
+      return c.json(updated);
     },
   }),
   defineRoute({
@@ -182,6 +186,7 @@ export const customDomainRoutes = [
         // The provider first: a hostname the edge still serves must keep its row until it is gone there.
         if (ref) await certificateProvider(c.var.settings).remove(ref);
         unwrap(await registry(c).delete(params.id));
+        await syncCopyDomains(c.env, record.tenant_id);
       }
       forgetHost(record.domain);
       return c.body(null, 204);
@@ -204,6 +209,7 @@ export const customDomainRoutes = [
         const ref = await platform(c.env).domains().providerRef(params.id);
         const state = ref ? await provider.check(ref, requestOf(record)) : await provider.register(requestOf(record));
         next = unwrap(await registry(c).recordState(params.id, state));
+        await syncCopyDomains(c.env, record.tenant_id);
       }
       forgetHost(record.domain);
       return c.json(next);

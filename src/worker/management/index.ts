@@ -30,6 +30,7 @@ import { roleRoutes } from "./roles";
 import { sessionRoutes } from "./sessions";
 import { tenantSettingsRoutes } from "./tenant-settings";
 import { operationRoutes } from "./operations";
+import { copyCredentialRoutes } from "./copy-credentials";
 import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
@@ -42,6 +43,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...tenantRoutes,
   ...customDomainRoutes,
   ...operationRoutes,
+  ...copyCredentialRoutes,
   ...proxyRouteRoutes,
   ...clientRoutes,
   ...connectionRoutes,

@@ -14,10 +14,12 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.totpSecret("totp|dev_1")).toBe("totp_secret:totp|dev_1");
     expect(encryptionContext.smsProvider("twilio")).toBe("guardian_sms_provider:twilio");
     expect(encryptionContext.emailProvider("tenant-1")).toBe("email_provider:tenant-1");
+    expect(encryptionContext.deploySecret("acme", "ENCRYPTION_KEY")).toBe("tenant_deploy_secret:acme:ENCRYPTION_KEY");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
       "clientSecret",
       "connectionSecrets",
+      "deploySecret",
       "emailProvider",
       "logStreamSink",
       "resourceServerSigningSecret",
