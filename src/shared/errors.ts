@@ -159,6 +159,23 @@ export const ERRORS = {
     errorCode: "cross_tenant_forbidden",
   },
   control_plane_only: { status: 403, message: "Only a control-plane token may create tenants", errorCode: "cross_tenant_forbidden" },
+  // Issue 15 point 3: a control-plane user's organization-bound token reaches only its organization's tenant.
+  tenant_organization_mismatch: {
+    status: 403,
+    message: 'Access denied to tenant "{tenant_id}": it is not the tenant of the token\'s organization',
+    errorCode: "cross_tenant_forbidden",
+  },
+  tenant_field_forbidden: {
+    status: 403,
+    message: "An organization member may change only name, friendly_name, sender_name and sender_email (not: {fields})",
+    errorCode: "insufficient_scope",
+  },
+  // SPEC §4.2: the multi-tenancy management app takes only main-tenant tokens without org_id.
+  organization_token_forbidden: {
+    status: 403,
+    message: "The tenants management app requires a control-plane token without org_id (main tenant only)",
+    errorCode: "cross_tenant_forbidden",
+  },
   // Tenants and domains (registry).
   tenant_not_found: { status: 404, message: "Tenant not found", errorCode: "tenant_not_found" },
   tenant_exists: { status: 409, message: 'A tenant with id "{id}" already exists', errorCode: "tenant_exists" },

@@ -119,7 +119,7 @@ export type CustomDomainPatch = Partial<Pick<CustomDomainInput, "custom_client_i
 };
 
 /** What a tenant operation does (issue 16). */
-export type TenantOperationKind = "provision" | "redeploy" | "upgrade" | "deprovision";
+export type TenantOperationKind = "provision" | "redeploy" | "upgrade" | "deprovision" | "delete";
 export type TenantOperationStatus = "pending" | "running" | "succeeded" | "failed";
 
 /** One step attempt of an operation (the journal's timeline). */
