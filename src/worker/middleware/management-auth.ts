@@ -94,7 +94,11 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
   };
 }
 
-/** The token's issuer when it is the one the tenant has on a ready custom domain of its own, else null. */
+/**
+ * The token's issuer when it is one the tenant has on another host of its own, else null: a ready custom
+ * domain, or a subdomain of the base domain that resolves to it (a label that is not its id, through
+ * `useOrganizations` or `resolveSubdomain`).
+ */
 async function customDomainIssuer(
   iss: unknown,
   tenantId: string,
@@ -109,8 +113,9 @@ async function customDomainIssuer(
     return null;
   }
   const match = await resolveHost(host, settings, registry);
-  if (match?.via !== "custom_domain" || match.tenantId !== tenantId) return null;
-  return issuerFor("custom_domain", host, settings, match.customDomain) === iss ? iss : null;
+  if (!match || match.tenantId !== tenantId) return null;
+  // A custom domain of the tenant, or a subdomain that resolves to it (baseDomain, useOrganizations).
+  return issuerFor(match.via, host, settings, match.customDomain) === iss ? iss : null;
 }
 
 /**
