@@ -213,6 +213,11 @@ export const ERRORS = {
   invalid_proxy_handler: { status: 400, message: "Payload validation error: {detail}", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
   inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },
+  custom_domain_not_verified: {
+    status: 400,
+    message: 'The custom domain "{domain}" is not verified: only a verified custom domain or the canonical domain can be the default',
+    errorCode: "invalid_body",
+  },
   invalid_domain: { status: 400, message: "Payload validation error: '{detail}' on property domain", errorCode: "invalid_body" },
   custom_domain_writes_unavailable: {
     status: 501,

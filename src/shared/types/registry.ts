@@ -89,6 +89,8 @@ export interface CustomDomainRecord {
   tenant_id: string;
   domain: string;
   primary: boolean;
+  /** The tenant's default custom domain (GET/PATCH /custom-domains/default). */
+  is_default?: boolean;
   status: CustomDomainStatus;
   type: "auth0_managed_certs" | "self_managed_certs";
   origin_domain_name?: string;
