@@ -15,7 +15,7 @@ import {
   rotationLifetimes,
   successorSecret,
 } from "../tokens/refresh-token";
-import { type IssuedUserTokens, isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
+import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
 import { hasEffects, runPostLogin } from "../../actions/post-login";
 import { auditContext } from "../../http/audit";
@@ -45,8 +45,7 @@ async function permissionsFor(
 ): Promise<string[]> {
   if (!audience) return [];
   const api = ctx.config.resourceServers.find((r) => r.identifier === audience);
-  const controlPlaneOrg = isControlPlaneOrganizationGrant(ctx.c.var.tenant.id, ctx.c.var.settings.controlPlaneTenantId, api, organizationId);
-  if (!organizationId || !((api?.enforce_policies && !api.is_system) || controlPlaneOrg)) return read[audience] ?? [];
+  if (!organizationId || !api?.enforce_policies || api.is_system) return read[audience] ?? [];
   return tenantObject(ctx.c.env, ctx.c.var.tenant.id).userAuthorization().permissionNames(userId, audience, organizationId);
 }
 
@@ -184,7 +183,6 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,
-    controlPlaneTenantId: c.var.settings.controlPlaneTenantId,
   });
   const refresh_token = formatRefreshToken({ ...parsed, id: token.id, secret: nextSecret });
   return { ...tokens, refresh_token };
