@@ -116,9 +116,10 @@ export async function runTenantDeletion(
   caller: Caller & { failAt?: DeletionStep } = {},
 ): Promise<TenantOperation | null> {
   const ops = platform(env).operations();
-  const started = await ops.start(operationId, null);
-  if (!started || started.kind !== "delete") return started;
-  if (started.status === "succeeded" || started.status === "failed") return started;
+  const current = await ops.get(operationId, false);
+  if (current?.kind !== "delete") return current;
+  if (current.status === "succeeded" || current.status === "failed") return current;
+  await ops.start(operationId, null);
   const operation = await ops.get(operationId, true);
   const events = operation?.events ?? [];
   const plan = events.find((e) => e.step === "plan")?.detail as unknown as DeletionPlan | undefined;
