@@ -159,6 +159,23 @@ export const ERRORS = {
     errorCode: "cross_tenant_forbidden",
   },
   control_plane_only: { status: 403, message: "Only a control-plane token may create tenants", errorCode: "cross_tenant_forbidden" },
+  // Issue 15 point 3: a control-plane user's organization-bound token reaches only its organization's tenant.
+  tenant_organization_mismatch: {
+    status: 403,
+    message: 'Access denied to tenant "{tenant_id}": it is not the tenant of the token\'s organization',
+    errorCode: "cross_tenant_forbidden",
+  },
+  tenant_field_forbidden: {
+    status: 403,
+    message: "An organization member may change only name, friendly_name, sender_name and sender_email (not: {fields})",
+    errorCode: "insufficient_scope",
+  },
+  // SPEC §4.2: the multi-tenancy management app takes only main-tenant tokens without org_id.
+  organization_token_forbidden: {
+    status: 403,
+    message: "The tenants management app requires a control-plane token without org_id (main tenant only)",
+    errorCode: "cross_tenant_forbidden",
+  },
   // Tenants and domains (registry).
   tenant_not_found: { status: 404, message: "Tenant not found", errorCode: "tenant_not_found" },
   tenant_exists: { status: 409, message: 'A tenant with id "{id}" already exists', errorCode: "tenant_exists" },
@@ -207,6 +224,11 @@ export const ERRORS = {
   invalid_proxy_handler: { status: 400, message: "Payload validation error: {detail}", errorCode: "invalid_body" },
   domain_conflict: { status: 409, message: 'The domain "{domain}" is already claimed', errorCode: "domain_conflict" },
   inexistent_custom_domain: { status: 404, message: "The custom domain does not exist", errorCode: "inexistent_custom_domain" },
+  custom_domain_not_verified: {
+    status: 400,
+    message: 'The custom domain "{domain}" is not verified: only a verified custom domain or the canonical domain can be the default',
+    errorCode: "invalid_body",
+  },
   invalid_domain: { status: 400, message: "Payload validation error: '{detail}' on property domain", errorCode: "invalid_body" },
   custom_domain_writes_unavailable: {
     status: 501,

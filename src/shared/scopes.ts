@@ -64,6 +64,13 @@ export const CURRENT_USER_SCOPES: readonly string[] = Object.freeze([
   "delete:current_user_device_credentials",
 ]);
 
+/**
+ * The management scopes a control-plane user's token may carry when issued through one of the control
+ * plane's tenant organizations, if the user holds them as permissions there (issue 15 point 3): reading and
+ * updating the organization's own tenant, nothing else (never create or delete).
+ */
+export const ORGANIZATION_TENANT_SCOPES: readonly string[] = Object.freeze(["read:tenants", "update:tenants"]);
+
 /** Whether a scope is one of the current-user family. */
 export const isCurrentUserScope = (scope: string) => CURRENT_USER_SCOPES.includes(scope);
 

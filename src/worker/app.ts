@@ -19,6 +19,7 @@ import { emailVerificationPage } from "./jobs/verification-email";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
+import { tenantsApp } from "./management/tenants-app";
 import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
 import { browserCors, tokenCors } from "./middleware/cors";
 import { type ErrorShape, errorSink, notFound } from "./middleware/errors";
@@ -51,12 +52,17 @@ export interface AppOptions extends ManagementAuthOptions, TenantLifecycleHooks 
    * @default "builtin" (or the `USER_LINKING_MODE` variable)
    */
   userLinkingMode?: "builtin" | "template" | "off";
-  /** Subdomain routing: `reservedSubdomains`, custom `resolveSubdomain` (SPEC "Control-plane inheritance"). */
+  /**
+   * Subdomain routing: `baseDomain`, `useOrganizations` (default true), `reservedSubdomains`, custom
+   * `resolveSubdomain` (SPEC "Control-plane inheritance").
+   */
   routing?: Omit<RoutingOptions, "controlPlane">;
   /**
    * Control-plane inheritance (SPEC "Control-plane inheritance"): `inherit` turns read-time fallback on (or
    * INHERIT_FROM_CONTROL_PLANE=1); `resolveControlPlane({tenant_id})` names a tenant's parent, undefined
-   * opting the tenant out of inheritance reads.
+   * opting the tenant out of inheritance reads; `requireOrganizationMatch` (default true) confines a
+   * control-plane user's organization-bound token to its organization's tenant; `defaultPermissions` and
+   * `defaultRoles` are offered to new tenant organizations.
    */
   controlPlane?: RoutingOptions["controlPlane"];
 }
@@ -191,5 +197,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Management API (SPEC §4.2, §5): its router declares CORS, authentication (which resolves the target
   // tenant), the management error shape and no-store itself.
   app.route("/api/v2", managementRouter(options));
+  // The multi-tenancy management app (SPEC §4.2 last paragraph): /management/tenants, main-tenant tokens only.
+  app.route("/management", tenantsApp(options));
   return app;
 }

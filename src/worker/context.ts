@@ -13,6 +13,13 @@ export interface ManagementAuth {
   scopes: Set<string>;
   subject: string;
   clientId: string | null;
+  /** The token's `org_id` claim (a login through an organization), else null. */
+  organizationId: string | null;
+  /**
+   * A control-plane user's token issued through one of its tenant organizations (issue 15 point 3): it may
+   * hold read:tenants / update:tenants, and reaches only the tenant of that organization.
+   */
+  organizationBound: boolean;
 }
 
 /** Hono environment shared by every route. */

@@ -87,6 +87,31 @@ export interface Settings {
   };
   /** CUSTOM_DOMAIN_CNAME_TARGET: the host customers point their domains at. @default the issuer's host name */
   customDomainTarget: string;
+  /**
+   * Host option `routing.baseDomain` (or BASE_DOMAIN): the host whose one-label subdomains are tenants
+   * (`{label}.{baseDomain}`), port included where the service has one. @default the issuer's host (apexHost)
+   */
+  baseDomain?: string;
+  /**
+   * Host option `routing.useOrganizations`: a subdomain label names a control-plane organization whose
+   * `metadata.tenant_id` is the tenant (the tenant organizations of issue 15 point 3); a label no
+   * organization claims is read as the tenant id itself. False: the label is always the tenant id. A custom
+   * `resolveSubdomain` takes precedence over both. @default true
+   */
+  useOrganizations: boolean;
+  /**
+   * Host option `controlPlane.requireOrganizationMatch`: a control-plane user's organization-bound token
+   * reaches /api/v2/tenants only for the tenant of its organization. False: such a token (it still needs
+   * read:tenants / update:tenants through its organization roles) sees every tenant. @default true
+   */
+  requireOrganizationMatch: boolean;
+  /**
+   * Host options `controlPlane.defaultPermissions` / `defaultRoles`: what a new tenant's organization offers
+   * its members. Each name in `defaultRoles` is a control-plane role (created when absent); the management
+   * API permissions in `defaultPermissions` are gathered on the control-plane role "Tenant administrator".
+   * Their ids are recorded on the organization (`metadata.default_roles`). @default none
+   */
+  tenantOrganizationDefaults: { permissions: string[]; roles: string[] };
 }
 
 const cache = new WeakMap<object, Settings>();
@@ -150,13 +175,21 @@ export function settingsOf(env: Env): Settings {
       .split(",")
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
+    ...(e.BASE_DOMAIN ? { baseDomain: e.BASE_DOMAIN.trim().toLowerCase() } : {}),
+    useOrganizations: e.USE_ORGANIZATIONS !== "0",
+    requireOrganizationMatch: e.REQUIRE_ORGANIZATION_MATCH !== "0",
+    tenantOrganizationDefaults: { permissions: [], roles: [] },
   };
   cache.set(env, settings);
   return settings;
 }
 
-/** Subdomain routing host options (SPEC "Control-plane inheritance": reservedSubdomains, resolveSubdomain). */
+/** Subdomain routing host options (SPEC "Control-plane inheritance": baseDomain, useOrganizations, reservedSubdomains, resolveSubdomain). */
 export interface RoutingOptions {
+  /** The host whose one-label subdomains are tenants. @default the issuer's host */
+  baseDomain?: string;
+  /** Resolve a subdomain label through the control plane's tenant organizations first. @default true */
+  useOrganizations?: boolean;
   /** Labels never served as tenant subdomains and refused as tenant ids. */
   reservedSubdomains?: string[];
   /** Maps a subdomain label to a tenant id; null: no tenant. @default the label itself */
@@ -174,6 +207,12 @@ export interface RoutingOptions {
     signingKeys?: boolean;
     /** What follows the control plane into every child. @default {resourceServers: true, roles: true} */
     sync?: Partial<Settings["sync"]>;
+    /** @default true */
+    requireOrganizationMatch?: boolean;
+    /** Management API permissions offered to a new tenant organization's members (role "Tenant administrator"). */
+    defaultPermissions?: string[];
+    /** Control-plane role names offered to a new tenant organization's members (created when absent). */
+    defaultRoles?: string[];
   };
 }
 
@@ -198,6 +237,13 @@ export function withRouting(settings: Settings, options: RoutingOptions | undefi
     ...(options.controlPlane?.clientId ? { inheritClientId: options.controlPlane.clientId } : {}),
     ...(options.controlPlane?.signingKeys !== undefined ? { inheritSigningKeys: options.controlPlane.signingKeys } : {}),
     ...(options.controlPlane?.sync ? { sync: { ...settings.sync, ...options.controlPlane.sync } } : {}),
+    ...(options.baseDomain ? { baseDomain: options.baseDomain.toLowerCase() } : {}),
+    ...(options.useOrganizations !== undefined ? { useOrganizations: options.useOrganizations } : {}),
+    ...(options.controlPlane?.requireOrganizationMatch !== undefined ? { requireOrganizationMatch: options.controlPlane.requireOrganizationMatch } : {}),
+    tenantOrganizationDefaults: {
+      permissions: options.controlPlane?.defaultPermissions ?? settings.tenantOrganizationDefaults.permissions,
+      roles: options.controlPlane?.defaultRoles ?? settings.tenantOrganizationDefaults.roles,
+    },
   };
   byOptions.set(settings, merged);
   return merged;

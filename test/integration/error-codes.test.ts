@@ -36,6 +36,7 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["PATCH", "/custom-domains/{id}", { tls_policy: "recommended" }],
     ["DELETE", "/custom-domains/{id}"],
     ["POST", "/custom-domains/{id}/verify"],
+    ["POST", "/custom-domains/{id}/test"],
   ],
   "resource server": [
     ["GET", "/resource-servers/{id}"],

@@ -2,7 +2,7 @@ import { ok } from "../../shared/errors";
 import { PlatformRpc } from "./rpc";
 
 /**
- * The secrets each per-tenant copy was provisioned with (platform migration 0007), stored sealed: the worker
+ * The secrets each per-tenant copy was provisioned with (platform migration 0006), stored sealed: the worker
  * encrypts under the control plane's ENCRYPTION_KEY (context `tenant_deploy_secret:<tenant>:<name>`) before
  * they reach the registry, and decrypts what it reads; the object only ever holds ciphertext. A value is
  * written once: `keep` never overwrites, so two racing (or retried) generations agree on the first value.

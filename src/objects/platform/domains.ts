@@ -18,6 +18,7 @@ interface DomainRow {
   domain_metadata: string | null;
   relying_party_identifier: string | null;
   provider_ref: string | null;
+  is_default: number;
   created_at: number;
   updated_at: number;
 }
@@ -36,6 +37,7 @@ function toRecord(row: DomainRow, primary: string | null): CustomDomainRecord {
     tenant_id: row.tenant_id,
     domain: row.domain,
     primary: row.id === primary,
+    is_default: row.is_default === 1,
     status: row.status,
     type: row.type as CustomDomainRecord["type"],
     verification: json(row.verification, { methods: [] }),
@@ -221,6 +223,35 @@ export class Domains extends PlatformRpc {
   delete(id: string): Result<true> {
     const before = this.get(id);
     return this.auditedWrite((tx) => deleteCustomDomain(tx.sql, id), { entity: "custom_domain", action: "deleted", id, before });
+  }
+
+  /** The tenant's default custom domain, or null (its canonical domain is the default). */
+  defaultOf(tenantId: string): CustomDomainRecord | null {
+    return this.read((sql) => {
+      const row = sql.first<DomainRow>`SELECT * FROM custom_domains WHERE tenant_id = ${tenantId} AND is_default = 1`;
+      return row ? toRecord(row, primaryId(sql, tenantId)) : null;
+    });
+  }
+
+  /**
+   * Makes a ready custom domain of the tenant its default, or (null) returns the default to the canonical
+   * domain; one default per tenant. A domain that is not the tenant's is `inexistent_custom_domain`, one not
+   * yet verified `custom_domain_not_verified`.
+   */
+  setDefault(tenantId: string, id: string | null): Result<CustomDomainRecord | null> {
+    const before = this.read((sql) => sql.first<{ id: string }>`SELECT id FROM custom_domains WHERE tenant_id = ${tenantId} AND is_default = 1`?.id ?? null);
+    return this.auditedWrite(
+      (tx) => {
+        const target = id ? getCustomDomain(tx.sql, id) : null;
+        if (id && (!target || target.tenant_id !== tenantId)) return fail("inexistent_custom_domain");
+        if (target && target.status !== "ready") return fail("custom_domain_not_verified", { domain: target.domain });
+        tx.sql.run`UPDATE custom_domains SET is_default = 0, updated_at = ${tx.now} WHERE tenant_id = ${tenantId} AND is_default = 1`;
+        if (!id) return ok(null);
+        tx.sql.run`UPDATE custom_domains SET is_default = 1, updated_at = ${tx.now} WHERE id = ${id}`;
+        return ok(getCustomDomain(tx.sql, id));
+      },
+      { entity: "custom_domain", action: "updated", id: id ?? before ?? tenantId, after: (d) => ({ default_custom_domain_id: d?.custom_domain_id ?? null }) },
+    );
   }
 
   /** Removes a mirrored record without an audit event (the control plane recorded the write). */

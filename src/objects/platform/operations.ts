@@ -239,6 +239,21 @@ export class Operations extends PlatformRpc {
     );
   }
 
+  /**
+   * Opens a tenant deletion (issue 15 point 4) and journals its plan (what the steps need once the tenant's
+   * row is gone: the tenant and its domains' provider references) in the same commit.
+   */
+  openDeletion(tenantId: string, plan: { [key: string]: Json }, requestedBy: string | null): Result<TenantOperation> {
+    return this.auditedWrite(
+      (tx) => {
+        const opened = openOperation(tx.sql, { tenant_id: tenantId, kind: "delete", requested_by: requestedBy }, tx.now);
+        if (opened.ok) recordStep(tx.sql, opened.value.id, { step: "plan", status: "succeeded", detail: plan }, tx.now);
+        return opened;
+      },
+      { entity: "tenant_operation", action: "created", id: (op) => op.id, after: (op) => op },
+    );
+  }
+
   start(id: string, instanceId: string | null): TenantOperation | null {
     return this.commit((sql, now) => startOperation(sql, id, instanceId, now));
   }

@@ -98,7 +98,7 @@ export class PlatformObject extends DurableObject<Env> {
     return new Operations(this.core, audit, logTenantId);
   }
 
-  /** The per-tenant copies' generated secrets, sealed by the worker (issue 16; platform migration 0007). */
+  /** The per-tenant copies' generated secrets, sealed by the worker (issue 16; platform migration 0006). */
   deploySecrets(audit: AuditContext = SYSTEM_CONTEXT, logTenantId: string | null = null): DeploySecrets {
     return new DeploySecrets(this.core, audit, logTenantId);
   }

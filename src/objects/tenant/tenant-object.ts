@@ -380,8 +380,18 @@ export class TenantObject extends DurableObject<Env> {
     this.outbox.options = { ...this.outbox.options, enabled };
   }
 
-  /** Deletes every row of this tenant (tenant deletion). */
+  /**
+   * A page of this tenant's user ids after `after`, in id order (tenant deletion wipes each user's object:
+   * the tenant is the one that knows its users).
+   */
+  userIdsAfter(after: string | null, limit: number): string[] {
+    return this.core.sql.all<{ user_id: string }>`SELECT user_id FROM users WHERE user_id > ${after ?? ""}
+      ORDER BY user_id LIMIT ${Math.min(Math.max(limit, 1), 1000)}`.map((r) => r.user_id);
+  }
+
+  /** Deletes every row of this tenant and its alarm (tenant deletion); a second call is a no-op. */
   async destroy(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
 }

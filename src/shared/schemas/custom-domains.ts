@@ -43,3 +43,6 @@ export const updateCustomDomainBody = z
     relying_party_identifier: common.relying_party_identifier.nullable(),
   })
   .partial();
+
+/** PATCH /custom-domains/default: a verified custom domain of the tenant, or its canonical domain. */
+export const setDefaultCustomDomainBody = z.strictObject({ domain: z.string().trim().min(1).max(255) });

@@ -89,6 +89,8 @@ export interface CustomDomainRecord {
   tenant_id: string;
   domain: string;
   primary: boolean;
+  /** The tenant's default custom domain (GET/PATCH /custom-domains/default). */
+  is_default?: boolean;
   status: CustomDomainStatus;
   type: "auth0_managed_certs" | "self_managed_certs";
   origin_domain_name?: string;
@@ -119,7 +121,7 @@ export type CustomDomainPatch = Partial<Pick<CustomDomainInput, "custom_client_i
 };
 
 /** What a tenant operation does (issue 16). */
-export type TenantOperationKind = "provision" | "redeploy" | "upgrade" | "deprovision";
+export type TenantOperationKind = "provision" | "redeploy" | "upgrade" | "deprovision" | "delete";
 export type TenantOperationStatus = "pending" | "running" | "succeeded" | "failed";
 
 /** One step attempt of an operation (the journal's timeline). */

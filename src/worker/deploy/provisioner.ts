@@ -44,7 +44,7 @@ export type GeneratedSecret = (typeof GENERATED_SECRETS)[number];
 
 /**
  * The copy's generated secrets the control plane kept (sealed in the registry under its own ENCRYPTION_KEY,
- * platform migration 0007), decrypted; a copy provisioned before they were kept has none.
+ * platform migration 0006), decrypted; a copy provisioned before they were kept has none.
  */
 export async function keptSecrets(env: Env, tenantId: string): Promise<Partial<Record<GeneratedSecret, string>>> {
   const sealed = await platform(env).deploySecrets().sealed(tenantId);

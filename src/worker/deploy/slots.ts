@@ -11,7 +11,7 @@ import { copyIssuer, type DeployTarget, deployToken, GENERATED_SECRETS, keptSecr
  *
  * 1. stage-script: uploads the new release under the other slot, started on a snapshot of the live slot's
  *    storage (the namespace's `storageFrom`), so nothing it does can touch the live data;
- * 2. stage-secrets: gives it the copy's own secrets (kept sealed by the control plane, platform migration 0007;
+ * 2. stage-secrets: gives it the copy's own secrets (kept sealed by the control plane, platform migration 0006;
  *    a namespace never reads a secret back);
  * 3. apply-migrations and 4. verify, against the staged slot only: its pending schema migrations apply to (a
  *    snapshot of) the tenant's data, it answers as the new release with the release's schema, and its

@@ -9,7 +9,7 @@ import { defineRoute } from "./define";
 /**
  * Managing a per-tenant copy from the control plane (issue 16). Each copy is its own deployment with its own
  * management API, whose M2M client secret the provisioner generated and the control plane keeps sealed (platform
- * migration 0007). An operator does not get that secret: this route uses it inside the control plane to run a
+ * migration 0006). An operator does not get that secret: this route uses it inside the control plane to run a
  * client_credentials grant against the copy (through the dispatch namespace, as the dispatcher reaches it) and
  * answers only the resulting access token, which expires, is scoped to the copy and can be revoked there.
  *

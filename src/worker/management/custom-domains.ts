@@ -5,7 +5,7 @@
  * locally; a tenant deployment without CONTROL_PLANE_URL answers 501 to writes while reads keep working.
  */
 import { problem, unwrap } from "../../shared/errors";
-import { createCustomDomainBody, updateCustomDomainBody } from "../../shared/schemas/custom-domains";
+import { createCustomDomainBody, setDefaultCustomDomainBody, updateCustomDomainBody } from "../../shared/schemas/custom-domains";
 import type { CustomDomainRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { CloudflareSaasProvider } from "../custom-domains/cloudflare";
@@ -74,7 +74,55 @@ function project(record: CustomDomainRecord, fields: string | undefined, include
   return Object.fromEntries(Object.entries(record).filter(([k]) => names.has(k) === keep));
 }
 
+/**
+ * The tenant's canonical domain (its name without a custom domain): the issuer's host name for the control
+ * plane, `{tenant}.{base domain}` for any other tenant (ports are not part of a domain name).
+ */
+function canonicalDomain(c: AppContext): string {
+  const settings = c.var.settings;
+  const hostName = (host: string) => host.replace(/:\d+$/, "");
+  const tenantId = c.var.tenant.id;
+  if (tenantId === settings.controlPlaneTenantId) return hostName(settings.apexHost);
+  return `${tenantId}.${hostName(settings.baseDomain ?? settings.apexHost)}`;
+}
+
+/** GET/PATCH /custom-domains/default (the reference platform's shapes): the default custom domain, or `{domain}`. */
+const defaultDomainRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/custom-domains/default",
+    scope: "read:custom_domains",
+    summary: "The tenant's default domain: its default custom domain (is_default true), else {domain} (the canonical domain)",
+    status: 200,
+    async handler(c) {
+      const record = await platform(c.env).domains().defaultOf(c.var.tenant.id);
+      return c.json(record ?? { domain: canonicalDomain(c) });
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/custom-domains/default",
+    scope: "update:custom_domains",
+    summary: "Set the default domain: a verified custom domain of the tenant, or its canonical domain",
+    body: setDefaultCustomDomainBody,
+    status: 200,
+    async handler(c, { body }) {
+      if (writePath(c).kind === "forward") throw problem("not_implemented", { detail: "the default domain is set on the control plane" });
+      const domain = body.domain.trim().toLowerCase();
+      const canonical = canonicalDomain(c);
+      if (domain === canonical) {
+        unwrap(await registry(c).setDefault(c.var.tenant.id, null));
+        return c.json({ domain: canonical });
+      }
+      const own = (await platform(c.env).domains().list(c.var.tenant.id)).find((d) => d.domain === domain);
+      if (!own) throw problem("inexistent_custom_domain");
+      return c.json(unwrap(await registry(c).setDefault(c.var.tenant.id, own.custom_domain_id)));
+    },
+  }),
+];
+
 export const customDomainRoutes = [
+  ...defaultDomainRoutes,
   defineRoute({
     method: "get",
     path: "/custom-domains",
@@ -190,6 +238,26 @@ export const customDomainRoutes = [
       }
       forgetHost(record.domain);
       return c.body(null, 204);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/custom-domains/{id}/test",
+    scope: "create:custom_domains",
+    summary: "Test that a custom domain serves: {success, message} (a domain not yet verified is success false)",
+    status: 200,
+    async handler(c, { params }) {
+      const record = await loadDomain(c, params.id);
+      if (record.status !== "ready") {
+        return c.json({ success: false, message: `The custom domain is not verified yet (status ${record.status})` });
+      }
+      const ref = await platform(c.env).domains().providerRef(params.id);
+      // Where this deployment holds the provider's handle, the provider confirms it still serves the name.
+      if (ref && c.var.settings.deploymentRole === "control_plane") {
+        const state = await certificateProvider(c.var.settings).check(ref, requestOf(record));
+        if (state.status !== "ready") return c.json({ success: false, message: `The certificate provider reports the domain as ${state.status}` });
+      }
+      return c.json({ success: true, message: `The custom domain ${record.domain} is ready and serves the tenant` });
     },
   }),
   defineRoute({

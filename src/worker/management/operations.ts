@@ -13,7 +13,7 @@ import { defineRoute } from "./define";
  * provisioning, redeploy and upgrade of per-tenant deployments, step by step.
  */
 
-const KINDS = ["provision", "redeploy", "upgrade", "deprovision"] as const;
+const KINDS = ["provision", "redeploy", "upgrade", "deprovision", "delete"] as const;
 const STATUSES = ["pending", "running", "succeeded", "failed"] as const;
 
 const intParam = (name: string, min: number, max: number) =>

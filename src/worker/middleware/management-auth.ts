@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { decodeJwt, jwtVerify } from "jose";
 import { problem } from "../../shared/errors";
-import { isCurrentUserScope, MANAGEMENT_AUDIENCE } from "../../shared/scopes";
+import { isCurrentUserScope, MANAGEMENT_AUDIENCE, ORGANIZATION_TENANT_SCOPES } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant, issuerFor, resolveHost, type TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
@@ -64,7 +64,12 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     // Defence in depth (issue 6): a token issued to a user is held to the current-user rules whatever
     // scopes it carries, and never acts across tenants, even when its tenant is the control plane.
     const granted = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
-    const scopes = kind === "client" ? granted : granted.filter(isCurrentUserScope);
+    const organizationId = typeof payload.org_id === "string" && payload.org_id ? payload.org_id : null;
+    // The one exception (issue 15 point 3): a control-plane user's token issued through a tenant organization
+    // keeps the tenants scopes it was issued; routes confine it to that organization's tenant.
+    const organizationBound = kind === "user" && organizationId !== null && tenantId === settings.controlPlaneTenantId;
+    const userScope = (s: string) => isCurrentUserScope(s) || (organizationBound && ORGANIZATION_TENANT_SCOPES.includes(s));
+    const scopes = kind === "client" ? granted : granted.filter(userScope);
     const isControlPlane = kind === "client" && tenantId === settings.controlPlaneTenantId;
     const target = (await explicitTenant(c.req.raw, settings, directory(c.env, settings))) ?? {
       id: tenantId,
@@ -81,13 +86,19 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       scopes: new Set(scopes),
       subject: String(payload.sub ?? ""),
       clientId: typeof payload.azp === "string" ? payload.azp : null,
+      organizationId,
+      organizationBound,
     });
     c.set("tenant", target);
     await next();
   };
 }
 
-/** The token's issuer when it is the one the tenant has on a ready custom domain of its own, else null. */
+/**
+ * The token's issuer when it is one the tenant has on another host of its own, else null: a ready custom
+ * domain, or a subdomain of the base domain that resolves to it (a label that is not its id, through
+ * `useOrganizations` or `resolveSubdomain`).
+ */
 async function customDomainIssuer(
   iss: unknown,
   tenantId: string,
@@ -102,8 +113,9 @@ async function customDomainIssuer(
     return null;
   }
   const match = await resolveHost(host, settings, registry);
-  if (match?.via !== "custom_domain" || match.tenantId !== tenantId) return null;
-  return issuerFor("custom_domain", host, settings, match.customDomain) === iss ? iss : null;
+  if (!match || match.tenantId !== tenantId) return null;
+  // A custom domain of the tenant, or a subdomain that resolves to it (baseDomain, useOrganizations).
+  return issuerFor(match.via, host, settings, match.customDomain) === iss ? iss : null;
 }
 
 /**
@@ -131,7 +143,10 @@ export function requireScope(scope: string, currentUser?: CurrentUserAccess, als
   return async (c, next) => {
     const auth = c.var.auth;
     if (auth.kind === "user") {
-      const allowed = currentUser && auth.scopes.has(currentUser.scope) && c.req.param(currentUser.param) === auth.subject;
+      const allowed =
+        (currentUser && auth.scopes.has(currentUser.scope) && c.req.param(currentUser.param) === auth.subject) ||
+        // A control-plane user's organization-bound token, on a tenants route (the handler checks the tenant).
+        (auth.organizationBound && ORGANIZATION_TENANT_SCOPES.includes(scope) && auth.scopes.has(scope));
       if (!allowed) throw problem("insufficient_scope", { scope: currentUser ? `${scope}, ${currentUser.scope}` : scope });
     } else if (!auth.scopes.has(scope) && !alsoScopes.some((s) => auth.scopes.has(s))) {
       throw problem("insufficient_scope", { scope: [scope, ...alsoScopes].join(", ") });

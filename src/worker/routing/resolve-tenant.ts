@@ -17,6 +17,8 @@ export interface TenantDirectory {
   hasTenant(id: string): Promise<boolean>;
   resolveCustomDomain(host: string): Promise<{ tenantId: string; customDomain: string | null } | null>;
   countTenants(): Promise<number>;
+  /** The tenant of the control-plane organization with this name (`metadata.tenant_id`), for `useOrganizations`. */
+  organizationTenant?(name: string): Promise<string | null>;
 }
 
 type Cached = { tenantId: string; customDomain: string | null; via: "subdomain" | "custom_domain" };
@@ -60,12 +62,19 @@ function splitHost(host: string): [string, string] {
   return [match?.[1] ?? host, match?.[2] ?? ""];
 }
 
+/** The host whose one-label subdomains are tenants: `baseDomain`, else the issuer's host. */
+export const subdomainBase = (settings: Settings) => settings.baseDomain ?? settings.apexHost;
+
+/** Whether a host lies under the apex or under the subdomain base (never a custom domain). */
+const underBase = (host: string, settings: Settings) =>
+  host.endsWith(`.${settings.apexHost}`) || host.endsWith(`.${subdomainBase(settings)}`);
+
 /**
- * `{tenant_id}.{apex}` -> tenant_id; one valid DNS label only. The control plane answers on the apex and
- * never also as `{control_plane}.{apex}`: a second issuer for the same tenant (issue 6).
+ * `{label}.{baseDomain}` -> label; one valid DNS label only. The control plane answers on the apex and
+ * never also as `{control_plane}.{base}`: a second issuer for the same tenant (issue 6).
  */
 export function subdomainTenant(host: string, settings: Settings): string | null {
-  const suffix = `.${settings.apexHost}`;
+  const suffix = `.${subdomainBase(settings)}`;
   if (!host.endsWith(suffix)) return null;
   const label = host.slice(0, -suffix.length);
   if (label === settings.controlPlaneTenantId.toLowerCase()) return null;
@@ -119,7 +128,7 @@ export async function explicitTenant(
   }
   const byHost = await resolveHost(host, settings, directory, now);
   // An unknown tenant subdomain is 404 `Tenant not found` (SPEC §7), never another tenant.
-  if (!byHost && !isApexHost(host, settings) && host.endsWith(`.${settings.apexHost}`)) throw problem("tenant_not_found");
+  if (!byHost && !isApexHost(host, settings) && underBase(host, settings)) throw problem("tenant_not_found");
   if (byHost) {
     return {
       id: byHost.tenantId,
@@ -158,19 +167,20 @@ export async function resolveHost(
   const cached = cache.get(host, now);
   if (cached !== undefined) return cached;
   const label = subdomainTenant(host, settings);
-  if (label !== null || host.endsWith(`.${settings.apexHost}`)) {
-    // Hosts under the apex are tenant subdomains or nothing: never probed as custom domains. Reserved
-    // labels are nobody's; a host's resolveSubdomain may map a label to another tenant id.
+  if (label !== null || underBase(host, settings)) {
+    // Hosts under the apex (or the base domain) are tenant subdomains or nothing: never probed as custom
+    // domains. Reserved labels are nobody's; a host's resolveSubdomain may map a label to another tenant id.
     const reserved = label !== null && settings.reservedSubdomains?.includes(label);
-    const sub = label === null || reserved ? null : settings.resolveSubdomain ? await settings.resolveSubdomain(label) : label;
-    const found = sub !== null && (await directory.hasTenant(sub));
+    const sub = label === null || reserved ? null : await subdomainTarget(label, settings, directory);
+    const found = sub !== null && sub !== settings.controlPlaneTenantId && (await directory.hasTenant(sub));
     const value: Cached | null = found && sub ? { tenantId: sub, customDomain: null, via: "subdomain" } : null;
     cache.set(host, value, now);
     return value;
   }
   const [name] = splitHost(host);
   const apexName = splitHost(settings.apexHost)[0];
-  if (name === apexName || name.endsWith(`.${apexName}`)) {
+  const baseName = splitHost(subdomainBase(settings))[0];
+  if (name === apexName || name.endsWith(`.${apexName}`) || name === baseName || name.endsWith(`.${baseName}`)) {
     cache.set(host, null, now);
     return null;
   }
@@ -178,6 +188,18 @@ export async function resolveHost(
   const value: Cached | null = domain ? { ...domain, via: "custom_domain" } : null;
   cache.set(host, value, now);
   return value;
+}
+
+/**
+ * The tenant a subdomain label names (SPEC "Control-plane inheritance", subdomain routing): a custom
+ * `resolveSubdomain` decides alone; else, with `useOrganizations` (default), the control-plane organization
+ * of that name names its tenant (`metadata.tenant_id`, as tenant organizations do), and a label no
+ * organization claims is the tenant id itself; without it the label is always the tenant id.
+ */
+async function subdomainTarget(label: string, settings: Settings, directory: TenantDirectory): Promise<string | null> {
+  if (settings.resolveSubdomain) return settings.resolveSubdomain(label);
+  if (settings.useOrganizations && directory.organizationTenant) return (await directory.organizationTenant(label)) ?? label;
+  return label;
 }
 
 /**

@@ -55,5 +55,10 @@ export function directory(env: Env, settings: Settings): TenantDirectory {
     hasTenant: (id) => tenantExists(env, settings, id),
     resolveCustomDomain: (host) => registry().resolveCustomDomain(host),
     countTenants: () => registry().countTenants(),
+    organizationTenant: async (name) => {
+      const org = await tenantObject(env, settings.controlPlaneTenantId).organizations().getByName(name);
+      const id = org?.metadata?.tenant_id;
+      return typeof id === "string" && id ? id : null;
+    },
   };
 }

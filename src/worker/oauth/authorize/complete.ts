@@ -13,7 +13,7 @@ import { tenantConfig } from "../../tenant/config-cache";
 import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
-import { issueUserTokens } from "../tokens/user-tokens";
+import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
 import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { linkAccountFor } from "../../actions/account-linking";
 import { respondToClient } from "./respond";
@@ -118,9 +118,10 @@ async function answer(
     const config = await tenantConfig(tenant.id, stub, c.var.settings);
     const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
     // Only an access token to an RBAC API needs the user's permissions: one read, and only then.
+    const controlPlaneTenantId = c.var.settings.controlPlaneTenantId;
     const permissions =
-      types.has("token") && api?.enforce_policies && !api.is_system
-        ? await stub.userAuthorization().permissionNames(user.user_id, api.identifier, grant.organization ?? null)
+      types.has("token") && ((api?.enforce_policies && !api.is_system) || isControlPlaneOrganizationGrant(tenant.id, controlPlaneTenantId, api, grant.organization))
+        ? await stub.userAuthorization().permissionNames(user.user_id, (api as { identifier: string }).identifier, grant.organization ?? null)
         : [];
     const tokens = await issueUserTokens({
       tenant,
@@ -135,6 +136,7 @@ async function answer(
       withAccessToken: types.has("token"),
       withIdToken: types.has("id_token"),
       code,
+      controlPlaneTenantId,
     });
     if (tokens.access_token) {
       Object.assign(params, { access_token: tokens.access_token, token_type: "Bearer", expires_in: String(tokens.expires_in), scope: tokens.scope });

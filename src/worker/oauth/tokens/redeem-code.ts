@@ -77,6 +77,7 @@ export async function redeemCode(
     withAccessToken: true,
     withIdToken: true,
     accessJti,
+    controlPlaneTenantId: c.var.settings.controlPlaneTenantId,
   });
   const code = { user, grant: outcome.code.grant, sessionId: outcome.code.session_id, refreshFamilyId: refreshFamilyFor(accessJti) };
   return { ok: true, tokens, code };

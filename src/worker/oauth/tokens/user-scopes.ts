@@ -1,4 +1,4 @@
-import { isCurrentUserScope } from "../../../shared/scopes";
+import { isCurrentUserScope, ORGANIZATION_TENANT_SCOPES } from "../../../shared/scopes";
 import type { ResourceServerRecord } from "../../../shared/schemas/resource-servers";
 
 /** OpenID Connect scopes: released by every user-facing grant (OIDC Core §5.4, §11). */
@@ -11,17 +11,26 @@ export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "o
  *   every other management scope reaches a token only through a client grant (client_credentials);
  * - an API with `enforce_policies` (RBAC) releases only requested scopes that are the user's permissions;
  * - any other API releases the requested scopes it defines (the reference platform's default).
+ *
+ * One narrow exception (SPEC "Control-plane inheritance", issue 15 point 3): a login on the control plane
+ * through one of its organizations (`controlPlaneOrganization`) may also carry the tenants scopes
+ * (ORGANIZATION_TENANT_SCOPES) that the user holds as permissions on the management API, through its roles
+ * in that organization; management auth then confines such a token to the tenant of that organization.
  */
 export function grantableUserScopes(
   requested: readonly string[],
   api: ResourceServerRecord | undefined,
   permissions: readonly string[] = [],
+  context: { controlPlaneOrganization?: boolean } = {},
 ): string[] {
   const defined = new Set(api?.scopes.map((s) => s.value) ?? []);
   const allowed = (scope: string): boolean => {
     if (OIDC_SCOPES.includes(scope)) return true;
     if (!api) return false;
-    if (api.is_system) return isCurrentUserScope(scope);
+    if (api.is_system) {
+      if (isCurrentUserScope(scope)) return true;
+      return context.controlPlaneOrganization === true && ORGANIZATION_TENANT_SCOPES.includes(scope) && permissions.includes(scope);
+    }
     if (!defined.has(scope)) return false;
     return api.enforce_policies ? permissions.includes(scope) : true;
   };

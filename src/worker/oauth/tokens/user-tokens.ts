@@ -83,6 +83,21 @@ export interface UserTokenInput {
   code?: string;
   /** The access token's jti when the caller fixed it beforehand (code redemption records it for replay). */
   accessJti?: string;
+  /**
+   * The deployment's control-plane tenant id: a login there through an organization may carry the tenants
+   * scopes the user holds in it (grantableUserScopes; issue 15 point 3). Absent: never.
+   */
+  controlPlaneTenantId?: string;
+}
+
+/** Whether a grant is a login on the control plane through one of its (tenant) organizations, to its management API. */
+export function isControlPlaneOrganizationGrant(
+  tenantId: string,
+  controlPlaneTenantId: string | undefined,
+  api: ResourceServerRecord | undefined,
+  organization: string | undefined | null,
+): boolean {
+  return Boolean(controlPlaneTenantId && tenantId === controlPlaneTenantId && api?.is_system && organization);
 }
 
 /**
@@ -104,7 +119,8 @@ export function permissionsClaim(api: ResourceServerRecord | undefined, permissi
 export async function issueUserTokens(input: UserTokenInput, now = nowSeconds()): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
-  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions);
+  const controlPlaneOrganization = isControlPlaneOrganizationGrant(tenant.id, input.controlPlaneTenantId, api, grant.organization);
+  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization });
   const permissions = permissionsClaim(api, input.permissions);
   const scope = scopes.join(" ");
   const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
