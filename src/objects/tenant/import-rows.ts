@@ -11,6 +11,7 @@ import type { RowError } from "../../shared/types";
 import type { UserFieldPatch } from "../../shared/schemas/users";
 import type { Sql } from "../sql";
 import { createAuthenticationMethod } from "./authentication-methods";
+import { EMPTY_METHOD_FIELDS } from "../../shared/schemas/authentication-methods";
 import { insertUser, updateUser } from "./user-writes";
 
 /** What became of one row. */
@@ -114,6 +115,7 @@ function enrollFactors(sql: Sql, userId: string, factors: StagedMfaFactor[], now
     if (factor.type === "error") continue;
     if (replace) sql.run`DELETE FROM authentication_methods WHERE user_id = ${userId} AND type = ${factor.type}`;
     const created = createAuthenticationMethod(sql, {
+      ...EMPTY_METHOD_FIELDS,
       id: factor.id,
       user_id: userId,
       type: factor.type,
@@ -122,16 +124,6 @@ function enrollFactors(sql: Sql, userId: string, factors: StagedMfaFactor[], now
       totp_secret_enc: factor.type === "totp" ? factor.secret_enc : null,
       phone_number: factor.type === "phone" ? factor.phone_number : null,
       preferred_authentication_method: factor.type === "phone" ? "sms" : null,
-      credential_id: null,
-      public_key: null,
-      sign_count: null,
-      credential_backed_up: null,
-      credential_device_type: null,
-      transports: null,
-      aaguid: null,
-      relying_party_identifier: null,
-      user_handle: null,
-      user_agent: null,
     }, now);
     if (!created.ok) throw new Error(`the ${factor.type} factor could not be enrolled: ${created.error.message}`);
   }

@@ -138,5 +138,25 @@ export interface AuthenticationMethodRecord {
   last_auth_at: string | null;
 }
 
+/**
+ * The fields a method leaves empty unless its type fills them (phone: the number and its channel; WebAuthn:
+ * the credential). Every place that builds a method spreads this first and sets what its type carries.
+ */
+export const EMPTY_METHOD_FIELDS = {
+  totp_secret_enc: null,
+  phone_number: null,
+  preferred_authentication_method: null,
+  credential_id: null,
+  public_key: null,
+  sign_count: null,
+  credential_backed_up: null,
+  credential_device_type: null,
+  transports: null,
+  aaguid: null,
+  relying_party_identifier: null,
+  user_handle: null,
+  user_agent: null,
+} satisfies Partial<AuthenticationMethodRecord>;
+
 /** A method as the worker prepared it (id generated, TOTP secret already encrypted). */
 export type NewAuthenticationMethod = Omit<AuthenticationMethodRecord, "created_at" | "enrolled_at" | "last_auth_at">;

@@ -3,7 +3,7 @@ import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
-import { type CreateAuthenticationMethodInput, createAuthenticationMethodBody } from "../../shared/schemas/authentication-methods";
+import { type CreateAuthenticationMethodInput, createAuthenticationMethodBody, EMPTY_METHOD_FIELDS } from "../../shared/schemas/authentication-methods";
 import type { AuthenticationMethodRecord, AuthenticationMethodType, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
@@ -55,24 +55,12 @@ export function presentMethod(m: AuthenticationMethodRecord) {
 export async function prepareMethod(c: AppContext, userId: string, body: CreateAuthenticationMethodInput): Promise<NewAuthenticationMethod> {
   const id = newMethodId(body.type);
   const base: NewAuthenticationMethod = {
+    ...EMPTY_METHOD_FIELDS,
     id,
     user_id: userId,
     type: body.type,
     confirmed: body.confirmed ?? true,
     name: body.name ?? null,
-    totp_secret_enc: null,
-    phone_number: null,
-    preferred_authentication_method: null,
-    credential_id: null,
-    public_key: null,
-    sign_count: null,
-    credential_backed_up: null,
-    credential_device_type: null,
-    transports: null,
-    aaguid: null,
-    relying_party_identifier: null,
-    user_handle: null,
-    user_agent: null,
   };
   if (body.type === "totp") {
     const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);

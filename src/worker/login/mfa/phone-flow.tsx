@@ -10,7 +10,7 @@ import { loadMfa, type MfaContext, mfaAudit, submittedMfa } from "./context";
 import { issueCode, maskPhone, redeemCode } from "./one-time-codes";
 import { amrAfter, withQuery } from "./policy";
 import { afterSatisfied, checkCode, hasAlternatives, methodsOf, nextStep, recoveryCodesOrNext, render, satisfy, typedCode } from "./steps";
-import { NO_WEBAUTHN } from "./totp-flow";
+import { EMPTY_METHOD_FIELDS } from "../../../shared/schemas/authentication-methods";
 
 /** Issue 12 point 4: SMS codes through the tenant's selected provider, for enrollment and for login. */
 
@@ -140,7 +140,7 @@ export async function phoneChallengeSubmit(c: AppContext): Promise<Response> {
   if (!enrollment) return nextStep(c, m);
   const stub = tenantObject(c.env, c.var.tenant.id);
   const unused = await stub.mfa().unusedRecoveryCodes(m.user.user_id);
-  const method = { ...NO_WEBAUTHN, id: enrollment.method_id, user_id: m.user.user_id, type: "phone" as const, confirmed: true, name: null, totp_secret_enc: null, phone_number: target.phone, preferred_authentication_method: "sms" };
+  const method = { ...EMPTY_METHOD_FIELDS, id: enrollment.method_id, user_id: m.user.user_id, type: "phone" as const, confirmed: true, name: null, phone_number: target.phone, preferred_authentication_method: "sms" };
   const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr });
   if (!enrolled.ok) return nextStep(c, m);
   return recoveryCodesOrNext(c, { ...m, tx: { ...m.tx, pending: { ...m.tx.pending, enrollment: undefined, satisfied: true, amr } } }, unused);

@@ -1,7 +1,7 @@
 import { now } from "../../../shared/clock";
 import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
-import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
+import { EMPTY_METHOD_FIELDS } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
 import { newMethodId } from "../../management/authentication-methods";
 import { tenantObject, userObject } from "../../tenant/stubs";
@@ -84,35 +84,19 @@ export async function totpEnrollmentSubmit(c: AppContext): Promise<Response> {
   const unused = await stub.mfa().unusedRecoveryCodes(m.user.user_id);
   const amr = amrAfter(m.tx.pending.amr, "otp");
   const method = {
+    ...EMPTY_METHOD_FIELDS,
     id: enrollment.method_id,
     user_id: m.user.user_id,
     type: "totp" as const,
     confirmed: true,
     name: null,
     totp_secret_enc: enrollment.totp_secret_enc,
-    ...NO_WEBAUTHN,
   };
   const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr });
   if (!enrolled.ok) return nextStep(c, m);
   const tx = { ...m.tx, pending: { ...m.tx.pending, enrollment: undefined, satisfied: true, amr } };
   return recoveryCodesOrNext(c, { ...m, tx }, unused);
 }
-
-/** The fields a non-WebAuthn method leaves empty. */
-export const NO_WEBAUTHN = {
-  phone_number: null,
-  preferred_authentication_method: null,
-  credential_id: null,
-  public_key: null,
-  sign_count: null,
-  credential_backed_up: null,
-  credential_device_type: null,
-  transports: null,
-  aaguid: null,
-  relying_party_identifier: null,
-  user_handle: null,
-  user_agent: null,
-} satisfies Partial<AuthenticationMethodRecord>;
 
 async function renderChallenge(c: AppContext, m: MfaContext, error?: FormFailure, status: 200 | 403 | 429 = 200) {
   const page = (
