@@ -1,7 +1,8 @@
 /**
  * `sync` of control-plane inheritance (SPEC "Control-plane inheritance"; issue 15 point 2): the control
- * plane's management API scopes and its roles are kept in step in every child tenant. The control plane
- * records an `internal.control_plane_sync` outbox event in the transaction of the request; its relay reads
+ * plane's management API scopes and its roles are kept in step in every child tenant. After such a write the
+ * worker asks the control plane to record an `internal.control_plane_sync` outbox event (a second call, not
+ * the write's own transaction: a crash between the two leaves the pass to the next change); its relay reads
  * the control plane's current state at delivery time and applies it to each child. Applying is idempotent
  * (the child's state is made equal to the control plane's), so the relay's retries finish a pass that
  * failed half-way without doing anything twice.
