@@ -17,7 +17,7 @@
 import { spawn } from "node:child_process";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_ENV, WRANGLER_JS } from "./e2e-server.mjs";
@@ -98,6 +98,23 @@ function load(baseUrl, host, target, durationS) {
     requests,
   });
 }
+
+/**
+ * CPU time (user + system, µs) the process has used so far, from /proc (Linux); null elsewhere. Read around a
+ * row's measured run it gives workerd's CPU per request, a figure far steadier than throughput on a shared
+ * machine (throughput moves with whatever else runs; CPU per request mostly does not).
+ */
+async function cpuMicros(pid) {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ: 100 on every mainstream kernel build. */
+const CLOCK_TICKS = 100;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -194,13 +211,16 @@ async function main() {
             if (probe.status !== (scenario.expectStatus ?? 200)) throw new Error(`probe answered HTTP ${probe.status}: ${text.slice(0, 300)}`);
           }
           if (WARMUP_S > 0) await load(baseUrl, host, target, WARMUP_S);
+          const cpuBefore = await cpuMicros(server.pid);
           const result = await load(baseUrl, host, target, DURATION_S);
+          const cpuAfter = await cpuMicros(server.pid);
           const bad = result.non2xx + result.errors + result.timeouts;
           rows.push({
             id: scenario.id,
             label: scenario.label,
             unit: scenario.unit,
             perSecond: Math.round(result.requests.total / result.duration),
+            cpuUsPerRequest: cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1)),
             meanMs: result.latency.average,
             p50: result.latency.p50,
             p99: result.latency.p99,
@@ -246,8 +266,8 @@ function ratioValue(ratio, byId) {
 
 function printReport(rows, workerdVersion) {
   const fmt = (n) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US"));
-  const table = rows.map((r) => [r.label, r.perSecond === null ? "FAILED" : fmt(r.perSecond), r.unit, r.meanMs === undefined ? "-" : r.meanMs.toFixed(2), fmt(r.p50), fmt(r.p99), r.failed === undefined ? (r.ms === undefined ? "-" : `${fmt(r.ms)} ms`) : fmt(r.failed)]);
-  const head = ["scenario", "per second", "unit", "mean ms", "p50 ms", "p99 ms", "non-2xx/err (or time)"];
+  const table = rows.map((r) => [r.label, r.perSecond === null ? "FAILED" : fmt(r.perSecond), r.unit, r.meanMs === undefined ? "-" : r.meanMs.toFixed(2), fmt(r.cpuUsPerRequest), fmt(r.p50), fmt(r.p99), r.failed === undefined ? (r.ms === undefined ? "-" : `${fmt(r.ms)} ms`) : fmt(r.failed)]);
+  const head = ["scenario", "per second", "unit", "mean ms", "workerd CPU µs/req", "p50 ms", "p99 ms", "non-2xx/err (or time)"];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 || i === 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
   console.log(
