@@ -2,6 +2,8 @@ import { Hono } from "hono";
 import { generateKeyPair, SignJWT } from "jose";
 import type { AppEnv } from "./context";
 import { formatRefreshToken, newRefreshSecret, newRefreshTokenId, refreshSecretHash } from "./oauth/tokens/refresh-token";
+import { readOAuthParams } from "./http/body";
+import { signJwt } from "../shared/crypto/jwt";
 import { tenantFromRequest } from "./middleware/request-context";
 import { tenantObject, userObject } from "./tenant/stubs";
 
@@ -23,6 +25,14 @@ export function benchRoutes(): Hono<AppEnv> {
   const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
   const router = new Hono<AppEnv>();
   router.get("/hello", (c) => c.text("ok"));
+  // The floor of a token response: read a form body, sign one ES256 JWT, answer JSON (no tenant, no client).
+  router.post("/token-floor", async (c) => {
+    const params = await readOAuthParams(c.req.raw);
+    const key = await keyFor("ES256");
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signJwt({ iss: "bench", sub: `${params.client_id}@clients`, aud: params.audience, iat: now, exp: now + 86400, jti: crypto.randomUUID() }, key, "bench", "ES256", "at+jwt");
+    return c.json({ access_token: token, token_type: "Bearer", expires_in: 86400 }, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
+  });
   router.get("/sign", async (c) => {
     const asked = c.req.query("alg") ?? "RS256";
     const alg = ["RS256", "ES256", "EdDSA"].includes(asked) ? asked : "RS256";
