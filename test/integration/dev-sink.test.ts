@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { call } from "../helpers/api";
 import { seedClient } from "../helpers/flows";
 import { createOrg, freshTenant } from "../helpers/organizations";
+import { runAlarm } from "../helpers/jobs";
 import { api, DB } from "../helpers/users";
 
 /**
@@ -20,6 +21,7 @@ describe("the development message sink", () => {
     expect(invited.status).toBe(201);
     const user = (await (await api(tenantId, "POST", "/users", { connection: DB, email: invitee, password: "Sufficient-Pw-1" })).json()) as { user_id: string };
     expect((await api(tenantId, "POST", "/jobs/verification-email", { user_id: user.user_id })).status).toBe(201);
+    await runAlarm(tenantId); // the relay sends the verification email the job's commit queued
 
     const read = async (path: string) => {
       const res = await call(`${path}?to=${encodeURIComponent(invitee.toUpperCase())}`, { host });

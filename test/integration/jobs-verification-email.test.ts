@@ -6,9 +6,10 @@ import { call, createTenant, mgmt } from "../helpers/api";
 import { seedClient } from "../helpers/flows";
 import { runAlarm, sinkTo } from "../helpers/jobs";
 import { errorCodeOf } from "../helpers/mfa";
-import { injectClock, tenantSql } from "../helpers/outbox";
+import { injectClock, relay, tenantSql } from "../helpers/outbox";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 import { api, DB } from "../helpers/users";
+import { sealEmailText } from "../../src/shared/messaging/sealed-mail";
 
 /**
  * Issue 14 point 5: POST /api/v2/jobs/verification-email sends the user an email with a single-use,
@@ -36,8 +37,9 @@ async function requestEmail(body: Record<string, unknown>, t = tenant) {
   return api(t, "POST", "/jobs/verification-email", body);
 }
 
-/** The link in the newest verification email to an address. */
+/** The link in the newest verification email to an address, once the relay (the alarm) sent it. */
 async function linkTo(email: string, t = tenant): Promise<string> {
+  await runAlarm(t);
   const [mail] = await sinkTo(t, email);
   expect(mail?.subject).toBe("Verify your email");
   const link = /https?:\/\/\S+\/u2\/email-verification\?\S+/.exec(mail?.text ?? "")?.[0];
@@ -49,17 +51,17 @@ const follow = (link: string) => call(new URL(link).pathname + new URL(link).sea
 const verified = async (userId: string, t = tenant) => ((await (await api(t, "GET", `/users/${encodeURIComponent(userId)}`)).json()) as { email_verified: boolean }).email_verified;
 
 describe("POST /jobs/verification-email", () => {
-  it("answers 201 with a verification_email job and sends a link that marks the email verified, once", async () => {
+  it("answers 201 with a pending verification_email job, completed once the relay sent a link that marks the email verified, once", async () => {
     const user = await newUser();
     const res = await requestEmail({ user_id: user.user_id });
     expect(res.status, await res.clone().text()).toBe(201);
     const job = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(job).sort()).toEqual(["created_at", "id", "status", "type"]);
-    expect(job).toMatchObject({ type: "verification_email", status: "completed", id: expect.stringMatching(/^job_[A-Za-z0-9]{16}$/) });
+    expect(job).toMatchObject({ type: "verification_email", status: "pending", id: expect.stringMatching(/^job_[A-Za-z0-9]{16}$/) });
     expect(Number.isNaN(Date.parse(String(job.created_at)))).toBe(false);
-    expect(await (await api(tenant, "GET", `/jobs/${job.id}`)).json()).toEqual(job);
 
     const link = await linkTo(user.email);
+    expect(await (await api(tenant, "GET", `/jobs/${job.id}`)).json()).toEqual({ ...job, status: "completed" });
     expect(await verified(user.user_id)).toBe(false);
     const first = await follow(link);
     expect(first.status).toBe(200);
@@ -108,6 +110,7 @@ describe("POST /jobs/verification-email", () => {
     const client = await seedClient(tenant);
     const user = await newUser();
     expect((await requestEmail({ user_id: user.user_id, client_id: client.client_id })).status).toBe(201);
+    await runAlarm(tenant);
     const [mail] = await sinkTo(tenant, user.email);
     expect(mail?.text).toContain("you use with Test app");
   });
@@ -128,6 +131,7 @@ describe("POST /jobs/verification-email", () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(((await res.json()) as { errorCode: string }).errorCode).toBe(errorCode);
     }
+    await runAlarm(tenant);
     expect(await sinkTo(tenant, user.email)).toEqual([]);
     const bad = await mgmt("POST", "/jobs/verification-email", { headers: { "tenant-id": tenant }, body: "{not json" });
     expect(bad.status).toBe(400);
@@ -141,24 +145,75 @@ describe("POST /jobs/verification-email", () => {
   });
 });
 
-describe("verification email jobs and the alarm's job lane", () => {
-  it("a verification_email job still pending (its email being sent) is never taken by the import/export lane", async () => {
-    const user = await newUser();
-    const job = await runInDurableObject(env.TENANT.getByName(tenant), (o: TenantObject) =>
+describe("verification email jobs, the outbox and the alarm's job lane", () => {
+  /** A job started in the object itself, its text sealed for `sealedFor` (the user's address unless told). */
+  const start = async (user: { user_id: string; email: string }, text: string, t = tenant, sealedFor = user.email) => {
+    const sealed = await sealEmailText(env.ENCRYPTION_KEY, sealedFor, text);
+    return runInDurableObject(env.TENANT.getByName(t), (o: TenantObject) =>
       o.emailVerification().start({
         user_id: user.user_id,
         email: user.email,
         connection: null,
         client_id: null,
         organization_id: null,
-        ticket_hash: "x".repeat(43),
+        ticket_hash: crypto.randomUUID().replaceAll("-", "").padEnd(43, "x"),
         expires_at: Date.now() + 60_000,
+        message: { subject: "Verify your email", sealed_text: sealed },
         audit: { actor: { type: "system", id: null } },
       }),
     );
+  };
+
+  it("the job and its email commit together: the email waits sealed in the outbox (no link in clear) and survives the worker", async () => {
+    const t = await createTenant();
+    const user = await newUser(t);
+    await injectClock(t); // the relay runs only when this test drives it
+    const res = await requestEmail({ user_id: user.user_id }, t);
+    expect(res.status).toBe(201);
+    const job = (await res.json()) as { id: string; status: string };
+    // Nothing was sent by the request itself: the email is an outbox event of the commit that made the job.
+    expect(await sinkTo(t, user.email)).toEqual([]);
+    const rows = await tenantSql<{ payload: string }>(t, "SELECT payload FROM outbox WHERE event_type = 'internal.send_email' AND processed_at IS NULL");
+    expect(rows).toHaveLength(1);
+    const payload = JSON.parse(String(rows[0]?.payload)) as Record<string, string>;
+    expect(payload).toMatchObject({ to: user.email, subject: "Verify your email", job_id: job.id, sealed_text: expect.stringMatching(/^enc:v1:/) });
+    expect(JSON.stringify(payload)).not.toContain("email-verification");
+    expect(payload.text).toBeUndefined();
+    expect(((await (await api(t, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("pending");
+    // The relay (the alarm) delivers it and completes the job.
+    const link = await linkTo(user.email, t);
+    expect(((await (await api(t, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("completed");
+    expect((await follow(link)).status).toBe(200);
+  });
+
+  it("an email the relay cannot send, retried until it is dead-lettered, fails its job with the reason", async () => {
+    const t = await createTenant();
+    const user = await newUser(t);
+    const clock = await injectClock(t);
+    // Sealed for another recipient: the text does not open for this one (the seal is bound to the address).
+    const job = await start(user, "a link", t, `someone-else-${user.email}`);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect(((await (await api(t, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("pending");
+      await relay(t, 1);
+      clock.now += 3_600_000; // past the longest backoff, well within the 24-hour job retention
+    }
+    expect(await (await api(t, "GET", `/jobs/${job.id}`)).json()).toMatchObject({ id: job.id, status: "failed" });
+    const [row] = await tenantSql<{ status_details: string }>(t, "SELECT status_details FROM jobs WHERE id = ?", job.id);
+    expect(row?.status_details).toMatch(/^The verification email could not be sent: email: /);
+    const [dead] = await tenantSql<{ dead_lettered_at: number | null }>(t, "SELECT dead_lettered_at FROM outbox WHERE event_type = 'internal.send_email'");
+    expect(dead?.dead_lettered_at).not.toBeNull();
+    expect(await sinkTo(t, user.email)).toEqual([]);
+  });
+
+  it("a verification_email job is never taken by the import/export lane; the relay completes it", async () => {
+    const user = await newUser();
+    const job = await start(user, "Open https://example.test/u2/email-verification?ticket=abc");
+    expect(job.status).toBe("pending");
     await runAlarm(tenant, 2);
-    expect(((await (await api(tenant, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("pending");
+    expect(((await (await api(tenant, "GET", `/jobs/${job.id}`)).json()) as { status: string }).status).toBe("completed");
     expect(await tenantSql(tenant, "SELECT 1 FROM job_rows WHERE job_id = ?", job.id)).toEqual([]);
+    const [mail] = await sinkTo(tenant, user.email);
+    expect(mail?.text).toBe("Open https://example.test/u2/email-verification?ticket=abc");
   });
 });
 

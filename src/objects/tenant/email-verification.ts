@@ -3,13 +3,16 @@
  * specified user that asks them to click a link to verify their email address"). The job and the link's
  * ticket commit together; only the ticket's hash is stored (an `auth_challenges` row of purpose
  * `email_verification`). Following the link consumes the ticket with one conditional UPDATE, so a link
- * verifies once, never after it expired, and only the address it was sent to.
+ * verifies once, never after it expired, and only the address it was sent to. The email is queued in the
+ * same commit (an outbox event, its text sealed): a worker that dies after the commit loses nothing, and
+ * the relay completes the job when the email goes out or fails it when it is dead-lettered.
  */
 import { randomId } from "../../shared/crypto/random";
 import type { AuditContext, EmailVerificationOutcome, JobRecord, NewVerificationEmailJob } from "../../shared/types";
 import { json, type Sql } from "../sql";
 import { LOG_TYPES } from "./audit";
 import { emitAudit, type WriteTx } from "./events";
+import { queueEmail } from "./email-outbox";
 import { getJob } from "./jobs";
 import { TenantRpc } from "./rpc";
 import { getUser } from "./user-rows";
@@ -17,7 +20,7 @@ import { updateUser } from "./user-writes";
 
 export const EMAIL_VERIFICATION_PURPOSE = "email_verification";
 
-/** The job (pending until the worker sent the email) and its ticket, in the caller's transaction. */
+/** The job (pending until the relay sent the email), its ticket and its queued email, in the caller's transaction. */
 export function startVerificationEmail(tx: WriteTx, input: NewVerificationEmailJob): JobRecord {
   const id = randomId("job_", 16);
   tx.sql.run`INSERT INTO jobs (id, type, status, audit, created_at, updated_at)
@@ -26,6 +29,7 @@ export function startVerificationEmail(tx: WriteTx, input: NewVerificationEmailJ
   tx.sql.run`INSERT INTO auth_challenges (id, purpose, subject, client_id, secret_hash, data, created_at, expires_at)
     VALUES (${randomId("ch_", 16)}, ${EMAIL_VERIFICATION_PURPOSE}, ${input.user_id}, ${input.client_id}, ${input.ticket_hash},
       ${{ email: input.email, connection: input.connection, job_id: id, organization_id: input.organization_id }}, ${tx.now}, ${input.expires_at})`;
+  queueEmail(tx, { to: input.email, subject: input.message.subject, sealed_text: input.message.sealed_text, job_id: id });
   return getJob(tx.sql, id) as JobRecord;
 }
 
@@ -90,10 +94,6 @@ export class EmailVerifications extends TenantRpc {
       });
       return job;
     });
-  }
-
-  finish(id: string, sent: boolean, detail: string | null): JobRecord | null {
-    return this.commit((tx) => finishVerificationEmail(tx.sql, id, sent, detail, tx.now));
   }
 
   consume(ticketHash: string): EmailVerificationOutcome {

@@ -24,6 +24,11 @@ export interface Destination {
   timeoutMs: number;
   accepts(eventType: string): boolean;
   deliver(event: DeliverableEvent, now: number): void | Promise<void>;
+  /**
+   * Told, inside the transaction that dead-letters an event it refused, that no attempt is left (e.g. the job
+   * waiting on an email is marked failed). Optional.
+   */
+  onDeadLetter?(event: DeliverableEvent, detail: string, now: number): void;
 }
 
 /** One metric observation (SPEC §6.3 `metrics`). */
@@ -137,6 +142,7 @@ function settle(env: RelayEnv, { row, error, destination }: Outcome, now: number
     env.sql.run`UPDATE outbox SET retry_count = ${attempts}, error = ${detail}, final_error = ${detail},
         dead_lettered_at = ${now}, processed_at = ${now}, claim_id = NULL, lease_until = NULL
       WHERE id = ${row.id} AND claim_id IS ${row.claim_id}`;
+    env.destinations.find((d) => d.name === destination)?.onDeadLetter?.(deliverable(row), detail, now);
     env.metrics?.({ ...base, metric: "dead_lettered", value: 1 });
     return;
   }

@@ -22,6 +22,11 @@ export const encryptionContext = {
   smsProvider: (provider: string) => `guardian_sms_provider:${provider}`,
   /** A tenant's email provider API key (`/api/v2/emails/provider` credentials.api_key): opens only for that tenant. */
   emailProvider: (tenantId: string) => `email_provider:${tenantId}`,
+  /**
+   * The text of an email waiting in a tenant's outbox that carries a secret link (a verification email):
+   * opens only for that recipient.
+   */
+  queuedEmailText: (to: string) => `queued_email_text:${to}`,
   /** A per-tenant copy's generated secret (ENCRYPTION_KEY, CONTROL_PLANE_CLIENT_SECRET), kept by the control plane. */
   deploySecret: (tenantId: string, name: string) => `tenant_deploy_secret:${tenantId}:${name}`,
 } as const;

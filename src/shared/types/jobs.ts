@@ -83,6 +83,8 @@ export interface NewVerificationEmailJob {
   organization_id: string | null;
   ticket_hash: string;
   expires_at: number;
+  /** The email to queue with the job: its text (which holds the link) sealed for the recipient. */
+  message: { subject: string; sealed_text: string };
   audit: AuditContext;
 }
 

@@ -1,8 +1,9 @@
 /**
  * POST /api/v2/jobs/verification-email and the link it sends (the reference platform's verification email
- * job): the worker checks the request, creates the job and a single-use ticket in one commit (only the
- * ticket's hash is stored), sends the email through the configured provider (or the development sink),
- * and records whether it went. The link, GET /u2/email-verification?ticket=..., marks the address verified
+ * job): the worker checks the request and writes the email; the tenant object creates the job, a single-use
+ * ticket (only its hash is stored) and the queued email (its text sealed) in one commit, and answers the job
+ * `pending`, as the reference platform does. The relay sends the email through the configured provider (or
+ * the development sink) and marks the job `completed`, or `failed` once it gives up. The link, GET /u2/email-verification?ticket=..., marks the address verified
  * once: the tenant object consumes the ticket with one conditional UPDATE (a second use finds nothing).
  */
 import { problem } from "../../shared/errors";
@@ -16,7 +17,7 @@ import { configOf } from "../login/connection";
 import { sendMessage, shellFor } from "../login/render";
 import { hashSecret } from "../login/session";
 import { mailRoute } from "../../shared/messaging/mail-route";
-import { sendEmail } from "../messaging/senders";
+import { sealEmailText } from "../../shared/messaging/sealed-mail";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
@@ -58,7 +59,7 @@ async function addressOf(c: AppContext, body: VerificationEmailInput): Promise<{
   return { email, connection };
 }
 
-/** The route's work; answers the job (completed when the email went, failed with the reason otherwise). */
+/** The route's work; answers the pending job (GET /jobs/{id} says when the email went). */
 export async function sendVerificationEmail(c: AppContext, body: VerificationEmailInput): Promise<JobRecord> {
   const config = await configOf(c);
   const client = body.client_id === undefined ? undefined : clientIn(config, body.client_id);
@@ -68,8 +69,12 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
   // Refuse before creating anything when no way out is configured (never a job that cannot run).
   if (mailRoute(c.env).kind === "none") throw problem("email_provider_missing");
   const ticket = randomToken(32);
+  const url = verificationUrl(c, ticket);
+  const friendly = config.settings.friendly_name;
+  const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
+  const text = `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`;
   const audit = auditContext(c);
-  const job = await targetTenant(c)
+  return targetTenant(c)
     .emailVerification(audit)
     .start({
       user_id: body.user_id,
@@ -79,23 +84,9 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
       organization_id: body.organization_id ?? null,
       ticket_hash: await hashSecret(ticket),
       expires_at: now() + VERIFICATION_LINK_TTL_S * 1000,
+      message: { subject: "Verify your email", sealed_text: await sealEmailText(c.env.ENCRYPTION_KEY, email, text) },
       audit,
     });
-  const url = verificationUrl(c, ticket);
-  const friendly = config.settings.friendly_name;
-  const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
-  let failure: string | null = null;
-  try {
-    await sendEmail(c, {
-      to: email,
-      subject: "Verify your email",
-      text: `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`,
-    });
-  } catch (error) {
-    failure = `The verification email could not be sent: ${(error as Error).message}`;
-    console.error(`job ${job.id}: ${failure}`);
-  }
-  return (await targetTenant(c).emailVerification(audit).finish(job.id, failure === null, failure)) ?? job;
 }
 
 const PAGES = {

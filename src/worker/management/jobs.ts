@@ -81,7 +81,7 @@ export const jobRoutes = [
     path: "/jobs/verification-email",
     scope: "update:users",
     summary:
-      "Send the user (or the chosen identity) an email with a single-use link, valid 5 days, that marks the address verified; answers the verification_email job (completed once sent)",
+      "Send the user (or the chosen identity) an email with a single-use link, valid 5 days, that marks the address verified; answers the verification_email job, pending until the relay sent the email (then completed, or failed once it gives up)",
     body: verificationEmailBody,
     status: 201,
     async handler(c, { body }) {

@@ -15,6 +15,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.smsProvider("twilio")).toBe("guardian_sms_provider:twilio");
     expect(encryptionContext.emailProvider("tenant-1")).toBe("email_provider:tenant-1");
     expect(encryptionContext.deploySecret("acme", "ENCRYPTION_KEY")).toBe("tenant_deploy_secret:acme:ENCRYPTION_KEY");
+    expect(encryptionContext.queuedEmailText("ann@example.com")).toBe("queued_email_text:ann@example.com");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
       "clientSecret",
@@ -22,6 +23,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
       "deploySecret",
       "emailProvider",
       "logStreamSink",
+      "queuedEmailText",
       "resourceServerSigningSecret",
       "signingKey",
       "smsProvider",
