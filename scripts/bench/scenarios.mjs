@@ -180,6 +180,26 @@ export const SCENARIOS = [
     setup: (ctx) => rotationLoad(ctx, { users: 1000, families: 1, api: true }),
   },
   {
+    id: "rotation_floor",
+    label: "floor of a rotation: body read, two hashes, one user-object upsert (of 1,000), one RS256 signature (/__bench/rotation-floor)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const request = {
+        method: "POST",
+        path: "/__bench/rotation-floor",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
+      };
+      // Every one of the 1,000 user objects exists and is warm first, as the seeded rotation rows' are.
+      for (let i = 0; i < 1000; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
+      }
+      return request;
+    },
+  },
+  {
     id: "refresh_hot",
     label: "refresh rotations, one hot user (a family per connection)",
     unit: "rotations/s",
@@ -703,6 +723,8 @@ export const RATIOS = [
   { label: "in-object commit cost with its outbox event ÷ bare commit", numerator: "commit_bare", denominator: "commit_outbox" },
   { label: "management write cost with outbox ÷ without (writes/s off ÷ on; target < 1.25)", numerator: "mgmt_write_direct", denominator: "mgmt_write" },
   { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
+  { label: "rotation floor (one user-object write, one RS256 signature) ÷ client_credentials tokens/s: the most a one-signature rotation could reach", numerator: "rotation_floor", denominator: "token" },
+  { label: "refresh rotations/s for an API ÷ rotation floor (1.0 = a rotation costs nothing beyond its floor)", numerator: "refresh_spread_api", denominator: "rotation_floor" },
   { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
   { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },
   { label: "refresh rotations/s (one hot user) ÷ client_credentials tokens/s", numerator: "refresh_hot", denominator: "token" },

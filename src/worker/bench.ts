@@ -33,6 +33,20 @@ export function benchRoutes(): Hono<AppEnv> {
     const token = await signJwt({ iss: "bench", sub: `${params.client_id}@clients`, aud: params.audience, iat: now, exp: now + 86400, jti: crypto.randomUUID() }, key, "bench", "ES256", "at+jwt");
     return c.json({ access_token: token, token_type: "Bearer", expires_in: 86400 }, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
   });
+  // The floor of a refresh rotation (issue 10): read a form body, hash the presented secret and its
+  // successor, one RPC to a user object (of 1,000) that upserts one row, one RS256 signature, JSON.
+  let rotations = 0;
+  router.post("/rotation-floor", async (c) => {
+    const params = await readOAuthParams(c.req.raw);
+    const user = `floor-${rotations++ % 1000}`;
+    const [presented, successor] = await Promise.all([refreshSecretHash(params.refresh_token ?? ""), refreshSecretHash(newRefreshSecret())]);
+    const stored = await userObject(c.env, "bench-floor", user).benchRotateFloor(presented.slice(0, 16), successor);
+    if (!stored) return c.json({ error: "not stored" }, 500);
+    const key = await keyFor("RS256");
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signJwt({ iss: "bench", sub: user, aud: "urn:bench:floor", iat: now, exp: now + 86400, scope: "read:bench" }, key, "bench", "RS256", "at+jwt");
+    return c.json({ access_token: token, refresh_token: successor, token_type: "Bearer", expires_in: 86400 }, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
+  });
   router.get("/sign", async (c) => {
     const asked = c.req.query("alg") ?? "RS256";
     const alg = ["RS256", "ES256", "EdDSA"].includes(asked) ? asked : "RS256";

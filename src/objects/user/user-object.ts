@@ -191,6 +191,22 @@ export class UserObject extends DurableObject<Env> {
     return new MfaAttempts(this.ctx.storage, this.sql);
   }
 
+  private benchTable = false;
+
+  /**
+   * `npm run bench` only (the rotation floor): the least a rotation must do in this object, one upsert of a
+   * row's hash in a transaction. Writes only its own `bench_floor` table.
+   */
+  benchRotateFloor(id: string, hash: string): boolean {
+    if (!this.benchTable) {
+      this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_floor (id TEXT PRIMARY KEY, hash TEXT NOT NULL)");
+      this.benchTable = true;
+    }
+    return this.ctx.storage.transactionSync(
+      () => this.ctx.storage.sql.exec("INSERT INTO bench_floor (id, hash) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET hash = excluded.hash RETURNING id", id, hash).toArray().length === 1,
+    );
+  }
+
   /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().issue(...)`. */
   refreshTokens(): RefreshTokens {
     return new RefreshTokens(this.ctx.storage, this.sql, this.alarmKeeper.expiresAt);
