@@ -1,6 +1,6 @@
 import { metricsSinkFrom } from "./metrics";
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed } from "../../shared/types";
+import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { AccountLinking } from "./account-linking";
@@ -38,7 +38,7 @@ import { defaultDestinations } from "./destinations";
 import { EmailProviders } from "./email-provider";
 import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
-import { UserAuthorization } from "./user-authorization";
+import { tokenSubject, UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
 import { emailDestination } from "./email-outbox";
 import { EmailVerifications } from "./email-verification";
@@ -280,6 +280,14 @@ export class TenantObject extends DurableObject<Env> {
   /** A user's roles and direct permissions, and what tokens need of them. */
   userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
     return new UserAuthorization(this.core, audit);
+  }
+
+  /**
+   * The refresh grant's one read of its user, flat (STYLE.md: hot paths stay flat methods, no facade stub
+   * per call). See {@link tokenSubject}.
+   */
+  tokenSubject(userId: string): TokenSubject {
+    return tokenSubject(this.core.sql, userId);
   }
 
   /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */

@@ -195,9 +195,4 @@ export class UserAuthorization extends TenantRpc {
   permissionNames(userId: string, identifier: string, organizationId: string | null = null): string[] {
     return this.read((sql) => permissionNames(sql, userId, identifier, organizationId));
   }
-
-  /** The user and its RBAC permissions per API, for the refresh grant's one read of its user. */
-  tokenSubject(userId: string): TokenSubject {
-    return this.read((sql) => tokenSubject(sql, userId));
-  }
 }

@@ -63,20 +63,31 @@ export function splitUserId(userId: string): { provider: string; bare: string } 
  * The identities of a page of primary users, primary identity first, then linked accounts in link order:
  * `{connection, provider, user_id (bare), isSocial}` plus `profileData` for linked accounts. The primary
  * identity comes from the user's own row; only linked accounts are read (a partial index on linked_to),
- * so a page of unlinked users costs no identity query beyond the connections' strategies.
+ * so a page of unlinked users costs no identity query beyond the connections' strategies. One user (every
+ * point read, the refresh grant's among them) reads its connections' strategies by name and its linked
+ * accounts by the index directly, instead of the whole connections table and a json_each list.
  */
 export function loadIdentities(sql: Sql, rows: UserRow[]): Map<string, UserIdentity[]> {
   const out = new Map<string, UserIdentity[]>();
   if (rows.length === 0) return out;
-  const strategies = new Map(sql.all<{ name: string; strategy: string }>`SELECT name, strategy FROM connections`.map((c) => [c.name, c.strategy]));
+  const strategies = new Map<string, string | undefined>();
+  if (rows.length > 1) for (const c of sql.all<{ name: string; strategy: string }>`SELECT name, strategy FROM connections`) strategies.set(c.name, c.strategy);
+  const strategyOf = (name: string) => {
+    if (!strategies.has(name)) strategies.set(name, sql.first<{ strategy: string }>`SELECT strategy FROM connections WHERE name = ${name}`?.strategy);
+    return strategies.get(name);
+  };
   const identity = (r: UserRow): UserIdentity => {
     const { provider, bare } = splitUserId(String(r.user_id));
-    return { connection: String(r.connection), provider, user_id: bare, isSocial: isSocialStrategy(strategies.get(String(r.connection))) };
+    return { connection: String(r.connection), provider, user_id: bare, isSocial: isSocialStrategy(strategyOf(String(r.connection))) };
   };
   for (const r of rows) out.set(String(r.user_id), [identity(r)]);
-  const ids = JSON.stringify(rows.map((r) => String(r.user_id)));
-  const linked = sql.all<UserRow>`SELECT u.* FROM users u JOIN identities i ON i.source_user_id = u.user_id
-    WHERE u.linked_to IN (SELECT value FROM json_each(${ids})) ORDER BY i.linked_at, u.user_id`;
+  const only = rows.length === 1 ? String(rows[0]?.user_id) : null;
+  const linked =
+    only !== null
+      ? sql.all<UserRow>`SELECT u.* FROM users u JOIN identities i ON i.source_user_id = u.user_id
+          WHERE u.linked_to = ${only} ORDER BY i.linked_at, u.user_id`
+      : sql.all<UserRow>`SELECT u.* FROM users u JOIN identities i ON i.source_user_id = u.user_id
+          WHERE u.linked_to IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => String(r.user_id)))})) ORDER BY i.linked_at, u.user_id`;
   for (const r of linked) out.get(String(r.linked_to))?.push({ ...identity(r), profileData: profileData(r) });
   return out;
 }

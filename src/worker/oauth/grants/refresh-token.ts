@@ -133,7 +133,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     ),
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user.
-    tenantObject(c.env, parsed.tenantId).userAuthorization().tokenSubject(parsed.userId),
+    tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId),
     params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
   const user = subject.user;
