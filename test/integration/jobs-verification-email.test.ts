@@ -10,6 +10,8 @@ import { injectClock, relay, tenantSql } from "../helpers/outbox";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 import { api, DB } from "../helpers/users";
 import { sealEmailText } from "../../src/shared/messaging/sealed-mail";
+import { finishVerificationEmail } from "../../src/objects/tenant/email-verification";
+import { Sql } from "../../src/objects/sql";
 
 /**
  * Issue 14 point 5: POST /api/v2/jobs/verification-email sends the user an email with a single-use,
@@ -200,9 +202,18 @@ describe("verification email jobs, the outbox and the alarm's job lane", () => {
     expect(await (await api(t, "GET", `/jobs/${job.id}`)).json()).toMatchObject({ id: job.id, status: "failed" });
     const [row] = await tenantSql<{ status_details: string }>(t, "SELECT status_details FROM jobs WHERE id = ?", job.id);
     expect(row?.status_details).toMatch(/^The verification email could not be sent: email: /);
-    const [dead] = await tenantSql<{ dead_lettered_at: number | null }>(t, "SELECT dead_lettered_at FROM outbox WHERE event_type = 'internal.send_email'");
+    const [dead] = await tenantSql<{ id: string; dead_lettered_at: number | null }>(t, "SELECT id, dead_lettered_at FROM outbox WHERE event_type = 'internal.send_email'");
     expect(dead?.dead_lettered_at).not.toBeNull();
     expect(await sinkTo(t, user.email)).toEqual([]);
+    // Listed with the failed events, its text still sealed.
+    const failed = await (await api(t, "GET", "/failed-events")).text();
+    expect(failed).toContain(String(dead?.id));
+    expect(failed).not.toContain("a link");
+    // Replayed and sent after all (as a later delivery would), the email completes its failed job.
+    const sent = await runInDurableObject(env.TENANT.getByName(t), (_o: TenantObject, state: DurableObjectState) =>
+      finishVerificationEmail(new Sql(state.storage.sql), job.id, true, null, Date.now()),
+    );
+    expect(sent?.status).toBe("completed");
   });
 
   it("a verification_email job is never taken by the import/export lane; the relay completes it", async () => {

@@ -33,10 +33,13 @@ export function startVerificationEmail(tx: WriteTx, input: NewVerificationEmailJ
   return getJob(tx.sql, id) as JobRecord;
 }
 
-/** The email went out (completed) or the provider refused it (failed, with the reason). */
+/**
+ * The email went out (completed) or the relay gave up on it (failed, with the reason). An email replayed
+ * from /failed-events that then goes out completes its failed job.
+ */
 export function finishVerificationEmail(sql: Sql, id: string, sent: boolean, detail: string | null, now: number): JobRecord | null {
   sql.run`UPDATE jobs SET status = ${sent ? "completed" : "failed"}, status_details = ${detail}, updated_at = ${now}, completed_at = ${now}
-    WHERE id = ${id} AND type = 'verification_email' AND status = 'pending'`;
+    WHERE id = ${id} AND type = 'verification_email' AND (status = 'pending' OR (${sent ? 1 : 0} = 1 AND status = 'failed'))`;
   return getJob(sql, id);
 }
 
