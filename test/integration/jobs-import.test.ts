@@ -5,42 +5,15 @@ import { JobLane } from "../../src/objects/tenant/job-lane";
 import { JOB_RETENTION_MS } from "../../src/objects/tenant/jobs";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { Sql } from "../../src/objects/sql";
-import { BASE, controlPlaneToken, createTenant } from "../helpers/api";
+import { BASE, createTenant } from "../helpers/api";
 import { pendingLogin, seedClient, type TestClient } from "../helpers/flows";
+import { dbConnectionId, drain, postImport } from "../helpers/jobs";
 import { injectClock } from "../helpers/outbox";
 import { api, createConnection, DB } from "../helpers/users";
 
 /** Issue 14 point 5: bulk user import jobs, their progress, their per-row errors and bcrypt logins. */
 
 const CALLBACK = "https://app.example.com/callback";
-
-/** The tenant's database connection id. */
-async function dbConnectionId(tenant: string): Promise<string> {
-  const list = (await (await api(tenant, "GET", "/connections")).json()) as Array<{ id: string; name: string }>;
-  return (list.find((c) => c.name === DB) as { id: string }).id;
-}
-
-/** POST /jobs/users-imports as the auth0 SDK sends it (multipart, the file as a Blob part). */
-async function postImport(tenant: string, fields: Record<string, string>, file?: unknown, token?: string): Promise<Response> {
-  const form = new FormData();
-  if (file !== undefined) form.append("users", new Blob([typeof file === "string" ? file : JSON.stringify(file)], { type: "application/json" }), "users.json");
-  for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  return SELF.fetch(`${BASE}/api/v2/jobs/users-imports`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token ?? (await controlPlaneToken())}`, "tenant-id": tenant },
-    body: form,
-  });
-}
-
-/** Runs the tenant object's alarm until the job is no longer active (or `max` runs). */
-async function drain(tenant: string, jobId: string, max = 50): Promise<Record<string, unknown>> {
-  for (let i = 0; i < max; i++) {
-    const job = (await (await api(tenant, "GET", `/jobs/${jobId}`)).json()) as Record<string, unknown>;
-    if (job.status === "completed" || job.status === "failed") return job;
-    await runDurableObjectAlarm(env.TENANT.getByName(tenant));
-  }
-  throw new Error(`job ${jobId} still active after ${max} alarms`);
-}
 
 const cheapHash = (password: string) => bcrypt.hashSync(password, 4);
 
