@@ -130,6 +130,27 @@ describe("user access tokens for an API with RBAC", () => {
     expect(scope.split(" ")).toContain("write:docs");
   });
 
+  it("the refresh grant counts a permission held directly and through two roles once, in name order, and none from an API without RBAC", async () => {
+    const api = await createRbacApi(tenant, SCOPES, { enforce_policies: true, token_dialect: "access_token_authz", allow_offline_access: true });
+    const open = await createRbacApi(tenant, ["admin:docs"], { enforce_policies: false });
+    const { user, cookie } = await member(api);
+    const t = on(tenant);
+    const second = await createRole(tenant);
+    // write:docs now also through a second role, which holds admin:docs and a permission of the API without RBAC.
+    expect((await t.call("POST", `/roles/${second.id}/permissions`, { permissions: [...perms(api.identifier, "write:docs", "admin:docs"), ...perms(open.identifier, "admin:docs")] })).status).toBe(201);
+    expect((await t.call("POST", userPath(user.user_id, "/roles"), { roles: [second.id] })).status).toBe(204);
+    const first = await codeFlow(cookie, api.identifier, `${ASK_ALL} offline_access`);
+    const refreshed = await tokenForm(
+      { grant_type: "refresh_token", refresh_token: first.body.refresh_token as string, client_id: client.client_id, client_secret: client.client_secret },
+      {},
+      host,
+    );
+    expect(refreshed.status, await refreshed.clone().text()).toBe(200);
+    const { payload } = await jwtVerify(((await refreshed.json()) as Tokens).access_token, jwks, { audience: api.identifier });
+    expect(payload.permissions).toEqual(["admin:docs", "read:docs", "write:docs"]);
+    expect(String(payload.scope).split(" ").sort()).toEqual(["admin:docs", "offline_access", "openid", "profile", "read:docs", "write:docs"]);
+  });
+
   it("implicit and hybrid responses carry the same scope and permissions", async () => {
     const api = await createRbacApi(tenant, SCOPES, { enforce_policies: true, token_dialect: "access_token_authz" });
     const { cookie } = await member(api);

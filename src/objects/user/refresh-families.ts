@@ -1,5 +1,5 @@
 import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
-import { iso, json, type Sql } from "../sql";
+import { iso, json, type Sql, type SqlValue } from "../sql";
 
 /**
  * Refresh-token families in the user's own object (ARCHITECTURE.md §2, SPEC §2.8, §3.3): every rotation,
@@ -7,7 +7,7 @@ import { iso, json, type Sql } from "../sql";
  * inside the caller's `transactionSync`.
  */
 
-type Row = Record<string, unknown>;
+type Row = Record<string, SqlValue>;
 
 /** The reference platform keeps at most this many live refresh tokens per user and application. */
 export const MAX_LIVE_TOKENS_PER_CLIENT = 200;
@@ -108,20 +108,31 @@ export function rotateRefreshToken(
     revokeFamily(sql, String(row.family_id), now);
     return { ok: false, reason: "reused" };
   }
-  const successor = sql.first<Row>`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope,
-      audience, login, device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
-    SELECT ${r.successor_id}, ${r.successor_hash}, family_id, client_id, user_id, session_id, scope, audience, login,
-      ${{ ...json(row.device as string, {}), ...r.device }}, ${expiresAt}, ${idleLifetime},
-      ${idleExpiry(now, idleLifetime, expiresAt)}, ${now}, created_at
-    FROM refresh_tokens WHERE id = ${r.id}
-    RETURNING *`;
+  // The successor is built here from the row already read: INSERT ... SELECT ... RETURNING would read the
+  // row again and stage the returned one in a temporary table.
+  const successor: Row = {
+    ...row,
+    id: r.successor_id,
+    device: JSON.stringify({ ...json(row.device as string, {}), ...r.device }),
+    expires_at: expiresAt,
+    idle_lifetime_ms: idleLifetime,
+    idle_expires_at: idleExpiry(now, idleLifetime, expiresAt),
+    last_exchanged_at: now,
+    rotated_to: null,
+    rotated_at: null,
+  };
+  sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
+      device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
+    VALUES (${successor.id}, ${r.successor_hash}, ${row.family_id}, ${row.client_id}, ${row.user_id}, ${row.session_id},
+      ${row.scope}, ${row.audience}, ${row.login}, ${successor.device}, ${successor.expires_at}, ${idleLifetime},
+      ${successor.idle_expires_at}, ${now}, ${row.created_at})`;
   sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
     WHERE id = ${r.id}`;
   // The alarm already covers the predecessor's expiry; only an earlier (or a first) expiry needs it moved.
   const before = earliestOf(num(row.expires_at), num(row.idle_expires_at));
-  const after = earliestOf(num((successor as Row).expires_at), num((successor as Row).idle_expires_at));
+  const after = earliestOf(num(successor.expires_at), num(successor.idle_expires_at));
   if (after !== null && (before === null || after < before)) onEarlierExpiry(after);
-  return { ok: true, token: toRefreshToken(successor as Row), replay: false };
+  return { ok: true, token: toRefreshToken(successor), replay: false };
 }
 
 /** Revokes every token of a family (reuse detection, RFC 7009 revocation, DELETE of one token). */
