@@ -218,7 +218,9 @@ describe("switching organization on refresh and token exchange (SPEC §4.1)", ()
   });
 
   it("refuses an organization the user does not belong to without burning the refresh token", async () => {
-    const { foreign, tokens, refresh } = await loggedIn();
+    const { api, client, foreign, tokens, refresh } = await loggedIn();
+    // No leeway: a refused switch that rotated the token would make the next use a reuse, revoking the family.
+    await api.json("PATCH", `/clients/${client.client_id}`, { refresh_token: { leeway: 0 } }, 200);
     const refused = await refresh(tokens.refresh_token as string, { organization: foreign.id });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: string }).error).toBe("invalid_grant");

@@ -104,6 +104,28 @@ describe("rotation and reuse (SPEC §3.3, RFC 9700 §4.14.2)", () => {
     expect(b.access_token).not.toBe(a.access_token);
   });
 
+  it("a refused wider scope does not spend the token: without leeway the same token still refreshes, narrower", async () => {
+    const s = await setup({ leeway: 0 });
+    const first = await login(s);
+    const wider = await refresh(s.client, first.refresh_token as string, { scope: "openid offline_access email" });
+    expect(wider.status).toBe(400);
+    expect(await wider.json()).toEqual({ error: "invalid_scope", error_description: "Scopes not granted by the refresh token: email" });
+    const narrower = await refresh(s.client, first.refresh_token as string, { scope: "openid" });
+    expect(narrower.status, await narrower.clone().text()).toBe(200);
+    const body = (await narrower.json()) as TokenBody & { scope: string };
+    expect(body.scope).toBe("openid");
+    // The successor keeps the family's scope: the narrowing was for that response only.
+    expect((await refresh(s.client, body.refresh_token as string, { scope: "openid offline_access" })).status).toBe(200);
+  });
+
+  it("a replayed token cannot dodge reuse detection by asking for a wider scope", async () => {
+    const s = await setup({ leeway: 0 });
+    const first = await login(s);
+    const second = (await (await refresh(s.client, first.refresh_token as string)).json()) as TokenBody;
+    await expectRefused(await refresh(s.client, first.refresh_token as string, { scope: "openid email" }), "Refresh token has been revoked");
+    await expectRefused(await refresh(s.client, second.refresh_token as string), "Refresh token has been revoked");
+  });
+
   it("reuse outside the leeway revokes the whole family, successor included", async () => {
     const s = await setup({ leeway: 0 });
     const first = await login(s);

@@ -158,6 +158,11 @@ describe("blocked users cannot log in (SPEC §7)", () => {
     const refreshed = await tokenForm({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
     expect(refreshed.status).toBe(403);
     expect(await refreshed.json()).toEqual({ error: "invalid_grant", error_description: "user is blocked" });
+    // A token that is not genuine learns nothing about the user it names: the same refusal as for anyone.
+    const [version, tenantPart, userPart] = tokens.refresh_token.split(".");
+    const forged = `${version}.${tenantPart}.${userPart}.rt_${"A".repeat(22)}.${"B".repeat(43)}`;
+    const probe = await tokenForm({ grant_type: "refresh_token", refresh_token: forged, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    expect(await probe.json()).toEqual({ error: "invalid_grant", error_description: "Invalid refresh token" });
     const redeemed = await exchange(pending);
     expect(await redeemed.json()).toEqual({ error: "invalid_grant", error_description: "user is blocked" });
     // The browser session no longer logs them in silently either.

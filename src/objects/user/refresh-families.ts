@@ -104,10 +104,18 @@ export function rotateRefreshToken(
       successor.revoked_at === null &&
       r.leeway_ms > 0 &&
       now - Number(row.rotated_at) <= r.leeway_ms;
-    if (tolerated) return { ok: true, token: toRefreshToken(successor), replay: true };
-    revokeFamily(sql, String(row.family_id), now);
-    return { ok: false, reason: "reused" };
+    if (!tolerated) {
+      revokeFamily(sql, String(row.family_id), now);
+      return { ok: false, reason: "reused" };
+    }
+    const wider = widerScopes(successor, r.scope);
+    if (wider.length) return { ok: false, reason: "invalid_scope", wider };
+    return { ok: true, token: toRefreshToken(successor), replay: true };
   }
+  // Checked after reuse detection (a replayed token never escapes it by asking for more) and before any write.
+  const wider = widerScopes(row, r.scope);
+  if (wider.length) return { ok: false, reason: "invalid_scope", wider };
+  if (r.check_only) return { ok: true, token: toRefreshToken(row), replay: false };
   // The successor is built here from the row already read: INSERT ... SELECT ... RETURNING would read the
   // row again and stage the returned one in a temporary table.
   const successor: Row = {
@@ -133,6 +141,13 @@ export function rotateRefreshToken(
   const after = earliestOf(num(successor.expires_at), num(successor.idle_expires_at));
   if (after !== null && (before === null || after < before)) onEarlierExpiry(after);
   return { ok: true, token: toRefreshToken(successor), replay: false };
+}
+
+/** The asked scopes a token does not hold (none when the request names no scope). */
+function widerScopes(row: Row, asked: string[] | null | undefined): string[] {
+  if (!asked) return [];
+  const held = new Set(String(row.scope ?? "").split(" "));
+  return asked.filter((s) => !held.has(s));
 }
 
 /** Revokes every token of a family (reuse detection, RFC 7009 revocation, DELETE of one token). */

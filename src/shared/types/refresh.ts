@@ -60,6 +60,13 @@ export interface RefreshRotation {
   successor_hash: string;
   leeway_ms: number;
   device: RefreshDevice;
+  /**
+   * The scopes asked for, when the request names some: any the token does not hold refuse the request
+   * (`invalid_scope`) before anything is written, so a refused request never spends the token.
+   */
+  scope?: string[] | null;
+  /** Answer as a rotation would (reuse detection included) but write no successor: a refused org switch. */
+  check_only?: boolean;
 }
 
 /** The client's refresh-token policy at the time of use (SPEC §2.8 precedence, resolved by the worker). */
@@ -71,4 +78,5 @@ export interface RefreshLifetimes {
 
 export type RotateOutcome =
   | { ok: true; token: RefreshTokenRecord; replay: boolean }
-  | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" };
+  | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" }
+  | { ok: false; reason: "invalid_scope"; wider: string[] };

@@ -113,12 +113,14 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const presented = params.refresh_token ?? "";
   const parsed = parseRefreshToken(presented);
   if (!parsed || parsed.tenantId !== c.get("tenant").id) throw invalidGrant(client, REASONS.unknown);
-  // SPEC §4.1: `organization` switches the context after a membership check. The check runs beside the
-  // rotation and counts only once the token proved genuine (a forged token learns nothing about members);
-  // a refused switch leaves the old token usable within the leeway, which answers the same successor.
+  const asked = params.scope ? params.scope.split(" ").filter(Boolean) : null;
+  // SPEC §4.1: `organization` switches the context after a membership check, made first: a refused switch
+  // must not spend the token (it is then only checked, reuse detection included, never rotated). The answer
+  // says "not a member" only once the token proved genuine (a forged token learns nothing about members).
   if (params.organization) assertOrganizationsAllowed(client);
+  const switched = params.organization ? await memberOf(ctx, params.organization, parsed.userId) : null;
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
-  const [outcome, subject, switched] = await Promise.all([
+  const [outcome, subject] = await Promise.all([
     userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
       {
         id: parsed.id,
@@ -128,34 +130,39 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
         successor_hash: await refreshSecretHash(nextSecret),
         leeway_ms: refreshLeewayMs(client),
         device: requestDevice(c, false),
+        // A wider scope is refused in the user object before the rotation, so the token stays usable.
+        scope: asked,
+        check_only: Boolean(params.organization) && !switched,
       },
       rotationLifetimes(client, ctx.config),
     ),
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
-    // lands) and its RBAC permissions, in the one read this grant makes of its user.
+    // lands) and its RBAC permissions, in the one read this grant makes of its user. A token rotated for a
+    // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway.
     tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId),
-    params.organization ? memberOf(ctx, params.organization, parsed.userId) : null,
   ]);
   const user = subject.user;
-  // A blocked user is told so even after the block's cascade has revoked the token.
+  if (!outcome.ok) {
+    if (outcome.reason === "invalid_scope") throw new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${outcome.wider.join(" ")}`);
+    // A genuine token revoked by a block's cascade tells its blocked user so; any other refusal says only
+    // what is wrong with the token (the user's state is never revealed to a token that is not genuine).
+    throw invalidGrant(client, outcome.reason === "revoked" && user?.blocked ? REASONS.blocked : REASONS[outcome.reason]);
+  }
   if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
-  if (!outcome.ok) throw invalidGrant(client, REASONS[outcome.reason]);
   if (!user) throw invalidGrant(client, REASONS.revoked);
   if (params.organization && !switched) throw notAMember(client, params.organization);
   const token = outcome.token;
   // The organization the token was issued in must still count the user as a member.
   const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
   const held = token.scope.split(" ").filter(Boolean);
-  const asked = params.scope ? params.scope.split(" ").filter(Boolean) : held;
-  const wider = asked.filter((s) => !held.includes(s));
-  if (wider.length) throw new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${wider.join(" ")}`);
+  const scope = asked ?? held;
   // The reference platform runs post-login actions on refresh too (transaction.protocol oauth2-refresh-token).
   const actions = await runPostLogin(c, {
     config: ctx.config,
     client,
     user,
     protocol: "oauth2-refresh-token",
-    scope: asked.join(" "),
+    scope: scope.join(" "),
     audience: token.audience ?? undefined,
     organization: token.login.organization,
     sessionId: token.session_id,
@@ -173,7 +180,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     client,
     user,
     grant: {
-      scope: asked.join(" "),
+      scope: scope.join(" "),
       auth_time: token.login.auth_time ?? Math.floor(Date.parse(token.created_at) / 1000),
       ...(token.audience ? { audience: token.audience } : {}),
       ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
