@@ -73,6 +73,39 @@ describe("sessions API", () => {
     expect((await refresh(a.refreshToken)).status).toBe(403);
   });
 
+  it("DELETE /users/{id}/sessions revokes every session of the user and their refresh tokens (202), and no one else's", async () => {
+    const a = await loggedIn();
+    // A second session of the same user, with its own refresh token.
+    const again = await sessionCookie(tenant, a.user.user_id, client.client_id);
+    const secondId = again.slice("gh_session=".length).split(".")[0] as string;
+    const code = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie: again })).query.get("code") as string;
+    const second = (await (await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host)).json()) as { refresh_token: string };
+    const other = await loggedIn();
+    const path = `/users/${encodeURIComponent(a.user.user_id)}/sessions`;
+    expect((await admin("DELETE", path)).status).toBe(202);
+    for (const id of [a.sessionId, secondId]) expect((await admin("GET", `/sessions/${id}`)).status).toBe(404);
+    for (const token of [a.refreshToken, second.refresh_token]) expect((await refresh(token)).status).toBe(403);
+    expect((await refresh(other.refreshToken)).status).toBe(200);
+    expect((await admin("GET", `/sessions/${other.sessionId}`)).status).toBe(200);
+    // Nothing left to end is still accepted; an unknown user is 404.
+    expect((await admin("DELETE", path)).status).toBe(202);
+    expect((await admin("DELETE", "/users/auth0%7Cnobody/sessions")).status).toBe(404);
+    // Reachable only with delete:sessions.
+    expect((await mgmt("DELETE", path, { token: await tenantManagementToken(tenant, ["read:sessions"]), host })).status).toBe(403);
+    expect((await call(`/api/v2${path}`, { host, method: "DELETE" })).status).toBe(401);
+  });
+
+  it("a code issued under a session revoked before its exchange mints nothing", async () => {
+    const user = await seedUser(tenant, `ses-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+    const sessionId = cookie.slice("gh_session=".length).split(".")[0] as string;
+    const code = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie })).query.get("code") as string;
+    expect((await admin("DELETE", `/sessions/${sessionId}`)).status).toBe(204);
+    const res = await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
   it("logout ends the session without touching refresh tokens (SPEC §3.3)", async () => {
     const a = await loggedIn();
     const res = await call(`/v2/logout?client_id=${client.client_id}&returnTo=${encodeURIComponent("https://app.example.com/bye")}`, {

@@ -97,8 +97,11 @@ export function emitBackchannelLogouts(tx: Pick<WriteTx, "emit" | "sql">, sessio
   return emitted;
 }
 
-/** A deliberately ended session: its refresh tokens are revoked and its clients notified. */
+/** A deliberately ended session: its pending codes deleted, its refresh tokens revoked, its clients notified. */
 export function cascadeSessionRevoked(tx: WriteTx, session: EndedSession): void {
+  // A code issued under the session and not yet redeemed would mint tokens (a refresh token among them)
+  // that this revocation never reaches: it goes with the session.
+  tx.sql.run`DELETE FROM authorization_codes WHERE session_id = ${session.id} AND consumed_at IS NULL`;
   emitRefreshRevocation(tx, { user_id: session.user_id, session_ids: [session.id], reason: "session-revoked" });
   emitBackchannelLogouts(tx, [session], "session-revoked");
 }

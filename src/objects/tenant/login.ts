@@ -236,4 +236,18 @@ export class Sessions extends TenantRpc {
       return audited(tx, this.audit, result, { entity: "session", action: "deleted", id });
     });
   }
+
+  /**
+   * DELETE /users/{id}/sessions: every session of the user revoked as `revoke` does one (refresh tokens
+   * issued under them, back-channel logout), in one commit. Answers the ended sessions' ids; an unknown
+   * user is `inexistent_user`, a user without sessions ends none.
+   */
+  revokeAllOf(userId: string): Result<{ session_ids: string[] }> {
+    return this.commit((tx) => {
+      if (!getUser(tx.sql, userId)) return audited(tx, this.audit, fail("inexistent_user"), { entity: "user_sessions", action: "deleted", id: userId });
+      const ended = tx.sql.all<Row>`DELETE FROM sessions WHERE user_id = ${userId} RETURNING *`.map(endedSession);
+      for (const session of ended) cascadeSessionRevoked(tx, session);
+      return audited(tx, this.audit, ok({ session_ids: ended.map((s) => s.id) }), { entity: "user_sessions", action: "deleted", id: userId });
+    });
+  }
 }

@@ -33,10 +33,15 @@ function present(s: SessionView) {
  */
 async function revoke(c: AppContext, id: string): Promise<void> {
   const revoked = unwrap(await targetTenant(c).sessions(auditContext(c)).revoke(id));
+  await revokeTokensNow(c, revoked.user_id, [id]);
+}
+
+/** The cascade's best-effort first attempt in the user's object (the outbox has it committed already). */
+async function revokeTokensNow(c: AppContext, userId: string, sessionIds: string[]): Promise<void> {
   try {
-    await userObject(c.env, c.var.tenant.id, revoked.user_id).revokeRefreshTokens([id]);
+    await userObject(c.env, c.var.tenant.id, userId).revokeRefreshTokens(sessionIds);
   } catch (error) {
-    console.warn(`session ${id}: immediate refresh-token revocation failed, the outbox retries it`, error);
+    console.warn(`sessions ${sessionIds.join(",")}: immediate refresh-token revocation failed, the outbox retries it`, error);
   }
 }
 
@@ -76,6 +81,19 @@ export const sessionRoutes = [
       const userId = params.id ?? "";
       if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
       return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, userId), (s) => s.id, present);
+    },
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/users/{id}/sessions",
+    scope: "delete:sessions",
+    summary: "Revoke every session of a user and the refresh tokens issued under them (202, accepted)",
+    status: 202,
+    async handler(c, { params }) {
+      const userId = params.id ?? "";
+      const { session_ids } = unwrap(await targetTenant(c).sessions(auditContext(c)).revokeAllOf(userId));
+      if (session_ids.length) await revokeTokensNow(c, userId, session_ids);
+      return c.body(null, 202);
     },
   }),
   defineRoute({
