@@ -35,14 +35,27 @@ export function isActive(key: SigningKeyRecord, now: number): boolean {
 const newestFirst = (a: SigningKeyRecord, b: SigningKeyRecord) =>
   Date.parse(b.activates_at) - Date.parse(a.activates_at) || Date.parse(b.created_at) - Date.parse(a.created_at);
 
-/** The key that signs now for a bucket and algorithm: the most recently activated active key. */
-export function signingKeyAt(keys: readonly SigningKeyRecord[], now: number, type: KeyType = "jwt_signing", alg = "RS256") {
-  return keys.filter((k) => k.type === type && k.alg === alg && isActive(k, now)).sort(newestFirst)[0];
+/**
+ * The key that signs now for a bucket and algorithm: the most recently activated active key. When every
+ * such key's certificate has expired (nobody renewed or rotated in time: the cron renews current keys well
+ * before, see cron.ts), the newest activated key that is not revoked keeps signing, shown `expired`, rather
+ * than leaving the tenant unable to issue any token, its management API included.
+ */
+export function signingKeyAt(keys: readonly SigningKeyRecord[], now: number, type: KeyType = "jwt_signing", alg = "RS256", lastResort = true) {
+  const bucket = keys.filter((k) => k.type === type && k.alg === alg);
+  const active = bucket.filter((k) => isActive(k, now)).sort(newestFirst)[0];
+  if (active || !lastResort) return active;
+  return bucket.filter((k) => k.revoked_at === null && Date.parse(k.activates_at) <= now).sort(newestFirst)[0];
 }
 
-/** Every key of a bucket published at `now`, newest first. */
+/** Every key of a bucket published at `now`, newest first; a key that signs is always among them. */
 export function publishedKeys(keys: readonly SigningKeyRecord[], now: number, type: KeyType = "jwt_signing") {
-  return keys.filter((k) => k.type === type && isPublished(k, now)).sort(newestFirst);
+  const published = keys.filter((k) => k.type === type && isPublished(k, now));
+  for (const alg of new Set(keys.filter((k) => k.type === type).map((k) => k.alg))) {
+    const signer = signingKeyAt(keys, now, type, alg);
+    if (signer && !published.includes(signer)) published.push(signer);
+  }
+  return published.sort(newestFirst);
 }
 
 /** The role of a key at `now` (reference platform flags). */

@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import { pokeOutboxes } from "./cron";
+import { pokeOutboxes, renewSigningKeys } from "./cron";
 import { maybeResume, resumeStaleOperations } from "./deploy/resume";
 
 export { PlatformObject } from "../objects/platform/platform-object";
@@ -21,8 +21,10 @@ export default {
     return tagged;
   },
   // Cron safety net only: every tenant object relays from its own alarm (README "Outbox and relay").
-  scheduled(_controller, env, ctx) {
+  scheduled(controller, env, ctx) {
     ctx.waitUntil(pokeOutboxes(env));
     ctx.waitUntil(resumeStaleOperations(env).then(() => undefined, (error) => console.warn(`resume: ${String(error)}`)));
+    // Hourly (the trigger runs every minute): certificates of signing keys about to expire are renewed.
+    if (new Date(controller.scheduledTime).getUTCMinutes() === 0) ctx.waitUntil(renewSigningKeys(env).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

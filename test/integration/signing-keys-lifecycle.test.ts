@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { renewExpiringKeys } from "../../src/worker/tenant/key-renewal";
 import { createTenant } from "../helpers/api";
 import { DAY, issueToken, jwks, listKeys, m2mClient, onTenant, verifyWithJwks } from "../helpers/keys";
 
@@ -90,6 +92,35 @@ describe("signing-key lifecycle with an injected clock", () => {
     expect((await listKeys(tenant)).find((k) => k.kid === short.kid)).toMatchObject({ expired: true, current: false });
     // The original, still inside its grace period, is the only active key left: it signs again.
     expect((await verifyWithJwks(tenant, await issueToken(tenant, client))).kid).toBe(original.kid);
+  });
+
+  it("when every key has expired, the newest keeps signing, published and shown expired, instead of none", async () => {
+    const { tenant, client, original } = await setup();
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(t0 + 400 * DAY);
+    const token = await issueToken(tenant, client);
+    expect((await verifyWithJwks(tenant, token)).kid).toBe(original.kid);
+    expect(await kids(tenant)).toEqual([original.kid]);
+    expect((await listKeys(tenant)).find((k) => k.kid === original.kid)).toMatchObject({ current: true, expired: true });
+  });
+
+  it("the hourly renewal gives a key that signs a new certificate 30 days before it expires: same kid, a year more", async () => {
+    const { tenant, client, original } = await setup();
+    const expiresAt = Date.parse(String((await listKeys(tenant)).find((k) => k.kid === original.kid)?.expires_at));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(expiresAt - 31 * DAY);
+    expect(await renewExpiringKeys(env, tenant)).toEqual([]);
+    const now = expiresAt - 29 * DAY;
+    at(now);
+    expect(await renewExpiringKeys(env, tenant)).toEqual([original.kid]);
+    const renewed = (await listKeys(tenant)).find((k) => k.kid === original.kid);
+    expect(Date.parse(String(renewed?.expires_at))).toBe(now + 365 * DAY);
+    expect(renewed?.cert).not.toBe(original.cert);
+    // Nothing else changed: the same key signs and is the one published; a second run renews nothing.
+    expect((await verifyWithJwks(tenant, await issueToken(tenant, client))).kid).toBe(original.kid);
+    expect(await kids(tenant)).toEqual([original.kid]);
+    expect(await renewExpiringKeys(env, tenant)).toEqual([]);
   });
 
   it("revoking the previous key unpublishes it at once; revoking the current key puts a new key in its place", async () => {

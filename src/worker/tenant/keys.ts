@@ -26,15 +26,21 @@ export type SignerFor = (alg?: string, audience?: string, kind?: "api" | "client
 /**
  * The key that signs now for an algorithm, imported once per snapshot and kid. Which key signs is computed
  * from the activation and expiry times at each call, so a key scheduled with `activate_in_days` takes over
- * (and an expired one stops) without any write or cache invalidation (SPEC §4.2 "Signing keys").
+ * (and an expired one stops, unless no valid key is left) without any write or cache invalidation (SPEC §4.2
+ * "Signing keys").
  */
 export async function activeSigner(env: Env, settings: Settings, tenantId: string, alg = "RS256"): Promise<Signer> {
   const source = tenantConfigSource(env, tenantId);
   const config = await tenantConfig(tenantId, source, settings);
   // The tenant's own key signs; an inherited (control-plane) key only when it has none of its own that signs.
   const at = now();
+  // An expired key of its own signs only when no key at all is valid (signingKeyAt's last resort).
+  const own = config.signingKeys.filter((k) => !k.inherited);
   const record =
-    signingKeyAt(config.signingKeys.filter((k) => !k.inherited), at, "jwt_signing", alg) ?? signingKeyAt(config.signingKeys, at, "jwt_signing", alg);
+    signingKeyAt(own, at, "jwt_signing", alg, false) ??
+    signingKeyAt(config.signingKeys, at, "jwt_signing", alg, false) ??
+    signingKeyAt(own, at, "jwt_signing", alg) ??
+    signingKeyAt(config.signingKeys, at, "jwt_signing", alg);
   if (!record) throw new OAuthError("server_error", "The tenant has no active signing key", 500);
   return memoized(tenantId, source, settings, `signer:${record.kid}`, async () => ({
     key: await importSigningKey(env.ENCRYPTION_KEY, record),
