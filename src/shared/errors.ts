@@ -431,6 +431,7 @@ export const ERRORS = {
   import_file_too_large: { status: 413, message: "The users file exceeds {bytes} bytes; split it into several jobs", errorCode: "payload_too_large" },
   import_file_not_json: { status: 400, message: "The users file is not valid JSON: {detail}", errorCode: "invalid_body" },
   import_file_not_array: { status: 400, message: "The users file must be a JSON array of users", errorCode: "invalid_body" },
+  import_file_empty: { status: 400, message: "The users file holds no users", errorCode: "invalid_body" },
   import_file_too_many_rows: { status: 400, message: "The users file holds more than {rows} users; split it into several jobs", errorCode: "invalid_body" },
   import_connection_not_found: { status: 400, message: "The connection does not exist.", errorCode: "inexistent_connection" },
   import_connection_not_database: { status: 400, message: "Users can only be imported into a database connection.", errorCode: "operation_not_supported" },

@@ -261,6 +261,26 @@ describe("bad import requests are a clear 4xx and stage nothing", () => {
     await expectProblem(await postImport(tenant, { connection_id: emailConnectionId }, []), 400, "operation_not_supported", /database connection/);
   });
 
+  it("an empty users file is refused at once rather than making a job that fails", async () => {
+    await expectProblem(await postImport(tenant, { connection_id: connectionId }, []), 400, "invalid_body", /holds no users/);
+    const jobs = await runInDurableObject(env.TENANT.getByName(tenant), (_o: TenantObject, state) => Number(state.storage.sql.exec("SELECT count(*) AS n FROM jobs").one().n));
+    expect(jobs).toBe(0);
+  });
+
+  it("a 500 KB file of small valid rows is accepted however many rows it holds (over 10,000)", async () => {
+    const rows = Array.from({ length: 14_000 }, (_, i) => ({ email: `s${i}@ex.co` }));
+    const file = JSON.stringify(rows);
+    expect(file.length).toBeLessThan(500 * 1024);
+    // A tenant of its own: the other tests here count this tenant's jobs.
+    const own = await createTenant();
+    const res = await postImport(own, { connection_id: await dbConnectionId(own) }, file);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(((await res.json()) as { status: string }).status).toBe("pending");
+    const rowsOver = JSON.stringify(Array.from({ length: 50_001 }, () => ({})));
+    expect(rowsOver.length).toBeLessThan(500 * 1024);
+    await expectProblem(await postImport(tenant, { connection_id: connectionId }, rowsOver), 400, "invalid_body", /more than 50000 users/);
+  });
+
   it("a bad flag, a JSON body instead of a form, and a file over 500 KB (413)", async () => {
     await expectProblem(await postImport(tenant, { connection_id: connectionId, upsert: "maybe" }, []), 400, "invalid_body", /upsert must be true or false/);
     await expectProblem(await api(tenant, "POST", "/jobs/users-imports", { users: [], connection_id: connectionId }), 415, "unsupported_media_type", /multipart/);

@@ -90,6 +90,8 @@ export async function readImportRequest(c: AppContext): Promise<ImportRequest> {
   const connection = config.connections.find((x) => x.id === connectionId);
   if (!connection) throw problem("import_connection_not_found");
   if (connection.strategy !== DATABASE_STRATEGY) throw problem("import_connection_not_database");
+  // A job with nothing to import would only fail later; the file is refused now instead.
+  if (parsed.length === 0) throw problem("import_file_empty");
   // MFA factors are sealed before staging (their TOTP secrets are never stored in clear); each row as its JSON text.
   const rows = (await stageMfaFactors(parsed, c.env.ENCRYPTION_KEY)).map((row) => JSON.stringify(row ?? null));
   return { connection, upsert, external_id: externalId === null || externalId === "" ? null : externalId, send_completion_email: sendCompletionEmail, rows };
