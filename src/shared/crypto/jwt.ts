@@ -51,6 +51,9 @@ function signatureParams(alg: string, key: CryptoKey): Parameters<SubtleCrypto["
     case "RS256":
       if (name === "RSASSA-PKCS1-v1_5" && hash === "SHA-256") return { name };
       break;
+    case "RS512":
+      if (name === "RSASSA-PKCS1-v1_5" && hash === "SHA-512") return { name };
+      break;
     case "PS256":
       if (name === "RSA-PSS" && hash === "SHA-256") return { name, saltLength: 32 };
       break;

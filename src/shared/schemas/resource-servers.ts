@@ -16,8 +16,11 @@ const name = z.string().trim().min(1).max(200);
 
 /** Asymmetric access-token algorithms: the tenant's key ring holds a key of each in use (SPEC §4.2, issue 14). */
 export const ASYMMETRIC_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
-/** An API's `signing_alg`: an asymmetric one, or HS256 with the API's own signing secret (the reference platform's). */
-export const SIGNING_ALGS = [...ASYMMETRIC_SIGNING_ALGS, "HS256"] as const;
+/**
+ * An API's `signing_alg`: an asymmetric one, RS512 (the reference platform's SigningAlgorithmEnum has it for
+ * APIs; not a tenant default), or HS256 with the API's own signing secret (the reference platform's).
+ */
+export const SIGNING_ALGS = [...ASYMMETRIC_SIGNING_ALGS, "RS512", "HS256"] as const;
 const signingAlg = z.enum(SIGNING_ALGS, { message: `signing_alg must be one of ${SIGNING_ALGS.join(", ")}` });
 
 /** The reference platform's signing secret: at least 16 characters. */
