@@ -77,8 +77,13 @@ describe("email passwordless", () => {
     expect(replay.status).toBe(403);
     expect(await replay.json()).toMatchObject({ error: "invalid_grant", error_description: "Wrong email or verification code." });
 
-    const sessions = (await (await mgmt("GET", `/users/${encodeURIComponent(String(claims.sub))}/sessions`, { headers: { "tenant-id": tenant } })).json()) as { id: string }[];
+    const sessions = (await (await mgmt("GET", `/users/${encodeURIComponent(String(claims.sub))}/sessions`, { headers: { "tenant-id": tenant } })).json()) as {
+      id: string;
+      authentication: { methods: { name: string }[] };
+    }[];
     expect(sessions).toHaveLength(1);
+    // The session says how its login was made: a one-time code sent by email.
+    expect(sessions[0]?.authentication.methods.map((m) => m.name)).toEqual(["email"]);
     expect(decodeJwt(tokens.access_token).sid).toBe(sessions[0]?.id);
     expect((await mgmt("DELETE", `/sessions/${sessions[0]?.id}`, { headers: { "tenant-id": tenant } })).status).toBe(204);
     const refreshed = await call("/oauth/token", {

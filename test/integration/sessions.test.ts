@@ -106,6 +106,36 @@ describe("sessions API", () => {
     expect(((await res.json()) as { error: string }).error).toBe("invalid_grant");
   });
 
+  it("a session shows the device it was started from and last used from, and that its login used a password", async () => {
+    const email = `dev-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await seedUser(tenant, email);
+    const params = { client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid", state: "s" };
+    const start = await call(`/authorize?${new URLSearchParams(params)}`, { host, redirect: "manual" });
+    const page = await call(start.headers.get("location") as string, { host, redirect: "manual" });
+    const html = await page.text();
+    const csrfCookie = page.headers.getSetCookie().find((c) => c.startsWith("gh_csrf="))?.split(";")[0] ?? "";
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
+    const done = await call(start.headers.get("location") as string, {
+      host,
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie, "user-agent": "FirstBrowser/1.0", "cf-connecting-ip": "203.0.113.7" },
+      body: new URLSearchParams({ _csrf: csrf, email, password: "p4ssw0rd!" }).toString(),
+    });
+    expect(done.status).toBe(302);
+    const cookie = done.headers.getSetCookie().find((c) => c.startsWith("gh_session="))?.split(";")[0] as string;
+    expect(cookie).toBeTruthy();
+    const id = cookie.slice("gh_session=".length).split(".")[0] as string;
+    const first = (await (await admin("GET", `/sessions/${id}`)).json()) as { device: Record<string, string>; authentication: { methods: Array<{ name: string }> } };
+    expect(first.device).toEqual({ initial_ip: "203.0.113.7", initial_user_agent: "FirstBrowser/1.0", last_ip: "203.0.113.7", last_user_agent: "FirstBrowser/1.0" });
+    expect(first.authentication.methods.map((m) => m.name)).toEqual(["pwd"]);
+    // Single sign-on from another device moves only the last_* fields.
+    const sso = await call(`/authorize?${new URLSearchParams(params)}`, { host, redirect: "manual", headers: { cookie, "user-agent": "Phone/2.0", "cf-connecting-ip": "198.51.100.9" } });
+    expect(sso.status).toBe(302);
+    const later = (await (await admin("GET", `/sessions/${id}`)).json()) as { device: Record<string, string> };
+    expect(later.device).toEqual({ initial_ip: "203.0.113.7", initial_user_agent: "FirstBrowser/1.0", last_ip: "198.51.100.9", last_user_agent: "Phone/2.0" });
+  });
+
   it("logout ends the session without touching refresh tokens (SPEC §3.3)", async () => {
     const a = await loggedIn();
     const res = await call(`/v2/logout?client_id=${client.client_id}&returnTo=${encodeURIComponent("https://app.example.com/bye")}`, {

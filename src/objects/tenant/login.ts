@@ -4,7 +4,7 @@ import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSess
 import type { ActionEffects } from "../../shared/schemas/actions";
 import type { UserRecord } from "../../shared/schemas/users";
 import { iso, json, type Sql } from "../sql";
-import type { AuditContext } from "../../shared/types";
+import type { AuditContext, AuditRequest } from "../../shared/types";
 import { applyActionEffects } from "./action-effects";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, emitHook, hookUser } from "./events";
@@ -68,13 +68,18 @@ export function completeLoginSession(sql: Sql, id: string, userId: string, now: 
     WHERE id = ${id} AND state = 'pending' AND expires_at > ${now}` > 0;
 }
 
-/** A browser session; `authenticated_at` defaults to now (the worker passes it when a code carries it). */
-export function createSession(sql: Sql, input: NewSession, now: number): SessionRecord {
+/**
+ * A browser session; `authenticated_at` defaults to now (the worker passes it when a code carries it). The
+ * request that starts it (the caller's audit context) is its device's first and last use.
+ */
+export function createSession(sql: Sql, input: NewSession, now: number, request?: AuditRequest): SessionRecord {
   const authenticatedAt = input.authenticated_at ?? now;
+  const seen = deviceSeen(request);
+  const device = { ...renameKeys(seen, "initial_"), ...renameKeys(seen, "last_") };
   sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
-      expires_at, issuer, created_at, updated_at)
+      expires_at, issuer, device, created_at, updated_at)
     VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
-      ${input.expires_at}, ${input.issuer ?? null}, ${now}, ${now})`;
+      ${input.expires_at}, ${input.issuer ?? null}, ${device}, ${now}, ${now})`;
   return getSession(sql, input.id, now) as SessionRecord;
 }
 
@@ -84,13 +89,25 @@ export function getSession(sql: Sql, id: string, now: number): SessionRecord | n
   return row ? toSession(row) : null;
 }
 
-/** Records that a client used the session (SSO) and the time of the interaction. */
-export function touchSession(sql: Sql, id: string, clientId: string, now: number): void {
-  const session = getSession(sql, id, now);
-  if (!session) return;
-  const clients = session.client_ids.includes(clientId) ? session.client_ids : [...session.client_ids, clientId];
-  sql.run`UPDATE sessions SET client_ids = ${clients}, last_interaction_at = ${now}, updated_at = ${now} WHERE id = ${id}`;
+/** Records that a client used the session (SSO), the time of the interaction and the device it came from. */
+export function touchSession(sql: Sql, id: string, clientId: string, now: number, request?: AuditRequest): void {
+  const row = sql.first<Row>`SELECT client_ids, device FROM sessions WHERE id = ${id} AND expires_at > ${now}`;
+  if (!row) return;
+  const known = json<string[]>(row.client_ids as string, []);
+  const clients = known.includes(clientId) ? known : [...known, clientId];
+  const device = { ...json<Record<string, string>>(row.device as string, {}), ...renameKeys(deviceSeen(request), "last_") };
+  sql.run`UPDATE sessions SET client_ids = ${clients}, device = ${device}, last_interaction_at = ${now}, updated_at = ${now} WHERE id = ${id}`;
 }
+
+/** The IP and user agent of a request, as far as it tells them (user agents cut at 256 characters). */
+function deviceSeen(request: AuditRequest | undefined): Record<string, string> {
+  return {
+    ...(request?.ip ? { ip: request.ip } : {}),
+    ...(request?.user_agent ? { user_agent: request.user_agent.slice(0, 256) } : {}),
+  };
+}
+
+const renameKeys = (fields: Record<string, string>, prefix: string) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${prefix}${k}`, v]));
 
 /** Deletes a session; answers the row it was (null when there was none). */
 export function deleteSession(sql: Sql, id: string): EndedSession | null {
@@ -104,10 +121,10 @@ export function deleteSession(sql: Sql, id: string): EndedSession | null {
  * authorization code (if the response type asks for one) is stored. False, and nothing written, when the
  * login session was already completed or has expired (double submit, replay).
  */
-export function completeLogin(sql: Sql, input: LoginCompletion, now: number, ip: string | null = null): boolean {
+export function completeLogin(sql: Sql, input: LoginCompletion, now: number, request?: AuditRequest): boolean {
   if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
-  createSession(sql, input.session, now);
-  recordLogin(sql, input.session.user_id, now, ip);
+  createSession(sql, input.session, now, request);
+  recordLogin(sql, input.session.user_id, now, request?.ip ?? null);
   if (input.code) createAuthorizationCode(sql, input.code, now);
   return true;
 }
@@ -139,7 +156,7 @@ export class Logins extends TenantRpc {
   /** See {@link completeLogin}. */
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now, this.audit.request?.ip ?? null);
+      const done = completeLogin(tx.sql, input, tx.now, this.audit.request);
       if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
       if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
       return done;
@@ -174,7 +191,7 @@ export class Logins extends TenantRpc {
       const userId = consumeLoginTicket(sql, ticketHash, clientId, now);
       const user = userId ? getUser(sql, userId) : null;
       if (!user) return null;
-      createSession(sql, { ...session, user_id: user.user_id }, now);
+      createSession(sql, { ...session, user_id: user.user_id }, now, this.audit.request);
       recordLogin(sql, user.user_id, now, this.audit.request?.ip ?? null);
       // The worker knew only the client: the user the ticket names is the actor.
       const actor = { type: "user" as const, id: user.user_id, client_id: this.audit.actor.client_id ?? clientId };
@@ -191,12 +208,12 @@ export class Sessions extends TenantRpc {
   }
 
   start(input: NewSession): SessionRecord {
-    return this.commit(({ sql, now }) => createSession(sql, input, now));
+    return this.commit(({ sql, now }) => createSession(sql, input, now, this.audit.request));
   }
 
   /** Records that a client used the session (SSO). */
   touch(id: string, clientId: string): void {
-    this.commit(({ sql, now }) => touchSession(sql, id, clientId, now));
+    this.commit(({ sql, now }) => touchSession(sql, id, clientId, now, this.audit.request));
   }
 
   /**

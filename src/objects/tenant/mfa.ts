@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction } from "../../shared/types";
+import type { AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction } from "../../shared/types";
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../sql";
 import { applyActionEffects } from "./action-effects";
@@ -88,7 +88,7 @@ export function sessionAmr(sql: Sql, sessionId: string): string[] {
  * the login session (`awaiting_mfa`, same user) are completed exactly once, then the browser session starts
  * with its amr, the login is counted and the code stored. False, and nothing written, otherwise.
  */
-export function completeMfaLogin(sql: Sql, txId: string, input: LoginCompletion, amr: string[], now: number, ip: string | null = null): boolean {
+export function completeMfaLogin(sql: Sql, txId: string, input: LoginCompletion, amr: string[], now: number, request?: AuditRequest): boolean {
   const t = getMfaTransaction(sql, txId, now);
   if (t?.kind !== "login" || t.pending.satisfied !== true || t.login_session_id !== input.login_session_id) return false;
   if (t.user_id !== input.session.user_id) return false;
@@ -96,9 +96,9 @@ export function completeMfaLogin(sql: Sql, txId: string, input: LoginCompletion,
     WHERE id = ${input.login_session_id} AND state = 'awaiting_mfa' AND user_id = ${t.user_id} AND expires_at > ${now}`;
   if (moved === 0) return false;
   sql.run`UPDATE mfa_transactions SET completed_at = ${now} WHERE id = ${txId}`;
-  createSession(sql, input.session, now);
+  createSession(sql, input.session, now, request);
   sql.run`UPDATE sessions SET amr = ${amr} WHERE id = ${input.session.id}`;
-  recordLogin(sql, t.user_id, now, ip);
+  recordLogin(sql, t.user_id, now, request?.ip ?? null);
   if (input.code) createAuthorizationCode(sql, input.code, now);
   return true;
 }
@@ -216,7 +216,7 @@ export class Mfa extends TenantRpc {
    */
   completeLogin(id: string, input: LoginCompletion, amr: string[]): boolean {
     return this.commit((tx) => {
-      const done = completeMfaLogin(tx.sql, id, input, amr, tx.now, this.audit.request?.ip ?? null);
+      const done = completeMfaLogin(tx.sql, id, input, amr, tx.now, this.audit.request);
       if (done) this.loggedIn(tx, input);
       return done;
     });
@@ -229,7 +229,7 @@ export class Mfa extends TenantRpc {
    */
   completeWithAmr(input: LoginCompletion, amr: string[]): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now, this.audit.request?.ip ?? null);
+      const done = completeLogin(tx.sql, input, tx.now, this.audit.request);
       if (!done) return false;
       setSessionAmr(tx.sql, input.session.id, amr);
       this.loggedIn(tx, input);

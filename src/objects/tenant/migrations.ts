@@ -14,6 +14,7 @@ import jobs from "../../../migrations/tenant/0013_jobs.sql";
 import { defineMigrations } from "../sql";
 import schemaUpgrades from "../../../migrations/tenant/0014_schema_upgrades.sql";
 import jobMailAndRetention from "../../../migrations/tenant/0015_job_mail_and_retention.sql";
+import sessionDevice from "../../../migrations/tenant/0016_session_device.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -32,4 +33,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0013_jobs", sql: jobs },
   { name: "0014_schema_upgrades", sql: schemaUpgrades },
   { name: "0015_job_mail_and_retention", sql: jobMailAndRetention },
+  { name: "0016_session_device", sql: sessionDevice },
 ]);

@@ -85,7 +85,7 @@ export class Passwordless extends TenantRpc {
       const { user, created } = resolved;
       const actor: AuditContext = { ...this.audit, actor: { type: "user", id: user.user_id, client_id: session.client_id } };
       if (created) emitSignup(tx, actor, user, session.client_id);
-      createSession(tx.sql, { ...session, user_id: user.user_id }, tx.now);
+      createSession(tx.sql, { ...session, user_id: user.user_id }, tx.now, this.audit.request);
       setSessionAmr(tx.sql, session.id, amr);
       recordLogin(tx.sql, user.user_id, tx.now);
       emitLogin(tx, actor, user.user_id);

@@ -3,8 +3,11 @@ import { iso, json, type Sql } from "../sql";
 
 type Row = Record<string, unknown>;
 
-/** A session for the management API (the row without its secret hash). */
-export type SessionView = Omit<SessionRecord, "secret_hash">;
+/**
+ * A session for the management API (the row without its secret hash), with the authentication methods it
+ * earned (RFC 8176 amr values) and the device it was started from and last used from.
+ */
+export type SessionView = Omit<SessionRecord, "secret_hash"> & { amr: string[]; device: Record<string, string> };
 
 function toView(r: Row): SessionView {
   const time = (v: unknown) => iso(v as number) as string;
@@ -17,6 +20,8 @@ function toView(r: Row): SessionView {
     expires_at: time(r.expires_at),
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),
+    amr: json(r.amr as string, []),
+    device: json(r.device as string, {}),
   };
 }
 

@@ -24,6 +24,14 @@ function managementActor(c: AppContext): AuditActor | null {
  * parsed one a management route validated, or the one passed in; redaction happens in the object when
  * the audit event is built, so passwords in a sign-up body never reach a log row.
  */
+/** Only who is calling from where (IP, user agent): for writes that record a device, not an audit event. */
+export function deviceContext(c: AppContext): AuditContext {
+  return {
+    actor: { type: "anonymous", id: null },
+    request: { method: c.req.method, path: new URL(c.req.url).pathname, ip: clientIp(c), user_agent: c.req.header("user-agent") ?? null },
+  };
+}
+
 export function auditContext(c: AppContext, options: { actor?: AuditActor; body?: unknown } = {}): AuditContext {
   const url = new URL(c.req.url);
   const body = options.body ?? c.var.requestBody;

@@ -19,9 +19,21 @@ function present(s: SessionView) {
     expires_at: s.expires_at,
     idle_expires_at: null,
     clients: s.client_ids.map((client_id) => ({ client_id })),
-    authentication: { methods: [{ name: "pwd", timestamp: s.authenticated_at }] },
-    device: {},
+    authentication: { methods: methodsOf(s) },
+    device: s.device,
   };
+}
+
+/** The reference platform's first-factor method names for the amr values our logins record (RFC 8176). */
+const FIRST_FACTORS: Record<string, string> = { pwd: "pwd", otp: "email", email: "email", sms: "sms", fed: "federated", hwk: "passkey", swk: "passkey" };
+
+/**
+ * The methods the session's login completed: its first factor (a password when the login recorded none, as
+ * password logins outside an MFA policy do), then `mfa` when a second factor was passed.
+ */
+function methodsOf(s: SessionView) {
+  const first = s.amr.map((value) => FIRST_FACTORS[value]).find(Boolean) ?? "pwd";
+  return [{ name: first, timestamp: s.authenticated_at }, ...(s.amr.includes("mfa") ? [{ name: "mfa", timestamp: s.authenticated_at }] : [])];
 }
 
 /**

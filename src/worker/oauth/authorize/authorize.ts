@@ -2,6 +2,7 @@ import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
+import { deviceContext } from "../../http/audit";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
 import { isMfaRequired } from "../../login/mfa/policy";
@@ -61,7 +62,7 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
         if (!stepUp) throw redirectError("login_required", "Login required");
         return stepUp;
       }
-      await stub.sessions().touch(session.id, client.client_id);
+      await stub.sessions(deviceContext(c)).touch(session.id, client.client_id);
       return issueAuthorizationResponse(c, request, client, user, session.id, authTimeS);
     }
     if (prompts.includes("none")) throw redirectError("login_required", "Login required");
