@@ -86,7 +86,10 @@ async function verify(
   if (await isIpThrottled(c, config)) return { ok: false, code: "TOO_MANY_REQUESTS", status: 429, userId: null };
   const bruteForce = config.attackProtection.brute_force_protection;
   const ip = clientIp(c);
-  const lockout = bruteForce.enabled && !(ip && isAllowlisted(ip, bruteForce.allowlist)) ? bruteForce.max_attempts : null;
+  // The lockout applies only while its `block` shield is on (the reference platform's shields; without it
+  // the setting would only notify, which Gatehouse does not do, so nothing is counted against the user).
+  const blocks = bruteForce.enabled && bruteForce.shields.includes("block");
+  const lockout = blocks && !(ip && isAllowlisted(ip, bruteForce.allowlist)) ? bruteForce.max_attempts : null;
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
   const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
