@@ -1,5 +1,5 @@
 import { OAuthError } from "../../../shared/errors";
-import type { CodeGrant, RefreshDevice, RefreshLogin } from "../../../shared/types";
+import type { CodeGrant, RefreshDevice, RefreshLogin, RefreshRotation, RotateOutcome } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
@@ -18,6 +18,7 @@ import {
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
 import { hasEffects, runPostLogin } from "../../actions/post-login";
+import { boundTo } from "../../actions/runtime";
 import { auditContext } from "../../http/audit";
 import { invalidGrant } from "./context";
 import { assertOrganizationsAllowed, currentMembership, memberOf, notAMember } from "./organization";
@@ -47,6 +48,16 @@ async function permissionsFor(
   const api = ctx.config.resourceServers.find((r) => r.identifier === audience);
   if (!organizationId || !api?.enforce_policies || api.is_system) return read[audience] ?? [];
   return tenantObject(ctx.c.env, ctx.c.get("tenant").id).userAuthorization().permissionNames(userId, audience, organizationId);
+}
+
+/**
+ * The answer to a refused rotation. A genuine token revoked by a block's cascade tells its blocked user so;
+ * any other refusal says only what is wrong with the token (the user's state is never revealed to a token
+ * that is not genuine).
+ */
+function refusal(client: ClientRecord, outcome: Extract<RotateOutcome, { ok: false }>, user: UserRecord | null): OAuthError {
+  if (outcome.reason === "invalid_scope") return new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${outcome.wider.join(" ")}`);
+  return invalidGrant(client, outcome.reason === "revoked" && user?.blocked ? REASONS.blocked : REASONS[outcome.reason]);
 }
 
 /** What the device facts of a token record about this request. */
@@ -120,38 +131,35 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (params.organization) assertOrganizationsAllowed(client);
   const switched = params.organization ? await memberOf(ctx, params.organization, parsed.userId) : null;
   const nextSecret = await successorSecret(c.env.ENCRYPTION_KEY, parsed.secret);
+  const rotation: RefreshRotation = {
+    id: parsed.id,
+    token_hash: await refreshSecretHash(parsed.secret),
+    client_id: client.client_id,
+    successor_id: newRefreshTokenId(),
+    successor_hash: await refreshSecretHash(nextSecret),
+    leeway_ms: refreshLeewayMs(client),
+    device: requestDevice(c, false),
+    // A wider scope is refused in the user object before the rotation, so the token stays usable.
+    scope: asked,
+  };
+  const lifetimes = rotationLifetimes(client, ctx.config);
+  const holder = userObject(c.env, parsed.tenantId, parsed.userId);
+  // Post-login actions may deny the refresh: with actions bound, the token is first only checked, the
+  // actions run on its facts, and it rotates only once they allow it (a denied refresh never spends it).
+  const withActions = boundTo(ctx.config, "post-login").length > 0;
   const [outcome, subject] = await Promise.all([
-    userObject(c.env, parsed.tenantId, parsed.userId).rotateRefreshToken(
-      {
-        id: parsed.id,
-        token_hash: await refreshSecretHash(parsed.secret),
-        client_id: client.client_id,
-        successor_id: newRefreshTokenId(),
-        successor_hash: await refreshSecretHash(nextSecret),
-        leeway_ms: refreshLeewayMs(client),
-        device: requestDevice(c, false),
-        // A wider scope is refused in the user object before the rotation, so the token stays usable.
-        scope: asked,
-        check_only: Boolean(params.organization) && !switched,
-      },
-      rotationLifetimes(client, ctx.config),
-    ),
+    holder.rotateRefreshToken({ ...rotation, check_only: (Boolean(params.organization) && !switched) || withActions }, lifetimes),
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user. A token rotated for a
     // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway.
     tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId),
   ]);
   const user = subject.user;
-  if (!outcome.ok) {
-    if (outcome.reason === "invalid_scope") throw new OAuthError("invalid_scope", `Scopes not granted by the refresh token: ${outcome.wider.join(" ")}`);
-    // A genuine token revoked by a block's cascade tells its blocked user so; any other refusal says only
-    // what is wrong with the token (the user's state is never revealed to a token that is not genuine).
-    throw invalidGrant(client, outcome.reason === "revoked" && user?.blocked ? REASONS.blocked : REASONS[outcome.reason]);
-  }
+  if (!outcome.ok) throw refusal(client, outcome, user);
   if (user?.blocked) throw invalidGrant(client, REASONS.blocked);
   if (!user) throw invalidGrant(client, REASONS.revoked);
   if (params.organization && !switched) throw notAMember(client, params.organization);
-  const token = outcome.token;
+  let token = outcome.token;
   // The organization the token was issued in must still count the user as a member.
   const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
   const held = token.scope.split(" ").filter(Boolean);
@@ -172,6 +180,11 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     await tenantObject(c.env, parsed.tenantId).actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
   }
   if (!actions.ok) throw new OAuthError("access_denied", actions.description);
+  if (withActions) {
+    const rotated = await holder.rotateRefreshToken(rotation, lifetimes);
+    if (!rotated.ok) throw refusal(client, rotated, user);
+    token = rotated.token;
+  }
   const tokens = await issueUserTokens({
     tenant: c.get("tenant"),
     config: ctx.config,

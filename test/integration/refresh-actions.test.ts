@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { createTenant, mgmt } from "../helpers/api";
+import { bindAction } from "../helpers/actions";
+import { authorize, redirectParams, seedClient, seedUser, sessionCookie, tokenForm } from "../helpers/flows";
+
+/** Post-login actions on the refresh grant (transaction.protocol oauth2-refresh-token): a deny spends nothing. */
+
+const CALLBACK = "https://app.example.com/callback";
+const DENY_WHILE_FLAGGED = `exports.onExecutePostLogin = async (event, api) => {
+  if (event.transaction.protocol === "oauth2-refresh-token" && event.user.app_metadata.deny_refresh) api.access.deny("refresh paused");
+};`;
+
+describe("post-login actions on refresh", () => {
+  it("a refresh an action denies does not spend the token: once allowed, the same token refreshes (no leeway)", async () => {
+    const tenant = await createTenant();
+    const host = `${tenant}.localhost:8787`;
+    const admin = (method: string, path: string, body?: unknown) => mgmt(method, path, { headers: { "tenant-id": tenant }, ...(body !== undefined ? { body } : {}) });
+    const client = await seedClient(tenant, { callbacks: [CALLBACK] });
+    expect((await admin("PATCH", `/clients/${client.client_id}`, { refresh_token: { leeway: 0 } })).status).toBe(200);
+    const user = await seedUser(tenant, `ra-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+    const code = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie })).query.get("code") as string;
+    const first = (await (await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host)).json()) as { refresh_token: string };
+    expect(first.refresh_token).toBeTruthy();
+    await bindAction(tenant, "post-login", DENY_WHILE_FLAGGED);
+    const refresh = () => tokenForm({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    const path = `/users/${encodeURIComponent(user.user_id)}`;
+
+    expect((await admin("PATCH", path, { app_metadata: { deny_refresh: true } })).status).toBe(200);
+    const denied = await refresh();
+    expect(await denied.json()).toEqual({ error: "access_denied", error_description: "refresh paused" });
+
+    expect((await admin("PATCH", path, { app_metadata: { deny_refresh: false } })).status).toBe(200);
+    const allowed = await refresh();
+    expect(allowed.status, await allowed.clone().text()).toBe(200);
+    // And it rotated this time: the old token is spent (no leeway), so its reuse revokes the family, successor included.
+    const next = (await allowed.json()) as { refresh_token: string };
+    expect((await refresh()).status).toBe(403);
+    expect((await tokenForm({ grant_type: "refresh_token", refresh_token: next.refresh_token, client_id: client.client_id, client_secret: client.client_secret }, {}, host)).status).toBe(403);
+  });
+});
