@@ -10,7 +10,7 @@ import { ACS, authnRequest, deflated, logIn, postedForm, readResponse, ssoRedire
  * A SAML login obeys the same rules as an OIDC one (issue 14 point 4): post-login actions and the
  * organization rule run on every login, SSO included, they see the `samlp` protocol, and a refusal reaches
  * the SP as a signed SAML Responder/RequestDenied status (saml-profiles-2.0-os §4.1.4.2), never as OAuth
- * error parameters.
+ * error parameters. The profile the attributes come from is the user's whole profile, read by path.
  */
 
 const PASSWORD = "p4ssw0rd!";
@@ -61,6 +61,11 @@ async function expectRequestDenied(tenant: string, form: { action: string; field
   expect(await verifyEnveloped(saml.root, saml.root, await importX509(current?.cert ?? "", "RS256"))).toBe(true);
 }
 
+const attributeValues = (xml: string, name: string) =>
+  [...xml.matchAll(new RegExp(`<saml:Attribute Name="${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"[^>]*>(.*?)</saml:Attribute>`, "g"))].flatMap((m) =>
+    [...(m[1] ?? "").matchAll(/<saml:AttributeValue[^>]*>([^<]*)<\/saml:AttributeValue>/g)].map((v) => v[1]),
+  );
+
 describe("post-login actions on SAML logins", () => {
   it("regression: a deny is enforced on an SSO login too, and the SP gets a RequestDenied SAMLResponse, not an assertion", async () => {
     const { tenant, app, email } = await setup();
@@ -104,5 +109,40 @@ describe("the organization rule on SAML logins", () => {
     const { cookie } = await interactiveLogin(tenant, app.client_id, email);
     const refused = await ssoLogin(tenant, orgApp.client_id, cookie ?? "", "_org_sso", "org-rs");
     await expectRequestDenied(tenant, refused, "_org_sso", "org-rs", "parameter organization is required for this client");
+  });
+});
+
+describe("the SAML profile", () => {
+  it("releases given_name and family_name under the default mappings, and a dotted mapping emits the metadata value it names", async () => {
+    const { tenant, app, email, user } = await setup({
+      mappings: { "user_metadata.plan": "http://example.com/plan", "app_metadata.tier": "tier", "user_metadata.missing": "http://example.com/missing" },
+    });
+    const patched = await onTenant(tenant, "PATCH", `/users/${encodeURIComponent(user.user_id)}`, {
+      given_name: "Ada",
+      family_name: "Lovelace",
+      user_metadata: { plan: "gold" },
+      app_metadata: { tier: 3 },
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const { form } = await interactiveLogin(tenant, app.client_id, email);
+    const { xml } = readResponse(form.fields.SAMLResponse ?? "");
+    expect(attributeValues(xml, "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname")).toEqual(["Ada"]);
+    expect(attributeValues(xml, "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname")).toEqual(["Lovelace"]);
+    expect(attributeValues(xml, "http://example.com/plan")).toEqual(["gold"]);
+    expect(attributeValues(xml, "tier")).toEqual(["3"]);
+    // An absent value makes no attribute; metadata objects never pass through unmapped.
+    expect(xml).not.toContain("http://example.com/missing");
+    expect(xml).not.toContain("http://schemas.auth0.com/user_metadata");
+    expect(xml).not.toContain("http://schemas.auth0.com/app_metadata");
+    expect(xml).not.toContain("[object Object]");
+  });
+
+  it("a user without given_name or family_name gets no givenname or surname attribute", async () => {
+    const { tenant, app, email } = await setup();
+    const { form } = await interactiveLogin(tenant, app.client_id, email);
+    const { xml } = readResponse(form.fields.SAMLResponse ?? "");
+    expect(xml).not.toContain("identity/claims/givenname");
+    expect(xml).not.toContain("identity/claims/surname");
+    expect(attributeValues(xml, "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress")).toEqual([email]);
   });
 });
