@@ -3,6 +3,7 @@
  * next primary users after the job's cursor, as JSON lines or CSV rows, stored as the job's lines with the
  * cursor and line count in the same transaction. The download (worker) streams the lines once completed.
  */
+import { valueAt } from "../../shared/profile-path";
 import type { ExportField, Json } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import { json } from "../sql";
@@ -14,18 +15,6 @@ import { toUsers, type UserRow } from "./user-rows";
 const DEFAULT_CSV_FIELDS: ExportField[] = ["user_id", "email", "email_verified", "name", "nickname", "created_at", "updated_at", "last_login", "logins_count"].map(
   (name) => ({ name }),
 );
-
-/** The value at a profile path (`user_metadata.plan`, `identities[0].connection`), or undefined. */
-export function valueAt(user: Record<string, unknown>, path: string): unknown {
-  let value: unknown = user;
-  for (const segment of path.split(".")) {
-    const match = /^([^[\]]+)(?:\[(\d+)\])?$/.exec(segment);
-    if (!match || value === null || typeof value !== "object") return undefined;
-    value = (value as Record<string, unknown>)[match[1] as string];
-    if (match[2] !== undefined) value = Array.isArray(value) ? value[Number(match[2])] : undefined;
-  }
-  return value;
-}
 
 /** One CSV cell: quoted when needed; a leading formula character is neutralized (CSV injection). */
 function csvCell(value: unknown): string {

@@ -9,6 +9,7 @@ export const SAML = {
   success: "urn:oasis:names:tc:SAML:2.0:status:Success",
   responder: "urn:oasis:names:tc:SAML:2.0:status:Responder",
   noPassive: "urn:oasis:names:tc:SAML:2.0:status:NoPassive",
+  requestDenied: "urn:oasis:names:tc:SAML:2.0:status:RequestDenied",
   attrnameUri: "urn:oasis:names:tc:SAML:2.0:attrname-format:uri",
   attrnameBasic: "urn:oasis:names:tc:SAML:2.0:attrname-format:basic",
   xs: "http://www.w3.org/2001/XMLSchema",

@@ -7,6 +7,7 @@
  */
 import type { SamlpSettings } from "../schemas/samlp";
 import type { UserRecord } from "../schemas/users";
+import { valueAt } from "../profile-path";
 import { CLAIMS, NAME_ID_FORMATS, PASSTHROUGH_NAMESPACE } from "./constants";
 
 export type AttributeValue = string | number | boolean;
@@ -29,15 +30,27 @@ export const DEFAULT_MAPPINGS: Record<string, string> = {
 /** @default the reference platform's probes: nameidentifier, emailaddress, name */
 export const DEFAULT_NAME_IDENTIFIER_PROBES = [CLAIMS.nameIdentifier, CLAIMS.email, CLAIMS.name];
 
-/** The profile fields a user releases (never metadata, secrets or internal counters). */
+/**
+ * The profile a SAML response is built from: the user's profile as the reference platform's SAML addon sees
+ * it (names, contact, metadata, identities), never secrets or internal counters (last_ip, logins_count,
+ * blocked, linked_to). Mappings read it by path (`user_metadata.plan`); only primitive fields pass through
+ * unmapped, so metadata objects leave only through a mapping the application configured.
+ */
 function profileOf(user: UserRecord, settings: SamlpSettings): Record<string, unknown> {
   const profile: Record<string, unknown> = {
     user_id: user.user_id,
     email: user.email,
     email_verified: user.email_verified,
     name: user.name,
+    given_name: user.given_name,
+    family_name: user.family_name,
     nickname: user.nickname,
+    username: user.username,
+    phone_number: user.phone_number,
     picture: user.picture,
+    app_metadata: user.app_metadata,
+    user_metadata: user.user_metadata,
+    identities: user.identities.map(({ connection, provider, user_id, isSocial }) => ({ connection, provider, user_id, isSocial })),
     created_at: user.created_at,
     updated_at: user.updated_at,
   };
@@ -45,11 +58,12 @@ function profileOf(user: UserRecord, settings: SamlpSettings): Record<string, un
   return profile;
 }
 
+const isPrimitive = (value: unknown): value is AttributeValue =>
+  (typeof value === "string" && value !== "") || typeof value === "number" || typeof value === "boolean";
+
+/** A value an attribute can carry: a non-empty primitive or a non-empty list of them (absent otherwise). */
 const present = (value: unknown): value is AttributeValue | AttributeValue[] =>
-  value !== null &&
-  value !== undefined &&
-  value !== "" &&
-  (Array.isArray(value) ? value.length > 0 : ["string", "number", "boolean"].includes(typeof value));
+  Array.isArray(value) ? value.length > 0 && value.every(isPrimitive) : isPrimitive(value);
 
 /** The attributes of a user, in mapping order then passthrough order. */
 export function samlAttributes(user: UserRecord, settings: SamlpSettings): SamlAttribute[] {
@@ -62,7 +76,7 @@ export function samlAttributes(user: UserRecord, settings: SamlpSettings): SamlA
     byName.set(name, values);
   };
   for (const [field, names] of Object.entries(mappings)) {
-    const value = profile[field];
+    const value = valueAt(profile, field);
     if (!present(value)) continue;
     for (const name of Array.isArray(names) ? names : [names]) add(name, value);
   }

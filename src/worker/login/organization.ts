@@ -6,7 +6,7 @@ import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { RedirectableError } from "../oauth/authorize/request";
-import { respondToClient } from "../oauth/authorize/respond";
+import { refuseToClient } from "../oauth/authorize/respond";
 import { tenantObject } from "../tenant/stubs";
 import { configOf } from "./connection";
 import { sendMessage, shellFor } from "./render";
@@ -108,8 +108,9 @@ function refusal(reason: string, user: UserRecord, orgId: string): string {
 
 /**
  * The last step before a login in an organization issues anything: the membership rule (with invitation
- * acceptance) in one commit. Returns null to go on, or the response to send instead: the error redirect
- * to the client, an invitation page, or the organization prompt (post-login) when none is chosen yet.
+ * acceptance) in one commit. Returns null to go on, or the response to send instead: the refusal to the
+ * client (an OAuth error, or a SAML RequestDenied status for a SAML login), an invitation page, or the
+ * organization prompt (post-login) when none is chosen yet.
  */
 export async function organizationGate(
   c: AppContext,
@@ -127,11 +128,7 @@ export async function organizationGate(
     if (loginSessionId && (await orgs.holdForChoice(loginSessionId, user.user_id))) {
       return c.redirect(`/u2/organization?state=${encodeURIComponent(loginSessionId)}`, 302);
     }
-    return respondToClient(c, request.redirect_uri, request.response_mode, {
-      error: "invalid_request",
-      error_description: "parameter organization is required for this client",
-      state: request.state,
-    });
+    return refuseToClient(c, request, client, "invalid_request", "parameter organization is required for this client");
   }
   const outcome = await orgs.admitLogin({
     organization_id: request.organization,
@@ -144,11 +141,7 @@ export async function organizationGate(
   if (outcome.reason === "unknown" || outcome.reason === "expired" || outcome.reason === "email_mismatch") {
     return invitationProblem(c, await configOf(c), outcome.reason);
   }
-  return respondToClient(c, request.redirect_uri, request.response_mode, {
-    error: "access_denied",
-    error_description: refusal(outcome.reason, user, request.organization),
-    state: request.state,
-  });
+  return refuseToClient(c, request, client, "access_denied", refusal(outcome.reason, user, request.organization));
 }
 
 /** The organization of a pending login (its connections and branding), or null. */

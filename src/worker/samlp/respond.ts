@@ -54,11 +54,13 @@ export function postForm(c: AppContext, acsUrl: string, fields: Record<string, s
   );
 }
 
-/**
- * Answers a passive request (`IsPassive`) that needs a login with a signed Responder/NoPassive status,
- * posted to the ACS like any response, so the SP learns the user is not logged in without any page.
- */
-export async function samlNoPassiveResponse(c: AppContext, saml: SamlTransaction, client: ClientRecord): Promise<Response> {
+/** A signed status-only Response (saml-core-2.0-os §3.2.2.2) posted to the ACS with the RelayState. */
+async function samlStatusResponse(
+  c: AppContext,
+  saml: SamlTransaction,
+  client: ClientRecord,
+  status: { code: string; subcode: string; message: string },
+): Promise<Response> {
   const settings = samlpSettingsOf(client) ?? {};
   const signatureAlgorithm = settings.signatureAlgorithm ?? "rsa-sha256";
   const key = await samlSigner(c.env, c.var.settings, c.var.tenant.id, signatureAlgorithm);
@@ -70,11 +72,26 @@ export async function samlNoPassiveResponse(c: AppContext, saml: SamlTransaction
       ...(saml.request_id ? { inResponseTo: saml.request_id } : {}),
       now: now(),
     },
-    { code: SAML.responder, subcode: SAML.noPassive, message: "The user is not logged in" },
+    status,
     { ...key, signatureAlgorithm, digestAlgorithm: settings.digestAlgorithm ?? "sha256" },
   );
   return postForm(c, saml.acs_url, { SAMLResponse: toBase64(utf8(serialize(document))), RelayState: saml.relay_state });
 }
+
+/**
+ * Answers a passive request (`IsPassive`) that needs a login with a signed Responder/NoPassive status,
+ * posted to the ACS like any response, so the SP learns the user is not logged in without any page.
+ */
+export const samlNoPassiveResponse = (c: AppContext, saml: SamlTransaction, client: ClientRecord): Promise<Response> =>
+  samlStatusResponse(c, saml, client, { code: SAML.responder, subcode: SAML.noPassive, message: "The user is not logged in" });
+
+/**
+ * A login refused after authentication (a post-login action's deny, the organization rule): the SP hears a
+ * signed Responder/RequestDenied status with the reason (saml-profiles-2.0-os §4.1.4.2), never an OAuth
+ * error and never an assertion.
+ */
+export const samlDeniedResponse = (c: AppContext, saml: SamlTransaction, client: ClientRecord, message: string): Promise<Response> =>
+  samlStatusResponse(c, saml, client, { code: SAML.responder, subcode: SAML.requestDenied, message });
 
 /** Issues the signed SAML response for a user who just authenticated (or has a live session). */
 export async function samlLoginResponse(

@@ -23,12 +23,13 @@ import { sendMessage, shellFor } from "../login/render";
 import { currentSession } from "../login/session";
 import { readForm } from "../login/transaction";
 import { LOGIN_SESSION_TTL_MS } from "../oauth/authorize/authorize";
+import { issueAuthorizationResponse } from "../oauth/authorize/complete";
 import { isCanonicalUri, matchesRegistered } from "../oauth/authorize/redirect-uri";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { metadataCertificates } from "./keys";
-import { entityIdOf, samlLoginResponse, samlNoPassiveResponse, samlpSettingsOf, ssoUrlOf } from "./respond";
+import { entityIdOf, samlNoPassiveResponse, samlpSettingsOf, ssoUrlOf } from "./respond";
 
 /** SAML bindings §3.4.3 suggests RelayState of at most 80 bytes; SPs send more, so allow up to this. */
 const MAX_RELAY_STATE = 1024;
@@ -170,7 +171,9 @@ async function startSamlLogin(c: AppContext, client: ClientRecord, config: Tenan
       throw new SamlRefusal(403, "LOGIN_REQUIRED", "The session can no longer be used; log in again");
     }
     await stub.sessions().touch(session.id, client.client_id);
-    return samlLoginResponse(c, request, client, user, session.id, Math.floor(Date.parse(session.authenticated_at) / 1000));
+    // The same end as an OIDC login with a session: the organization gate and the post-login actions run on
+    // every SSO login too (a deny answers the SP a RequestDenied status), then the SAML response.
+    return issueAuthorizationResponse(c, request, client, user, session.id, Math.floor(Date.parse(session.authenticated_at) / 1000));
   }
   // saml-core-2.0-os §3.4.1: a passive request must not show a page; it gets a NoPassive status instead.
   if (authn?.isPassive) return samlNoPassiveResponse(c, saml, client);

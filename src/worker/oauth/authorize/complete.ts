@@ -16,7 +16,7 @@ import { samlLoginResponse } from "../../samlp/respond";
 import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
 import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { linkAccountFor } from "../../actions/account-linking";
-import { respondToClient } from "./respond";
+import { refuseToClient, respondToClient } from "./respond";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
@@ -36,6 +36,10 @@ const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   organization_name: request.organization_name,
 });
 
+/** The reference platform's `event.transaction.protocol` of a login: `samlp` for a SAML login (issue 14). */
+const protocolOf = (request: AuthorizeRequest) =>
+  request.samlp ? "samlp" : request.response_type.includes("code") ? "oidc-basic-profile" : "oidc-implicit-profile";
+
 /** The post-login actions of an interactive or silent login (SPEC §6.1: inline, before anything is issued). */
 async function postLoginActions(
   c: AppContext,
@@ -50,7 +54,7 @@ async function postLoginActions(
     config,
     client,
     user,
-    protocol: request.response_type.includes("code") ? "oidc-basic-profile" : "oidc-implicit-profile",
+    protocol: protocolOf(request),
     scope: request.scope,
     audience: request.audience,
     redirect_uri: request.redirect_uri,
@@ -64,14 +68,15 @@ async function postLoginActions(
 
 /**
  * A login an action denied or failed: its `f` log event (with the execution and any metadata the actions
- * set), and `access_denied` with the action's message to the client (the reference platform's answer).
+ * set), and `access_denied` with the action's message to the client (the reference platform's answer); a
+ * SAML login hears a RequestDenied status instead, never an assertion.
  */
 async function deniedByAction(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, outcome: Extract<PostLoginOutcome, { ok: false }>): Promise<Response> {
   const actor = { type: "user" as const, id: user.user_id, email: user.email, client_id: client.client_id };
   await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor }))
     .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
-  return respondToClient(c, request.redirect_uri, request.response_mode, { error: "access_denied", error_description: outcome.description, state: request.state });
+  return refuseToClient(c, request, client, "access_denied", outcome.description);
 }
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
@@ -147,8 +152,9 @@ async function answer(
 }
 
 /**
- * Answers an authorization request for a user with a live session (SSO): issues what the response_type
- * asks for (code, token, id_token, or a hybrid of them) and delivers it in the response mode.
+ * Answers an authorization request for a user with a live session (SSO): the organization gate and the
+ * post-login actions, as at every login, then what the response_type asks for (code, token, id_token, or a
+ * hybrid of them) in the response mode, or, for a SAML login (/samlp/{client_id}), the SAML response.
  */
 export async function issueAuthorizationResponse(
   c: AppContext,

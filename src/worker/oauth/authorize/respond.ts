@@ -1,6 +1,9 @@
 import { html } from "hono/html";
+import type { AuthorizeRequest } from "../../../shared/types";
+import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
+import { samlDeniedResponse } from "../../samlp/respond";
 
 /** Response parameters sent back to the client's redirect_uri. */
 export type ResponseParams = Record<string, string | undefined>;
@@ -29,6 +32,22 @@ export async function respondToClient(c: AppContext, redirectUri: string, mode: 
     for (const [k, v] of entries) url.searchParams.set(k, v);
   }
   return c.redirect(url.toString(), 302);
+}
+
+/**
+ * Refuses an authenticated login in the client's own protocol: an OAuth error in the response mode, or, for
+ * a SAML login (whose redirect_uri is the ACS), a signed Responder/RequestDenied SAML response with the
+ * RelayState, since an SP reads only a SAMLResponse (saml-profiles-2.0-os §4.1.4.2).
+ */
+export function refuseToClient(
+  c: AppContext,
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  error: "access_denied" | "invalid_request",
+  description: string,
+): Promise<Response> {
+  if (request.samlp) return samlDeniedResponse(c, request.samlp, client, description);
+  return respondToClient(c, request.redirect_uri, request.response_mode, { error, error_description: description, state: request.state });
 }
 
 /** JSON safe inside an inline script: no `</script>`, no HTML comment or line-terminator breakouts. */
