@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { tenantManagementToken } from "../helpers/management";
+import { expectRefusals, reachKit } from "../helpers/route-reach";
 
 /** Sessions through the management API, and the revocation cascade to refresh tokens (SPEC §3.3, §4.2). */
 
@@ -90,9 +91,8 @@ describe("sessions API", () => {
     // Nothing left to end is still accepted; an unknown user is 404.
     expect((await admin("DELETE", path)).status).toBe(202);
     expect((await admin("DELETE", "/users/auth0%7Cnobody/sessions")).status).toBe(404);
-    // Reachable only with delete:sessions.
-    expect((await mgmt("DELETE", path, { token: await tenantManagementToken(tenant, ["read:sessions"]), host })).status).toBe(403);
-    expect((await call(`/api/v2${path}`, { host, method: "DELETE" })).status).toBe(401);
+    // Who can reach it: no token 401; lacking delete:sessions, another tenant's, an end user's, a revoked token 403.
+    await expectRefusals(await reachKit(["delete:sessions"], tenant), "DELETE", path, "delete:sessions");
   });
 
   it("a code issued under a session revoked before its exchange mints nothing", async () => {
