@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant } from "../helpers/api";
+import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 
 const CALLBACK = "https://app.example.com/callback";
@@ -140,6 +140,37 @@ describe("logout", () => {
     expect(res.headers.get("set-cookie")).toMatch(/gh_session=;/);
     const after = await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", prompt: "none" }, { host, cookie: own });
     expect(redirectParams(after).query.get("error")).toBe("login_required");
+  });
+
+  it("/v2/logout without client_id returns to a URL in the tenant's Allowed Logout URLs, and only there", async () => {
+    const own = await sessionCookie(tenant, userId, client.client_id);
+    const logout = (returnTo: string) => call(`/v2/logout?returnTo=${encodeURIComponent(returnTo)}`, { host, headers: { cookie: own }, redirect: "manual" });
+    const settings = { allowed_logout_urls: ["https://portal.example.com/signed-out", "https://*.tenant-wide.example.com/bye"] };
+    expect((await mgmt("PATCH", "/tenants/settings", { headers: { "tenant-id": tenant }, body: settings })).status).toBe(200);
+    // The client's own list does not count without client_id.
+    expect((await logout("https://app.example.com/bye")).status).toBe(400);
+    expect((await logout("https://evil.example/")).status).toBe(400);
+    const res = await logout("https://portal.example.com/signed-out");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("https://portal.example.com/signed-out");
+    expect(res.headers.get("set-cookie")).toMatch(/gh_session=;/);
+    // Wildcards follow the client-level rules.
+    expect((await logout("https://eu.tenant-wide.example.com/bye")).headers.get("location")).toBe("https://eu.tenant-wide.example.com/bye");
+    expect((await logout("https://a.b.tenant-wide.example.com/bye")).status).toBe(400);
+    const after = await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", prompt: "none" }, { host, cookie: own });
+    expect(redirectParams(after).query.get("error")).toBe("login_required");
+  });
+
+  it("/v2/logout with client_id and no returnTo goes to the client's first Allowed Logout URL", async () => {
+    const own = await sessionCookie(tenant, userId, client.client_id);
+    const res = await call(`/v2/logout?client_id=${client.client_id}`, { host, headers: { cookie: own }, redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("https://app.example.com/bye");
+    expect(res.headers.get("set-cookie")).toMatch(/gh_session=;/);
+    // A client without allowed logout URLs, and no client at all: our logged-out page.
+    const bare = await seedClient(tenant, { callbacks: [CALLBACK] });
+    expect((await call(`/v2/logout?client_id=${bare.client_id}`, { host, redirect: "manual" })).headers.get("location")).toBe("/u2/logged-out");
+    expect((await call("/v2/logout", { host, redirect: "manual" })).headers.get("location")).toBe("/u2/logged-out");
   });
 
   it("/oidc/logout validates post_logout_redirect_uri against the id_token_hint's client and echoes state", async () => {

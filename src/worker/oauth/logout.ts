@@ -12,30 +12,53 @@ const loggedOutPage = "/u2/logged-out";
 
 async function clientById(c: AppContext, clientId: string | undefined): Promise<ClientRecord | undefined> {
   if (!clientId) return undefined;
-  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-  return clientIn(config, clientId);
+  return clientIn(await config(c), clientId);
+}
+
+const config = (c: AppContext) => tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+
+/** The tenant-level Allowed Logout URLs (PATCH /api/v2/tenants/settings `allowed_logout_urls`). */
+async function tenantLogoutUrls(c: AppContext): Promise<string[]> {
+  const urls = (await config(c)).settings.allowed_logout_urls;
+  return Array.isArray(urls) ? urls.filter((u): u is string => typeof u === "string") : [];
 }
 
 /**
  * The URL to send the browser to: exactly the registered logout URL that matched (issue 6: never the raw
  * parameter, which could carry control characters or a non-canonical spelling into `Location`).
  */
-function allowedLogoutUrl(client: ClientRecord | undefined, url: string): string {
-  const target = client ? registeredTarget(client.allowed_logout_urls, url) : null;
+function allowedLogoutUrl(entries: readonly string[] | undefined, url: string, owner = "client"): string {
+  const target = entries ? registeredTarget(entries, url) : null;
   if (target === null) {
-    throw new OAuthError("invalid_request", `The logout URL is not allowed for this client: ${JSON.stringify(url).slice(1, -1)}`);
+    throw new OAuthError("invalid_request", `The logout URL is not allowed for this ${owner}: ${JSON.stringify(url).slice(1, -1)}`);
   }
   return target;
 }
 
+/** The client's first Allowed Logout URL, unless it is a wildcard pattern (not a place to go). */
+function firstLogoutUrl(client: ClientRecord | undefined): string | undefined {
+  const first = client?.allowed_logout_urls[0];
+  return first && !first.includes("*") ? first : undefined;
+}
+
 /**
- * GET /v2/logout (reference platform): ends the browser session and returns to `returnTo`, which must be one
- * of the client's allowed_logout_urls. Refresh tokens are not touched (SPEC §3.3).
+ * GET /v2/logout (reference platform "Auth0 Logout"): ends the browser session and returns to `returnTo`.
+ * With `client_id`, `returnTo` must be one of the client's allowed_logout_urls, and without `returnTo` the
+ * browser goes to the first of them (our logged-out page when it has none). Without `client_id`, `returnTo`
+ * must be one of the tenant's allowed_logout_urls. The matching rules are the same at both levels.
+ * Refresh tokens are not touched (SPEC §3.3).
  */
 export async function legacyLogoutEndpoint(c: AppContext): Promise<Response> {
   const returnTo = c.req.query("returnTo");
-  const client = await clientById(c, c.req.query("client_id"));
-  const target = returnTo ? allowedLogoutUrl(client, returnTo) : loggedOutPage;
+  const clientId = c.req.query("client_id");
+  let target: string;
+  if (clientId) {
+    const client = await clientById(c, clientId);
+    if (returnTo) target = allowedLogoutUrl(client?.allowed_logout_urls, returnTo);
+    else target = firstLogoutUrl(client) ?? loggedOutPage;
+  } else {
+    target = returnTo ? allowedLogoutUrl(await tenantLogoutUrls(c), returnTo, "tenant") : loggedOutPage;
+  }
   await endSession(c);
   return c.redirect(target, 302);
 }
@@ -70,7 +93,7 @@ export async function oidcLogoutEndpoint(c: AppContext): Promise<Response> {
   }
   const requested = c.req.query("post_logout_redirect_uri");
   const client = await clientById(c, clientId);
-  const target = requested ? allowedLogoutUrl(client, requested) : null;
+  const target = requested ? allowedLogoutUrl(client?.allowed_logout_urls, requested) : null;
   await endSession(c);
   if (!target) return c.redirect(loggedOutPage, 302);
   const url = new URL(target);
