@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setClock } from "../../src/shared/clock";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { tenantManagementToken } from "../helpers/management";
@@ -167,5 +168,58 @@ describe("session revocation is audited", () => {
     const logs = (await (await admin("GET", "/logs?per_page=100")).json()) as Array<{ type: string; details?: Record<string, unknown>; description?: string }>;
     const entry = logs.find((l) => JSON.stringify(l).includes(a.sessionId) && JSON.stringify(l).includes("session.deleted"));
     expect(entry?.type).toBe("sapi");
+  });
+});
+
+describe("idle session lifetime (tenant idle_session_lifetime, the rule the login path applies)", () => {
+  const HOUR = 3_600_000;
+  let idleTenant: string;
+  let idleHost: string;
+  let idleClient: TestClient;
+  const idleAdmin = (method: string, path: string) => mgmt(method, path, { headers: { "tenant-id": idleTenant } });
+  const idOf = (cookie: string) => cookie.slice("gh_session=".length).split(".")[0] as string;
+
+  beforeAll(async () => {
+    idleTenant = await createTenant();
+    idleHost = `${idleTenant}.localhost:8787`;
+    idleClient = await seedClient(idleTenant, { callbacks: [CALLBACK] });
+    const res = await mgmt("PATCH", "/tenants/settings", { headers: { "tenant-id": idleTenant }, body: { idle_session_lifetime: 2 } });
+    expect(res.status).toBe(200);
+  });
+  afterEach(() => setClock());
+
+  it("reports idle_expires_at as last interaction plus the idle lifetime, capped by expires_at", async () => {
+    const user = await seedUser(idleTenant, `idle-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const long = idOf(await sessionCookie(idleTenant, user.user_id, idleClient.client_id, { expiresAt: Date.now() + 10 * HOUR }));
+    const short = idOf(await sessionCookie(idleTenant, user.user_id, idleClient.client_id, { expiresAt: Date.now() + HOUR }));
+    const a = (await (await idleAdmin("GET", `/sessions/${long}`)).json()) as Record<string, string>;
+    expect(a.idle_expires_at).toBe(new Date(Date.parse(a.last_interacted_at as string) + 2 * HOUR).toISOString());
+    const b = (await (await idleAdmin("GET", `/sessions/${short}`)).json()) as Record<string, string>;
+    expect(b.idle_expires_at).toBe(b.expires_at);
+    const listed = (await (await idleAdmin("GET", `/users/${encodeURIComponent(user.user_id)}/sessions?take=10`)).json()) as { sessions: Array<Record<string, string>> };
+    expect(listed.sessions.find((s) => s.id === long)?.idle_expires_at).toBe(a.idle_expires_at);
+  });
+
+  it("leaves a session unused for longer than the idle lifetime out of every read, as login does", async () => {
+    const user = await seedUser(idleTenant, `idle-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const start = Date.now();
+    const idleCookie = await sessionCookie(idleTenant, user.user_id, idleClient.client_id, { expiresAt: start + 10 * HOUR });
+    const idle = idOf(idleCookie);
+    expect((await idleAdmin("GET", `/sessions/${idle}`)).status).toBe(200);
+
+    const later = start + 2 * HOUR + 60_000;
+    setClock(() => later + (Date.now() - start));
+    const fresh = idOf(await sessionCookie(idleTenant, user.user_id, idleClient.client_id, { expiresAt: later + 10 * HOUR }));
+    // Login already refuses the idle session...
+    const silent = await authorize({ client_id: idleClient.client_id, redirect_uri: CALLBACK, response_type: "code", prompt: "none" }, { host: idleHost, cookie: idleCookie });
+    expect(redirectParams(silent).query.get("error")).toBe("login_required");
+    // ...and the management API no longer shows it, with totals and pages counting only live sessions.
+    expect((await idleAdmin("GET", `/sessions/${idle}`)).status).toBe(404);
+    const mine = (await (await idleAdmin("GET", `/users/${encodeURIComponent(user.user_id)}/sessions?take=10`)).json()) as { sessions: Array<{ id: string }> };
+    expect(mine.sessions.map((s) => s.id)).toEqual([fresh]);
+    const all = (await (await idleAdmin("GET", "/sessions?include_totals=true&per_page=50")).json()) as { sessions: Array<{ id: string }>; total: number };
+    expect(all.sessions.map((s) => s.id)).toContain(fresh);
+    expect(all.sessions.map((s) => s.id)).not.toContain(idle);
+    expect(all.total).toBe(all.sessions.length);
   });
 });

@@ -231,13 +231,16 @@ export class Sessions extends TenantRpc {
     });
   }
 
-  /** Live sessions for the management API, of one user or all (never the secret hash). */
-  list(window: ListWindow, userId: string | null): ListPage<SessionView> {
-    return this.read((sql, now) => listSessions(sql, window, userId, now));
+  /**
+   * Live sessions for the management API, of one user or all (never the secret hash). `idleMs` is the
+   * tenant's idle session lifetime as the worker resolves it for logins, so both judge a session alike.
+   */
+  list(window: ListWindow, userId: string | null, idleMs: number): ListPage<SessionView> {
+    return this.read((sql, now) => listSessions(sql, window, userId, now, idleMs));
   }
 
-  view(id: string): SessionView | null {
-    return this.read((sql, now) => getSessionView(sql, id, now));
+  view(id: string, idleMs: number): SessionView | null {
+    return this.read((sql, now) => getSessionView(sql, id, now, idleMs));
   }
 
   /**

@@ -2,6 +2,7 @@ import { auditContext } from "../http/audit";
 import type { SessionView } from "../../objects/tenant/session-admin";
 import { problem, unwrap } from "../../shared/errors";
 import type { AppContext } from "../context";
+import { sessionLifetimes } from "../login/session";
 import { userObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse } from "./list-response";
@@ -17,7 +18,7 @@ function present(s: SessionView) {
     authenticated_at: s.authenticated_at,
     last_interacted_at: s.last_interaction_at,
     expires_at: s.expires_at,
-    idle_expires_at: null,
+    idle_expires_at: s.idle_expires_at,
     clients: s.client_ids.map((client_id) => ({ client_id })),
     authentication: { methods: methodsOf(s) },
     device: s.device,
@@ -65,9 +66,10 @@ export const sessionRoutes = [
     summary: "The tenant's live sessions, newest first (offset paging; from/take are ignored, SPEC §4.3)",
     query: LIST_QUERY,
     status: 200,
-    handler(c) {
+    async handler(c) {
+      const { idleMs } = await sessionLifetimes(c);
       // SPEC §4.3: /sessions is not a checkpoint endpoint, so from/take are ignored and no `next` is returned.
-      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null), (s) => s.id, present, { checkpoint: false });
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, null, idleMs), (s) => s.id, present, { checkpoint: false });
     },
   }),
   defineRoute({
@@ -77,7 +79,8 @@ export const sessionRoutes = [
     summary: "One live session",
     status: 200,
     async handler(c, { params }) {
-      const session = await targetTenant(c).sessions().view(params.id ?? "");
+      const { idleMs } = await sessionLifetimes(c);
+      const session = await targetTenant(c).sessions().view(params.id ?? "", idleMs);
       if (!session) throw problem("inexistent_session");
       return c.json(present(session));
     },
@@ -92,7 +95,8 @@ export const sessionRoutes = [
     async handler(c, { params }) {
       const userId = params.id ?? "";
       if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
-      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, userId), (s) => s.id, present);
+      const { idleMs } = await sessionLifetimes(c);
+      return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, userId, idleMs), (s) => s.id, present);
     },
   }),
   defineRoute({
