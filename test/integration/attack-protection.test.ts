@@ -52,6 +52,18 @@ describe("brute-force protection (the per-user lockout)", () => {
     await admin("PATCH", "/attack-protection/brute-force-protection", { max_attempts: 3 });
   });
 
+  it("an IPv6 network on the allowlist is never locked, whatever the address's spelling", async () => {
+    const email = await newUser();
+    expect((await admin("PATCH", "/attack-protection/brute-force-protection", { allowlist: ["2001:db8::/32"] })).status).toBe(200);
+    for (let i = 0; i < 5; i++) await login(email, "wrong-guess-00", `2001:0DB8:${i}::7`);
+    expect((await login(email, PASSWORD, "2001:db8:ffff::1")).status).toBe(200);
+    // Outside the network, the same failures lock the account.
+    const other = await newUser();
+    for (let i = 0; i < 3; i++) await login(other, "wrong-guess-00", "2001:db9::7");
+    expect(await description(await login(other, PASSWORD, "2001:db9::7"))).toMatch(/Too many failed login attempts/);
+    await admin("PATCH", "/attack-protection/brute-force-protection", { allowlist: [] });
+  });
+
   it("an allowlisted network and a disabled protection are never locked", async () => {
     const email = await newUser();
     await admin("PATCH", "/attack-protection/brute-force-protection", { allowlist: ["192.0.2.0/24"] });
@@ -101,6 +113,27 @@ describe("the settings routes", () => {
       expect((await admin("PATCH", "/attack-protection/brute-force-protection", body)).status).toBe(400);
     }
     expect((await admin("PATCH", "/attack-protection/suspicious-ip-throttling", { stage: { later: {} } })).status).toBe(400);
+  });
+
+  it("accept every allowlist form of the reference platform (IPv4, IPv4 CIDR, IPv6, IPv6 CIDR)", async () => {
+    const allowlist = ["198.51.100.7", "192.0.2.0/24", "2001:db8::1", "2001:db8::/32", "::ffff:10.0.0.0/104"];
+    for (const path of ["/attack-protection/brute-force-protection", "/attack-protection/suspicious-ip-throttling"]) {
+      const res = await admin("PATCH", path, { allowlist });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { allowlist: string[] }).allowlist).toEqual(allowlist);
+      await admin("PATCH", path, { allowlist: [] });
+    }
+  });
+
+  it("refuse malformed allowlist entries with a 400 in the management error shape", async () => {
+    for (const entry of ["999.999.999.999/99", ":::::", "192.0.2.0/33", "2001:db8::/129", "1::2::3", "256.1.1.1"]) {
+      for (const path of ["/attack-protection/brute-force-protection", "/attack-protection/suspicious-ip-throttling"]) {
+        const res = await admin("PATCH", path, { allowlist: [entry] });
+        expect(res.status, `${path} ${entry}`).toBe(400);
+        expect(await res.json()).toMatchObject({ statusCode: 400, error: "Bad Request", errorCode: expect.any(String), message: expect.any(String) });
+      }
+    }
+    expect(((await (await admin("GET", "/attack-protection/brute-force-protection")).json()) as { allowlist: string[] }).allowlist).toEqual([]);
   });
 
   it("need a token with the scope", async () => {

@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { isIpOrRange } from "../ip";
 
 /**
  * Attack-protection settings in the reference platform's shapes (GET/PATCH
  * /api/v2/attack-protection/brute-force-protection and .../suspicious-ip-throttling).
  */
 
-/** An IPv4 or IPv6 address, or an IPv4 CIDR range. */
+/** An IPv4 or IPv6 address, or an IPv4 or IPv6 CIDR range (the reference platform's four allowlist forms). */
 const ipOrRange = z
   .string()
   .max(64)
-  .regex(/^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]{2,45})$/, "allowlist entries are IP addresses or IPv4 CIDR ranges");
+  .refine(isIpOrRange, "allowlist entries are IPv4 or IPv6 addresses or CIDR ranges (prefix up to 32 or 128 bits)");
 
 export const bruteForceProtection = z.strictObject({
   enabled: z.boolean(),

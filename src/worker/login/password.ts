@@ -6,7 +6,8 @@ import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantObject, userObject } from "../tenant/stubs";
 import { configOf, defaultDirectory, requiresVerifiedEmail } from "./connection";
-import { clientIp, isAllowlisted, isIpThrottled } from "./ip-throttle";
+import { isAllowlisted } from "../../shared/ip";
+import { clientIp, isIpThrottled } from "./ip-throttle";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
