@@ -136,6 +136,30 @@ describe("the settings routes", () => {
     expect(((await (await admin("GET", "/attack-protection/brute-force-protection")).json()) as { allowlist: string[] }).allowlist).toEqual([]);
   });
 
+  it("PATCH of one stage field keeps the stage's other field and the other stages (deep merge)", async () => {
+    const path = "/attack-protection/suspicious-ip-throttling";
+    const before = (await (await admin("GET", path)).json()) as { stage: Record<string, { max_attempts: number; rate: number }> };
+    const res = await admin("PATCH", path, { stage: { "pre-login": { rate: 5000 } } });
+    expect(res.status).toBe(200);
+    const expected: Record<string, { max_attempts?: number; rate: number }> = { ...before.stage, "pre-login": { ...before.stage["pre-login"], rate: 5000 } };
+    expect(((await res.json()) as { stage: unknown }).stage).toEqual(expected);
+    expect(((await (await admin("GET", path)).json()) as { stage: unknown }).stage).toEqual(expected);
+    expect(expected["pre-login"]?.max_attempts).toBe(20);
+    expect(expected["pre-user-registration"]).toEqual({ max_attempts: 20, rate: 3000 });
+    await admin("PATCH", path, { stage: { "pre-login": { rate: 3000 } } });
+  });
+
+  it("accept, store and return the SDK's pre-custom-token-exchange stage", async () => {
+    const path = "/attack-protection/suspicious-ip-throttling";
+    const res = await admin("PATCH", path, { stage: { "pre-custom-token-exchange": { max_attempts: 12, rate: 300_000 } } });
+    expect(res.status).toBe(200);
+    const read = (await (await admin("GET", path)).json()) as { stage: Record<string, unknown> };
+    expect(read.stage["pre-custom-token-exchange"]).toEqual({ max_attempts: 12, rate: 300_000 });
+    expect(read.stage["pre-login"]).toEqual({ max_attempts: 20, rate: 3000 });
+    expect((await admin("PATCH", path, { stage: { "pre-custom-token-exchange": { max_attempts: 0 } } })).status).toBe(400);
+    expect((await admin("PATCH", path, { stage: { "pre-custom-token-exchange": { burst: 1 } } })).status).toBe(400);
+  });
+
   it("need a token with the scope", async () => {
     expect((await call("/api/v2/attack-protection/brute-force-protection", { host })).status).toBe(401);
     const other = await createTenant();

@@ -26,11 +26,12 @@ export const suspiciousIpThrottling = z.strictObject({
   enabled: z.boolean(),
   shields: z.array(z.enum(["block", "admin_notification"])).max(2),
   allowlist: z.array(ipOrRange).max(100),
-  stage: z.strictObject({ "pre-login": stage, "pre-user-registration": stage }).partial(),
+  stage: z.strictObject({ "pre-login": stage, "pre-user-registration": stage, "pre-custom-token-exchange": stage }).partial(),
 });
 
 export type BruteForceProtection = z.infer<typeof bruteForceProtection>;
 export type SuspiciousIpThrottling = z.infer<typeof suspiciousIpThrottling>;
+export type ThrottlingStages = SuspiciousIpThrottling["stage"];
 
 export interface AttackProtection {
   brute_force_protection: BruteForceProtection;
@@ -40,7 +41,8 @@ export interface AttackProtection {
 /**
  * Defaults: the lockout of SPEC §5.11 (three failures per user) is on; suspicious-IP throttling is off
  * until a tenant enables it (SPEC §5.11). Its thresholds live in the rate-limit binding (SPEC §8), so the
- * stage values are reported as configured there.
+ * stage values are reported as configured there. The custom-token-exchange stage has the reference
+ * platform's documented default (threshold 10, one more attempt every 10 minutes).
  */
 export const DEFAULT_ATTACK_PROTECTION: AttackProtection = {
   brute_force_protection: { enabled: true, shields: ["block"], allowlist: [], mode: "count_per_identifier", max_attempts: 3 },
@@ -48,7 +50,11 @@ export const DEFAULT_ATTACK_PROTECTION: AttackProtection = {
     enabled: false,
     shields: ["block"],
     allowlist: [],
-    stage: { "pre-login": { max_attempts: 20, rate: 3000 }, "pre-user-registration": { max_attempts: 20, rate: 3000 } },
+    stage: {
+      "pre-login": { max_attempts: 20, rate: 3000 },
+      "pre-user-registration": { max_attempts: 20, rate: 3000 },
+      "pre-custom-token-exchange": { max_attempts: 10, rate: 600_000 },
+    },
   },
 };
 
