@@ -75,6 +75,18 @@ describe("brute-force protection (the per-user lockout)", () => {
     expect((await login(other, PASSWORD, randomIp())).status).toBe(200);
     await admin("PATCH", "/attack-protection/brute-force-protection", { enabled: true });
   });
+
+  it("without the block shield failures lock nobody; with it back, the third failure locks", async () => {
+    const email = await newUser();
+    const ip = randomIp();
+    expect((await admin("PATCH", "/attack-protection/brute-force-protection", { shields: ["user_notification"] })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await login(email, "wrong-guess-00", ip)).status).toBe(403);
+    expect((await login(email, PASSWORD, ip)).status).toBe(200);
+    expect((await admin("PATCH", "/attack-protection/brute-force-protection", { shields: ["block"] })).status).toBe(200);
+    const other = await newUser();
+    for (let i = 0; i < 3; i++) await login(other, "wrong-guess-00", ip);
+    expect(await description(await login(other, PASSWORD, ip))).toMatch(/Too many failed login attempts/);
+  });
 });
 
 describe("suspicious-IP throttling (rate-limit binding, keyed {tenant}:{ip})", () => {
