@@ -31,6 +31,32 @@ export function ssoRedirect(tenant: string, clientId: string, params: Record<str
   return call(`/samlp/${clientId}${query ? `?${query}` : ""}`, { host: hostOf(tenant), redirect: "manual", headers: cookie ? { cookie } : {} });
 }
 
+/** GET /samlp/{client_id}?{rawQuery}: the query sent byte for byte (signed redirect requests). */
+export function ssoRawQuery(tenant: string, clientId: string, rawQuery: string) {
+  return call(`/samlp/${clientId}?${rawQuery}`, { host: hostOf(tenant), redirect: "manual" });
+}
+
+export const RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256";
+export const RSA_SHA1 = "http://www.w3.org/2000/09/xmldsig#rsa-sha1";
+
+/**
+ * An SP's signed HTTP-Redirect query (saml-bindings-2.0-os §3.4.4.1): `SAMLRequest`, `RelayState` when
+ * given and `SigAlg`, URL-encoded, then `Signature` over exactly those octets with the RSA private key.
+ */
+export async function signedRedirectQuery(
+  privateKey: CryptoKey,
+  fields: { samlRequest: string; relayState?: string; sigAlg?: string },
+): Promise<string> {
+  const sigAlg = fields.sigAlg ?? RSA_SHA256;
+  const signed = [
+    `SAMLRequest=${encodeURIComponent(fields.samlRequest)}`,
+    ...(fields.relayState !== undefined ? [`RelayState=${encodeURIComponent(fields.relayState)}`] : []),
+    `SigAlg=${encodeURIComponent(sigAlg)}`,
+  ].join("&");
+  const signature = new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", privateKey, new TextEncoder().encode(signed)));
+  return `${signed}&Signature=${encodeURIComponent(b64(signature))}`;
+}
+
 /** POST /samlp/{client_id} (HTTP-POST binding). */
 export function ssoPost(tenant: string, clientId: string, params: Record<string, string>, cookie?: string) {
   return call(`/samlp/${clientId}`, {

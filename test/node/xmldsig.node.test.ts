@@ -8,6 +8,7 @@ import { decodeSamlRequest, parseAuthnRequest, SamlRequestError } from "../../sr
 import { CLAIMS, NAME_ID_FORMATS } from "../../src/shared/saml/constants";
 import { idpMetadata } from "../../src/shared/saml/metadata";
 import { buildSignedResponse, buildStatusResponse, type SamlResponseInput } from "../../src/shared/saml/response";
+import { verifyPostSignature } from "../../src/shared/saml/request-signature";
 import { importRsaSigningKey, type XmlSigner } from "../../src/shared/saml/xmldsig";
 import { excC14n } from "../../src/shared/xml/c14n";
 import { parseXml, XmlParseError } from "../../src/shared/xml/parse";
@@ -165,5 +166,46 @@ describe("IdP metadata", () => {
     expect(sso).toEqual(["urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"]);
     const certs = Array.from(doc.getElementsByTagNameNS("http://www.w3.org/2000/09/xmldsig#", "X509Certificate")).map((e) => e.textContent);
     expect(certs).toEqual(["AAAA", "BBBB"]);
+  });
+});
+
+describe("signed AuthnRequests (HTTP-POST) signed by xml-crypto verify with our verifier", () => {
+  const request = (id = "_signed1") =>
+    `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="2026-01-01T00:00:00Z" AssertionConsumerServiceURL="https://sp.example.com/acs?a=1&amp;b=2" ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST">\n  <saml:Issuer>urn:sp.example.com</saml:Issuer>\n  <samlp:NameIDPolicy Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" AllowCreate="true"/>\n</samlp:AuthnRequest>`;
+
+  async function spSign(xml: string, signatureAlgorithm: string, digestAlgorithm: string) {
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
+    const jwk = (await exportJWK(privateKey)) as PrivateJwk;
+    const certPem = pem("CERTIFICATE", await issueCertificate(jwk, { commonName: "sp.test", notBefore: Date.now() - 1000, notAfter: Date.now() + 86_400_000 }));
+    const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", privateKey)).toString("base64");
+    const sig = new SignedXml({
+      privateKey: `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`,
+      publicCert: certPem,
+      canonicalizationAlgorithm: "http://www.w3.org/2001/10/xml-exc-c14n#",
+      signatureAlgorithm,
+    });
+    sig.addReference({
+      xpath: "/*",
+      transforms: ["http://www.w3.org/2000/09/xmldsig#enveloped-signature", "http://www.w3.org/2001/10/xml-exc-c14n#"],
+      digestAlgorithm,
+    });
+    sig.computeSignature(xml, { location: { reference: "/*/*[local-name()='Issuer']", action: "after" } });
+    return { signed: sig.getSignedXml(), certPem };
+  }
+
+  it("rsa-sha256/sha256 and rsa-sha1/sha1 verify; a changed field or another certificate does not", async () => {
+    for (const [alg, digest] of [
+      ["http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", "http://www.w3.org/2001/04/xmlenc#sha256"],
+      ["http://www.w3.org/2000/09/xmldsig#rsa-sha1", "http://www.w3.org/2000/09/xmldsig#sha1"],
+    ] as const) {
+      const { signed, certPem } = await spSign(request(), alg, digest);
+      expect(signed).toContain("<Signature");
+      expect(parseAuthnRequest(signed).id).toBe("_signed1");
+      expect(await verifyPostSignature(signed, certPem)).toEqual({ ok: true });
+      const tampered = signed.replace("https://sp.example.com/acs?a=1", "https://sp.example.com/acs?a=9");
+      expect(await verifyPostSignature(tampered, certPem)).toMatchObject({ ok: false, code: "INVALID_SIGNATURE" });
+      const other = await spSign(request(), alg, digest);
+      expect(await verifyPostSignature(signed, other.certPem)).toMatchObject({ ok: false, code: "INVALID_SIGNATURE" });
+    }
   });
 });

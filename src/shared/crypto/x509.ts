@@ -223,3 +223,86 @@ export async function certificateView(certPem: string): Promise<CertificateView>
     x5t: toBase64Url(new TextEncoder().encode(hex.join(""))),
   };
 }
+
+/** One DER TLV read from `bytes`: its tag and where its contents start and end. */
+interface Read {
+  tag: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Reads the TLV at `at`, which must end by `limit`; null when it does not fit or is not DER this reader
+ * handles (high tag numbers, indefinite or over-long lengths). Never reads past `limit`, never throws.
+ */
+function readTlv(bytes: Bytes, at: number, limit: number): Read | null {
+  if (at + 2 > limit) return null;
+  const tag = bytes[at] ?? 0;
+  if ((tag & 0x1f) === 0x1f) return null;
+  let size = bytes[at + 1] ?? 0;
+  let start = at + 2;
+  if (size & 0x80) {
+    const octets = size & 0x7f;
+    if (octets === 0 || octets > 3 || start + octets > limit) return null;
+    size = 0;
+    for (let i = 0; i < octets; i++) size = size * 256 + (bytes[start + i] ?? 0);
+    start += octets;
+  }
+  if (start + size > limit) return null;
+  return { tag, start, end: start + size };
+}
+
+/** @default 16384: the longest certificate text accepted (a 4096-bit RSA certificate is under 2 KB). */
+export const MAX_CERTIFICATE_CHARS = 16_384;
+/** rsaEncryption (1.2.840.113549.1.1.1), as its DER OBJECT IDENTIFIER. */
+const RSA_ENCRYPTION = oid("1.2.840.113549.1.1.1");
+
+/** The DER bytes of a certificate given as PEM or as bare base64 DER; null when it is neither. */
+export function certificateDer(text: string): Bytes | null {
+  if (text.length > MAX_CERTIFICATE_CHARS) return null;
+  const armoured = /^\s*-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----\s*$/.exec(text);
+  if (text.includes("-----") && !armoured) return null;
+  const b64 = (armoured ? (armoured[1] ?? "") : text).replace(/\s+/g, "");
+  if (!b64 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) return null;
+  try {
+    return Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The DER SubjectPublicKeyInfo of an X.509 certificate (RFC 5280 §4.1) whose key is RSA (rsaEncryption),
+ * read by a bounded walk: Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0] version OPTIONAL,
+ * serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, ... }, ... }. Null for anything
+ * else (not a certificate, truncated, trailing bytes, another key type). The certificate's own signature,
+ * validity and extensions are not checked: it only carries the SP's key, as the reference platform uses it.
+ */
+export function rsaSpkiOfCertificate(der: Bytes): Bytes | null {
+  const certificate = readTlv(der, 0, der.length);
+  if (certificate?.tag !== 0x30 || certificate.end !== der.length) return null;
+  const tbs = readTlv(der, certificate.start, certificate.end);
+  if (tbs?.tag !== 0x30) return null;
+  let at = tbs.start;
+  const first = readTlv(der, at, tbs.end);
+  if (first?.tag === 0xa0) at = first.end;
+  // serialNumber INTEGER, then signature, issuer, validity and subject, four SEQUENCEs.
+  const expected = [0x02, 0x30, 0x30, 0x30, 0x30];
+  for (const tag of expected) {
+    const field = readTlv(der, at, tbs.end);
+    if (!field || field.tag !== tag) return null;
+    at = field.end;
+  }
+  const spki = readTlv(der, at, tbs.end);
+  if (spki?.tag !== 0x30) return null;
+  const algorithm = readTlv(der, spki.start, spki.end);
+  if (algorithm?.tag !== 0x30) return null;
+  const algorithmOid = readTlv(der, algorithm.start, algorithm.end);
+  if (algorithmOid?.tag !== 0x06) return null;
+  const oidContent = der.subarray(algorithmOid.start, algorithmOid.end);
+  const rsaContent = RSA_ENCRYPTION.subarray(2);
+  if (oidContent.length !== rsaContent.length || !oidContent.every((b, i) => b === rsaContent[i])) return null;
+  const key = readTlv(der, algorithm.end, spki.end);
+  if (key?.tag !== 0x03 || key.end !== spki.end) return null;
+  return der.slice(at, spki.end);
+}

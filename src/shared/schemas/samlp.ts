@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { MAX_CERTIFICATE_CHARS } from "../crypto/x509";
+import { isUsableSigningCert } from "../saml/request-signature";
 
 /**
  * The SAML2 Web App addon of an application (`addons.samlp`), the reference platform's settings
@@ -31,6 +33,15 @@ export const samlpSettings = z.looseObject({
   authnContextClassRef: uri.optional(),
   typedAttributes: z.boolean().optional(),
   includeAttributeNameFormat: z.boolean().optional(),
+  /**
+   * The SP's certificate (PEM or base64 DER, RSA key): when set, AuthnRequests must be signed with its key
+   * (../saml/request-signature.ts).
+   */
+  signingCert: z
+    .string()
+    .max(MAX_CERTIFICATE_CHARS)
+    .refine(isUsableSigningCert, "signingCert must be an X.509 certificate with an RSA public key (PEM or base64 DER)")
+    .optional(),
   /** Gatehouse: accept logins started at the IdP (no AuthnRequest). @default false */
   allowIdpInitiated: z.boolean().optional(),
 });

@@ -4,7 +4,8 @@
  * - GET and POST /samlp/{client_id}: SP-initiated Web Browser SSO (HTTP-Redirect and HTTP-POST bindings),
  *   through the universal login; the login transaction remembers the AuthnRequest and completes with a
  *   signed SAML response posted to the assertion consumer service instead of a code redirect. Without a
- *   SAMLRequest the login is IdP-initiated, refused unless the application enables it.
+ *   SAMLRequest the login is IdP-initiated, refused unless the application enables it. When the addon has
+ *   a `signingCert`, an AuthnRequest must be signed by its key (query signature or enveloped signature).
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { now } from "../../shared/clock";
@@ -12,6 +13,7 @@ import { randomId, randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
 import { type AuthnRequest, decodeSamlRequest, parseAuthnRequest, SamlRequestError } from "../../shared/saml/authn-request";
 import { SAML } from "../../shared/saml/constants";
+import { type SignatureCheck, verifyPostSignature, verifyRedirectSignature } from "../../shared/saml/request-signature";
 import { idpMetadata } from "../../shared/saml/metadata";
 import type { SamlpSettings } from "../../shared/schemas/samlp";
 import type { AuthorizeRequest, SamlTransaction, TenantConfig } from "../../shared/types";
@@ -95,6 +97,11 @@ async function bindingParams(c: AppContext): Promise<{ samlRequest?: string; rel
   return { samlRequest: query.get("SAMLRequest") ?? undefined, relayState: query.get("RelayState") ?? undefined };
 }
 
+/** Refuses an AuthnRequest whose signature the application's signingCert requires and does not verify. */
+function refuseUnless(check: SignatureCheck): void {
+  if (!check.ok) throw new SamlRefusal(400, check.code, check.message);
+}
+
 /** Checks an AuthnRequest against this endpoint and the application (saml-core-2.0-os §3.2.1, §3.4.1). */
 function checkRequest(c: AppContext, request: AuthnRequest, clientId: string): void {
   if (request.protocolBinding && request.protocolBinding !== SAML.bindingPost) {
@@ -137,7 +144,12 @@ async function startSamlLogin(c: AppContext, client: ClientRecord, config: Tenan
   }
   let authn: AuthnRequest | null = null;
   if (samlRequest) {
-    authn = parseAuthnRequest(await decodeSamlRequest(samlRequest));
+    const signingCert = typeof settings.signingCert === "string" ? settings.signingCert : undefined;
+    // HTTP-Redirect carries the signature in the query: checked before anything of the request is read.
+    if (signingCert !== undefined && c.req.method !== "POST") refuseUnless(await verifyRedirectSignature(new URL(c.req.url).search.slice(1), signingCert));
+    const xml = await decodeSamlRequest(samlRequest);
+    authn = parseAuthnRequest(xml);
+    if (signingCert !== undefined && c.req.method === "POST") refuseUnless(await verifyPostSignature(xml, signingCert));
     checkRequest(c, authn, client.client_id);
   } else if (!settings.allowIdpInitiated) {
     throw new SamlRefusal(400, "IDP_INITIATED_DISABLED", "IdP-initiated login is not enabled for this application (no SAMLRequest)");

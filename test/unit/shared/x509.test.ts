@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, importX509 } from "jose";
 import { describe, expect, it } from "vitest";
-import { certificateView, derOf, issueCertificate, pem, type PrivateJwk } from "../../../src/shared/crypto/x509";
+import { certificateDer, certificateView, derOf, issueCertificate, pem, type PrivateJwk, rsaSpkiOfCertificate } from "../../../src/shared/crypto/x509";
 
 /** A minimal DER reader for the test: the TLVs of one constructed value, each with its raw bytes. */
 function children(der: Uint8Array): { tag: number; raw: Uint8Array; body: Uint8Array }[] {
@@ -99,5 +99,31 @@ describe("certificate thumbprints in the reference platform's encoding", () => {
     expect(view.fingerprint).toBe("65:AF:69:09:B1:B0:75:8E:06:C6:E0:48:C4:60:02:B5:C6:95:E3:6B");
     expect(view.x5t).toBe("NjVBRjY5MDlCMUIwNzU4RTA2QzZFMDQ4QzQ2MDAyQjVDNjk1RTM2Qg");
     expect(view.x5c).toEqual([REFERENCE_X5C]);
+  });
+});
+
+describe("reading a certificate's RSA public key (signed AuthnRequests)", () => {
+  it("finds the SubjectPublicKeyInfo of PEM and bare base64 certificates; null, never a throw, on anything else", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
+    const der = await issueCertificate((await exportJWK(privateKey)) as PrivateJwk, { commonName: "sp", notBefore: Date.now(), notAfter: Date.now() + 86_400_000 });
+    const spki = new Uint8Array((await crypto.subtle.exportKey("spki", publicKey)) as ArrayBuffer);
+    expect(rsaSpkiOfCertificate(certificateDer(pem("CERTIFICATE", der)) ?? new Uint8Array())).toEqual(spki);
+    const bare = btoa(String.fromCharCode(...der));
+    expect(rsaSpkiOfCertificate(certificateDer(bare) ?? new Uint8Array())).toEqual(spki);
+    // Every truncation, a trailing byte, flipped length bytes and random bytes: null.
+    for (let n = 0; n < der.length; n += 7) expect(rsaSpkiOfCertificate(der.slice(0, n))).toBeNull();
+    expect(rsaSpkiOfCertificate(Uint8Array.of(...der, 0))).toBeNull();
+    for (const at of [1, 2, 3, 5, 6, 7]) {
+      const broken = der.slice();
+      broken[at] = 0xff;
+      expect(() => rsaSpkiOfCertificate(broken)).not.toThrow();
+    }
+    for (let i = 0; i < 200; i++) expect(rsaSpkiOfCertificate(crypto.getRandomValues(new Uint8Array(64 + i)))).toBeNull();
+    const ec = await generateKeyPair("ES256", { extractable: true });
+    const ecDer = await issueCertificate((await exportJWK(ec.privateKey)) as PrivateJwk, { commonName: "sp", notBefore: Date.now(), notAfter: Date.now() + 86_400_000 });
+    expect(rsaSpkiOfCertificate(ecDer)).toBeNull();
+    for (const text of ["", "-----BEGIN CERTIFICATE-----", "%%%", "AAA", "x".repeat(20_000), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"]) {
+      expect(certificateDer(text)).toBeNull();
+    }
   });
 });
