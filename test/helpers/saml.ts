@@ -2,8 +2,10 @@ import { env } from "cloudflare:test";
 import { excC14n } from "../../src/shared/xml/c14n";
 import { parseXml } from "../../src/shared/xml/parse";
 import { EMPTY_SCOPE, type Scope, scopeOf, textOf, type XmlElement, localOf } from "../../src/shared/xml/tree";
-import { call } from "./api";
-import { hostOf } from "./keys";
+import { expect } from "vitest";
+import { call, createTenant } from "./api";
+import { seedUser } from "./flows";
+import { hostOf, onTenant } from "./keys";
 
 /** SAML test plumbing: deflated AuthnRequests, the login through /u2, and reading the posted response. */
 
@@ -142,4 +144,23 @@ export async function verifyEnveloped(root: XmlElement, signed: XmlElement, publ
   const signatureBytes = Uint8Array.from(atob(textOf(value)), (c) => c.charCodeAt(0));
   const infoScope = scopeOf(signature, scopeOf(signed, scope));
   return crypto.subtle.verify("RSASSA-PKCS1-v1_5", publicKey, signatureBytes, new TextEncoder().encode(excC14n(signedInfo, infoScope)));
+}
+
+/** The password of the users `samlSetup` seeds. */
+export const SAML_USER_PASSWORD = "p4ssw0rd!";
+
+/** A SAML2 Web App (the client's `addons.samlp`) of the tenant, its ACS registered as a callback. */
+export async function samlApp(tenant: string, samlp: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const res = await onTenant(tenant, "POST", "/clients", { name: "SP app", callbacks: [ACS], addons: { samlp }, ...extra });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { client_id: string; addons: { samlp: Record<string, unknown> } };
+}
+
+/** A fresh tenant with a password user and a SAML app. */
+export async function samlSetup(samlp: Record<string, unknown> = {}) {
+  const tenant = await createTenant();
+  const email = `u-${crypto.randomUUID().slice(0, 6)}@example.com`;
+  const user = await seedUser(tenant, email, SAML_USER_PASSWORD);
+  const app = await samlApp(tenant, samlp);
+  return { tenant, user, email, app };
 }

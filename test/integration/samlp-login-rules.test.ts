@@ -1,10 +1,8 @@
 import { importX509 } from "jose";
 import { describe, expect, it } from "vitest";
-import { createTenant } from "../helpers/api";
 import { bindAction } from "../helpers/actions";
-import { seedUser } from "../helpers/flows";
 import { listKeys, onTenant } from "../helpers/keys";
-import { ACS, authnRequest, deflated, logIn, postedForm, readResponse, ssoRedirect, verifyEnveloped } from "../helpers/saml";
+import { ACS, authnRequest, deflated, logIn, postedForm, readResponse, samlApp, samlSetup, SAML_USER_PASSWORD, ssoRedirect, verifyEnveloped } from "../helpers/saml";
 
 /**
  * A SAML login obeys the same rules as an OIDC one (issue 14 point 4): post-login actions and the
@@ -13,23 +11,12 @@ import { ACS, authnRequest, deflated, logIn, postedForm, readResponse, ssoRedire
  * error parameters. The profile the attributes come from is the user's whole profile, read by path.
  */
 
-const PASSWORD = "p4ssw0rd!";
+const PASSWORD = SAML_USER_PASSWORD;
 const RESPONDER = "urn:oasis:names:tc:SAML:2.0:status:Responder";
 const REQUEST_DENIED = "urn:oasis:names:tc:SAML:2.0:status:RequestDenied";
 
-async function samlApp(tenant: string, samlp: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  const res = await onTenant(tenant, "POST", "/clients", { name: "SP app", callbacks: [ACS], addons: { samlp }, ...extra });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { client_id: string };
-}
 
-async function setup(samlp: Record<string, unknown> = {}) {
-  const tenant = await createTenant();
-  const email = `u-${crypto.randomUUID().slice(0, 6)}@example.com`;
-  const user = await seedUser(tenant, email, PASSWORD);
-  const app = await samlApp(tenant, samlp);
-  return { tenant, user, email, app };
-}
+const setup = samlSetup;
 
 /** Starts an SP-initiated login (HTTP-Redirect), logs in with the password, answers the page and the session cookie. */
 async function interactiveLogin(tenant: string, clientId: string, email: string, id = "_req_1", relayState = "rs-1") {

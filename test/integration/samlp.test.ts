@@ -1,7 +1,6 @@
 import { importX509 } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, createTenant } from "../helpers/api";
-import { seedUser } from "../helpers/flows";
 import { DAY, hostOf, listKeys, onTenant } from "../helpers/keys";
 import {
   ACS,
@@ -15,6 +14,9 @@ import {
   ssoPost,
   ssoRedirect,
   verifyEnveloped,
+  samlApp,
+  samlSetup,
+  SAML_USER_PASSWORD,
 } from "../helpers/saml";
 
 /**
@@ -23,7 +25,7 @@ import {
  * signs while keys rotate (injected clock).
  */
 
-const PASSWORD = "p4ssw0rd!";
+const PASSWORD = SAML_USER_PASSWORD;
 const at = (ms: number) => vi.setSystemTime(new Date(ms));
 afterEach(() => {
   vi.useRealTimers();
@@ -31,19 +33,8 @@ afterEach(() => {
 
 const errorCode = (html: string) => /data-error-code="([A-Z_]+)"/.exec(html)?.[1];
 
-async function samlApp(tenant: string, samlp: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  const res = await onTenant(tenant, "POST", "/clients", { name: "SP app", callbacks: [ACS], addons: { samlp }, ...extra });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { client_id: string; addons: { samlp: Record<string, unknown> } };
-}
 
-async function setup(samlp: Record<string, unknown> = {}) {
-  const tenant = await createTenant();
-  const email = `u-${crypto.randomUUID().slice(0, 6)}@example.com`;
-  const user = await seedUser(tenant, email, PASSWORD);
-  const app = await samlApp(tenant, samlp);
-  return { tenant, user, email, app };
-}
+const setup = samlSetup;
 
 /** The certificates the metadata publishes, in order. */
 async function metadataCerts(tenant: string, clientId: string): Promise<string[]> {
