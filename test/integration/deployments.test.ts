@@ -559,6 +559,7 @@ describe("bulk upgrades (issue 16 point 6)", () => {
 const UNDO_LAST: Record<string, string[]> = {
   "0014_schema_upgrades": ["DROP TABLE schema_upgrades"],
   "0015_job_mail_and_retention": ["DROP INDEX jobs_finished", "ALTER TABLE dev_messages DROP COLUMN sender", "ALTER TABLE dev_messages DROP COLUMN html"],
+  "0016_session_device": ["ALTER TABLE sessions DROP COLUMN device"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;
