@@ -113,4 +113,27 @@ describe("users through the auth0 SDK", () => {
     expect(remaining.map((i) => i.provider)).toEqual(["auth0"]);
     expect(await admin.users.get(secondary.user_id as string)).toMatchObject({ email: `secondary-${run}@example.com` });
   });
+
+  it("lists a brute-force lock with userBlocks.list and listByIdentifier, and lifts it with userBlocks.delete", async () => {
+    const origin = "https://blocks.example.com";
+    const app = await admin.clients.create({ name: `blocks-${run}`, app_type: "spa", web_origins: [origin], callbacks: [`${origin}/cb`] });
+    const email = `locked-${run}@example.com`;
+    const user = await admin.users.create({ connection: DB, email, password: "Sufficient-Pw-1" });
+    const id = user.user_id as string;
+    const attempt = (password: string) =>
+      fetch(`${server.baseUrl}/co/authenticate`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin },
+        body: JSON.stringify({ client_id: app.client_id, username: email, password, credential_type: "password" }),
+      });
+    expect((await admin.userBlocks.list(id)).blocked_for).toEqual([]);
+    for (let i = 0; i < 3; i++) expect((await attempt("Wrong-Guess-1")).status).toBe(403);
+    expect((await attempt("Sufficient-Pw-1")).status).toBe(403);
+    const blocks = await admin.userBlocks.list(id);
+    expect(blocks.blocked_for).toEqual([expect.objectContaining({ identifier: email, connection: DB })]);
+    expect((await admin.userBlocks.listByIdentifier({ identifier: email })).blocked_for).toHaveLength(1);
+    await admin.userBlocks.delete(id);
+    expect((await admin.userBlocks.listByIdentifier({ identifier: email })).blocked_for).toEqual([]);
+    expect((await attempt("Sufficient-Pw-1")).status).toBe(200);
+  });
 });

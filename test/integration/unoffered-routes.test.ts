@@ -35,7 +35,6 @@ const WALK = [
   "/event-streams",
   "/grants",
   "/device-credentials",
-  "/user-blocks",
   "/blacklists/tokens",
 ];
 

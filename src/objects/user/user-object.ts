@@ -2,7 +2,7 @@ import { DurableObject, RpcTarget } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
 import { nextCleanupAt, runUserCleanup } from "./cleanup";
-import { type AttemptAdmission, beginAttempt, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, settleAttempt } from "./login-throttle";
+import { activeBlocks, type AttemptAdmission, type AttemptOrigin, beginAttempt, clearFailures, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, type LoginBlock, settleAttempt } from "./login-throttle";
 import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
@@ -67,16 +67,16 @@ export class Attempts extends RpcTarget {
   }
 
   /** See {@link beginAttempt}. */
-  begin(maxAttempts: number | null = LOCKOUT_ATTEMPTS): AttemptAdmission {
+  begin(maxAttempts: number | null = LOCKOUT_ATTEMPTS, origin?: AttemptOrigin): AttemptAdmission {
     const at = now();
-    const admission = this.storage.transactionSync(() => beginAttempt(this.sql, at, maxAttempts));
+    const admission = this.storage.transactionSync(() => beginAttempt(this.sql, at, maxAttempts, origin));
     if (admission.admitted && maxAttempts !== null) this.expiresAt(at + LOCKOUT_WINDOW_MS);
     return admission;
   }
 
   /** See {@link settleAttempt}. */
-  settle(succeeded: boolean): void {
-    this.storage.transactionSync(() => settleAttempt(this.sql, succeeded));
+  settle(succeeded: boolean, origin?: AttemptOrigin): void {
+    this.storage.transactionSync(() => settleAttempt(this.sql, succeeded, origin));
   }
 }
 
@@ -189,6 +189,16 @@ export class UserObject extends DurableObject<Env> {
 
   mfa(): MfaAttempts {
     return new MfaAttempts(this.ctx.storage, this.sql);
+  }
+
+  /** The failed-login locks in force (GET /api/v2/user-blocks), flat: no facade stub per call. See {@link activeBlocks}. */
+  loginBlocks(maxAttempts: number, perIp: boolean): LoginBlock[] {
+    return activeBlocks(this.sql, now(), maxAttempts, perIp);
+  }
+
+  /** Lifts every failed-login lock (DELETE /api/v2/user-blocks); returns how many failures were forgotten. */
+  unblockLogins(): number {
+    return this.ctx.storage.transactionSync(() => clearFailures(this.sql));
   }
 
   private benchTable = false;

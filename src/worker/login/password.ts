@@ -42,7 +42,7 @@ export const publicLoginCode = (code: LoginFailureCode): LoginFailureCode => (co
  * The throttle object's name for an identifier no user has: never a user id (those carry a provider
  * prefix such as `auth0|`), so the two kinds of counters cannot collide.
  */
-const identifierKey = (connection: string, identifier: string) => `identifier:${connection}:${identifier}`;
+export const identifierKey = (connection: string, identifier: string) => `identifier:${connection}:${identifier}`;
 
 /**
  * Verifies an email and password against a database connection (default: the tenant's
@@ -96,7 +96,9 @@ async function verify(
   const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
   const known = (code: LoginFailureCode) => ({ ok: false as const, code, status: 403 as const, userId: found?.user_id ?? null });
-  const admission = await throttle.attempts().begin(lockout);
+  // `count_per_identifier_and_ip`: the failures from this IP only lock this identifier for this IP.
+  const origin = { ip: ip ?? null, perIp: bruteForce.mode === "count_per_identifier_and_ip" };
+  const admission = await throttle.attempts().begin(lockout, origin);
   if (!admission.admitted) return known("TOO_MANY_FAILED_LOGINS");
 
   // Always one full bcrypt comparison, known user or not (no timing difference).
@@ -105,7 +107,7 @@ async function verify(
     if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
     return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
-  await throttle.attempts().settle(true);
+  await throttle.attempts().settle(true, origin);
   const { password_hash: _hash, ...account } = found;
   // A linked account logs its person in as the primary user (SPEC §2.12: it is an identity of the primary).
   const user = account.linked_to ? await tenantObject(c.env, tenantId).users().get(account.linked_to) : account;

@@ -34,6 +34,7 @@ import { copyCredentialRoutes } from "./copy-credentials";
 import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
 import { mountUnoffered } from "./unoffered";
+import { userBlockRoutes } from "./user-blocks";
 import { userRoleRoutes } from "./user-roles";
 import { userRoutes } from "./users";
 
@@ -60,6 +61,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...userBlockRoutes,
   ...roleRoutes,
   ...roleAssignmentRoutes,
   ...userRoleRoutes,

@@ -40,7 +40,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
   { feature: "grants", paths: ["/grants", "/grants/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
-  { feature: "user-blocks", paths: ["/user-blocks", "/user-blocks/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
 ];
 

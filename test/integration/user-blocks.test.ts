@@ -1,0 +1,143 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, mgmt } from "../helpers/api";
+import { seedClient, seedUser, type TestClient } from "../helpers/flows";
+import { expectRefusals, reachKit } from "../helpers/route-reach";
+
+/**
+ * Brute-force protection's `count_per_identifier_and_ip` mode and the `/user-blocks` routes (issue 10 point 7;
+ * the reference platform's shapes): locks read per user and per identifier, lifted by an administrator.
+ */
+
+const ORIGIN = "https://app.example.com";
+const PASSWORD = "right-password-1";
+let tenant: string;
+let host: string;
+let client: TestClient;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  host = `${tenant}.localhost:8787`;
+  client = await seedClient(tenant, { web_origins: [ORIGIN] });
+});
+
+const admin = (method: string, path: string, body?: unknown) => mgmt(method, path, { headers: { "tenant-id": tenant }, body });
+const login = (username: string, password: string, ip: string) =>
+  call("/co/authenticate", {
+    method: "POST",
+    host,
+    headers: { "content-type": "application/json", origin: ORIGIN, "cf-connecting-ip": ip },
+    body: JSON.stringify({ client_id: client.client_id, username, password, credential_type: "password" }),
+  });
+const description = async (res: Response) => ((await res.json()) as { error_description?: string }).error_description ?? "";
+const newUser = async () => {
+  const user = await seedUser(tenant, `ub-${crypto.randomUUID().slice(0, 8)}@example.com`, PASSWORD);
+  return { email: user.email as string, id: user.user_id as string };
+};
+const fail = async (email: string, ip: string, times: number) => {
+  for (let i = 0; i < times; i++) await login(email, "wrong-guess-00", ip);
+};
+const blocksOf = async (path: string) => {
+  const res = await admin("GET", path);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { blocked_for: { identifier: string; ip?: string; connection: string }[] };
+};
+
+describe("count_per_identifier_and_ip", () => {
+  it("locks the user from the guessing IP only; other IPs still log in, and the lock shows that IP", async () => {
+    expect((await admin("PATCH", "/attack-protection/brute-force-protection", { mode: "count_per_identifier_and_ip" })).status).toBe(200);
+    try {
+      const { email, id } = await newUser();
+      await fail(email, "198.51.100.7", 3);
+      expect(await description(await login(email, PASSWORD, "198.51.100.7"))).toMatch(/Too many failed login attempts/);
+      expect((await login(email, PASSWORD, "198.51.100.8")).status).toBe(200);
+      // The success from another IP does not forgive the guessing IP's failures.
+      expect(await description(await login(email, PASSWORD, "198.51.100.7"))).toMatch(/Too many failed login attempts/);
+      expect(await blocksOf(`/user-blocks/${encodeURIComponent(id)}`)).toEqual({
+        blocked_for: [{ identifier: email, ip: "198.51.100.7", connection: "Username-Password-Authentication" }],
+      });
+    } finally {
+      await admin("PATCH", "/attack-protection/brute-force-protection", { mode: "count_per_identifier" });
+    }
+  });
+
+  it("counted per identifier (the default), the failures from several IPs add up to one lock", async () => {
+    const { email } = await newUser();
+    await fail(email, "198.51.100.20", 1);
+    await fail(email, "198.51.100.21", 1);
+    await fail(email, "198.51.100.22", 1);
+    expect(await description(await login(email, PASSWORD, "198.51.100.23"))).toMatch(/Too many failed login attempts/);
+  });
+});
+
+describe("/user-blocks", () => {
+  it("GET /user-blocks/{id} lists a locked user's block and DELETE lifts it: the right password works again", async () => {
+    const { email, id } = await newUser();
+    const path = `/user-blocks/${encodeURIComponent(id)}`;
+    expect(await blocksOf(path)).toEqual({ blocked_for: [] });
+    await fail(email, "203.0.113.9", 3);
+    expect(await blocksOf(path)).toEqual({ blocked_for: [{ identifier: email, ip: "203.0.113.9", connection: "Username-Password-Authentication" }] });
+    expect((await admin("DELETE", path)).status).toBe(204);
+    expect(await blocksOf(path)).toEqual({ blocked_for: [] });
+    expect((await login(email, PASSWORD, "203.0.113.9")).status).toBe(200);
+  });
+
+  it("by identifier: the email's lock is found and lifted; an email no account has is locked and lifted too", async () => {
+    const { email } = await newUser();
+    await fail(email, "203.0.113.10", 3);
+    const byEmail = `/user-blocks?identifier=${encodeURIComponent(email.toUpperCase())}`;
+    expect((await blocksOf(byEmail)).blocked_for).toEqual([{ identifier: email, ip: "203.0.113.10", connection: "Username-Password-Authentication" }]);
+    expect((await admin("DELETE", byEmail)).status).toBe(204);
+    expect((await login(email, PASSWORD, "203.0.113.10")).status).toBe(200);
+
+    const ghost = `ghost-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await fail(ghost, "203.0.113.11", 3);
+    expect((await blocksOf(`/user-blocks?identifier=${encodeURIComponent(ghost)}`)).blocked_for).toHaveLength(1);
+    expect((await admin("DELETE", `/user-blocks?identifier=${encodeURIComponent(ghost)}`)).status).toBe(204);
+    expect((await blocksOf(`/user-blocks?identifier=${encodeURIComponent(ghost)}`)).blocked_for).toEqual([]);
+  });
+
+  it("consider_brute_force_enablement=true lists nothing while the protection does not block", async () => {
+    const { email, id } = await newUser();
+    await fail(email, "203.0.113.12", 3);
+    const path = `/user-blocks/${encodeURIComponent(id)}`;
+    expect((await blocksOf(path)).blocked_for).toHaveLength(1);
+    await admin("PATCH", "/attack-protection/brute-force-protection", { enabled: false });
+    try {
+      expect(await blocksOf(`${path}?consider_brute_force_enablement=true`)).toEqual({ blocked_for: [] });
+      expect((await blocksOf(`${path}?consider_brute_force_enablement=false`)).blocked_for).toHaveLength(1);
+    } finally {
+      await admin("PATCH", "/attack-protection/brute-force-protection", { enabled: true });
+    }
+  });
+
+  it("an administrator's block is not lifted by DELETE /user-blocks/{id}", async () => {
+    const { email, id } = await newUser();
+    expect((await admin("PATCH", `/users/${encodeURIComponent(id)}`, { blocked: true })).status).toBe(200);
+    expect((await admin("DELETE", `/user-blocks/${encodeURIComponent(id)}`)).status).toBe(204);
+    expect(await description(await login(email, PASSWORD, "203.0.113.13"))).not.toBe("");
+    expect((await login(email, PASSWORD, "203.0.113.13")).status).toBe(403);
+  });
+
+  it("refuses an unknown user (404), a missing identifier (400) and odd identifiers without a 500", async () => {
+    const unknown = await admin("GET", "/user-blocks/auth0%7Cnobody");
+    expect(unknown.status).toBe(404);
+    expect((await admin("GET", "/user-blocks")).status).toBe(400);
+    expect((await admin("DELETE", "/user-blocks?identifier=")).status).toBe(400);
+    for (const odd of ['a"b\\c', "\u0000\u202e", "x".repeat(300), "名前"]) {
+      const res = await admin("GET", `/user-blocks?identifier=${encodeURIComponent(odd)}`);
+      expect(res.status, odd).toBe(200);
+      expect(((await res.json()) as { blocked_for: unknown[] }).blocked_for).toEqual([]);
+    }
+  });
+
+  it("who can reach them: no token 401; lacking scope, another tenant's, an end user's, a revoked token 403", async () => {
+    const { id } = await newUser();
+    const path = `/user-blocks/${encodeURIComponent(id)}`;
+    const readers = await reachKit(["read:users"], tenant);
+    await expectRefusals(readers, "GET", path, "read:users");
+    await expectRefusals(readers, "GET", "/user-blocks?identifier=someone@example.com", "read:users");
+    const writers = await reachKit(["update:users"], tenant);
+    await expectRefusals(writers, "DELETE", path, "update:users");
+    await expectRefusals(writers, "DELETE", "/user-blocks?identifier=someone@example.com", "update:users");
+  });
+});
