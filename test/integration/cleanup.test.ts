@@ -249,4 +249,21 @@ describe("user object cleanup, on its own alarm", () => {
     expect(await failures()).toBe(0);
     expect(await runInDurableObject(userStub(s.user.user_id), (_o, state) => state.storage.getAlarm())).toBeNull();
   });
+
+  it("remembers a revoked session for a day (no refresh family may start under it), then the alarm forgets it", async () => {
+    const user = await seedUser(tenant, `${uniqueId("u")}@example.com`);
+    const stub = userStub(user.user_id);
+    const ended = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT session_id FROM ended_sessions").toArray().map((r) => r.session_id));
+    await stub.revokeRefreshTokens(["ses_gone"]);
+    expect(await ended()).toEqual(["ses_gone"]);
+    const alarm = (await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())) as number;
+    expect(alarm).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    setClock(() => Date.now() + 3600_000);
+    await runDurableObjectAlarm(stub);
+    expect(await ended()).toEqual(["ses_gone"]);
+    setClock(() => alarm + 1);
+    await runDurableObjectAlarm(stub);
+    expect(await ended()).toEqual([]);
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeNull();
+  });
 });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
 import { call, createTenant, mgmt } from "../helpers/api";
@@ -135,6 +136,27 @@ describe("sessions API", () => {
     expect(sso.status).toBe(302);
     const later = (await (await admin("GET", `/sessions/${id}`)).json()) as { device: Record<string, string> };
     expect(later.device).toEqual({ initial_ip: "203.0.113.7", initial_user_agent: "FirstBrowser/1.0", last_ip: "198.51.100.9", last_user_agent: "Phone/2.0" });
+  });
+
+  it("a code redeemed as its session is revoked starts no refresh family, whichever reaches the user object first", async () => {
+    const user = await seedUser(tenant, `ses-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+    const sessionId = cookie.slice("gh_session=".length).split(".")[0] as string;
+    const code = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie })).query.get("code") as string;
+    // The race: the code was already redeemed in the tenant (so the revocation found no code to delete) and
+    // the revocation's cascade reaches the user's object before the exchange issues its refresh token.
+    expect(await env.USER.getByName(`${tenant}/${user.user_id}`).revokeRefreshTokens([sessionId])).toBe(0);
+    const res = await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    expect(res.status).toBe(403);
+    expect((await res.json()) as Record<string, unknown>).toMatchObject({ error: "invalid_grant", error_description: "The session of this authorization has ended" });
+    const tokens = await admin("GET", `/users/${encodeURIComponent(user.user_id)}/refresh-tokens`);
+    expect(await tokens.json()).toEqual([]);
+    // Another session of the same user still gets its refresh token.
+    const other = await sessionCookie(tenant, user.user_id, client.client_id);
+    const code2 = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie: other })).query.get("code") as string;
+    const ok = await tokenForm({ grant_type: "authorization_code", code: code2, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { refresh_token?: string }).refresh_token).toBeTruthy();
   });
 
   it("logout ends the session without touching refresh tokens (SPEC §3.3)", async () => {

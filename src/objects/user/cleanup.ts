@@ -8,14 +8,14 @@ import { rotationLifetimes } from "../../shared/refresh-policy";
 import type { RefreshLifetimes, TenantConfig } from "../../shared/types";
 import type { Sql } from "../sql";
 import { forgetOldFailures, nextFailureExpiry } from "./login-throttle";
-import { expiredHeads, nextHeadExpiry, settleExpiredHeads } from "./refresh-families";
+import { expiredHeads, forgetEndedSessions, nextEndedSessionExpiry, nextHeadExpiry, settleExpiredHeads } from "./refresh-families";
 
 /** Families examined per alarm run. */
 export const FAMILY_BATCH = 500;
 
 /** The earliest time the alarm has work, or null. */
 export function nextCleanupAt(sql: Sql): number | null {
-  const times = [nextHeadExpiry(sql), nextFailureExpiry(sql)].filter((t): t is number => t !== null);
+  const times = [nextHeadExpiry(sql), nextFailureExpiry(sql), nextEndedSessionExpiry(sql)].filter((t): t is number => t !== null);
   return times.length ? Math.min(...times) : null;
 }
 
@@ -40,7 +40,10 @@ export interface CleanupDeps {
 
 /** One bounded run; `more` when a bound was hit. */
 export async function runUserCleanup(deps: CleanupDeps): Promise<{ deleted: number; kept: number; failures: number; more: boolean }> {
-  const failures = deps.transaction(() => forgetOldFailures(deps.sql, deps.now()));
+  const failures = deps.transaction(() => {
+    forgetEndedSessions(deps.sql, deps.now());
+    return forgetOldFailures(deps.sql, deps.now());
+  });
   const candidates = expiredHeads(deps.sql, deps.now(), FAMILY_BATCH);
   if (!candidates.length) return { deleted: 0, kept: 0, failures, more: false };
   // Outgoing I/O: a rotation may commit meanwhile, so the settle step re-reads each head in its transaction.

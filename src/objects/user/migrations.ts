@@ -3,6 +3,7 @@ import rotation from "../../../migrations/user/0002_refresh_rotation.sql";
 import cleanup from "../../../migrations/user/0003_cleanup.sql";
 import mfa from "../../../migrations/user/0004_mfa.sql";
 import loginFailureIp from "../../../migrations/user/0005_login_failure_ip.sql";
+import endedSessions from "../../../migrations/user/0006_ended_sessions.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -12,4 +13,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0003_cleanup", sql: cleanup },
   { name: "0004_mfa", sql: mfa },
   { name: "0005_login_failure_ip", sql: loginFailureIp },
+  { name: "0006_ended_sessions", sql: endedSessions },
 ]);

@@ -47,7 +47,9 @@ export function toRefreshToken(r: Row): RefreshTokenRecord {
  * Stores a new family's first token. Beyond MAX_LIVE_TOKENS_PER_CLIENT live tokens for this client the
  * oldest families are revoked (the reference platform's cap).
  */
-export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord {
+export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord | null {
+  // The session ended (its cascade reached this object first): no family may start under it.
+  if (t.session_id !== null && sql.first`SELECT 1 FROM ended_sessions WHERE session_id = ${t.session_id}`) return null;
   const expiresAt = t.lifetime_ms === null ? null : now + t.lifetime_ms;
   const idleExpires = idleExpiry(now, t.idle_lifetime_ms, expiresAt);
   sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
@@ -183,13 +185,31 @@ export function revokeAllRefreshTokens(sql: Sql, now: number): number {
   return sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE revoked_at IS NULL`;
 }
 
-/** Revokes every token issued under one of the given sessions (session revocation, blocking the user). */
+/**
+ * Revokes every token issued under one of the given sessions (session revocation, blocking the user), and
+ * remembers the sessions as ended so no token is issued under them afterwards (see `issueRefreshToken`).
+ */
 export function revokeBySessions(sql: Sql, sessionIds: readonly string[], now: number): number {
   let revoked = 0;
   for (const id of sessionIds) {
     revoked += sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE session_id = ${id} AND revoked_at IS NULL`;
+    sql.run`INSERT INTO ended_sessions (session_id, ended_at) VALUES (${id}, ${now}) ON CONFLICT (session_id) DO NOTHING`;
   }
   return revoked;
+}
+
+/** How long an ended session is remembered: far longer than an authorization code lives. */
+export const ENDED_SESSION_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Forgets ended sessions past their retention (alarm cleanup). */
+export function forgetEndedSessions(sql: Sql, now: number): number {
+  return sql.run`DELETE FROM ended_sessions WHERE ended_at <= ${now - ENDED_SESSION_RETENTION_MS}`;
+}
+
+/** When the oldest remembered ended session is due for removal, or null. */
+export function nextEndedSessionExpiry(sql: Sql): number | null {
+  const at = sql.first<{ at: number | null }>`SELECT MIN(ended_at) AS at FROM ended_sessions`?.at ?? null;
+  return at === null ? null : at + ENDED_SESSION_RETENTION_MS;
 }
 
 /**

@@ -119,9 +119,10 @@ export class RefreshTokens extends RpcTarget {
     return this.storage.transactionSync(() => fn(this.sql, now()));
   }
 
-  issue(token: NewRefreshToken): RefreshTokenRecord {
+  /** Starts a family; null when its session has already ended here (see {@link refresh.issueRefreshToken}). */
+  issue(token: NewRefreshToken): RefreshTokenRecord | null {
     const issued = this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
-    this.expiresAt(tokenExpiry(issued));
+    if (issued) this.expiresAt(tokenExpiry(issued));
     return issued;
   }
 
@@ -164,7 +165,11 @@ export class RefreshTokens extends RpcTarget {
 
   /** Every token issued under these sessions (session revocation, blocking the user). */
   revokeBySessions(sessionIds: string[]): number {
-    return this.commit((sql, at) => refresh.revokeBySessions(sql, sessionIds, at));
+    const at = now();
+    const revoked = this.storage.transactionSync(() => refresh.revokeBySessions(this.sql, sessionIds, at));
+    // The ended sessions it remembers are removed by the alarm once their retention is over.
+    if (sessionIds.length) this.expiresAt(at + refresh.ENDED_SESSION_RETENTION_MS);
+    return revoked;
   }
 }
 

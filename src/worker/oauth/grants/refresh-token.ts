@@ -80,7 +80,10 @@ export function earnsRefreshToken(c: GrantContext, client: ClientRecord, scope: 
   return c.config.resourceServers.some((r) => r.identifier === audience && r.allow_offline_access);
 }
 
-/** Starts a refresh-token family in the user's object and answers the token (first of its family). */
+/**
+ * Starts a refresh-token family in the user's object and answers the token (first of its family); refused
+ * (`invalid_grant`) when the session it would live under has ended meanwhile.
+ */
 export async function issueRefreshToken(
   ctx: GrantContext,
   client: ClientRecord,
@@ -98,7 +101,7 @@ export async function issueRefreshToken(
     auth_time: grant.auth_time,
     ...(grant.organization ? { organization: grant.organization } : {}),
   };
-  await userObject(c.env, c.get("tenant").id, user.user_id).refreshTokens().issue({
+  const issued = await userObject(c.env, c.get("tenant").id, user.user_id).refreshTokens().issue({
     id: familyId,
     token_hash: await refreshSecretHash(secret),
     client_id: client.client_id,
@@ -111,6 +114,9 @@ export async function issueRefreshToken(
     lifetime_ms: absoluteMs,
     idle_lifetime_ms: idleMs,
   });
+  // The login's session was revoked after its code was redeemed and before this issue: the revocation's
+  // cascade reached the user's object first, so nothing is issued (no token, no live refresh family).
+  if (!issued) throw invalidGrant(client, "The session of this authorization has ended");
   return formatRefreshToken({ tenantId: c.get("tenant").id, userId: user.user_id, id: familyId, secret });
 }
 
