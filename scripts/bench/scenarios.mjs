@@ -200,6 +200,19 @@ export const SCENARIOS = [
     },
   },
   {
+    id: "rotation_floor_no_write",
+    label: "the rotation floor without its user-object RPC and write (/__bench/rotation-floor?write=0)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => ({
+      method: "POST",
+      path: "/__bench/rotation-floor?write=0",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
+    }),
+  },
+  {
     id: "refresh_hot",
     label: "refresh rotations, one hot user (a family per connection)",
     unit: "rotations/s",
@@ -725,6 +738,7 @@ export const RATIOS = [
   { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
   { label: "rotation floor (one user-object write, one RS256 signature) ÷ client_credentials tokens/s: the most a one-signature rotation could reach", numerator: "rotation_floor", denominator: "token" },
   { label: "refresh rotations/s for an API ÷ rotation floor (1.0 = a rotation costs nothing beyond its floor)", numerator: "refresh_spread_api", denominator: "rotation_floor" },
+  { label: "rotation floor ÷ the same without its user-object write (what one durable per-user write costs a rotation)", numerator: "rotation_floor", denominator: "rotation_floor_no_write" },
   { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
   { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },
   { label: "refresh rotations/s (one hot user) ÷ client_credentials tokens/s", numerator: "refresh_hot", denominator: "token" },

@@ -35,12 +35,13 @@ export function benchRoutes(): Hono<AppEnv> {
   });
   // The floor of a refresh rotation (issue 10): read a form body, hash the presented secret and its
   // successor, one RPC to a user object (of 1,000) that upserts one row, one RS256 signature, JSON.
+  // `?write=0`: the same without the RPC and its write, so the two rows' difference is the durable write.
   let rotations = 0;
   router.post("/rotation-floor", async (c) => {
     const params = await readOAuthParams(c.req.raw);
     const user = `floor-${rotations++ % 1000}`;
     const [presented, successor] = await Promise.all([refreshSecretHash(params.refresh_token ?? ""), refreshSecretHash(newRefreshSecret())]);
-    const stored = await userObject(c.env, "bench-floor", user).benchRotateFloor(presented.slice(0, 16), successor);
+    const stored = c.req.query("write") === "0" || (await userObject(c.env, "bench-floor", user).benchRotateFloor(presented.slice(0, 16), successor));
     if (!stored) return c.json({ error: "not stored" }, 500);
     const key = await keyFor("RS256");
     const now = Math.floor(Date.now() / 1000);
