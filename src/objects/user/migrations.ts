@@ -2,6 +2,7 @@ import core from "../../../migrations/user/0001_refresh_and_throttle.sql";
 import rotation from "../../../migrations/user/0002_refresh_rotation.sql";
 import cleanup from "../../../migrations/user/0003_cleanup.sql";
 import mfa from "../../../migrations/user/0004_mfa.sql";
+import refreshMetadata from "../../../migrations/user/0005_refresh_metadata.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -10,4 +11,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0002_refresh_rotation", sql: rotation },
   { name: "0003_cleanup", sql: cleanup },
   { name: "0004_mfa", sql: mfa },
+  { name: "0005_refresh_metadata", sql: refreshMetadata },
 ]);
