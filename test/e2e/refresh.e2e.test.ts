@@ -8,7 +8,8 @@ import { sdkOptions } from "./helpers/auth0";
 /**
  * Refresh tokens end to end against `wrangler dev`: `openid-client` redeems a code with offline_access,
  * rotates the refresh token, sees reuse detection, and revokes; `jose` verifies the refreshed tokens; the
- * `auth0` SDK reads the user's refresh tokens through the management API.
+ * `auth0` SDK reads, annotates (refresh_token_metadata) and revokes the user's refresh tokens through the
+ * management API.
  */
 describe("refresh tokens through openid-client", () => {
   let server: RunningServer;
@@ -110,5 +111,30 @@ describe("refresh tokens through openid-client", () => {
     expect(live[0]?.client_id).toBe(app.client_id);
     await admin.refreshTokens.delete(live[0]?.id as string);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("the auth0 SDK's newer calls: refreshTokens.list, update (metadata kept across a rotation), revoke by user and client", async () => {
+    const tokens = await loginWithOfflineAccess();
+    const live = async () => (await admin.refreshTokens.list({ user_id: userId, client_id: app.client_id })).data.filter((t) => !t.revoked_at);
+    const [token] = await live();
+    expect(token).toMatchObject({ user_id: userId, client_id: app.client_id, rotating: true, refresh_token_metadata: {} });
+
+    const updated = await admin.refreshTokens.update(token?.id as string, { refresh_token_metadata: { device_name: "e2e laptop" } });
+    expect(updated.refresh_token_metadata).toEqual({ device_name: "e2e laptop" });
+    await expect(admin.refreshTokens.update(token?.id as string, { refresh_token_metadata: { "bad key": "x" } })).rejects.toMatchObject({ statusCode: 400 });
+
+    // The refresh grant's successor is listed in the token's place and carries its metadata.
+    const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    const [successor] = await live();
+    expect(successor?.id).not.toBe(token?.id);
+    expect(successor?.refresh_token_metadata).toEqual({ device_name: "e2e laptop" });
+    expect((await admin.refreshTokens.get(successor?.id as string)).refresh_token_metadata).toEqual({ device_name: "e2e laptop" });
+
+    await admin.refreshTokens.revoke({ user_id: userId, client_id: app.client_id });
+    expect(await live()).toEqual([]);
+    await expect(oidc.refreshTokenGrant(config, rotated.refresh_token as string)).rejects.toMatchObject({
+      error: "invalid_grant",
+      error_description: "Refresh token has been revoked",
+    });
   });
 });

@@ -77,6 +77,7 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["DELETE", "/users/{id}/identities/auth0/x"],
     ["GET", "/users/{id}/sessions"],
     ["GET", "/users/{id}/refresh-tokens"],
+    ["GET", "/refresh-tokens?user_id={id}"],
     ["GET", "/users/{id}/organizations"],
     ["POST", "/jobs/verification-email", { user_id: "auth0|nobody-at-all" }],
   ],
@@ -113,6 +114,13 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["POST", "/tenants/{id}/management-token"],
   ],
   "tenant operation": [["GET", "/operations/{id}"]],
+  "refresh token": [
+    ["GET", "/refresh-tokens/{id}"],
+    ["PATCH", "/refresh-tokens/{id}", { refresh_token_metadata: { a: "b" } }],
+    ["DELETE", "/refresh-tokens/{id}"],
+    ["GET", "/refresh_tokens/{id}"],
+    ["PATCH", "/refresh_tokens/{id}", { refresh_token_metadata: null }],
+  ],
   "proxy route": [
     ["GET", "/proxy-routes/{id}"],
     ["PATCH", "/proxy-routes/{id}", { priority: 1 }],

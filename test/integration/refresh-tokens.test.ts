@@ -4,53 +4,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, pkce, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { createApi, tenantManagementToken } from "../helpers/management";
+import { CALLBACK, expectRefused, loginOffline, refreshGrant, refreshSetup, type TokenBody } from "../helpers/refresh";
 
 /** Refresh tokens (SPEC §2.8, §3.3, §4.1 rule 1, §7; RFC 9700 §4.14.2), through the real token endpoint. */
 
-const CALLBACK = "https://app.example.com/callback";
 let tenant: string;
 let host: string;
-
-interface TokenBody {
-  access_token: string;
-  id_token?: string;
-  refresh_token?: string;
-  scope: string;
-  error?: string;
-  error_description?: string;
-}
 
 beforeAll(async () => {
   tenant = await createTenant();
   host = `${tenant}.localhost:8787`;
 });
 
-async function setup(settings: Record<string, unknown> = {}, fields: Parameters<typeof seedClient>[1] = {}) {
-  const client = await seedClient(tenant, { callbacks: [CALLBACK], ...fields });
-  if (Object.keys(settings).length) {
-    const res = await mgmt("PATCH", `/clients/${client.client_id}`, { headers: { "tenant-id": tenant }, body: { refresh_token: settings } });
-    expect(res.status, await res.clone().text()).toBe(200);
-  }
-  const user = await seedUser(tenant, `rt-${crypto.randomUUID().slice(0, 8)}@example.com`);
-  const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
-  return { client, user, cookie };
-}
-
-async function login(s: { client: TestClient; cookie: string }, extra: Record<string, string> = {}): Promise<TokenBody> {
-  const res = await authorize({ client_id: s.client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access", ...extra }, { host, cookie: s.cookie });
-  const code = redirectParams(res).query.get("code") as string;
-  const out = await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: s.client.client_id, client_secret: s.client.client_secret }, {}, host);
-  expect(out.status).toBe(200);
-  return (await out.json()) as TokenBody;
-}
-
-const refresh = (client: TestClient, refresh_token: string, extra: Record<string, string> = {}) =>
-  tokenForm({ grant_type: "refresh_token", refresh_token, client_id: client.client_id, client_secret: client.client_secret, ...extra }, {}, host);
-
-async function expectRefused(res: Response, description: string, status = 403) {
-  expect(res.status).toBe(status);
-  expect(await res.json()).toEqual({ error: "invalid_grant", error_description: description });
-}
+const setup = (settings: Record<string, unknown> = {}, fields: Parameters<typeof seedClient>[1] = {}) => refreshSetup(tenant, settings, fields);
+const login = loginOffline;
+const refresh = (client: TestClient, refresh_token: string, extra: Record<string, string> = {}) => refreshGrant(tenant, client, refresh_token, extra);
 
 describe("issuing (SPEC §4.1 rule 1)", () => {
   it("issues a refresh token only when offline_access is granted and the client may use the grant", async () => {

@@ -4,6 +4,7 @@ import cleanup from "../../../migrations/user/0003_cleanup.sql";
 import mfa from "../../../migrations/user/0004_mfa.sql";
 import loginFailureIp from "../../../migrations/user/0005_login_failure_ip.sql";
 import endedSessions from "../../../migrations/user/0006_ended_sessions.sql";
+import refreshMetadata from "../../../migrations/user/0007_refresh_metadata.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -14,4 +15,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0004_mfa", sql: mfa },
   { name: "0005_login_failure_ip", sql: loginFailureIp },
   { name: "0006_ended_sessions", sql: endedSessions },
+  { name: "0007_refresh_metadata", sql: refreshMetadata },
 ]);

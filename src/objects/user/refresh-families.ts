@@ -1,4 +1,13 @@
-import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+import type {
+  ListPage,
+  ListWindow,
+  NewRefreshToken,
+  RefreshLifetimes,
+  RefreshRevocationFilter,
+  RefreshRotation,
+  RefreshTokenRecord,
+  RotateOutcome,
+} from "../../shared/types";
 import { iso, json, type Sql, type SqlValue } from "../sql";
 
 /**
@@ -40,6 +49,7 @@ export function toRefreshToken(r: Row): RefreshTokenRecord {
     idle_expires_at: iso(num(r.idle_expires_at)),
     last_exchanged_at: iso(num(r.last_exchanged_at)),
     revoked_at: iso(num(r.revoked_at)),
+    metadata: json(r.metadata as string, {}),
   };
 }
 
@@ -131,10 +141,11 @@ export function rotateRefreshToken(
     rotated_to: null,
     rotated_at: null,
   };
+  // The family's metadata travels with it (the reference platform keeps refresh_token_metadata across exchanges).
   sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
-      device, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
+      device, metadata, expires_at, idle_lifetime_ms, idle_expires_at, last_exchanged_at, created_at)
     VALUES (${successor.id}, ${r.successor_hash}, ${row.family_id}, ${row.client_id}, ${row.user_id}, ${row.session_id},
-      ${row.scope}, ${row.audience}, ${row.login}, ${successor.device}, ${successor.expires_at}, ${idleLifetime},
+      ${row.scope}, ${row.audience}, ${row.login}, ${successor.device}, ${row.metadata}, ${successor.expires_at}, ${idleLifetime},
       ${successor.idle_expires_at}, ${now}, ${row.created_at})`;
   sql.run`UPDATE refresh_tokens SET rotated_to = ${r.successor_id}, rotated_at = ${now}, last_exchanged_at = ${now}
     WHERE id = ${r.id}`;
@@ -180,6 +191,42 @@ export function deleteRefreshToken(sql: Sql, id: string, now: number): boolean {
   return true;
 }
 
+/**
+ * Revokes the family of each named token (POST /refresh-tokens/revoke with `ids`); unknown ids are passed
+ * over, as the reference platform accepts the request without reporting them. Returns how many were found.
+ */
+export function revokeFamiliesOf(sql: Sql, ids: readonly string[], now: number): number {
+  let found = 0;
+  for (const id of ids) if (revokeFamilyOf(sql, id, now)) found++;
+  return found;
+}
+
+/**
+ * Soft-revokes the user's tokens of one client (and audience, when named): POST /refresh-tokens/revoke with
+ * `user_id` + `client_id` [+ `audience`]. Every row of a family shares its client and audience, so whole
+ * families are revoked and none can rotate again. With no filter, every token (as revokeAllRefreshTokens).
+ */
+export function revokeMatching(sql: Sql, filter: RefreshRevocationFilter, now: number): number {
+  const clientId = filter.client_id ?? null;
+  const audience = filter.audience ?? null;
+  return sql.run`UPDATE refresh_tokens SET revoked_at = ${now}
+    WHERE revoked_at IS NULL
+      AND (${clientId} IS NULL OR client_id = ${clientId})
+      AND (${audience} IS NULL OR audience = ${audience})`;
+}
+
+/**
+ * Replaces the metadata of a token's family (PATCH /refresh-tokens/{id}); `{}` clears it. Every row of the
+ * family is written so the live head and any id read earlier agree. Null when the token is unknown or
+ * revoked (a revoked family never rotates again; its metadata is history).
+ */
+export function setRefreshTokenMetadata(sql: Sql, id: string, metadata: Record<string, string>): RefreshTokenRecord | null {
+  const row = sql.first<{ family_id: string; revoked_at: number | null }>`SELECT family_id, revoked_at FROM refresh_tokens WHERE id = ${id}`;
+  if (!row || row.revoked_at !== null) return null;
+  sql.run`UPDATE refresh_tokens SET metadata = ${JSON.stringify(metadata)} WHERE family_id = ${row.family_id}`;
+  return getRefreshToken(sql, id);
+}
+
 /** Soft-revokes every token of the user (DELETE /users/{id}/refresh-tokens). */
 export function revokeAllRefreshTokens(sql: Sql, now: number): number {
   return sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE revoked_at IS NULL`;
@@ -214,18 +261,22 @@ export function nextEndedSessionExpiry(sql: Sql): number | null {
 
 /**
  * The user's current tokens, newest first: the live head of each family (rotated predecessors are history,
- * not tokens a person holds), plus soft-revoked ones so `revoked_at` stays visible.
+ * not tokens a person holds), plus soft-revoked ones so `revoked_at` stays visible. `client_id` narrows them
+ * to one application (GET /refresh-tokens?client_id=, index refresh_tokens_by_client).
  */
-export function listRefreshTokens(sql: Sql, window: ListWindow): ListPage<RefreshTokenRecord> {
+export function listRefreshTokens(sql: Sql, window: ListWindow, filter: { client_id?: string } = {}): ListPage<RefreshTokenRecord> {
+  const clientId = filter.client_id ?? null;
   if ("offset" in window) {
-    const rows = sql.all<Row>`SELECT * FROM refresh_tokens WHERE rotated_to IS NULL
+    const rows = sql.all<Row>`SELECT * FROM refresh_tokens WHERE rotated_to IS NULL AND (${clientId} IS NULL OR client_id = ${clientId})
       ORDER BY created_at DESC, id DESC LIMIT ${window.limit} OFFSET ${window.offset}`;
-    const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM refresh_tokens WHERE rotated_to IS NULL`?.n ?? 0;
+    const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM refresh_tokens
+      WHERE rotated_to IS NULL AND (${clientId} IS NULL OR client_id = ${clientId})`?.n ?? 0;
     return { items: rows.map(toRefreshToken), total };
   }
   const after = window.after;
   const rows = sql.all<Row>`SELECT * FROM refresh_tokens
     WHERE rotated_to IS NULL
+      AND (${clientId} IS NULL OR client_id = ${clientId})
       AND (${after?.createdAt ?? null} IS NULL OR (created_at, id) < (${after?.createdAt ?? 0}, ${after?.id ?? ""}))
     ORDER BY created_at DESC, id DESC LIMIT ${window.limit}`;
   return { items: rows.map(toRefreshToken), total: null };

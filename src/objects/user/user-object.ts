@@ -6,7 +6,16 @@ import { activeBlocks, type AttemptAdmission, type AttemptOrigin, beginAttempt, 
 import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
 import * as refresh from "./refresh-families";
-import type { ListPage, ListWindow, NewRefreshToken, RefreshLifetimes, RefreshRotation, RefreshTokenRecord, RotateOutcome } from "../../shared/types";
+import type {
+  ListPage,
+  ListWindow,
+  NewRefreshToken,
+  RefreshLifetimes,
+  RefreshRevocationFilter,
+  RefreshRotation,
+  RefreshTokenRecord,
+  RotateOutcome,
+} from "../../shared/types";
 
 /** Wait before a cleanup run that failed (the tenant object unreachable) is tried again. */
 const CLEANUP_RETRY_MS = 60_000;
@@ -149,8 +158,23 @@ export class RefreshTokens extends RpcTarget {
     return refresh.getRefreshToken(this.sql, id);
   }
 
-  list(window: ListWindow): ListPage<RefreshTokenRecord> {
-    return refresh.listRefreshTokens(this.sql, window);
+  list(window: ListWindow, filter: { client_id?: string } = {}): ListPage<RefreshTokenRecord> {
+    return refresh.listRefreshTokens(this.sql, window, filter);
+  }
+
+  /** PATCH /refresh-tokens/{id}: the family's metadata; null for an unknown or revoked token. */
+  setMetadata(id: string, metadata: Record<string, string>): RefreshTokenRecord | null {
+    return this.commit((sql) => refresh.setRefreshTokenMetadata(sql, id, metadata));
+  }
+
+  /** POST /refresh-tokens/revoke with ids: the family of each known id, in one transaction. */
+  revokeFamilies(ids: string[]): number {
+    return this.commit((sql, at) => refresh.revokeFamiliesOf(sql, ids, at));
+  }
+
+  /** POST /refresh-tokens/revoke with user_id [+ client_id [+ audience]]: a soft revoke of whole families. */
+  revokeMatching(filter: RefreshRevocationFilter): number {
+    return this.commit((sql, at) => refresh.revokeMatching(sql, filter, at));
   }
 
   /** SPEC §3.3: revokes the rest of the family, then deletes the row. */

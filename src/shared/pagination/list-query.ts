@@ -10,6 +10,12 @@ export type ListQuery =
 export interface ListOptions {
   /** Whether this endpoint supports checkpoint mode (SPEC §4.3 list). */
   checkpoint: boolean;
+  /**
+   * The endpoint pages by checkpoint only (GET /refresh-tokens): without from/take it is still checkpoint
+   * mode with the default take, never an offset page.
+   * @default false
+   */
+  checkpointOnly?: boolean;
   /** @default 50 */
   defaultPerPage?: number;
   /** @default 100 */
@@ -41,7 +47,7 @@ export function parseListQuery(query: Record<string, string | undefined>, option
     if (!result.success) throw problem("invalid_query_string", { detail: result.error.issues[0]?.message ?? "Invalid query" });
     return result.data;
   };
-  const isCheckpoint = options.checkpoint && (query.from !== undefined || query.take !== undefined);
+  const isCheckpoint = options.checkpoint && (options.checkpointOnly || query.from !== undefined || query.take !== undefined);
   if (isCheckpoint) {
     const take = read(intParam("take", 1, max), query.take, options.defaultPerPage ?? 50);
     const after = query.from ? decodeCursor(query.from, sort) : null;

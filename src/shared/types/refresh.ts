@@ -32,6 +32,8 @@ export interface RefreshTokenRecord {
   idle_expires_at: string | null;
   last_exchanged_at: string | null;
   revoked_at: string | null;
+  /** The reference platform's `refresh_token_metadata`: string values, `{}` when unset (shared by the family). */
+  metadata: Record<string, string>;
 }
 
 /** The first token of a family, prepared by the worker (random id, SHA-256 of the secret). */
@@ -80,3 +82,12 @@ export type RotateOutcome =
   | { ok: true; token: RefreshTokenRecord; replay: boolean }
   | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" }
   | { ok: false; reason: "invalid_scope"; wider: string[] };
+
+/**
+ * Which of a user's tokens a bulk revocation reaches (POST /api/v2/refresh-tokens/revoke): every family, or
+ * those of one client, optionally of one audience as well.
+ */
+export interface RefreshRevocationFilter {
+  client_id?: string;
+  audience?: string;
+}

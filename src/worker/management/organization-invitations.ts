@@ -11,8 +11,7 @@ import { auditContext } from "../http/audit";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
-import { LIST_QUERY } from "./list-response";
-import { projection } from "./organization-present";
+import { LIST_QUERY, projection } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 
 /** SPEC §4.2: invitations sort by `field:1|-1` over these, newest first by default. */

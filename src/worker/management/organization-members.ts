@@ -6,8 +6,8 @@ import type { OrganizationMemberRecord, OrganizationRoleRecord } from "../../sha
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
-import { LIST_QUERY } from "./list-response";
-import { offsetQuery, presentOrganization, projection } from "./organization-present";
+import { LIST_QUERY, projection } from "./list-response";
+import { offsetQuery, presentOrganization } from "./organization-present";
 import { targetTenant } from "./tenant-scoped";
 
 /** Listing members' roles (`fields=roles`) needs this scope too, as on the reference platform. */

@@ -15,18 +15,3 @@ export function offsetQuery(c: AppContext) {
   if (q.mode !== "offset") throw problem("checkpoint_unsupported");
   return q;
 }
-
-/**
- * The `fields` / `include_fields` projection of the reference platform: with fields given, keep only them
- * (include_fields true, the default) or drop them (false). Unknown field names are ignored.
- */
-export function projection(c: AppContext): (<T extends object>(record: T) => Partial<T>) {
-  const fields = (c.req.query("fields") ?? "").split(",").map((f) => f.trim()).filter(Boolean);
-  const include = c.req.query("include_fields");
-  if (include !== undefined && include !== "true" && include !== "false") {
-    throw problem("invalid_query_string", { detail: "include_fields must be true or false" });
-  }
-  if (!fields.length) return (record) => record;
-  const keep = include !== "false";
-  return (record) => Object.fromEntries(Object.entries(record).filter(([key]) => fields.includes(key) === keep)) as never;
-}

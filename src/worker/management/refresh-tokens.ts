@@ -1,10 +1,12 @@
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../shared/crypto/encoding";
+import { z } from "zod";
 import { problem } from "../../shared/errors";
+import { revokeRefreshTokensBody, updateRefreshTokenBody } from "../../shared/schemas/refresh-tokens";
 import type { RefreshTokenRecord } from "../../shared/types";
 import type { AppContext } from "../context";
 import { userObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
-import { LIST_QUERY, listResponse } from "./list-response";
+import { LIST_QUERY, listResponse, projection } from "./list-response";
 import { targetTenant } from "./tenant-scoped";
 
 /**
@@ -26,7 +28,8 @@ function parseManagementId(id: string): { tokenId: string; userId: string } | nu
 
 /**
  * The reference platform's shape. Never token_lookup, token_hash, family_id, rotated_to or rotated_at
- * (SPEC §2.8); `revoked_at` only after a soft revoke.
+ * (SPEC §2.8); `revoked_at` only after a soft revoke. `refresh_token_metadata` is always present, `{}` when
+ * unset, as the reference platform's response examples show it.
  */
 function present(t: RefreshTokenRecord) {
   return {
@@ -41,6 +44,7 @@ function present(t: RefreshTokenRecord) {
     device: t.device,
     rotating: true,
     resource_servers: t.audience ? [{ audience: t.audience, scopes: t.scope }] : [],
+    refresh_token_metadata: t.metadata,
     ...(t.revoked_at ? { revoked_at: t.revoked_at } : {}),
   };
 }
@@ -87,7 +91,82 @@ const deleteOne = (path: OnePath) =>
     },
   });
 
+const patchOne = (path: OnePath) =>
+  defineRoute({
+    method: "patch",
+    path,
+    scope: "update:refresh_tokens",
+    summary: "Replace the token's refresh_token_metadata (null or {} clears it); the family keeps it across rotations",
+    body: updateRefreshTokenBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const { tokenId, stub } = await locate(c, params.id ?? "");
+      const token = await stub.setMetadata(tokenId, body.refresh_token_metadata ?? {});
+      if (!token) throw problem("inexistent_refresh_token");
+      return c.json(present(token));
+    },
+  });
+
+/** GET /refresh-tokens: the user is named by the query, not the path; checkpoint paging only. */
+const TOKENS_QUERY = z.looseObject({
+  user_id: z.string({ error: "user_id is required" }).min(1, "user_id is required").describe("the user whose tokens to list (required)"),
+  client_id: z.string().optional().describe("only the tokens of this application"),
+  from: LIST_QUERY.shape.from,
+  take: LIST_QUERY.shape.take,
+  fields: z.string().optional().describe("comma-separated fields to include (or exclude with include_fields=false)"),
+  include_fields: z.string().optional().describe("true (default) or false"),
+});
+
+/**
+ * POST /refresh-tokens/revoke with `ids`: grouped by the user each id routes to, one transaction per user.
+ * Ids that name no token (malformed, unknown, another tenant's user) are passed over, as the reference
+ * platform accepts the request without reporting them.
+ */
+async function revokeByIds(c: AppContext, ids: readonly string[]): Promise<void> {
+  const byUser = new Map<string, string[]>();
+  for (const id of ids) {
+    const parsed = parseManagementId(id);
+    if (parsed) byUser.set(parsed.userId, [...(byUser.get(parsed.userId) ?? []), parsed.tokenId]);
+  }
+  await Promise.all([...byUser].map(([userId, tokenIds]) => userObject(c.env, c.var.tenant.id, userId).refreshTokens().revokeFamilies(tokenIds)));
+}
+
 export const refreshTokenRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/refresh-tokens",
+    scope: "read:refresh_tokens",
+    summary: "A user's refresh tokens (user_id required, client_id narrows), newest first: checkpoint {refresh_tokens, next}",
+    query: TOKENS_QUERY,
+    status: 200,
+    async handler(c, { query }) {
+      const select = projection(c);
+      const stub = await existingUser(c, query.user_id);
+      const filter = query.client_id ? { client_id: query.client_id } : {};
+      return listResponse(c, "refresh_tokens", (window) => stub.list(window, filter), (t) => t.id, (t) => select(present(t)), {
+        checkpoint: true,
+        checkpointOnly: true,
+      });
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/refresh-tokens/revoke",
+    scope: "delete:refresh_tokens",
+    summary: "Soft-revoke whole families by ids, user_id, user_id + client_id or user_id + client_id + audience (202)",
+    body: revokeRefreshTokensBody,
+    status: 202,
+    async handler(c, { body }) {
+      if (body.ids) {
+        await revokeByIds(c, body.ids);
+      } else if (body.user_id && (await targetTenant(c).users().get(body.user_id))) {
+        // An unknown user holds no tokens: nothing to revoke, and no user object is created for it.
+        const filter = { ...(body.client_id ? { client_id: body.client_id } : {}), ...(body.audience ? { audience: body.audience } : {}) };
+        await userObject(c.env, c.var.tenant.id, body.user_id).refreshTokens().revokeMatching(filter);
+      }
+      return c.body(null, 202);
+    },
+  }),
   defineRoute({
     method: "get",
     path: "/users/{id}/refresh-tokens",
@@ -113,8 +192,10 @@ export const refreshTokenRoutes = [
     },
   }),
   getOne("/refresh-tokens/{id}"),
+  patchOne("/refresh-tokens/{id}"),
   deleteOne("/refresh-tokens/{id}"),
   // SPEC §4.2: the underscore spelling is an alias.
   getOne("/refresh_tokens/{id}"),
+  patchOne("/refresh_tokens/{id}"),
   deleteOne("/refresh_tokens/{id}"),
 ];
