@@ -173,7 +173,7 @@ describe("signed AuthnRequests (HTTP-POST) signed by xml-crypto verify with our 
   const request = (id = "_signed1") =>
     `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="2026-01-01T00:00:00Z" AssertionConsumerServiceURL="https://sp.example.com/acs?a=1&amp;b=2" ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST">\n  <saml:Issuer>urn:sp.example.com</saml:Issuer>\n  <samlp:NameIDPolicy Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" AllowCreate="true"/>\n</samlp:AuthnRequest>`;
 
-  async function spSign(xml: string, signatureAlgorithm: string, digestAlgorithm: string) {
+  async function spSign(xml: string, signatureAlgorithm: string, digestAlgorithm: string, prefixes?: { signedInfo: string[]; reference: string[] }) {
     const { privateKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
     const jwk = (await exportJWK(privateKey)) as PrivateJwk;
     const certPem = pem("CERTIFICATE", await issueCertificate(jwk, { commonName: "sp.test", notBefore: Date.now() - 1000, notAfter: Date.now() + 86_400_000 }));
@@ -183,11 +183,13 @@ describe("signed AuthnRequests (HTTP-POST) signed by xml-crypto verify with our 
       publicCert: certPem,
       canonicalizationAlgorithm: "http://www.w3.org/2001/10/xml-exc-c14n#",
       signatureAlgorithm,
+      ...(prefixes ? { inclusiveNamespacesPrefixList: prefixes.signedInfo } : {}),
     });
     sig.addReference({
       xpath: "/*",
       transforms: ["http://www.w3.org/2000/09/xmldsig#enveloped-signature", "http://www.w3.org/2001/10/xml-exc-c14n#"],
       digestAlgorithm,
+      ...(prefixes ? { inclusiveNamespacesPrefixList: prefixes.reference } : {}),
     });
     sig.computeSignature(xml, { location: { reference: "/*/*[local-name()='Issuer']", action: "after" } });
     return { signed: sig.getSignedXml(), certPem };
@@ -207,5 +209,31 @@ describe("signed AuthnRequests (HTTP-POST) signed by xml-crypto verify with our 
       const other = await spSign(request(), alg, digest);
       expect(await verifyPostSignature(signed, other.certPem)).toMatchObject({ ok: false, code: "INVALID_SIGNATURE" });
     }
+  });
+
+  it("an InclusiveNamespaces PrefixList (on the reference and on SignedInfo) is honoured, not ignored", async () => {
+    // Declared but not visibly used: exclusive C14N drops xs and xsi unless the PrefixList names them.
+    const xml = request("_incl1").replace(
+      'xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"',
+      'xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"',
+    );
+    const { signed, certPem } = await spSign(xml, "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", "http://www.w3.org/2001/04/xmlenc#sha256", {
+      signedInfo: ["xs", "samlp"],
+      reference: ["xs", "xsi", "#default"],
+    });
+    expect(signed).toContain("InclusiveNamespaces");
+    expect(await verifyPostSignature(signed, certPem)).toEqual({ ok: true });
+    // The canonical form with the list keeps the declarations it names.
+    const root = parseXml(xml);
+    expect(excC14n(root, undefined, ["xs"])).toContain('xmlns:xs="http://www.w3.org/2001/XMLSchema"');
+    expect(excC14n(root)).not.toContain("xmlns:xs");
+    // A PrefixList changed after signing no longer verifies (the list is part of what is signed).
+    const edited = signed.replace(/PrefixList="xs xsi #default"/, 'PrefixList="xs #default"');
+    expect(edited).not.toBe(signed);
+    expect(await verifyPostSignature(edited, certPem)).toMatchObject({ ok: false, code: "INVALID_SIGNATURE" });
+    // Any other child of a transform is still refused as unsupported.
+    const odd = signed.replace(/<(\w+:)?InclusiveNamespaces[^>]*\/>/, '<ec:Other xmlns:ec="urn:other"/>');
+    expect(odd).not.toBe(signed);
+    expect(await verifyPostSignature(odd, certPem)).toMatchObject({ ok: false });
   });
 });

@@ -4,7 +4,8 @@
  * - HTTP-Redirect (saml-bindings-2.0-os §3.4.4.1): `Signature` over the octets
  *   `SAMLRequest=...&RelayState=...&SigAlg=...` exactly as they appear URL-encoded in the query.
  * - HTTP-POST (§3.5.4): an enveloped XML signature that is a child of the AuthnRequest and references it,
- *   with exclusive C14N (no InclusiveNamespaces) for both the reference and SignedInfo.
+ *   with exclusive C14N for both the reference and SignedInfo, each with an optional InclusiveNamespaces
+ *   PrefixList (as xmlsec-based SP libraries send).
  * Accepted algorithms: rsa-sha256 and, like the reference platform, the legacy rsa-sha1; anything else is
  * refused. Only the certificate's RSA public key is used (its validity dates and issuer are not checked).
  * Every failure is a value, never an exception.
@@ -12,7 +13,7 @@
 import { certificateDer, rsaSpkiOfCertificate } from "../crypto/x509";
 import { excC14n } from "../xml/c14n";
 import { parseXml } from "../xml/parse";
-import { attribute, childElements, EMPTY_SCOPE, type Scope, scopeOf, textOf, type XmlElement } from "../xml/tree";
+import { attribute, childElements, EMPTY_SCOPE, localOf, type Scope, scopeOf, textOf, type XmlElement } from "../xml/tree";
 import { DIGEST_ALGORITHMS, DSIG_NS, ENVELOPED, EXC_C14N, SIGNATURE_ALGORITHMS } from "./xmldsig";
 import { MAX_SAML_REQUEST_BYTES } from "./authn-request";
 
@@ -104,6 +105,30 @@ export async function verifyRedirectSignature(rawQuery: string, signingCert: str
 }
 
 /** The one child element named `local` in the XML-DSig namespace, or null when there is none or several. */
+const EXC_C14N_NS = "http://www.w3.org/2001/10/xml-exc-c14n#";
+
+/**
+ * The InclusiveNamespaces PrefixList of an exclusive C14N method or transform ([] when it has none), or null
+ * when it has any other child (not something this verifier understands).
+ */
+function prefixListOf(method: XmlElement, scope: Scope): string[] | null {
+  if (!hasElementChildren(method)) return [];
+  const inner = scopeOf(method, scope);
+  const lists = childElements(method, inner, EXC_C14N_NS, "InclusiveNamespaces");
+  const elements = method.children.filter((c) => typeof c !== "string");
+  const list = lists[0];
+  if (!list || lists.length !== 1 || elements.length !== 1 || hasElementChildren(list)) return null;
+  return (attribute(list, "PrefixList") ?? "").split(/[ \t\r\n]+/).filter(Boolean);
+}
+
+/**
+ * Whether the enveloped-signature transform carries no parameter it would act on. It takes none; xml-crypto
+ * (used by Node SPs) copies the reference's InclusiveNamespaces under it too, which means nothing there.
+ */
+function parameterless(transform: XmlElement): boolean {
+  return transform.children.every((c) => typeof c === "string" || (localOf(c.name) === "InclusiveNamespaces" && !hasElementChildren(c)));
+}
+
 function onlyChild(element: XmlElement, scope: Scope, local: string): XmlElement | null {
   const found = childElements(element, scope, DSIG_NS, local);
   return found.length === 1 ? (found[0] ?? null) : null;
@@ -140,7 +165,8 @@ export async function verifyPostSignature(xml: string, signingCert: string): Pro
   const reference = references[0];
   if (!c14nMethod || !signatureMethod || references.length !== 1 || !reference) return INVALID;
   const c14n = attribute(c14nMethod, "Algorithm") ?? "";
-  if (c14n !== EXC_C14N || hasElementChildren(c14nMethod)) return unsupported(c14n);
+  const infoPrefixes = prefixListOf(c14nMethod, infoScope);
+  if (c14n !== EXC_C14N || !infoPrefixes) return unsupported(c14n);
   const signatureAlgorithm = attribute(signatureMethod, "Algorithm") ?? "";
   const hash = HASH_OF_SIGNATURE.get(signatureAlgorithm);
   if (!hash) return unsupported(signatureAlgorithm);
@@ -151,8 +177,10 @@ export async function verifyPostSignature(xml: string, signingCert: string): Pro
   const transforms = onlyChild(reference, infoScope, "Transforms");
   const transformList = transforms ? childElements(transforms, referenceScope, DSIG_NS, "Transform") : [];
   const algorithms = transformList.map((t) => attribute(t, "Algorithm") ?? "");
-  // Only the enveloped-signature transform then exclusive C14N (without an InclusiveNamespaces PrefixList).
-  if (algorithms.length !== 2 || algorithms[0] !== ENVELOPED || algorithms[1] !== EXC_C14N || transformList.some(hasElementChildren)) {
+  // Only the enveloped-signature transform then exclusive C14N (with or without an InclusiveNamespaces PrefixList).
+  const [envelopedTransform, c14nTransform] = transformList;
+  const referencePrefixes = c14nTransform ? prefixListOf(c14nTransform, referenceScope) : null;
+  if (algorithms.length !== 2 || algorithms[0] !== ENVELOPED || algorithms[1] !== EXC_C14N || !envelopedTransform || !parameterless(envelopedTransform) || !referencePrefixes) {
     return unsupported(algorithms.join(" "));
   }
   const digestMethod = onlyChild(reference, infoScope, "DigestMethod");
@@ -165,7 +193,7 @@ export async function verifyPostSignature(xml: string, signingCert: string): Pro
   if (!expectedDigest || !signatureBytes) return INVALID;
 
   const unsigned: XmlElement = { ...root, children: root.children.filter((c) => c !== signature) };
-  const digest = new Uint8Array(await crypto.subtle.digest(digestHash, new TextEncoder().encode(excC14n(unsigned, EMPTY_SCOPE))));
+  const digest = new Uint8Array(await crypto.subtle.digest(digestHash, new TextEncoder().encode(excC14n(unsigned, EMPTY_SCOPE, referencePrefixes))));
   if (digest.length !== expectedDigest.length || !digest.every((b, i) => b === expectedDigest[i])) return INVALID;
-  return verifyWith(signingCert, hash, signatureBytes, new TextEncoder().encode(excC14n(signedInfo, signatureScope)));
+  return verifyWith(signingCert, hash, signatureBytes, new TextEncoder().encode(excC14n(signedInfo, signatureScope, infoPrefixes)));
 }

@@ -25,7 +25,7 @@ import {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function canonical(node: XmlNode, scope: Scope, rendered: Scope, out: string[]): void {
+function canonical(node: XmlNode, scope: Scope, rendered: Scope, out: string[], inclusive: readonly string[]): void {
   if (typeof node === "string") {
     out.push(escapeText(node));
     return;
@@ -33,6 +33,9 @@ function canonical(node: XmlNode, scope: Scope, rendered: Scope, out: string[]):
   const inner = scopeOf(node, scope);
   const attrs = plainAttributes(node);
   const utilized = new Set([prefixOf(node.name), ...attrs.map(([name]) => prefixOf(name)).filter((p) => p !== "")]);
+  // InclusiveNamespaces PrefixList (exc-c14n §3): those prefixes are output wherever they are in scope, as
+  // inclusive C14N does, visibly utilized or not (still only when the output ancestor did not already).
+  for (const prefix of inclusive) if (inner.has(prefix)) utilized.add(prefix);
   utilized.delete("xml");
   const declarations: [string, string][] = [];
   const nextRendered = new Map(rendered);
@@ -50,16 +53,17 @@ function canonical(node: XmlNode, scope: Scope, rendered: Scope, out: string[]):
   for (const [prefix, uri] of declarations) out.push(prefix === "" ? ` xmlns="${escapeAttribute(uri)}"` : ` xmlns:${prefix}="${escapeAttribute(uri)}"`);
   for (const a of sortedAttrs) out.push(` ${a.name}="${escapeAttribute(a.value)}"`);
   out.push(">");
-  for (const child of node.children) canonical(child, inner, nextRendered, out);
+  for (const child of node.children) canonical(child, inner, nextRendered, out, inclusive);
   out.push(`</${node.name}>`);
 }
 
 /**
  * The exclusive canonical form of an element as a document subset apex: `scope` holds the namespaces its
- * ancestors declare (only those it visibly utilizes are output).
+ * ancestors declare (only those it visibly utilizes are output, and those of `inclusivePrefixes`, the
+ * signature's InclusiveNamespaces PrefixList, where `#default` names the default namespace).
  */
-export function excC14n(element: XmlElement, scope: Scope = EMPTY_SCOPE): string {
+export function excC14n(element: XmlElement, scope: Scope = EMPTY_SCOPE, inclusivePrefixes: readonly string[] = []): string {
   const out: string[] = [];
-  canonical(element, scope, new Map(), out);
+  canonical(element, scope, new Map(), out, inclusivePrefixes.map((p) => (p === "#default" ? "" : p)));
   return out.join("");
 }
