@@ -561,6 +561,7 @@ const UNDO_LAST: Record<string, string[]> = {
   "0014_schema_upgrades": ["DROP TABLE schema_upgrades"],
   "0015_job_mail_and_retention": ["DROP INDEX jobs_finished", "ALTER TABLE dev_messages DROP COLUMN sender", "ALTER TABLE dev_messages DROP COLUMN html"],
   "0016_session_device": ["ALTER TABLE sessions DROP COLUMN device"],
+  "0017_session_metadata": ["ALTER TABLE sessions DROP COLUMN session_metadata"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;
@@ -647,6 +648,13 @@ describe("logins on a tenant pinned at an earlier schema (expand/contract: sessi
     expect(one.status).toBe(200);
     const body = (await one.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ id: sessionId, user_id: user.user_id });
+    // No metadata before 0017: reads leave it out, PATCH says why (4xx, never a 500) and writes nothing.
+    expect(body).not.toHaveProperty("session_metadata");
+    const patched = await mgmt("PATCH", `/sessions/${sessionId}`, { headers: { "tenant-id": id }, body: { session_metadata: { k: "v" } } });
+    expect(patched.status).toBe(409);
+    expect(await patched.json()).toMatchObject({ statusCode: 409, errorCode: "operation_not_supported" });
+    expect((await mgmt("PATCH", "/sessions/ses_nothing", { headers: { "tenant-id": id }, body: { session_metadata: { k: "v" } } })).status).toBe(404);
+    expect((await mgmt("GET", `/sessions/${sessionId}`, { headers: { "tenant-id": id } })).status).toBe(200);
   });
 });
 

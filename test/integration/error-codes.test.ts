@@ -113,6 +113,12 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["POST", "/tenants/{id}/management-token"],
   ],
   "tenant operation": [["GET", "/operations/{id}"]],
+  session: [
+    ["GET", "/sessions/{id}"],
+    ["PATCH", "/sessions/{id}", { session_metadata: { a: "b" } }],
+    ["DELETE", "/sessions/{id}"],
+    ["POST", "/sessions/{id}/revoke"],
+  ],
   "proxy route": [
     ["GET", "/proxy-routes/{id}"],
     ["PATCH", "/proxy-routes/{id}", { priority: 1 }],

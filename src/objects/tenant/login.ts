@@ -1,4 +1,5 @@
-import { getSessionView, listSessions, type SessionView } from "./session-admin";
+import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
+import type { SessionMetadata } from "../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
 import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord } from "../../shared/types";
 import type { ActionEffects } from "../../shared/schemas/actions";
@@ -255,6 +256,21 @@ export class Sessions extends TenantRpc {
 
   view(id: string, idleMs: number): SessionView | null {
     return this.read((sql, now) => getSessionView(sql, id, now, idleMs));
+  }
+
+  /**
+   * PATCH /sessions/{id}: the session's metadata replaced, audited (`session.updated`) in the same commit.
+   * `idleMs` judges liveness as `view` does.
+   */
+  update(id: string, metadata: SessionMetadata, idleMs: number): Result<SessionView> {
+    return this.commit((tx) =>
+      audited(tx, this.audit, updateSessionMetadata(tx.sql, id, metadata, tx.now, idleMs), {
+        entity: "session",
+        action: "updated",
+        id,
+        after: (s) => ({ session_metadata: s.session_metadata ?? null }),
+      }),
+    );
   }
 
   /**
