@@ -116,6 +116,17 @@ export function schemaVersion(storage: DurableObjectStorage): string | null {
   }
 }
 
+/**
+ * Whether a statement failed because it names `column`, which its table lacks: this code running on a tenant
+ * pinned at an earlier schema (expand/contract, README "Shared tenants' schema pins"). SQLite words it
+ * "table t has no column named c" (INSERT) or "no such column: c" (UPDATE, SELECT). The statement failed
+ * when it was prepared, so it wrote nothing and the surrounding transaction goes on.
+ */
+export function isMissingColumn(error: unknown, column: string): boolean {
+  const message = String((error as Error | undefined)?.message ?? error);
+  return message.includes(`has no column named ${column}`) || message.includes(`no such column: ${column}`);
+}
+
 /** Parses a JSON column, tolerating NULL. */
 export function json<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === "") return fallback;

@@ -338,6 +338,11 @@ export const ERRORS = {
   invalid_link_token: { status: 400, message: "link_with is not a valid ID token of this tenant for the caller's application", errorCode: "invalid_body" },
   hook_denied: { status: 400, message: "{reason}", errorCode: "hook_denied" },
   inexistent_session: { status: 404, message: "The session does not exist.", errorCode: "inexistent_session" },
+  session_metadata_unavailable: {
+    status: 409,
+    message: "Session metadata needs this tenant's schema upgrade (tenant migration 0017_session_metadata)",
+    errorCode: "operation_not_supported",
+  },
   // Signing keys (SPEC §4.2 "Signing keys").
   inexistent_signing_key: { status: 404, message: "The signing key does not exist", errorCode: "inexistent_signing_key" },
   inherited_signing_key: { status: 403, message: "Inherited signing keys are read-only", errorCode: "inherited_signing_key" },

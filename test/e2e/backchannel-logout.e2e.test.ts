@@ -11,7 +11,7 @@ import { sdkOptions } from "./helpers/auth0";
  * `oidc_logout` URI (a receiver on a loopback HTTP server in this process), `openid-client` logs in and sees
  * the discovery flags, the SDK revokes the session, and the tenant object's real alarm POSTs a logout token
  * that `jose` verifies against the JWKS, naming the same issuer and `sid` as the ID token. The session's
- * refresh token is revoked by the same cascade.
+ * refresh token is revoked by the same cascade. Before the revocation the SDK sets and reads the session's metadata.
  */
 describe("back-channel logout through the auth0 SDK, openid-client and jose", () => {
   let server: RunningServer;
@@ -84,7 +84,15 @@ describe("back-channel logout through the auth0 SDK, openid-client and jose", ()
     const idToken = decodeJwt(tokens.id_token as string);
     expect(typeof idToken.sid).toBe("string");
 
-    await admin.sessions.delete(idToken.sid as string);
+    // The SDK's sessions.update sets the session's metadata (PATCH /sessions/{id}); sessions.get reads it back.
+    const sid = idToken.sid as string;
+    expect((await admin.sessions.get(sid)).session_metadata).toEqual({});
+    const updated = await admin.sessions.update(sid, { session_metadata: { device_name: "E2E laptop", "login-flow": "pkce" } });
+    expect(updated).toMatchObject({ id: sid, user_id: idToken.sub, session_metadata: { device_name: "E2E laptop", "login-flow": "pkce" } });
+    expect((await admin.sessions.get(sid)).session_metadata).toEqual({ device_name: "E2E laptop", "login-flow": "pkce" });
+    await expect(admin.sessions.update(sid, { session_metadata: { "bad.key": "x" } })).rejects.toMatchObject({ statusCode: 400 });
+
+    await admin.sessions.delete(sid);
 
     let logoutToken: string | undefined;
     for (let i = 0; i < 100 && !logoutToken; i++) {

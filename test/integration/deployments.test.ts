@@ -6,7 +6,8 @@ import { setReleaseStoreForTests } from "../../src/worker/deploy/releases";
 import { tenantMigrations } from "../../src/objects/tenant/migrations";
 import type { Tenant, TenantOperation } from "../../src/shared/types";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
-import { seedClient, tokenForm } from "../helpers/flows";
+import { seedClient, seedUser, tokenForm } from "../helpers/flows";
+import { CALLBACK, codeOf, hostOf, loginThroughPages, PASSWORD, startLogin } from "../helpers/org-login";
 import { FakeCloudflare } from "../helpers/fake-cloudflare";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 
@@ -560,17 +561,23 @@ const UNDO_LAST: Record<string, string[]> = {
   "0014_schema_upgrades": ["DROP TABLE schema_upgrades"],
   "0015_job_mail_and_retention": ["DROP INDEX jobs_finished", "ALTER TABLE dev_messages DROP COLUMN sender", "ALTER TABLE dev_messages DROP COLUMN html"],
   "0016_session_device": ["ALTER TABLE sessions DROP COLUMN device"],
+  "0017_session_metadata": ["ALTER TABLE sessions DROP COLUMN session_metadata"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;
 
-/** Undoes the newest migration of a tenant's object. */
-function undoLast(storage: DurableObjectStorage): void {
-  const undo = UNDO_LAST[LAST];
-  if (!undo) throw new Error(`add the undo of ${LAST} to UNDO_LAST`);
-  for (const statement of undo) storage.sql.exec(statement);
-  storage.sql.exec("DELETE FROM _migrations WHERE name = ?", LAST);
+/** Undoes the newest `count` migrations of a tenant's object, newest first. */
+function undoNewest(storage: DurableObjectStorage, count: number): void {
+  for (const migration of tenantMigrations.slice(-count).reverse()) {
+    const undo = UNDO_LAST[migration.name];
+    if (!undo) throw new Error(`add the undo of ${migration.name} to UNDO_LAST`);
+    for (const statement of undo) storage.sql.exec(statement);
+    storage.sql.exec("DELETE FROM _migrations WHERE name = ?", migration.name);
+  }
 }
+
+/** Undoes the newest migration of a tenant's object. */
+const undoLast = (storage: DurableObjectStorage): void => undoNewest(storage, 1);
 
 describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", () => {
   /** Leaves the tenant's object at the previous schema: what a pinned tenant looks like after a deploy. */
@@ -612,6 +619,42 @@ describe("shared tenants: pinned schema, expand/contract (issue 16 point 6)", ()
     const again = await operationDone(((await (await mgmt("POST", `/tenants/${id}/operations`, { body: { kind: "upgrade" } })).json()) as TenantOperation).id);
     expect(again.events?.[1]?.detail).toMatchObject({ applied: [] });
     expect(await env.TENANT.getByName(id).schemaUpgrades()).toHaveLength(1);
+  });
+});
+
+describe("logins on a tenant pinned at an earlier schema (expand/contract: session writes name only the columns it has)", () => {
+  // Regression: the session INSERT named `device` (0016), so a tenant pinned before it could not log anyone in.
+  it.each([1, 2])("a universal-login password login %i migration(s) behind starts a session the management API lists", async (behind) => {
+    const id = await createTenant();
+    await runInDurableObject(env.TENANT.getByName(id), (_o, state) => undoNewest(state.storage, behind));
+    expect(await env.TENANT.getByName(id).schemaVersion()).toBe(tenantMigrations[tenantMigrations.length - 1 - behind]?.name);
+    const host = hostOf(id);
+    const client = await seedClient(id, { callbacks: [CALLBACK] });
+    const email = `pin-${uniqueId()}@example.com`;
+    const user = await seedUser(id, email, PASSWORD);
+
+    const done = await loginThroughPages(host, client, email);
+    const code = codeOf(done);
+    expect(code).toBeTruthy();
+    const cookie = done.headers.getSetCookie().find((c) => c.startsWith("gh_session="))?.split(";")[0] as string;
+    const sessionId = cookie.slice("gh_session=".length).split(".")[0] as string;
+    const listed = await mgmt("GET", `/users/${encodeURIComponent(user.user_id)}/sessions`, { headers: { "tenant-id": id } });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as Array<{ id: string }>).map((s) => s.id)).toEqual([sessionId]);
+    // Single sign-on with that session (which records the device where the schema has it) works too.
+    const sso = await startLogin(host, client, {}, cookie);
+    expect(codeOf(sso)).toBeTruthy();
+    const one = await mgmt("GET", `/sessions/${sessionId}`, { headers: { "tenant-id": id } });
+    expect(one.status).toBe(200);
+    const body = (await one.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ id: sessionId, user_id: user.user_id });
+    // No metadata before 0017: reads leave it out, PATCH says why (4xx, never a 500) and writes nothing.
+    expect(body).not.toHaveProperty("session_metadata");
+    const patched = await mgmt("PATCH", `/sessions/${sessionId}`, { headers: { "tenant-id": id }, body: { session_metadata: { k: "v" } } });
+    expect(patched.status).toBe(409);
+    expect(await patched.json()).toMatchObject({ statusCode: 409, errorCode: "operation_not_supported" });
+    expect((await mgmt("PATCH", "/sessions/ses_nothing", { headers: { "tenant-id": id }, body: { session_metadata: { k: "v" } } })).status).toBe(404);
+    expect((await mgmt("GET", `/sessions/${sessionId}`, { headers: { "tenant-id": id } })).status).toBe(200);
   });
 });
 

@@ -121,6 +121,12 @@ const MISSES: Record<string, Array<[string, string, unknown?]>> = {
     ["GET", "/refresh_tokens/{id}"],
     ["PATCH", "/refresh_tokens/{id}", { refresh_token_metadata: null }],
   ],
+  session: [
+    ["GET", "/sessions/{id}"],
+    ["PATCH", "/sessions/{id}", { session_metadata: { a: "b" } }],
+    ["DELETE", "/sessions/{id}"],
+    ["POST", "/sessions/{id}/revoke"],
+  ],
   "proxy route": [
     ["GET", "/proxy-routes/{id}"],
     ["PATCH", "/proxy-routes/{id}", { priority: 1 }],

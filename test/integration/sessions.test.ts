@@ -181,6 +181,126 @@ describe("sessions API", () => {
   });
 });
 
+describe("PATCH /sessions/{id}: session metadata", () => {
+  const patch = (id: string, body: unknown) => mgmt("PATCH", `/sessions/${id}`, { headers: { "tenant-id": tenant }, body });
+  const read = async (id: string) => (await (await admin("GET", `/sessions/${id}`)).json()) as Record<string, unknown>;
+
+  it("a session has empty metadata until set; PATCH replaces it whole, every read shows it, null or {} clears it", async () => {
+    const a = await loggedIn();
+    expect((await read(a.sessionId)).session_metadata).toEqual({});
+
+    const res = await patch(a.sessionId, { session_metadata: { device_name: "Work laptop", "terms-v2": "accepted" } });
+    expect(res.status).toBe(200);
+    const updated = (await res.json()) as Record<string, unknown>;
+    expect(updated).toMatchObject({ id: a.sessionId, user_id: a.user.user_id, session_metadata: { device_name: "Work laptop", "terms-v2": "accepted" } });
+    expect(JSON.stringify(updated)).not.toMatch(/secret/);
+    expect((await read(a.sessionId)).session_metadata).toEqual({ device_name: "Work laptop", "terms-v2": "accepted" });
+    const mine = (await (await admin("GET", `/users/${encodeURIComponent(a.user.user_id)}/sessions?take=10`)).json()) as { sessions: Array<Record<string, unknown>> };
+    expect(mine.sessions[0]?.session_metadata).toEqual({ device_name: "Work laptop", "terms-v2": "accepted" });
+    const all = (await (await admin("GET", "/sessions?per_page=100")).json()) as Array<Record<string, unknown>>;
+    expect(all.find((s) => s.id === a.sessionId)?.session_metadata).toEqual({ device_name: "Work laptop", "terms-v2": "accepted" });
+
+    // Replace, not merge.
+    expect(((await (await patch(a.sessionId, { session_metadata: { only: "this" } })).json()) as Record<string, unknown>).session_metadata).toEqual({ only: "this" });
+    expect((await read(a.sessionId)).session_metadata).toEqual({ only: "this" });
+    // The documented limits are inclusive: 25 properties, 255-character keys and values.
+    const full = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`${"k".repeat(250)}${String(i).padStart(5, "0")}`, "v".repeat(255)]));
+    expect((await patch(a.sessionId, { session_metadata: full })).status).toBe(200);
+    expect((await read(a.sessionId)).session_metadata).toEqual(full);
+
+    for (const clear of [{}, null]) {
+      await patch(a.sessionId, { session_metadata: { x: "y" } });
+      const cleared = await patch(a.sessionId, { session_metadata: clear });
+      expect(cleared.status).toBe(200);
+      expect(((await cleared.json()) as Record<string, unknown>).session_metadata).toEqual({});
+      expect((await read(a.sessionId)).session_metadata).toEqual({});
+    }
+  });
+
+  it("refuses bodies the reference platform refuses with 400 (management error shape) and writes nothing", async () => {
+    const a = await loggedIn();
+    expect((await patch(a.sessionId, { session_metadata: { kept: "yes" } })).status).toBe(200);
+    const bad: Array<[string, unknown]> = [
+      ["26 properties", { session_metadata: Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`k${i}`, "v"])) }],
+      ["a key with a dot", { session_metadata: { "bad.key": "v" } }],
+      ["a key with a space", { session_metadata: { "bad key": "v" } }],
+      ["a key with a dollar", { session_metadata: { $bad: "v" } }],
+      ["an empty key", { session_metadata: { "": "v" } }],
+      ["a 256-character key", { session_metadata: { ["k".repeat(256)]: "v" } }],
+      ["a 256-character value", { session_metadata: { k: "v".repeat(256) } }],
+      ["a number value", { session_metadata: { k: 1 } }],
+      ["a boolean value", { session_metadata: { k: true } }],
+      ["a nested object value", { session_metadata: { k: { nested: "v" } } }],
+      ["a null value", { session_metadata: { k: null } }],
+      ["metadata as an array", { session_metadata: ["v"] }],
+      ["metadata as a string", { session_metadata: "v" }],
+      ["an unknown property", { session_metadata: { k: "v" }, device: { last_ip: "1.2.3.4" } }],
+      ["only an unknown property", { expires_at: "2099-01-01T00:00:00.000Z" }],
+      ["an empty body object", {}],
+      ["a JSON array body", [{ session_metadata: {} }]],
+      ["malformed JSON", '{"session_metadata": {'],
+      ["a JSON string body", '"session_metadata"'],
+    ];
+    for (const [what, body] of bad) {
+      const res = await patch(a.sessionId, body);
+      expect(res.status, what).toBe(400);
+      const error = (await res.json()) as Record<string, unknown>;
+      expect(error, what).toMatchObject({ statusCode: 400, error: "Bad Request", errorCode: "invalid_body" });
+      expect(typeof error.message, what).toBe("string");
+    }
+    // A body over the management API's byte limit is refused before it is read, in the same shape (413).
+    const huge = await patch(a.sessionId, { session_metadata: { k: "v".repeat(200 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ statusCode: 413, errorCode: "payload_too_large" });
+    // Not JSON at all.
+    const form = await call(`/api/v2/sessions/${a.sessionId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${await tenantManagementToken(tenant, ["update:sessions"])}`, "content-type": "application/x-www-form-urlencoded" },
+      host,
+      body: "session_metadata=x",
+    });
+    expect(form.status).toBe(415);
+    expect((await read(a.sessionId)).session_metadata).toEqual({ kept: "yes" });
+  });
+
+  it("a revoked, logged-out, expired or unknown session is 404, as GET answers", async () => {
+    const revoked = await loggedIn();
+    expect((await admin("DELETE", `/sessions/${revoked.sessionId}`)).status).toBe(204);
+    const loggedOut = await loggedIn();
+    await call(`/v2/logout?client_id=${client.client_id}`, { host, headers: { cookie: loggedOut.cookie }, redirect: "manual" });
+    const user = await seedUser(tenant, `ses-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const expired = (await sessionCookie(tenant, user.user_id, client.client_id, { expiresAt: Date.now() - 1000 })).slice("gh_session=".length).split(".")[0] as string;
+    for (const id of [revoked.sessionId, loggedOut.sessionId, expired, "ses_nothing"]) {
+      const res = await patch(id, { session_metadata: { k: "v" } });
+      expect(res.status, id).toBe(404);
+      expect(await res.json()).toMatchObject({ statusCode: 404, errorCode: "inexistent_session" });
+      expect((await admin("GET", `/sessions/${id}`)).status, id).toBe(404);
+    }
+  });
+
+  it("who can reach it: no token 401; lacking update:sessions, another tenant's, an end user's, a revoked token 403", async () => {
+    const a = await loggedIn();
+    const kit = await reachKit(["update:sessions"], tenant);
+    await expectRefusals(kit, "PATCH", `/sessions/${a.sessionId}`, "update:sessions", { session_metadata: { k: "v" } });
+    // read:sessions alone does not write.
+    const reader = await tenantManagementToken(tenant, ["read:sessions"]);
+    expect((await mgmt("PATCH", `/sessions/${a.sessionId}`, { token: reader, host, body: { session_metadata: { k: "v" } } })).status).toBe(403);
+    expect((await read(a.sessionId)).session_metadata).toEqual({});
+    const ok = await mgmt("PATCH", `/sessions/${a.sessionId}`, { token: kit.allowed, headers: { "tenant-id": tenant }, body: { session_metadata: { k: "v" } } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("records a session.updated event (sapi) in the tenant's logs", async () => {
+    const a = await loggedIn();
+    expect((await patch(a.sessionId, { session_metadata: { audited: "yes" } })).status).toBe(200);
+    const { env, runDurableObjectAlarm } = await import("cloudflare:test");
+    await runDurableObjectAlarm(env.TENANT.getByName(tenant));
+    const logs = (await (await admin("GET", "/logs?per_page=100")).json()) as Array<Record<string, unknown>>;
+    const entry = logs.find((l) => JSON.stringify(l).includes(a.sessionId) && JSON.stringify(l).includes("session.updated"));
+    expect(entry?.type).toBe("sapi");
+  });
+});
+
 describe("session revocation is audited", () => {
   it("records a session.deleted event (sapi) in the tenant's logs", async () => {
     const a = await loggedIn();

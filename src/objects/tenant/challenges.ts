@@ -1,5 +1,5 @@
 import type { ChallengeRecord, DevMessage, NewChallenge } from "../../shared/types";
-import { iso, json, type Sql } from "../sql";
+import { isMissingColumn, iso, json, type Sql } from "../sql";
 import { TenantRpc } from "./rpc";
 
 /**
@@ -78,7 +78,7 @@ export function recordDevMessage(sql: Sql, message: Omit<DevMessage, "created_at
         ${message.sender ?? null}, ${message.html ?? null}, ${now})`;
   } catch (error) {
     // A pinned tenant still at a schema before 0015 (expand/contract): the message without sender and HTML.
-    if (!/no column|has no column/i.test(String((error as Error).message))) throw error;
+    if (!isMissingColumn(error, "sender") && !isMissingColumn(error, "html")) throw error;
     sql.run`INSERT INTO dev_messages (id, channel, recipient, subject, body, created_at)
       VALUES (${message.id}, ${message.channel}, ${message.recipient}, ${message.subject}, ${message.body}, ${now})`;
   }

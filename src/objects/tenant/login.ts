@@ -1,9 +1,10 @@
-import { getSessionView, listSessions, type SessionView } from "./session-admin";
+import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
+import type { SessionMetadata } from "../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
 import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord } from "../../shared/types";
 import type { ActionEffects } from "../../shared/schemas/actions";
 import type { UserRecord } from "../../shared/schemas/users";
-import { iso, json, type Sql } from "../sql";
+import { isMissingColumn, iso, json, type Sql } from "../sql";
 import type { AuditContext, AuditRequest } from "../../shared/types";
 import { applyActionEffects } from "./action-effects";
 import { LOG_TYPES } from "./audit";
@@ -76,10 +77,19 @@ export function createSession(sql: Sql, input: NewSession, now: number, request?
   const authenticatedAt = input.authenticated_at ?? now;
   const seen = deviceSeen(request);
   const device = { ...renameKeys(seen, "initial_"), ...renameKeys(seen, "last_") };
-  sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
-      expires_at, issuer, device, created_at, updated_at)
-    VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
-      ${input.expires_at}, ${input.issuer ?? null}, ${device}, ${now}, ${now})`;
+  try {
+    sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
+        expires_at, issuer, device, created_at, updated_at)
+      VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
+        ${input.expires_at}, ${input.issuer ?? null}, ${device}, ${now}, ${now})`;
+  } catch (error) {
+    // A tenant pinned at a schema before 0016 (expand/contract): the session without its device.
+    if (!isMissingColumn(error, "device")) throw error;
+    sql.run`INSERT INTO sessions (id, secret_hash, user_id, client_ids, authenticated_at, last_interaction_at,
+        expires_at, issuer, created_at, updated_at)
+      VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
+        ${input.expires_at}, ${input.issuer ?? null}, ${now}, ${now})`;
+  }
   return getSession(sql, input.id, now) as SessionRecord;
 }
 
@@ -91,10 +101,15 @@ export function getSession(sql: Sql, id: string, now: number): SessionRecord | n
 
 /** Records that a client used the session (SSO), the time of the interaction and the device it came from. */
 export function touchSession(sql: Sql, id: string, clientId: string, now: number, request?: AuditRequest): void {
-  const row = sql.first<Row>`SELECT client_ids, device FROM sessions WHERE id = ${id} AND expires_at > ${now}`;
+  // SELECT *: a tenant pinned at a schema before 0016 has no `device` column (expand/contract).
+  const row = sql.first<Row>`SELECT * FROM sessions WHERE id = ${id} AND expires_at > ${now}`;
   if (!row) return;
   const known = json<string[]>(row.client_ids as string, []);
   const clients = known.includes(clientId) ? known : [...known, clientId];
+  if (!("device" in row)) {
+    sql.run`UPDATE sessions SET client_ids = ${clients}, last_interaction_at = ${now}, updated_at = ${now} WHERE id = ${id}`;
+    return;
+  }
   const device = { ...json<Record<string, string>>(row.device as string, {}), ...renameKeys(deviceSeen(request), "last_") };
   sql.run`UPDATE sessions SET client_ids = ${clients}, device = ${device}, last_interaction_at = ${now}, updated_at = ${now} WHERE id = ${id}`;
 }
@@ -241,6 +256,21 @@ export class Sessions extends TenantRpc {
 
   view(id: string, idleMs: number): SessionView | null {
     return this.read((sql, now) => getSessionView(sql, id, now, idleMs));
+  }
+
+  /**
+   * PATCH /sessions/{id}: the session's metadata replaced, audited (`session.updated`) in the same commit.
+   * `idleMs` judges liveness as `view` does.
+   */
+  update(id: string, metadata: SessionMetadata, idleMs: number): Result<SessionView> {
+    return this.commit((tx) =>
+      audited(tx, this.audit, updateSessionMetadata(tx.sql, id, metadata, tx.now, idleMs), {
+        entity: "session",
+        action: "updated",
+        id,
+        after: (s) => ({ session_metadata: s.session_metadata ?? null }),
+      }),
+    );
   }
 
   /**

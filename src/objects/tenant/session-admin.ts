@@ -1,5 +1,7 @@
 import type { ListPage, ListWindow, SessionRecord } from "../../shared/types";
-import { iso, json, type Sql } from "../sql";
+import type { SessionMetadata } from "../../shared/schemas/sessions";
+import { fail, ok, type Result } from "../../shared/errors";
+import { isMissingColumn, iso, json, type Sql } from "../sql";
 
 type Row = Record<string, unknown>;
 
@@ -8,7 +10,13 @@ type Row = Record<string, unknown>;
  * earned (RFC 8176 amr values), the device it was started from and last used from, and the end of its idle
  * window.
  */
-export type SessionView = Omit<SessionRecord, "secret_hash"> & { amr: string[]; device: Record<string, string>; idle_expires_at: string };
+export type SessionView = Omit<SessionRecord, "secret_hash"> & {
+  amr: string[];
+  device: Record<string, string>;
+  idle_expires_at: string;
+  /** `{}` when none was set; absent on a tenant pinned at a schema before 0017 (it has no metadata). */
+  session_metadata?: SessionMetadata;
+};
 
 function toView(r: Row, idleMs: number): SessionView {
   const time = (v: unknown) => iso(v as number) as string;
@@ -24,6 +32,7 @@ function toView(r: Row, idleMs: number): SessionView {
     updated_at: time(r.updated_at),
     amr: json(r.amr as string, []),
     device: json(r.device as string, {}),
+    ...("session_metadata" in r ? { session_metadata: json<SessionMetadata>(r.session_metadata as string, {}) } : {}),
   };
 }
 
@@ -56,4 +65,20 @@ export function listSessions(sql: Sql, window: ListWindow, userId: string | null
 export function getSessionView(sql: Sql, id: string, now: number, idleMs: number): SessionView | null {
   const row = sql.first<Row>`SELECT * FROM sessions WHERE id = ${id} AND expires_at > ${now} AND last_interaction_at >= ${now - idleMs}`;
   return row ? toView(row, idleMs) : null;
+}
+
+/**
+ * PATCH /sessions/{id}: replaces a live session's metadata (`{}` clears it) and answers the session. An
+ * unknown, revoked, expired or idle-expired session is `inexistent_session`, as GET answers; a tenant pinned
+ * at a schema before 0017 has nowhere to keep metadata (`session_metadata_unavailable`, nothing written).
+ */
+export function updateSessionMetadata(sql: Sql, id: string, metadata: SessionMetadata, now: number, idleMs: number): Result<SessionView> {
+  if (!getSessionView(sql, id, now, idleMs)) return fail("inexistent_session");
+  try {
+    sql.run`UPDATE sessions SET session_metadata = ${metadata}, updated_at = ${now} WHERE id = ${id}`;
+  } catch (error) {
+    if (!isMissingColumn(error, "session_metadata")) throw error;
+    return fail("session_metadata_unavailable");
+  }
+  return ok(getSessionView(sql, id, now, idleMs) as SessionView);
 }

@@ -1,6 +1,7 @@
 import { auditContext } from "../http/audit";
 import type { SessionView } from "../../objects/tenant/session-admin";
 import { problem, unwrap } from "../../shared/errors";
+import { updateSessionBody } from "../../shared/schemas/sessions";
 import type { AppContext } from "../context";
 import { sessionLifetimes } from "../login/session";
 import { userObject } from "../tenant/stubs";
@@ -22,6 +23,8 @@ function present(s: SessionView) {
     clients: s.client_ids.map((client_id) => ({ client_id })),
     authentication: { methods: methodsOf(s) },
     device: s.device,
+    // Absent only on a tenant pinned at a schema before 0017, which keeps no metadata.
+    ...(s.session_metadata ? { session_metadata: s.session_metadata } : {}),
   };
 }
 
@@ -82,6 +85,19 @@ export const sessionRoutes = [
       const { idleMs } = await sessionLifetimes(c);
       const session = await targetTenant(c).sessions().view(params.id ?? "", idleMs);
       if (!session) throw problem("inexistent_session");
+      return c.json(present(session));
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/sessions/{id}",
+    scope: "update:sessions",
+    summary: "Replace a live session's metadata (session_metadata: null or {} clears it); answers the session",
+    body: updateSessionBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const { idleMs } = await sessionLifetimes(c);
+      const session = unwrap(await targetTenant(c).sessions(auditContext(c)).update(params.id ?? "", body.session_metadata ?? {}, idleMs));
       return c.json(present(session));
     },
   }),
