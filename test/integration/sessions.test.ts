@@ -240,6 +240,8 @@ describe("PATCH /sessions/{id}: session metadata", () => {
       ["a JSON array body", [{ session_metadata: {} }]],
       ["malformed JSON", '{"session_metadata": {'],
       ["a JSON string body", '"session_metadata"'],
+      // A parsed record would silently drop it: refused instead of a quiet change.
+      ["a __proto__ key", '{"session_metadata":{"__proto__":"x","a":"b"}}'],
     ];
     for (const [what, body] of bad) {
       const res = await patch(a.sessionId, body);

@@ -109,12 +109,12 @@ const EXC_C14N_NS = "http://www.w3.org/2001/10/xml-exc-c14n#";
 
 /**
  * The InclusiveNamespaces PrefixList of an exclusive C14N method or transform ([] when it has none), or null
- * when it has any other child (not something this verifier understands).
+ * when it has any other child (not something this verifier understands). `scope`: the namespaces in scope
+ * at the method's parent.
  */
 function prefixListOf(method: XmlElement, scope: Scope): string[] | null {
   if (!hasElementChildren(method)) return [];
-  const inner = scopeOf(method, scope);
-  const lists = childElements(method, inner, EXC_C14N_NS, "InclusiveNamespaces");
+  const lists = childElements(method, scope, EXC_C14N_NS, "InclusiveNamespaces");
   const elements = method.children.filter((c) => typeof c !== "string");
   const list = lists[0];
   if (!list || lists.length !== 1 || elements.length !== 1 || hasElementChildren(list)) return null;
@@ -179,7 +179,7 @@ export async function verifyPostSignature(xml: string, signingCert: string): Pro
   const algorithms = transformList.map((t) => attribute(t, "Algorithm") ?? "");
   // Only the enveloped-signature transform then exclusive C14N (with or without an InclusiveNamespaces PrefixList).
   const [envelopedTransform, c14nTransform] = transformList;
-  const referencePrefixes = c14nTransform ? prefixListOf(c14nTransform, referenceScope) : null;
+  const referencePrefixes = c14nTransform ? prefixListOf(c14nTransform, transforms ? scopeOf(transforms, referenceScope) : referenceScope) : null;
   if (algorithms.length !== 2 || algorithms[0] !== ENVELOPED || algorithms[1] !== EXC_C14N || !envelopedTransform || !parameterless(envelopedTransform) || !referencePrefixes) {
     return unsupported(algorithms.join(" "));
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stringMetadata } from "./string-metadata";
 
 /**
  * Refresh tokens as the management API writes them (SPEC §2.8): the reference platform's
@@ -6,39 +7,8 @@ import { z } from "zod";
  * The record itself is `RefreshTokenRecord` (src/shared/types/refresh.ts): it crosses RPC to the user object.
  */
 
-/** The reference platform's metadata limits: at most 25 properties, string values of at most 255 characters. */
-export const MAX_METADATA_PROPERTIES = 25;
-export const MAX_METADATA_VALUE_CHARS = 255;
-
-const metadataKey = z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, "Metadata keys must be 1-255 letters, digits, '_' or '-'");
-
-const metadataValue = z
-  .string({ error: "Metadata values must be strings" })
-  .max(MAX_METADATA_VALUE_CHARS, `Metadata values must be at most ${MAX_METADATA_VALUE_CHARS} characters`);
-
-/**
- * Checked as the caller sent it, before zod builds its copy (as user metadata is): a parsed record silently
- * drops a `__proto__` key, and a dropped key must be a 400, never a quiet change.
- */
-const checkedRaw = z.unknown().superRefine((value, ctx) => {
-  if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
-    ctx.addIssue({ code: "custom", message: "Metadata keys must not be __proto__" });
-  }
-});
-
 /** `refresh_token_metadata`: an object of strings; `null` or `{}` clears it. */
-export const refreshTokenMetadata = checkedRaw.pipe(
-  z
-    .record(metadataKey, metadataValue, {
-      error: (issue) =>
-        issue.code === "invalid_key"
-          ? "Metadata keys must be 1-255 letters, digits, '_' or '-'"
-          : issue.code === "invalid_type"
-            ? "refresh_token_metadata must be an object of string values, or null"
-            : undefined,
-    })
-    .refine((m) => Object.keys(m).length <= MAX_METADATA_PROPERTIES, `At most ${MAX_METADATA_PROPERTIES} metadata properties are allowed`),
-);
+export const refreshTokenMetadata = stringMetadata("refresh_token_metadata");
 
 /** PATCH /refresh-tokens/{id}: metadata is the only writable property, and the body must name it. */
 export const updateRefreshTokenBody = z
