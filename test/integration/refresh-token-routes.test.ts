@@ -1,3 +1,4 @@
+import { env, listDurableObjectIds } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, mgmt } from "../helpers/api";
 import type { TestClient } from "../helpers/flows";
@@ -196,6 +197,17 @@ describe("POST /refresh-tokens/revoke", () => {
     await expectRefused(await refresh(s.client, successor.refresh_token as string), "Refresh token has been revoked");
     await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
     expect((await refresh(s.client, other.refresh_token as string)).status).toBe(200);
+  });
+
+  it("ids or a token id naming no account of the tenant make no user object (nothing to revoke, 404 on PATCH)", async () => {
+    const ghost = `auth0|ghost${crypto.randomUUID().slice(0, 8)}`;
+    const ghostId = `rt_${"2".repeat(22)}.${btoa(ghost).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+    const objectId = env.USER.idFromName(`${tenant}/${ghost}`).toString();
+    const stored = async () => (await listDurableObjectIds(env.USER)).map((id) => id.toString());
+    expect((await revoke({ ids: [ghostId] })).status).toBe(202);
+    expect((await admin("PATCH", `/refresh-tokens/${ghostId}`, { refresh_token_metadata: { a: "b" } })).status).toBe(404);
+    expect((await admin("GET", `/refresh-tokens/${ghostId}`)).status).toBe(404);
+    expect(await stored()).not.toContain(objectId);
   });
 
   it("ids across users: each user's named tokens go, in one call", async () => {

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { seedClient, seedUser, type TestClient } from "../helpers/flows";
@@ -96,6 +97,40 @@ describe("/user-blocks", () => {
     expect((await blocksOf(`/user-blocks?identifier=${encodeURIComponent(ghost)}`)).blocked_for).toEqual([]);
   });
 
+  it("a linked account's lock shows on its primary user, and lifting the primary's blocks lifts it", async () => {
+    const primary = await newUser();
+    const secondary = await newUser();
+    const link = await admin("POST", `/users/${encodeURIComponent(primary.id)}/identities`, { provider: "auth0", user_id: secondary.id.slice("auth0|".length) });
+    expect(link.status, await link.clone().text()).toBe(201);
+    // The secondary's email and password still log in (as the primary): its failures lock that account.
+    await fail(secondary.email, "203.0.113.20", 3);
+    expect(await description(await login(secondary.email, PASSWORD, "203.0.113.20"))).toMatch(/Too many failed login attempts/);
+    const path = `/user-blocks/${encodeURIComponent(primary.id)}`;
+    expect((await blocksOf(path)).blocked_for).toEqual([{ identifier: secondary.email, ip: "203.0.113.20", connection: "Username-Password-Authentication" }]);
+    expect((await admin("DELETE", path)).status).toBe(204);
+    expect((await login(secondary.email, PASSWORD, "203.0.113.20")).status).toBe(200);
+    // The secondary is not a user of its own any more.
+    expect((await admin("GET", `/user-blocks/${encodeURIComponent(secondary.id)}`)).status).toBe(404);
+  });
+
+  it("by username: the account whose username it is (its failures counted by its email) is found", async () => {
+    const connection = `usernames-${crypto.randomUUID().slice(0, 6)}`;
+    const made = await admin("POST", "/connections", { name: connection, strategy: "auth0", options: { requires_username: true } });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const email = `ub-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const username = `user_${crypto.randomUUID().slice(0, 8)}`;
+    const created = await admin("POST", "/users", { connection, email, username, password: PASSWORD });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const userId = ((await created.json()) as { user_id: string }).user_id;
+    // Three failures counted in the account's object, as the login form counts them.
+    const throttle = env.USER.getByName(`${tenant}/${userId}`);
+    for (let i = 0; i < 3; i++) await throttle.attempts().begin(3, { ip: "203.0.113.21", perIp: false });
+    const byUsername = `/user-blocks?identifier=${encodeURIComponent(username)}`;
+    expect((await blocksOf(byUsername)).blocked_for).toEqual([{ identifier: email, ip: "203.0.113.21", connection }]);
+    expect((await admin("DELETE", byUsername)).status).toBe(204);
+    expect((await blocksOf(byUsername)).blocked_for).toEqual([]);
+  });
+
   it("consider_brute_force_enablement=true lists nothing while the protection does not block", async () => {
     const { email, id } = await newUser();
     await fail(email, "203.0.113.12", 3);
@@ -123,10 +158,16 @@ describe("/user-blocks", () => {
     expect(unknown.status).toBe(404);
     expect((await admin("GET", "/user-blocks")).status).toBe(400);
     expect((await admin("DELETE", "/user-blocks?identifier=")).status).toBe(400);
-    for (const odd of ['a"b\\c', "\u0000\u202e", "x".repeat(300), "名前"]) {
+    for (const odd of ['a"b\\c', 'x" OR email:"*', "\u202e", "x".repeat(300), "名前"]) {
       const res = await admin("GET", `/user-blocks?identifier=${encodeURIComponent(odd)}`);
       expect(res.status, odd).toBe(200);
       expect(((await res.json()) as { blocked_for: unknown[] }).blocked_for).toEqual([]);
+    }
+    // Control characters name nothing: refused, never read as other letters.
+    for (const odd of ["a\nb", "\u0000"]) {
+      const res = await admin("DELETE", `/user-blocks?identifier=${encodeURIComponent(odd)}`);
+      expect(res.status, JSON.stringify(odd)).toBe(400);
+      expect(await res.json()).toMatchObject({ statusCode: 400, errorCode: "invalid_query_string" });
     }
   });
 

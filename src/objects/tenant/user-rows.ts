@@ -140,3 +140,19 @@ export function usersByEmail(sql: Sql, email: string): UserRecord[] {
     ORDER BY created_at DESC, user_id DESC LIMIT 100`;
   return toUsers(sql, rows);
 }
+
+type LoginAccountRow = { user_id: string; connection: string; email: string | null; username: string | null; phone_number: string | null };
+
+/** A primary user's own account and its linked ones, or null when no primary user has this id. */
+export function loginAccountsOf(sql: Sql, userId: string): LoginAccountRow[] | null {
+  const own = sql.first<LoginAccountRow>`SELECT user_id, connection, email, username, phone_number FROM users WHERE user_id = ${userId} AND linked_to IS NULL`;
+  if (!own) return null;
+  const linked = sql.all<LoginAccountRow>`SELECT user_id, connection, email, username, phone_number FROM users WHERE linked_to = ${userId}`;
+  return [own, ...linked];
+}
+
+/** The accounts (linked ones included) whose email (normalized), username or phone number is this identifier. */
+export function loginAccountsNamed(sql: Sql, email: string, identifier: string): LoginAccountRow[] {
+  return sql.all<LoginAccountRow>`SELECT user_id, connection, email, username, phone_number FROM users
+    WHERE email = ${email} OR username = ${identifier} OR phone_number = ${identifier} LIMIT 100`;
+}

@@ -1,12 +1,12 @@
 import type { Result } from "../../shared/errors";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ListPage, ListWindow } from "../../shared/types";
-import type { IdentityRef, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/schemas/users";
+import type { IdentityRef, LoginAccount, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../shared/schemas/users";
 import { LOG_TYPES } from "./audit";
 import { audited, emitAudit, emitHook, hookUser } from "./events";
 import { TenantRpc, type WriteTx } from "./rpc";
 import { type LinkOutcome, linkAccount, unlinkAccount } from "./user-links";
-import { findUserByEmail, getUser, userRow, usersByEmail } from "./user-rows";
+import { findUserByEmail, getUser, loginAccountsNamed, loginAccountsOf, userRow, usersByEmail } from "./user-rows";
 import { listUsers } from "./user-search";
 import { createUser, deleteUser, updateUser } from "./user-writes";
 
@@ -29,6 +29,13 @@ export class Users extends TenantRpc {
     return this.read((sql) => userRow(sql, userId) !== undefined);
   }
 
+  /** Which of these ids name an account (a linked secondary included), so no object is made for the others. */
+  existing(userIds: string[]): string[] {
+    const ids = [...new Set(userIds)].slice(0, 500);
+    if (!ids.length) return [];
+    return this.read((sql) => sql.exec<{ user_id: string }>(`SELECT user_id FROM users WHERE user_id IN (${ids.map(() => "?").join(",")})`, ...ids).map((r) => r.user_id));
+  }
+
   /** An account by email in a connection, with the password hash, for the worker's password check. */
   findByEmail(connection: string, email: string): UserWithSecret | null {
     return this.read((sql) => findUserByEmail(sql, connection, normalizeEmail(email)));
@@ -37,6 +44,15 @@ export class Users extends TenantRpc {
   /** GET /users-by-email: primary users whose own or linked account has this (normalized) email. */
   byEmail(email: string): UserRecord[] {
     return this.read((sql) => usersByEmail(sql, normalizeEmail(email)));
+  }
+
+  /**
+   * The accounts whose failed-login locks belong to a user (GET/DELETE /user-blocks): by a primary user's id
+   * (its own account and its linked ones; null when there is no such user), or by an identifier (email,
+   * username or phone number, linked accounts included).
+   */
+  loginAccounts(by: { user_id: string } | { identifier: string }): LoginAccount[] | null {
+    return this.read((sql) => ("user_id" in by ? loginAccountsOf(sql, by.user_id) : loginAccountsNamed(sql, normalizeEmail(by.identifier), by.identifier)));
   }
 
   /** GET /users: primary users, filtered and paged (SPEC §4.2, §4.3). */

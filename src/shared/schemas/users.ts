@@ -195,6 +195,18 @@ export interface UserWithSecret extends UserRecord {
   password_hash: string | null;
 }
 
+/**
+ * An account whose failed logins are counted in its own user object (a linked secondary included): what
+ * GET/DELETE /api/v2/user-blocks read and lift.
+ */
+export interface LoginAccount {
+  user_id: string;
+  connection: string;
+  email: string | null;
+  username: string | null;
+  phone_number: string | null;
+}
+
 /** A user to create: everything the worker validated, the password already hashed (never in the object). */
 export interface NewUser {
   user_id: string;

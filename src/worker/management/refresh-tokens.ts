@@ -54,9 +54,10 @@ async function existingUser(c: AppContext, id: string) {
   return userObject(c.env, c.var.tenant.id, id).refreshTokens();
 }
 
+/** The token's user object; an id naming no account of the tenant is 404 before any object is touched. */
 async function locate(c: AppContext, id: string) {
   const parsed = parseManagementId(id);
-  if (!parsed) throw problem("inexistent_refresh_token");
+  if (!parsed || !(await targetTenant(c).users().exists(parsed.userId))) throw problem("inexistent_refresh_token");
   return { ...parsed, stub: userObject(c.env, c.var.tenant.id, parsed.userId).refreshTokens() };
 }
 
@@ -128,7 +129,10 @@ async function revokeByIds(c: AppContext, ids: readonly string[]): Promise<void>
     const parsed = parseManagementId(id);
     if (parsed) byUser.set(parsed.userId, [...(byUser.get(parsed.userId) ?? []), parsed.tokenId]);
   }
-  await Promise.all([...byUser].map(([userId, tokenIds]) => userObject(c.env, c.var.tenant.id, userId).refreshTokens().revokeFamilies(tokenIds)));
+  // Only accounts of this tenant: an id naming anyone else makes no user object.
+  const known = new Set(await targetTenant(c).users().existing([...byUser.keys()]));
+  const targets = [...byUser].filter(([userId]) => known.has(userId));
+  await Promise.all(targets.map(([userId, tokenIds]) => userObject(c.env, c.var.tenant.id, userId).refreshTokens().revokeFamilies(tokenIds)));
 }
 
 export const refreshTokenRoutes = [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { problem } from "../../shared/errors";
-import { normalizeEmail, type UserRecord } from "../../shared/schemas/users";
+import { type LoginAccount, normalizeEmail } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { configOf, DATABASE_STRATEGY } from "../login/connection";
 import { identifierKey } from "../login/password";
@@ -30,34 +30,48 @@ const identifierQuery = z.looseObject({
   consider_brute_force_enablement: considerQuery.shape.consider_brute_force_enablement,
 });
 
-const holderOf = (user: UserRecord): LockHolder => ({
-  key: user.user_id,
-  identifier: user.email ?? user.username ?? user.phone_number ?? user.user_id,
-  connection: user.connection,
+/** The database connections' names: only their accounts count failed logins (src/worker/login/password.ts). */
+async function databaseConnections(c: AppContext): Promise<Set<string>> {
+  return new Set((await configOf(c)).connections.filter((x) => x.strategy === DATABASE_STRATEGY).map((x) => x.name));
+}
+
+const holderOf = (account: LoginAccount): LockHolder => ({
+  key: account.user_id,
+  identifier: account.email ?? account.username ?? account.phone_number ?? account.user_id,
+  connection: account.connection,
 });
 
 /**
- * Where the locks of an identifier are counted, as the login form counts them (src/worker/login/password.ts):
- * on each database connection, the account with that email, else the connection's unknown-identifier
- * counter; and the accounts whose username or phone number it is.
+ * Where the locks of a user are counted: its own account and each linked one on a database connection (the
+ * login form counts a linked account's failures in that account's object). 404 for no such user.
  */
-async function holdersOf(c: AppContext, identifier: string): Promise<LockHolder[]> {
-  const users = targetTenant(c).users();
-  const config = await configOf(c);
+async function userHolders(c: AppContext, id: string): Promise<LockHolder[]> {
+  const accounts = await targetTenant(c).users().loginAccounts({ user_id: id });
+  if (!accounts) throw problem("inexistent_user");
+  const databases = await databaseConnections(c);
+  return accounts.filter((a) => databases.has(a.connection)).map(holderOf);
+}
+
+/**
+ * Where the locks of an identifier are counted, as the login form counts them: the database accounts whose
+ * email (normalized), username or phone number it is, linked ones included; and, on each database
+ * connection where no account has it as its email, that connection's counter for the unknown identifier.
+ */
+async function identifierHolders(c: AppContext, identifier: string): Promise<LockHolder[]> {
+  // Control characters name no email, username or phone number.
+  if (/\p{Cc}/u.test(identifier)) throw problem("invalid_query_string", { detail: "identifier must not contain control characters" });
+  const accounts = (await targetTenant(c).users().loginAccounts({ identifier })) ?? [];
+  const databases = await databaseConnections(c);
+  const holders = accounts.filter((a) => databases.has(a.connection)).map(holderOf);
   const email = normalizeEmail(identifier);
-  const holders = new Map<string, LockHolder>();
-  for (const connection of config.connections.filter((x) => x.strategy === DATABASE_STRATEGY)) {
-    const found = email ? await users.findByEmail(connection.name, email) : null;
-    const holder = found ? { key: found.user_id, identifier: email, connection: connection.name } : { key: identifierKey(connection.name, email), identifier: email, connection: connection.name };
-    if (email) holders.set(holder.key, holder);
+  if (email) {
+    for (const connection of databases) {
+      if (!accounts.some((a) => a.connection === connection && a.email === email)) {
+        holders.push({ key: identifierKey(connection, email), identifier: email, connection });
+      }
+    }
   }
-  const quoted = JSON.stringify(identifier);
-  for (const q of [`username:${quoted}`, `phone_number:${quoted}`]) {
-    // An identifier the user search cannot express (odd characters) names no username or phone number.
-    const page = await users.list({ q, ascending: true }, { offset: 0, limit: 50 }).catch(() => null);
-    for (const user of page?.items ?? []) holders.set(user.user_id, holderOf(user));
-  }
-  return [...holders.values()];
+  return holders;
 }
 
 /** The locks in force on these holders, in the reference platform's `blocked_for` shape. */
@@ -78,12 +92,6 @@ async function unblock(c: AppContext, holders: LockHolder[]): Promise<void> {
   await Promise.all(holders.map((holder) => userObject(c.env, c.var.tenant.id, holder.key).unblockLogins()));
 }
 
-async function userHolder(c: AppContext, id: string): Promise<LockHolder> {
-  const user = await targetTenant(c).users().get(id);
-  if (!user) throw problem("inexistent_user");
-  return holderOf(user);
-}
-
 export const userBlockRoutes = [
   defineRoute({
     method: "get",
@@ -93,8 +101,7 @@ export const userBlockRoutes = [
     query: considerQuery,
     status: 200,
     async handler(c, { params, query }) {
-      const holder = await userHolder(c, params.id ?? "");
-      return c.json(await blockedFor(c, [holder], query.consider_brute_force_enablement === "true"));
+      return c.json(await blockedFor(c, await userHolders(c, params.id ?? ""), query.consider_brute_force_enablement === "true"));
     },
   }),
   defineRoute({
@@ -104,7 +111,7 @@ export const userBlockRoutes = [
     summary: "Lift the brute-force protection blocks of a user (not an administrator's block)",
     status: 204,
     async handler(c, { params }) {
-      await unblock(c, [await userHolder(c, params.id ?? "")]);
+      await unblock(c, await userHolders(c, params.id ?? ""));
       return c.body(null, 204);
     },
   }),
@@ -116,7 +123,7 @@ export const userBlockRoutes = [
     query: identifierQuery,
     status: 200,
     async handler(c, { query }) {
-      return c.json(await blockedFor(c, await holdersOf(c, query.identifier), query.consider_brute_force_enablement === "true"));
+      return c.json(await blockedFor(c, await identifierHolders(c, query.identifier), query.consider_brute_force_enablement === "true"));
     },
   }),
   defineRoute({
@@ -127,7 +134,7 @@ export const userBlockRoutes = [
     query: identifierQuery,
     status: 204,
     async handler(c, { query }) {
-      await unblock(c, await holdersOf(c, query.identifier));
+      await unblock(c, await identifierHolders(c, query.identifier));
       return c.body(null, 204);
     },
   }),
