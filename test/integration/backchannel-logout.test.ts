@@ -362,7 +362,10 @@ describe("blocking a user cascades (SPEC §3.3)", () => {
     expect(tokens).toHaveLength(1);
     expect(decodeJwt(tokens[0] as string)).toMatchObject({ sub: user.user_id, sid: s1.slice("gh_session=".length).split(".")[0] });
     const [row] = (await outboxRows(tenant, "internal.refresh_revocation")).filter((r) => JSON.parse(r.payload).user_id === user.user_id && JSON.parse(r.payload).reason === "account-deactivated");
-    expect(JSON.parse(row?.payload as string)).toEqual({ user_id: user.user_id, session_ids: null, reason: "account-deactivated" });
+    // Every token, and the sessions that ended now named so none of them can start a family afterwards.
+    const payload = JSON.parse(row?.payload as string) as { ended_session_ids: string[] };
+    expect(payload).toMatchObject({ user_id: user.user_id, session_ids: null, reason: "account-deactivated" });
+    expect([...payload.ended_session_ids].sort()).toEqual([s1, s2].map((cookie) => cookie.slice("gh_session=".length).split(".")[0]).sort());
     // Another user is untouched.
     expect((await refresh(client, otherTokens.refresh_token)).status).toBe(200);
   });

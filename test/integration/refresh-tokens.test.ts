@@ -239,6 +239,29 @@ describe("revocation", () => {
     expect((await redeem()).status).toBe(403);
     await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
   });
+
+  it("a replay that reaches the user's object before the first redemption's issue refuses that family outright", async () => {
+    const user = await seedUser(tenant, `${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const holder = env.USER.getByName(`${tenant}/${user.user_id}`);
+    const family = `rt_${"7".repeat(22)}`;
+    // The replay's revocation arrives first: nothing to revoke yet, so the family's id is refused.
+    expect(await holder.refreshTokens().revokeFamily(family)).toBe(false);
+    const issued = await holder.refreshTokens().issue({
+      id: family,
+      token_hash: "h".repeat(43),
+      client_id: "c1",
+      user_id: user.user_id,
+      session_id: null,
+      scope: "openid offline_access",
+      audience: null,
+      login: { connection: "Username-Password-Authentication", strategy: "auth0", auth_time: 1 },
+      device: {},
+      lifetime_ms: null,
+      idle_lifetime_ms: null,
+    });
+    expect(issued).toBeNull();
+    expect(await runInDurableObject(holder, (_o, state) => state.storage.sql.exec("SELECT count(*) AS n FROM refresh_tokens").one().n)).toBe(0);
+  });
 });
 
 describe("management routes (SPEC §4.2 refresh tokens)", () => {

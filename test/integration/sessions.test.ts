@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
 import { call, createTenant, mgmt } from "../helpers/api";
@@ -157,6 +157,26 @@ describe("sessions API", () => {
     const ok = await tokenForm({ grant_type: "authorization_code", code: code2, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { refresh_token?: string }).refresh_token).toBeTruthy();
+  });
+
+  it("blocking's cascade reaching the user object before a redeemed code's issue leaves no family either", async () => {
+    const user = await seedUser(tenant, `ses-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const cookie = await sessionCookie(tenant, user.user_id, client.client_id);
+    const sessionId = cookie.slice("gh_session=".length).split(".")[0] as string;
+    const code = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid offline_access" }, { host, cookie })).query.get("code") as string;
+    // Blocking revokes every token and names the sessions it ended (the code was redeemed just before).
+    await env.USER.getByName(`${tenant}/${user.user_id}`).revokeRefreshTokens(null, [sessionId]);
+    const res = await tokenForm({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret }, {}, host);
+    expect(res.status).toBe(403);
+    expect((await res.json()) as Record<string, unknown>).toMatchObject({ error: "invalid_grant", error_description: "The session of this authorization has ended" });
+  });
+
+  it("blocking a user names its ended sessions to the user object's cascade", async () => {
+    const a = await loggedIn();
+    expect((await mgmt("PATCH", `/users/${encodeURIComponent(a.user.user_id)}`, { headers: { "tenant-id": tenant }, body: { blocked: true } })).status).toBe(200);
+    await expect
+      .poll(() => runInDurableObject(env.USER.getByName(`${tenant}/${a.user.user_id}`), (_o, state) => state.storage.sql.exec("SELECT session_id FROM ended_sessions").toArray().map((r) => r.session_id)))
+      .toEqual([a.sessionId]);
   });
 
   it("logout ends the session without touching refresh tokens (SPEC §3.3)", async () => {

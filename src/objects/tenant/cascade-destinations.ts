@@ -46,7 +46,7 @@ export function refreshRevocationDestination(tenantId: string, env: CascadeEnv):
     async deliver(event) {
       const payload = event.payload as unknown as RefreshRevocationPayload;
       const user = env.users.getByName(userObjectName(tenantId, payload.user_id));
-      await withTimeout(Promise.resolve(user.revokeRefreshTokens(payload.session_ids)), USER_OBJECT_TIMEOUT_MS, "user object");
+      await withTimeout(Promise.resolve(user.revokeRefreshTokens(payload.session_ids, payload.ended_session_ids ?? [])), USER_OBJECT_TIMEOUT_MS, "user object");
     },
   };
 }

@@ -29,6 +29,8 @@ export const isInternalEvent = (eventType: string) => eventType.startsWith("inte
 export interface RefreshRevocationPayload {
   user_id: string;
   session_ids: string[] | null;
+  /** With `session_ids: null` (blocking, deletion): the sessions that ended, so no family starts under them. */
+  ended_session_ids?: string[];
   reason: LogoutInitiator;
 }
 
@@ -113,7 +115,7 @@ export function cascadeSessionRevoked(tx: WriteTx, session: EndedSession): void 
  */
 export function cascadeUserSessions(tx: WriteTx, userId: string, initiator: "account-deactivated" | "account-deleted"): void {
   const ended = tx.sql.all<Record<string, unknown>>`DELETE FROM sessions WHERE user_id = ${userId} RETURNING *`.map(endedSession);
-  emitRefreshRevocation(tx, { user_id: userId, session_ids: null, reason: initiator });
+  emitRefreshRevocation(tx, { user_id: userId, session_ids: null, ended_session_ids: ended.map((s) => s.id), reason: initiator });
   emitBackchannelLogouts(tx, ended.filter((s) => s.expires_at > tx.now), initiator);
 }
 

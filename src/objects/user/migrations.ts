@@ -5,6 +5,7 @@ import mfa from "../../../migrations/user/0004_mfa.sql";
 import loginFailureIp from "../../../migrations/user/0005_login_failure_ip.sql";
 import endedSessions from "../../../migrations/user/0006_ended_sessions.sql";
 import refreshMetadata from "../../../migrations/user/0007_refresh_metadata.sql";
+import refusedFamilies from "../../../migrations/user/0008_refused_families.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -16,4 +17,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0005_login_failure_ip", sql: loginFailureIp },
   { name: "0006_ended_sessions", sql: endedSessions },
   { name: "0007_refresh_metadata", sql: refreshMetadata },
+  { name: "0008_refused_families", sql: refusedFamilies },
 ]);

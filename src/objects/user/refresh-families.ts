@@ -60,6 +60,8 @@ export function toRefreshToken(r: Row): RefreshTokenRecord {
 export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord | null {
   // The session ended (its cascade reached this object first): no family may start under it.
   if (t.session_id !== null && sql.first`SELECT 1 FROM ended_sessions WHERE session_id = ${t.session_id}`) return null;
+  // Its code was replayed before this issue (see `refuseFamily`): the family is born revoked, so never born.
+  if (sql.first`SELECT 1 FROM refused_families WHERE family_id = ${t.id}`) return null;
   const expiresAt = t.lifetime_ms === null ? null : now + t.lifetime_ms;
   const idleExpires = idleExpiry(now, t.idle_lifetime_ms, expiresAt);
   sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,
@@ -176,6 +178,16 @@ export function revokeFamilyOf(sql: Sql, id: string, now: number): boolean {
   return true;
 }
 
+/**
+ * A replayed authorization code (RFC 6749 §4.1.2): revokes the family its first redemption issued, or, when
+ * that issue has not reached this object yet, refuses the family's id so it is never issued.
+ */
+export function refuseFamily(sql: Sql, familyId: string, now: number): boolean {
+  if (revokeFamilyOf(sql, familyId, now)) return true;
+  sql.run`INSERT INTO refused_families (family_id, refused_at) VALUES (${familyId}, ${now}) ON CONFLICT (family_id) DO NOTHING`;
+  return false;
+}
+
 /** RFC 7009 §2.1: a presented token revokes its family, only for the client it was issued to. */
 export function revokePresentedFamily(sql: Sql, p: { id: string; token_hash: string; client_id: string }, now: number): boolean {
   const row = sql.first<Row>`SELECT family_id, token_hash, client_id FROM refresh_tokens WHERE id = ${p.id}`;
@@ -240,22 +252,28 @@ export function revokeBySessions(sql: Sql, sessionIds: readonly string[], now: n
   let revoked = 0;
   for (const id of sessionIds) {
     revoked += sql.run`UPDATE refresh_tokens SET revoked_at = ${now} WHERE session_id = ${id} AND revoked_at IS NULL`;
-    sql.run`INSERT INTO ended_sessions (session_id, ended_at) VALUES (${id}, ${now}) ON CONFLICT (session_id) DO NOTHING`;
   }
+  recordEndedSessions(sql, sessionIds, now);
   return revoked;
 }
 
-/** How long an ended session is remembered: far longer than an authorization code lives. */
-export const ENDED_SESSION_RETENTION_MS = 24 * 60 * 60 * 1000;
-
-/** Forgets ended sessions past their retention (alarm cleanup). */
-export function forgetEndedSessions(sql: Sql, now: number): number {
-  return sql.run`DELETE FROM ended_sessions WHERE ended_at <= ${now - ENDED_SESSION_RETENTION_MS}`;
+/** Remembers sessions as ended: no refresh family may start under them (see `issueRefreshToken`). */
+export function recordEndedSessions(sql: Sql, sessionIds: readonly string[], now: number): void {
+  for (const id of sessionIds) sql.run`INSERT INTO ended_sessions (session_id, ended_at) VALUES (${id}, ${now}) ON CONFLICT (session_id) DO NOTHING`;
 }
 
-/** When the oldest remembered ended session is due for removal, or null. */
+/** How long an ended session (or a refused family) is remembered: far longer than an authorization code lives. */
+export const ENDED_SESSION_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Forgets ended sessions and refused families past their retention (alarm cleanup). */
+export function forgetEndedSessions(sql: Sql, now: number): number {
+  const before = now - ENDED_SESSION_RETENTION_MS;
+  return sql.run`DELETE FROM ended_sessions WHERE ended_at <= ${before}` + sql.run`DELETE FROM refused_families WHERE refused_at <= ${before}`;
+}
+
+/** When the oldest remembered ended session or refused family is due for removal, or null. */
 export function nextEndedSessionExpiry(sql: Sql): number | null {
-  const at = sql.first<{ at: number | null }>`SELECT MIN(ended_at) AS at FROM ended_sessions`?.at ?? null;
+  const at = sql.first<{ at: number | null }>`SELECT MIN(at) AS at FROM (SELECT MIN(ended_at) AS at FROM ended_sessions UNION ALL SELECT MIN(refused_at) FROM refused_families)`?.at ?? null;
   return at === null ? null : at + ENDED_SESSION_RETENTION_MS;
 }
 

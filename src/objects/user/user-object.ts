@@ -149,9 +149,12 @@ export class RefreshTokens extends RpcTarget {
     return this.commit((sql, at) => refresh.revokePresentedFamily(sql, presented, at));
   }
 
-  /** Revokes the family a token id belongs to (code replay, RFC 6749 §4.1.2). */
+  /** A replayed code's family (RFC 6749 §4.1.2): revoked, or refused before it is issued. See {@link refresh.refuseFamily}. */
   revokeFamily(id: string): boolean {
-    return this.commit((sql, at) => refresh.revokeFamilyOf(sql, id, at));
+    const at = now();
+    const revoked = this.storage.transactionSync(() => refresh.refuseFamily(this.sql, id, at));
+    if (!revoked) this.expiresAt(at + refresh.ENDED_SESSION_RETENTION_MS);
+    return revoked;
   }
 
   get(id: string): RefreshTokenRecord | null {
@@ -183,8 +186,14 @@ export class RefreshTokens extends RpcTarget {
   }
 
   /** Soft revoke of every token (DELETE /users/{id}/refresh-tokens). */
-  revokeAll(): number {
-    return this.commit((sql, at) => refresh.revokeAllRefreshTokens(sql, at));
+  revokeAll(endedSessionIds: string[] = []): number {
+    const at = now();
+    const revoked = this.storage.transactionSync(() => {
+      refresh.recordEndedSessions(this.sql, endedSessionIds, at);
+      return refresh.revokeAllRefreshTokens(this.sql, at);
+    });
+    if (endedSessionIds.length) this.expiresAt(at + refresh.ENDED_SESSION_RETENTION_MS);
+    return revoked;
   }
 
   /** Every token issued under these sessions (session revocation, blocking the user). */
@@ -263,9 +272,10 @@ export class UserObject extends DurableObject<Env> {
    * A revocation cascade's call (SPEC §3.3), flat so no facade stub outlives it: the tokens issued under
    * the given sessions, or every token of the user (`null`: blocking, deletion). Idempotent.
    */
-  revokeRefreshTokens(sessionIds: string[] | null): number {
+  revokeRefreshTokens(sessionIds: string[] | null, endedSessionIds: string[] = []): number {
     const tokens = this.refreshTokens();
-    return sessionIds === null ? tokens.revokeAll() : tokens.revokeBySessions(sessionIds);
+    // Blocking and deletion revoke everything and name the sessions they ended: none may start a family later.
+    return sessionIds === null ? tokens.revokeAll(endedSessionIds) : tokens.revokeBySessions(sessionIds);
   }
 
   /** The alarm: one bounded cleanup run (src/objects/user/cleanup.ts), then the next due time. */
