@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
+import { tenantManagementToken } from "../helpers/management";
 
 const CALLBACK = "https://app.example.com/callback";
 const APP_ORIGIN = "https://app.example.com";
@@ -85,6 +86,35 @@ describe("POST /co/authenticate", () => {
     const res = await co({ username: "co-origin@example.com", password: PASSWORD }, "https://other-app.example.com");
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toBe("access_denied");
+  });
+
+  it("an origin in the application's allowed_origins (the reference's Allowed Origins (CORS)) may log in cross-origin too", async () => {
+    const origin = "https://embedded.example.com";
+    const created = await call("/api/v2/clients", {
+      method: "POST",
+      host,
+      headers: { authorization: `Bearer ${await tenantManagementToken(tenant, ["create:clients", "read:clients", "update:clients"])}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "embedded", callbacks: [CALLBACK], allowed_origins: [`${origin}/`] }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const app = (await created.json()) as { client_id: string; allowed_origins: string[]; web_origins: string[] };
+    expect(app.allowed_origins).toEqual([`${origin}/`]);
+    expect(app.web_origins).toEqual([]);
+    await seedUser(tenant, "co-embedded@example.com", PASSWORD);
+    const login = (from: string) =>
+      call("/co/authenticate", {
+        method: "POST",
+        host,
+        headers: { "content-type": "application/json", origin: from },
+        body: JSON.stringify({ client_id: app.client_id, credential_type: "password", username: "co-embedded@example.com", password: PASSWORD }),
+      });
+    const ok = await login(origin);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(origin);
+    // Another application's web origin is still not this application's own.
+    const other = await login(APP_ORIGIN);
+    expect(other.status).toBe(403);
+    expect(((await other.json()) as { error_description: string }).error_description).toMatch(/is not allowed for this application/);
   });
 
   it("missing parameters and unknown clients are invalid_request", async () => {

@@ -21,6 +21,7 @@ export const CLIENT_EXTRA_FIELDS = [
   "oidc_logout",
   "oidc_backchannel_logout",
   "initiate_login_uri",
+  "allowed_origins",
 ] as const;
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -162,6 +163,8 @@ export const createClientBody = z.strictObject({
   oidc_logout: oidcLogout.optional(),
   oidc_backchannel_logout: oidcBackchannelLogout.optional(),
   initiate_login_uri: initiateLoginUri.optional(),
+  /** The reference platform's "Allowed Origins (CORS)": origins that may call the cross-origin login endpoints. */
+  allowed_origins: uriList.optional(),
 });
 
 /**
@@ -183,6 +186,7 @@ export const updateClientBody = z.strictObject({
   oidc_logout: oidcLogout.nullable().optional(),
   oidc_backchannel_logout: oidcBackchannelLogout.nullable().optional(),
   initiate_login_uri: initiateLoginUri.nullable().optional(),
+  allowed_origins: uriList.nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;
@@ -211,4 +215,14 @@ export interface ClientRecord {
   is_system: boolean;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * The origins a browser may call the application's cross-origin endpoints from (/co/authenticate,
+ * /dbconnections/signup, /passwordless/start): its `web_origins` and its `allowed_origins` (the reference
+ * platform's "Allowed Origins (CORS)"), without trailing slashes.
+ */
+export function browserOrigins(client: Pick<ClientRecord, "web_origins" | "extra">): string[] {
+  const allowed = Array.isArray(client.extra.allowed_origins) ? client.extra.allowed_origins.filter((o): o is string => typeof o === "string") : [];
+  return [...client.web_origins, ...allowed].map((origin) => origin.replace(/\/$/, ""));
 }

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { browserOrigins } from "../../shared/schemas/clients";
 import type { AppContext, AppEnv } from "../context";
 import { resolveTenant } from "../routing/resolve-tenant";
 import { memoized } from "../tenant/config-cache";
@@ -64,11 +65,16 @@ export function cors(policy: CorsPolicy): MiddlewareHandler<AppEnv> {
 
 const normalizeOrigin = (origin: string) => origin.replace(/\/$/, "");
 
-/** Every web origin any application of the tenant lists (plus `extra`), once per configuration snapshot. */
-function webOrigins(c: AppContext, tenantId: string, key: string, extra: readonly string[]): Promise<Set<string>> {
+/**
+ * Every web origin any application of the tenant lists (plus `extra`), once per configuration snapshot;
+ * with `allowedOrigins`, their `allowed_origins` too (the cross-origin login endpoints).
+ */
+function webOrigins(c: AppContext, tenantId: string, key: string, extra: readonly string[], allowedOrigins = false): Promise<Set<string>> {
   return memoized(tenantId, tenantObject(c.env, tenantId), c.get("settings"), key, (config) => {
     const origins = new Set(extra);
-    for (const client of config.clients) for (const origin of client.web_origins) origins.add(normalizeOrigin(origin));
+    for (const client of config.clients) {
+      for (const origin of allowedOrigins ? browserOrigins(client) : client.web_origins) origins.add(normalizeOrigin(origin));
+    }
     return origins;
   });
 }
@@ -112,7 +118,7 @@ export const managementCors = cors({
  */
 export function browserCors(options: { credentials: boolean }): MiddlewareHandler<AppEnv> {
   return cors({
-    allows: async (c, origin) => (await webOrigins(c, c.get("tenant").id, "login-web-origins", [])).has(normalizeOrigin(origin)),
+    allows: async (c, origin) => (await webOrigins(c, c.get("tenant").id, "login-browser-origins", [], true)).has(normalizeOrigin(origin)),
     answers: "any",
     describeOnlyPreflights: true,
     methods: "POST",
