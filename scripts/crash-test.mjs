@@ -10,7 +10,8 @@
  * 3. Kills the server's whole process group with SIGKILL when half of the writes have answered, while
  *    writes and webhook deliveries are in flight, restarts it on the same state folder and a new port, and
  *    sends the remaining writes.
- * 4. Waits for the relay to catch up (events claimed when the server died wait for their claim lease, up to 140 s since the back-channel destination joined the network lane) and
+ * 4. Waits for the relay to catch up (events claimed when the server died wait for their claim lease: relay.ts
+ *    `leaseMs`, sized to the claimed events' destinations, about a minute for webhook events) and
  *    checks: every write that answered 2xx has its log row, every sign-up that answered 2xx reached the
  *    receiver at least once, duplicates carry the same Idempotency-Key, and (reading the objects' SQLite
  *    files) nothing is left unprocessed, claimed or dead-lettered. Prints the counts; exits 1 on failure.
@@ -27,7 +28,7 @@ import { startReceiver } from "./webhook-receiver.mjs";
 const { values } = parseArgs({ options: { writes: { type: "string", default: "1000" }, concurrency: { type: "string", default: "6" } } });
 const WRITES = Number(values.writes);
 const CONCURRENCY = Number(values.concurrency);
-/** Longest wait for the relay after the restart: the claim lease (up to 140 s, relay.ts `leaseMs`) plus alarm delays. */
+/** Longest wait for the relay after the restart: the claim lease (relay.ts `leaseMs`, about a minute here) plus alarm delays. */
 const CATCH_UP_MS = 300_000;
 
 const stateDir = await mkdtemp(join(tmpdir(), "gatehouse-crash-"));

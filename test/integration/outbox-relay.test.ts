@@ -117,6 +117,52 @@ describe("relay: leases, retention and the alarm (ARCHITECTURE.md §3)", () => {
     expect((await outboxRows(tenantId, "hook.post-user-login"))[0]).toMatchObject({ claim_id: null, lease_until: null, processed_at: clock.now });
   });
 
+  it("a pass's lease follows the events it claimed: a crash holds webhook events about a minute, not every destination's worst case", async () => {
+    const tenantId = await createTenant();
+    await runInDurableObject(env.TENANT.getByName(tenantId), (o: TenantObject) => {
+      const destinations = o.outbox.destinations;
+      const network = destinations.filter((d) => d.lane === "network");
+      const hooks = network.filter((d) => d.accepts("hook.post-user-registration"));
+      expect(hooks.length).toBeGreaterThan(0);
+      const hookBound = hooks.reduce((sum, d) => sum + d.timeoutMs, 0);
+      // Five webhook events: one wave of deliveries, each bounded by the destinations that take a hook event.
+      expect(leaseMs(destinations, Array(5).fill("hook.post-user-registration"))).toBe(hookBound + 20_000);
+      // Nine events need two waves of eight.
+      expect(leaseMs(destinations, Array(9).fill("hook.post-user-registration"))).toBe(2 * hookBound + 20_000);
+      // The bound for a full batch that every network destination accepts stays the ceiling.
+      expect(leaseMs(destinations, Array(5).fill("hook.post-user-registration"))).toBeLessThan(leaseMs(destinations));
+      expect(leaseMs(destinations)).toBe(4 * network.reduce((sum, d) => sum + d.timeoutMs, 0) + 20_000);
+    });
+  });
+
+  it("a real pass claims with that lease (read while the event is claimed)", async () => {
+    const tenantId = await createTenant();
+    const clock = await injectClock(tenantId);
+    await createHook(tenantId, "post-user-login", hookUrl(uniqueId("claimed")));
+    const seen: number[] = [];
+    const stub = env.TENANT.getByName(tenantId);
+    const expected = await runInDurableObject(stub, (o: TenantObject, state) => {
+      // A destination that reads the event's claim from inside its delivery, while the pass holds it.
+      o.outbox.destinations.push({
+        name: "claim-reader",
+        lane: "network",
+        timeoutMs: 0,
+        accepts: (type) => type === "hook.post-user-login",
+        deliver: async () => {
+          seen.push(...state.storage.sql.exec("SELECT lease_until FROM outbox WHERE event_type = 'hook.post-user-login'").toArray().map((r) => Number(r.lease_until)));
+        },
+      });
+      o.outbox.commit((tx) => tx.emit({ event_type: "hook.post-user-login", payload: { trigger_id: "post-user-login", data: {}, timestamp: "" } }));
+      return leaseMs(o.outbox.destinations, ["hook.post-user-login"]);
+    });
+    await fireAlarm(tenantId);
+    await runInDurableObject(stub, (o: TenantObject) => {
+      o.outbox.destinations.splice(o.outbox.destinations.findIndex((d) => d.name === "claim-reader"), 1);
+    });
+    expect(seen).toEqual([clock.now + expected]);
+    expect(expected).toBeLessThan(120_000);
+  });
+
   it("keeps one alarm at the earliest due job and deletes processed events after retentionDays in bounded batches", async () => {
     const tenantId = await createTenant();
     const clock = await injectClock(tenantId);

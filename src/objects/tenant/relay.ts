@@ -69,13 +69,19 @@ export const MAX_BACKOFF_MS = 3_600_000;
 export const RUN_BUDGET_MS = 20_000;
 
 /**
- * Claim lease of a network pass: longer than the worst case of delivering a whole claimed batch, i.e.
- * the waves of NETWORK_CONCURRENCY deliveries, each bounded by the sum of the destinations' timeouts,
- * plus a margin. A crashed pass's events become due again when it ends.
+ * Claim lease of a network pass: longer than the worst case of delivering the claimed events, i.e. the
+ * waves of NETWORK_CONCURRENCY deliveries, each bounded by the sum of the timeouts of the destinations
+ * that accept the event, plus a margin. A crashed pass's events become due again when it ends, so the
+ * lease follows what was claimed (five webhook events wait about a minute after a crash, not the several
+ * minutes every destination together would allow). Without `eventTypes`: the bound for a full batch of
+ * events that every network destination accepts.
  */
-export function leaseMs(destinations: readonly Destination[]): number {
-  const perEvent = destinations.filter((d) => d.lane === "network").reduce((sum, d) => sum + d.timeoutMs, 0);
-  return Math.ceil(NETWORK_BATCH / NETWORK_CONCURRENCY) * perEvent + 20_000;
+export function leaseMs(destinations: readonly Destination[], eventTypes?: readonly string[]): number {
+  const network = destinations.filter((d) => d.lane === "network");
+  const boundOf = (type: string | null) => network.filter((d) => type === null || d.accepts(type)).reduce((sum, d) => sum + d.timeoutMs, 0);
+  const perEvent = eventTypes ? Math.max(0, ...[...new Set(eventTypes)].map(boundOf)) : boundOf(null);
+  const waves = Math.ceil((eventTypes ? eventTypes.length : NETWORK_BATCH) / NETWORK_CONCURRENCY);
+  return waves * perEvent + 20_000;
 }
 
 /** Exponential backoff with "equal jitter": attempt n waits between half and all of BASE * 2^(n-1). */
@@ -174,12 +180,18 @@ export function relayLocal(env: RelayEnv): number {
 export async function relayNetwork(env: RelayEnv): Promise<number> {
   const claimed = env.transaction(() => {
     const now = env.now();
+    const due = env.sql.all<{ id: string; event_type: string }>`SELECT id, event_type FROM outbox
+      WHERE processed_at IS NULL AND lane = 'network' AND next_retry_at <= ${now} ORDER BY next_retry_at, id LIMIT ${NETWORK_BATCH}`;
+    if (!due.length) return [];
     const claimId = crypto.randomUUID();
-    const until = now + leaseMs(env.destinations);
-    return env.sql.all<OutboxRow>`UPDATE outbox SET claim_id = ${claimId}, lease_until = ${until}, next_retry_at = ${until}
-      WHERE id IN (SELECT id FROM outbox WHERE processed_at IS NULL AND lane = 'network' AND next_retry_at <= ${now}
-        ORDER BY next_retry_at, id LIMIT ${NETWORK_BATCH})
-      RETURNING *`;
+    const until = now + leaseMs(env.destinations, due.map((row) => row.event_type));
+    return env.sql.exec<OutboxRow>(
+      `UPDATE outbox SET claim_id = ?, lease_until = ?, next_retry_at = ? WHERE id IN (${due.map(() => "?").join(",")}) RETURNING *`,
+      claimId,
+      until,
+      until,
+      ...due.map((row) => row.id),
+    );
   });
   if (!claimed.length) return 0;
   const outcomes: Outcome[] = [];
