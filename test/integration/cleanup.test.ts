@@ -266,4 +266,17 @@ describe("user object cleanup, on its own alarm", () => {
     expect(await ended()).toEqual([]);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeNull();
   });
+
+  it("a cascade that lands after the user object was wiped still arms the alarm that removes what it recorded", async () => {
+    const user = await seedUser(tenant, `${uniqueId("u")}@example.com`);
+    const stub = userStub(user.user_id);
+    // A failed login arms the alarm five minutes out (and the object remembers that time).
+    await stub.attempts().begin();
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toEqual(expect.any(Number));
+    await stub.wipe();
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeNull();
+    // The deletion's cascade arrives after the wipe and records the ended session for a day.
+    await stub.revokeRefreshTokens(null, ["ses_late"]);
+    await expect.poll(() => runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
 });

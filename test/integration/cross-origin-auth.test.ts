@@ -90,15 +90,24 @@ describe("POST /co/authenticate", () => {
 
   it("an origin in the application's allowed_origins (the reference's Allowed Origins (CORS)) may log in cross-origin too", async () => {
     const origin = "https://embedded.example.com";
-    const created = await call("/api/v2/clients", {
-      method: "POST",
-      host,
-      headers: { authorization: `Bearer ${await tenantManagementToken(tenant, ["create:clients", "read:clients", "update:clients"])}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "embedded", callbacks: [CALLBACK], allowed_origins: [`${origin}/`] }),
-    });
+    const token = await tenantManagementToken(tenant, ["create:clients", "read:clients", "update:clients"]);
+    const create = (allowed_origins: unknown) =>
+      call("/api/v2/clients", {
+        method: "POST",
+        host,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "embedded", callbacks: [CALLBACK], allowed_origins }),
+      });
+    // Entries are http(s) URLs compared by origin; "null", other schemes and wildcards are refused.
+    for (const bad of [["null"], ["file:///tmp/x"], ["https://*.example.com"], ["not a url"], "https://x.example.com"]) {
+      const refused = await create(bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(((await refused.json()) as { errorCode: string }).errorCode).toBe("invalid_body");
+    }
+    const created = await create([`${origin}/app?x=1#top`]);
     expect(created.status, await created.clone().text()).toBe(201);
     const app = (await created.json()) as { client_id: string; allowed_origins: string[]; web_origins: string[] };
-    expect(app.allowed_origins).toEqual([`${origin}/`]);
+    expect(app.allowed_origins).toEqual([`${origin}/app?x=1#top`]);
     expect(app.web_origins).toEqual([]);
     await seedUser(tenant, "co-embedded@example.com", PASSWORD);
     const login = (from: string) =>

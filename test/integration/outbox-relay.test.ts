@@ -117,7 +117,7 @@ describe("relay: leases, retention and the alarm (ARCHITECTURE.md §3)", () => {
     expect((await outboxRows(tenantId, "hook.post-user-login"))[0]).toMatchObject({ claim_id: null, lease_until: null, processed_at: clock.now });
   });
 
-  it("a pass's lease follows the events it claimed: a crash holds webhook events about a minute, not every destination's worst case", async () => {
+  it("a pass's lease follows the events it claimed: a crash holds hook events 150 s, not every destination's worst case", async () => {
     const tenantId = await createTenant();
     await runInDurableObject(env.TENANT.getByName(tenantId), (o: TenantObject) => {
       const destinations = o.outbox.destinations;

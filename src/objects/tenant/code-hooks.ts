@@ -1,6 +1,7 @@
 import { dispatchTrigger } from "../../shared/actions/dispatch";
 import type { SandboxLimits } from "../../shared/actions/sandbox";
 import type { Json } from "../../shared/types";
+import { MAX_TRIGGER_BINDINGS } from "../../shared/schemas/actions";
 import type { Sql } from "../sql";
 import { boundActions, compiledVersion } from "./actions";
 import { recordExecution } from "./executions";
@@ -26,8 +27,9 @@ export function codeHookDestination(sql: Sql, tenantId: string, env: CodeHookEnv
   return {
     name: "code_hooks",
     lane: "network",
-    // Up to a few actions in a row, each bounded by the sandbox timeout.
-    timeoutMs: (env.limits.timeoutMs + 1000) * 4,
+    // Every action a trigger may bind, in a row, each bounded by the sandbox timeout and its grace (the
+    // claim lease is sized from this: it must bound a delivery, relay.ts `leaseMs`).
+    timeoutMs: (env.limits.timeoutMs + 1000) * MAX_TRIGGER_BINDINGS,
     accepts: (type) => type.startsWith("hook.") && RELAYED.has(type.slice("hook.".length)),
     async deliver(event, now) {
       const loader = env.loader;

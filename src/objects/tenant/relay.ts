@@ -72,7 +72,7 @@ export const RUN_BUDGET_MS = 20_000;
  * Claim lease of a network pass: longer than the worst case of delivering the claimed events, i.e. the
  * waves of NETWORK_CONCURRENCY deliveries, each bounded by the sum of the timeouts of the destinations
  * that accept the event, plus a margin. A crashed pass's events become due again when it ends, so the
- * lease follows what was claimed (five webhook events wait about a minute after a crash, not the several
+ * lease follows what was claimed (up to eight hook events wait 150 s after a crash, not the 13
  * minutes every destination together would allow). Without `eventTypes`: the bound for a full batch of
  * events that every network destination accepts.
  */

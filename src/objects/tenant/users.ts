@@ -29,9 +29,10 @@ export class Users extends TenantRpc {
     return this.read((sql) => userRow(sql, userId) !== undefined);
   }
 
-  /** Which of these ids name an account (a linked secondary included), so no object is made for the others. */
+  /** Which of these ids (the first 100) name an account (a linked secondary included), so no object is made for the others. */
   existing(userIds: string[]): string[] {
-    const ids = [...new Set(userIds)].slice(0, 500);
+    // A Durable Object statement binds at most 100 values.
+    const ids = [...new Set(userIds)].slice(0, 100);
     if (!ids.length) return [];
     return this.read((sql) => sql.exec<{ user_id: string }>(`SELECT user_id FROM users WHERE user_id IN (${ids.map(() => "?").join(",")})`, ...ids).map((r) => r.user_id));
   }

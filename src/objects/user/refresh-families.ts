@@ -57,11 +57,14 @@ export function toRefreshToken(r: Row): RefreshTokenRecord {
  * Stores a new family's first token. Beyond MAX_LIVE_TOKENS_PER_CLIENT live tokens for this client the
  * oldest families are revoked (the reference platform's cap).
  */
-export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord | null {
+/** Why a family was not started: its session ended first, or its code was replayed first. */
+export type IssueRefusal = "session_ended" | "code_replayed";
+
+export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord | IssueRefusal {
   // The session ended (its cascade reached this object first): no family may start under it.
-  if (t.session_id !== null && sql.first`SELECT 1 FROM ended_sessions WHERE session_id = ${t.session_id}`) return null;
+  if (t.session_id !== null && sql.first`SELECT 1 FROM ended_sessions WHERE session_id = ${t.session_id}`) return "session_ended";
   // Its code was replayed before this issue (see `refuseFamily`): the family is born revoked, so never born.
-  if (sql.first`SELECT 1 FROM refused_families WHERE family_id = ${t.id}`) return null;
+  if (sql.first`SELECT 1 FROM refused_families WHERE family_id = ${t.id}`) return "code_replayed";
   const expiresAt = t.lifetime_ms === null ? null : now + t.lifetime_ms;
   const idleExpires = idleExpiry(now, t.idle_lifetime_ms, expiresAt);
   sql.run`INSERT INTO refresh_tokens (id, token_hash, family_id, client_id, user_id, session_id, scope, audience, login,

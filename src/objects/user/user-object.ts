@@ -128,10 +128,10 @@ export class RefreshTokens extends RpcTarget {
     return this.storage.transactionSync(() => fn(this.sql, now()));
   }
 
-  /** Starts a family; null when its session has already ended here (see {@link refresh.issueRefreshToken}). */
-  issue(token: NewRefreshToken): RefreshTokenRecord | null {
+  /** Starts a family, or says why not (see {@link refresh.issueRefreshToken}). */
+  issue(token: NewRefreshToken): RefreshTokenRecord | refresh.IssueRefusal {
     const issued = this.commit((sql, at) => refresh.issueRefreshToken(sql, token, at));
-    if (issued) this.expiresAt(tokenExpiry(issued));
+    if (typeof issued !== "string") this.expiresAt(tokenExpiry(issued));
     return issued;
   }
 
@@ -310,6 +310,9 @@ export class UserObject extends DurableObject<Env> {
    * is a no-op.
    */
   async wipe(): Promise<void> {
+    // Through the keeper, so its cached alarm is forgotten too: a later expiry hint (a cascade landing after
+    // the wipe) then arms the alarm again instead of trusting a time that no longer exists.
+    this.alarmKeeper.set(null);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     applyMigrations(this.ctx.storage, userMigrations);

@@ -53,11 +53,14 @@ const bindingRef = z.strictObject({
   value: z.string().min(1).max(256),
 });
 
+/** The most actions one trigger may bind (the reference platform's limit). */
+export const MAX_TRIGGER_BINDINGS = 20;
+
 /** PATCH /api/v2/actions/triggers/{triggerId}/bindings: the whole ordered list (at most 20). */
 export const updateBindingsBody = z.strictObject({
   bindings: z
     .array(z.strictObject({ ref: bindingRef, display_name: z.string().trim().min(1).max(128).optional(), secrets: z.array(secret).max(0, "binding secrets are not supported").optional() }))
-    .max(20, "at most 20 actions can be bound to a trigger"),
+    .max(MAX_TRIGGER_BINDINGS, `at most ${MAX_TRIGGER_BINDINGS} actions can be bound to a trigger`),
 });
 
 export type CreateActionBody = z.infer<typeof createActionBody>;

@@ -45,6 +45,19 @@ export const clientJwks = z.strictObject({ keys: z.array(jwk).min(1).max(10) });
 
 const uriList = z.array(z.string().trim().min(1).max(2048)).max(100);
 
+/** The origin (scheme, host, port) of an http(s) URL, or null (no wildcard: `*` hosts are not matched). */
+export function originOf(value: string): string | null {
+  if (!URL.canParse(value)) return null;
+  const url = new URL(value);
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hostname.includes("*")) return null;
+  return url.origin;
+}
+
+/** `allowed_origins`: http(s) URLs, compared by their origin (path, query and fragment are ignored). */
+const allowedOrigins = z
+  .array(z.string().trim().min(1).max(2048).refine((value) => originOf(value) !== null, "allowed_origins entries must be http(s) URLs without wildcards"))
+  .max(100);
+
 const metadataKey = z.string().min(1).max(255);
 /** The reference platform allows at most 10 client_metadata properties of up to 255 characters. */
 export const MAX_CLIENT_METADATA_KEYS = 10;
@@ -164,7 +177,7 @@ export const createClientBody = z.strictObject({
   oidc_backchannel_logout: oidcBackchannelLogout.optional(),
   initiate_login_uri: initiateLoginUri.optional(),
   /** The reference platform's "Allowed Origins (CORS)": origins that may call the cross-origin login endpoints. */
-  allowed_origins: uriList.optional(),
+  allowed_origins: allowedOrigins.optional(),
 });
 
 /**
@@ -186,7 +199,7 @@ export const updateClientBody = z.strictObject({
   oidc_logout: oidcLogout.nullable().optional(),
   oidc_backchannel_logout: oidcBackchannelLogout.nullable().optional(),
   initiate_login_uri: initiateLoginUri.nullable().optional(),
-  allowed_origins: uriList.nullable().optional(),
+  allowed_origins: allowedOrigins.nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;
@@ -224,5 +237,5 @@ export interface ClientRecord {
  */
 export function browserOrigins(client: Pick<ClientRecord, "web_origins" | "extra">): string[] {
   const allowed = Array.isArray(client.extra.allowed_origins) ? client.extra.allowed_origins.filter((o): o is string => typeof o === "string") : [];
-  return [...client.web_origins, ...allowed].map((origin) => origin.replace(/\/$/, ""));
+  return [...client.web_origins.map((origin) => origin.replace(/\/$/, "")), ...allowed.map(originOf).filter((o): o is string => o !== null)];
 }

@@ -114,9 +114,10 @@ export async function issueRefreshToken(
     lifetime_ms: absoluteMs,
     idle_lifetime_ms: idleMs,
   });
-  // The login's session was revoked after its code was redeemed and before this issue: the revocation's
-  // cascade reached the user's object first, so nothing is issued (no token, no live refresh family).
-  if (!issued) throw invalidGrant(client, "The session of this authorization has ended");
+  // The login's session was revoked, or its code replayed, after the code was redeemed and before this issue:
+  // the cascade (or the replay) reached the user's object first, so nothing is issued (no live family).
+  if (issued === "session_ended") throw invalidGrant(client, "The session of this authorization has ended");
+  if (issued === "code_replayed") throw invalidGrant(client, "Authorization code has already been used");
   return formatRefreshToken({ tenantId: c.get("tenant").id, userId: user.user_id, id: familyId, secret });
 }
 
