@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startReceiver } from "../../scripts/webhook-receiver.mjs";
 import { sdkOptions } from "./helpers/auth0";
+import { passwordLogin } from "./helpers/login";
 
 /**
  * OIDC Back-Channel Logout 1.0 end to end against `wrangler dev`: the `auth0` SDK registers a client's
@@ -63,24 +64,7 @@ describe("back-channel logout through the auth0 SDK, openid-client and jose", ()
     expect(metadata.backchannel_logout_supported).toBe(true);
     expect(metadata.backchannel_logout_session_supported).toBe(true);
 
-    const co = await fetch(`${server.baseUrl}/co/authenticate`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin },
-      body: JSON.stringify({ client_id: app.client_id, username: email, password, credential_type: "password" }),
-    });
-    const { login_ticket } = (await co.json()) as { login_ticket: string };
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: "openid offline_access",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      login_ticket,
-    });
-    const res = await fetch(url, { redirect: "manual" });
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get("location") as string), { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await passwordLogin(config, { baseUrl: server.baseUrl, clientId: app.client_id, origin, callback, username: email, password, scope: "openid offline_access" });
     const idToken = decodeJwt(tokens.id_token as string);
     expect(typeof idToken.sid).toBe("string");
 

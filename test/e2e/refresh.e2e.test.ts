@@ -4,6 +4,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
+import { passwordLogin } from "./helpers/login";
 
 /**
  * Refresh tokens end to end against `wrangler dev`: `openid-client` redeems a code with offline_access,
@@ -51,27 +52,8 @@ describe("refresh tokens through openid-client", () => {
   });
 
   /** A password login through /co/authenticate, then openid-client's own authorization URL and code exchange. */
-  async function loginWithOfflineAccess() {
-    const co = await fetch(`${server.baseUrl}/co/authenticate`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin },
-      body: JSON.stringify({ client_id: app.client_id, username: email, password, credential_type: "password" }),
-    });
-    const { login_ticket } = (await co.json()) as { login_ticket: string };
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: "openid email offline_access",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      login_ticket,
-    });
-    const res = await fetch(url, { redirect: "manual" });
-    const location = new URL(res.headers.get("location") as string);
-    return oidc.authorizationCodeGrant(config, location, { pkceCodeVerifier: verifier, expectedState: state });
-  }
+  const loginWithOfflineAccess = () =>
+    passwordLogin(config, { baseUrl: server.baseUrl, clientId: app.client_id, origin, callback, username: email, password, scope: "openid email offline_access" });
 
   it("rotates with openid-client; the refreshed tokens verify against the JWKS; reuse revokes the family", async () => {
     const first = await loginWithOfflineAccess();

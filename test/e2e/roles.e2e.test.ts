@@ -4,6 +4,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
+import { passwordLogin } from "./helpers/login";
 
 /**
  * Roles and permissions end to end against `wrangler dev` (issue 9): the `auth0` SDK's ManagementClient does
@@ -112,27 +113,7 @@ describe("roles and permissions through the auth0 SDK", () => {
 
     // A real login: /co/authenticate for a login ticket, then openid-client's authorization code flow.
     const config = await oidc.discovery(new URL(`${server.baseUrl}/`), app.client_id, app.client_secret, undefined, { execute: [oidc.allowInsecureRequests] });
-    const co = await fetch(`${server.baseUrl}/co/authenticate`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin },
-      body: JSON.stringify({ client_id: app.client_id, username: email, password, credential_type: "password" }),
-    });
-    expect(co.status).toBe(200);
-    const { login_ticket } = (await co.json()) as { login_ticket: string };
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: "openid read:docs write:docs delete:docs",
-      audience,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      login_ticket,
-    });
-    const res = await fetch(url, { redirect: "manual" });
-    expect(res.status).toBe(302);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get("location") as string), { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await passwordLogin(config, { baseUrl: server.baseUrl, clientId: app.client_id, origin, callback, username: email, password, scope: "openid read:docs write:docs delete:docs", audience });
 
     const jwks = createRemoteJWKSet(new URL("/.well-known/jwks.json", server.baseUrl));
     const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience });

@@ -6,6 +6,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
+import { passwordLogin } from "./helpers/login";
 
 /**
  * A black-box walk of the `auth0` SDK (7.1.0) over the management areas of issues 10 and 14: every method of
@@ -90,21 +91,7 @@ describe("auth0 SDK walk: refresh tokens, sessions, attack protection, user bloc
 
   /** Password login (/co/authenticate then /authorize) and code exchange with offline_access. */
   async function login(u: { email: string; password: string }) {
-    const co = await coAuthenticate(u);
-    expect(co.status).toBe(200);
-    const { login_ticket } = (await co.json()) as { login_ticket: string };
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: "openid email offline_access",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      login_ticket,
-    });
-    const res = await fetch(url, { redirect: "manual" });
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.headers.get("location") as string), { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await passwordLogin(config, { baseUrl: server.baseUrl, clientId: app.client_id, origin, callback, username: u.email, password: u.password, scope: "openid email offline_access" });
     expect(tokens.refresh_token).toBeTruthy();
     return { tokens, sid: String(decodeJwt(tokens.id_token as string).sid) };
   }
