@@ -1,7 +1,7 @@
 import { env, listDurableObjectIds } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTenant, mgmt } from "../helpers/api";
-import type { TestClient } from "../helpers/flows";
+import { seedUser, sessionCookie, type TestClient } from "../helpers/flows";
 import { createApi } from "../helpers/management";
 import { expectRefused, loginOffline, type RefreshSetup, refreshGrant, refreshSetup, type TokenBody } from "../helpers/refresh";
 import { expectError } from "../helpers/roles";
@@ -241,6 +241,35 @@ describe("POST /refresh-tokens/revoke", () => {
     expect((await revoke({ user_id: "auth0|nobody-at-all" })).status).toBe(202);
   });
 
+  it("client_id alone: every user's tokens of that application are revoked (whatever they rotated to); other applications' and later logins' keep working", async () => {
+    const a = await refreshSetup(tenant, { rotation_type: "rotating", leeway: 0 });
+    const other = await seedUser(tenant, `rt-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const b = { ...a, user: other, cookie: await sessionCookie(tenant, other.user_id, a.client.client_id) };
+    const elsewhere = await refreshSetup(tenant, {}, {}, a.user);
+    const ta = await loginOffline(a);
+    // A's token has rotated before the revocation: its successor is a row issued later, same family.
+    const rotated = (await (await refresh(a.client, ta.refresh_token as string)).json()) as TokenBody;
+    const tb = await loginOffline(b);
+    const te = await loginOffline(elsewhere);
+    expect((await revoke({ client_id: a.client.client_id })).status).toBe(202);
+    // Listed as revoked at once, before any use reaches the family.
+    const listed = await list(`user_id=${encodeURIComponent(b.user.user_id)}&client_id=${a.client.client_id}`);
+    expect(listed.refresh_tokens.length).toBeGreaterThan(0);
+    expect(listed.refresh_tokens.every((t) => typeof t.revoked_at === "string")).toBe(true);
+    await expectRefused(await refresh(a.client, rotated.refresh_token as string), "Refresh token has been revoked");
+    await expectRefused(await refresh(b.client, tb.refresh_token as string), "Refresh token has been revoked");
+    expect((await refresh(elsewhere.client, te.refresh_token as string)).status).toBe(200);
+    // A login after the revocation starts a family that works.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const fresh = await loginOffline(a);
+    expect((await refresh(a.client, fresh.refresh_token as string)).status).toBe(200);
+    // The revocation time is internal: the client does not show it.
+    const client = (await (await admin("GET", `/clients/${a.client.client_id}`)).json()) as Record<string, unknown>;
+    expect(client).not.toHaveProperty("refresh_tokens_revoked_before");
+    // An unknown application holds nothing to revoke.
+    expect((await revoke({ client_id: "no-such-client" })).status).toBe(202);
+  });
+
   it("user_id + client_id: only that application's tokens of the user", async () => {
     const a = await refreshSetup(tenant);
     const a2 = await refreshSetup(tenant, {}, {}, a.user);
@@ -274,7 +303,6 @@ describe("POST /refresh-tokens/revoke", () => {
     const client_id = a.client.client_id;
     const bad: Array<[unknown, RegExp]> = [
       [{}, /Exactly one of/],
-      [{ client_id }, /client_id alone is not supported/],
       [{ client_id, audience: "https://api.example.com/" }, /audience requires both/],
       [{ user_id, audience: "https://api.example.com/" }, /audience requires both/],
       [{ ids: [id], user_id }, /ids cannot be combined with user_id/],

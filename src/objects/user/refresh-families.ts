@@ -106,6 +106,12 @@ export function rotateRefreshToken(
   if (!row || !sameHash(String(row.token_hash), r.token_hash)) return { ok: false, reason: "unknown" };
   if (row.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
   if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
+  // Every token of this client was revoked after this family started (a client-wide revocation is recorded
+  // once on the client, and each family meets it here, at its next use): the whole family goes.
+  if (r.revoked_before && familyStart(sql, String(row.family_id)) < r.revoked_before) {
+    revokeFamily(sql, String(row.family_id), now);
+    return { ok: false, reason: "revoked" };
+  }
   // SPEC §3.3: a client switched to non-expiring drops inherited expiries, at the token's next use.
   const expiresAt = lifetimes.absolute_infinite ? null : num(row.expires_at);
   const idleLifetime = lifetimes.idle_infinite ? null : (lifetimes.idle_lifetime_ms ?? num(row.idle_lifetime_ms));
@@ -162,6 +168,11 @@ export function rotateRefreshToken(
 }
 
 /** The asked scopes a token does not hold (none when the request names no scope). */
+/** When a family started: its first token's issue (rotated predecessors are kept until the family expires). */
+function familyStart(sql: Sql, familyId: string): number {
+  return Number(sql.first<{ at: number }>`SELECT MIN(created_at) AS at FROM refresh_tokens WHERE family_id = ${familyId}`?.at ?? 0);
+}
+
 function widerScopes(row: Row, asked: string[] | null | undefined): string[] {
   if (!asked) return [];
   const held = new Set(String(row.scope ?? "").split(" "));

@@ -239,3 +239,15 @@ export function browserOrigins(client: Pick<ClientRecord, "web_origins" | "extra
   const allowed = Array.isArray(client.extra.allowed_origins) ? client.extra.allowed_origins.filter((o): o is string => typeof o === "string") : [];
   return [...client.web_origins.map((origin) => origin.replace(/\/$/, "")), ...allowed.map(originOf).filter((o): o is string => o !== null)];
 }
+
+/**
+ * When every refresh token of the client was revoked (POST /api/v2/refresh-tokens/revoke with `client_id`
+ * alone), kept in `extra` and never shown: families started before it are revoked at their next use, and
+ * listed as revoked at that time.
+ */
+export const CLIENT_TOKENS_REVOKED_BEFORE = "refresh_tokens_revoked_before";
+
+export function clientTokensRevokedBefore(client: Pick<ClientRecord, "extra">): number | null {
+  const at = client.extra[CLIENT_TOKENS_REVOKED_BEFORE];
+  return typeof at === "number" ? at : null;
+}

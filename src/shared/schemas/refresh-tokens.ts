@@ -21,9 +21,8 @@ const MAX_MANAGEMENT_ID_CHARS = 426;
 
 /**
  * POST /refresh-tokens/revoke: exactly one of `ids`; `user_id`; `user_id` + `client_id`;
- * `user_id` + `client_id` + `audience`. The reference platform also documents `client_id` alone (every user's
- * tokens of that client); tokens live in each user's own object with no tenant-wide index, so that form is
- * refused rather than half done.
+ * `user_id` + `client_id` + `audience`; `client_id` alone (every user's tokens of that client: recorded once on
+ * the client, met by each family at its next use, see `clientTokensRevokedBefore`).
  */
 export const revokeRefreshTokensBody = z
   .strictObject({
@@ -43,12 +42,9 @@ export const revokeRefreshTokensBody = z
       if (named.length) fail(`ids cannot be combined with ${named.join(", ")}`);
       return;
     }
-    if (!named.length) return fail("Exactly one of ids, user_id, user_id + client_id or user_id + client_id + audience is required");
+    if (!named.length) return fail("Exactly one of ids, user_id, user_id + client_id, user_id + client_id + audience or client_id is required");
     if (b.audience !== undefined && (b.user_id === undefined || b.client_id === undefined)) {
       return fail("audience requires both user_id and client_id");
-    }
-    if (b.user_id === undefined) {
-      fail("client_id alone is not supported here: name the user as well (user_id + client_id)");
     }
   });
 export type RevokeRefreshTokensBody = z.infer<typeof revokeRefreshTokensBody>;

@@ -69,6 +69,11 @@ export interface RefreshRotation {
   scope?: string[] | null;
   /** Answer as a rotation would (reuse detection included) but write no successor: a refused org switch. */
   check_only?: boolean;
+  /**
+   * The client's tokens were revoked at this time (POST /refresh-tokens/revoke with `client_id` alone): a
+   * family started before it is revoked at its next use.
+   */
+  revoked_before?: number | null;
 }
 
 /** The client's refresh-token policy at the time of use (SPEC §2.8 precedence, resolved by the worker). */

@@ -2,7 +2,7 @@ import { auditContext } from "../http/audit";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { randomId, randomToken } from "../../shared/crypto/random";
 import { problem, unwrap } from "../../shared/errors";
-import { CLIENT_EXTRA_FIELDS, createClientBody, updateClientBody } from "../../shared/schemas/clients";
+import { CLIENT_EXTRA_FIELDS, CLIENT_TOKENS_REVOKED_BEFORE, createClientBody, updateClientBody } from "../../shared/schemas/clients";
 import type { ClientPatch, Json } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
@@ -43,11 +43,12 @@ function splitExtra<T extends object>(body: T): { fields: Omit<T, ExtraField>; e
 
 /**
  * A client in the reference platform's shape: `extra` settings shown top-level, the secret decrypted when
- * `withSecret`, and nothing internal (no ciphertext, no system flag, no stored connection order).
+ * `withSecret`, and nothing internal (no ciphertext, no system flag, no stored connection order, no
+ * client-wide refresh-token revocation time).
  */
 async function present(c: AppContext, client: ClientRecord, withSecret: boolean) {
   const { client_secret_enc, extra, is_system: _system, description, jwks, ...fields } = client;
-  const { enabled_connections: _order, ...settings } = extra;
+  const { enabled_connections: _order, [CLIENT_TOKENS_REVOKED_BEFORE]: _revoked, ...settings } = extra;
   const secret =
     withSecret && client_secret_enc
       ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, encryptionContext.clientSecret(client.client_id))

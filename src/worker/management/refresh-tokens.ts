@@ -1,9 +1,12 @@
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../shared/crypto/encoding";
 import { z } from "zod";
-import { problem } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
+import { CLIENT_TOKENS_REVOKED_BEFORE, clientTokensRevokedBefore } from "../../shared/schemas/clients";
 import { revokeRefreshTokensBody, updateRefreshTokenBody } from "../../shared/schemas/refresh-tokens";
 import type { RefreshTokenRecord } from "../../shared/types";
 import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
+import { configOf } from "../login/connection";
 import { userObject } from "../tenant/stubs";
 import { defineRoute } from "./define";
 import { LIST_QUERY, listResponse, projection } from "./list-response";
@@ -31,7 +34,10 @@ function parseManagementId(id: string): { tokenId: string; userId: string } | nu
  * (SPEC §2.8); `revoked_at` only after a soft revoke. `refresh_token_metadata` is always present, `{}` when
  * unset, as the reference platform's response examples show it.
  */
-function present(t: RefreshTokenRecord) {
+function present(t: RefreshTokenRecord, revokedBefore: ReadonlyMap<string, number> = new Map()) {
+  // A client-wide revocation reaches each family at its next use; until then the family reads as revoked then.
+  const clientWide = revokedBefore.get(t.client_id);
+  const revokedAt = t.revoked_at ?? (clientWide !== undefined && Date.parse(t.created_at) < clientWide ? new Date(clientWide).toISOString() : null);
   return {
     id: managementId(t),
     user_id: t.user_id,
@@ -45,8 +51,18 @@ function present(t: RefreshTokenRecord) {
     rotating: true,
     resource_servers: t.audience ? [{ audience: t.audience, scopes: t.scope }] : [],
     refresh_token_metadata: t.metadata,
-    ...(t.revoked_at ? { revoked_at: t.revoked_at } : {}),
+    ...(revokedAt ? { revoked_at: revokedAt } : {}),
   };
+}
+
+/** The tenant's client-wide refresh-token revocations (client id -> time), for `present`. */
+async function clientRevocations(c: AppContext): Promise<Map<string, number>> {
+  const revoked = new Map<string, number>();
+  for (const client of (await configOf(c)).clients) {
+    const at = clientTokensRevokedBefore(client);
+    if (at !== null) revoked.set(client.client_id, at);
+  }
+  return revoked;
 }
 
 async function existingUser(c: AppContext, id: string) {
@@ -74,7 +90,7 @@ const getOne = (path: OnePath) =>
       const { tokenId, stub } = await locate(c, params.id ?? "");
       const token = await stub.get(tokenId);
       if (!token) throw problem("inexistent_refresh_token");
-      return c.json(present(token));
+      return c.json(present(token, await clientRevocations(c)));
     },
   });
 
@@ -104,7 +120,7 @@ const patchOne = (path: OnePath) =>
       const { tokenId, stub } = await locate(c, params.id ?? "");
       const token = await stub.setMetadata(tokenId, body.refresh_token_metadata ?? {});
       if (!token) throw problem("inexistent_refresh_token");
-      return c.json(present(token));
+      return c.json(present(token, await clientRevocations(c)));
     },
   });
 
@@ -135,6 +151,19 @@ async function revokeByIds(c: AppContext, ids: readonly string[]): Promise<void>
   await Promise.all(targets.map(([userId, tokenIds]) => userObject(c.env, c.var.tenant.id, userId).refreshTokens().revokeFamilies(tokenIds)));
 }
 
+/**
+ * `client_id` alone: every user's tokens of the application. Tokens live in each user's object with no
+ * tenant-wide index, so the revocation is recorded once on the client (one commit, audited as a client
+ * update) and each family meets it at its next use, where the user object revokes it (exact: a family that
+ * started before is refused, whatever it rotated to since); reads list such tokens as revoked at that time.
+ * An unknown client holds nothing to revoke.
+ */
+async function revokeAllOfClient(c: AppContext, clientId: string): Promise<void> {
+  const tenant = targetTenant(c);
+  if (!(await tenant.clients().get(clientId))) return;
+  unwrap(await tenant.clients(auditContext(c)).update(clientId, { extra: { [CLIENT_TOKENS_REVOKED_BEFORE]: Date.now() } }));
+}
+
 export const refreshTokenRoutes = [
   defineRoute({
     method: "get",
@@ -145,9 +174,10 @@ export const refreshTokenRoutes = [
     status: 200,
     async handler(c, { query }) {
       const select = projection(c);
+      const revoked = await clientRevocations(c);
       const stub = await existingUser(c, query.user_id);
       const filter = query.client_id ? { client_id: query.client_id } : {};
-      return listResponse(c, "refresh_tokens", (window) => stub.list(window, filter), (t) => t.id, (t) => select(present(t)), {
+      return listResponse(c, "refresh_tokens", (window) => stub.list(window, filter), (t) => t.id, (t) => select(present(t, revoked)), {
         checkpoint: true,
         checkpointOnly: true,
       });
@@ -157,12 +187,15 @@ export const refreshTokenRoutes = [
     method: "post",
     path: "/refresh-tokens/revoke",
     scope: "delete:refresh_tokens",
-    summary: "Soft-revoke whole families by ids, user_id, user_id + client_id or user_id + client_id + audience (202)",
+    summary: "Soft-revoke whole families by ids, user_id, user_id + client_id, user_id + client_id + audience, or client_id alone (202)",
+    invalidatesConfig: true,
     body: revokeRefreshTokensBody,
     status: 202,
     async handler(c, { body }) {
       if (body.ids) {
         await revokeByIds(c, body.ids);
+      } else if (!body.user_id && body.client_id) {
+        await revokeAllOfClient(c, body.client_id);
       } else if (body.user_id && (await targetTenant(c).users().get(body.user_id))) {
         // An unknown user holds no tokens: nothing to revoke, and no user object is created for it.
         const filter = { ...(body.client_id ? { client_id: body.client_id } : {}), ...(body.audience ? { audience: body.audience } : {}) };
@@ -180,7 +213,8 @@ export const refreshTokenRoutes = [
     status: 200,
     async handler(c, { params }) {
       const stub = await existingUser(c, params.id ?? "");
-      return listResponse(c, "tokens", (window) => stub.list(window), (t) => t.id, present);
+      const revoked = await clientRevocations(c);
+      return listResponse(c, "tokens", (window) => stub.list(window), (t) => t.id, (t) => present(t, revoked));
     },
   }),
   defineRoute({

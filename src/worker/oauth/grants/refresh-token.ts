@@ -1,6 +1,6 @@
 import { OAuthError } from "../../../shared/errors";
 import type { CodeGrant, RefreshDevice, RefreshLogin, RefreshRotation, RotateOutcome } from "../../../shared/types";
-import type { ClientRecord } from "../../../shared/schemas/clients";
+import { type ClientRecord, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { tenantObject, userObject } from "../../tenant/stubs";
@@ -148,6 +148,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     device: requestDevice(c, false),
     // A wider scope is refused in the user object before the rotation, so the token stays usable.
     scope: asked,
+    revoked_before: clientTokensRevokedBefore(client),
   };
   const lifetimes = rotationLifetimes(client, ctx.config);
   const holder = userObject(c.env, parsed.tenantId, parsed.userId);
