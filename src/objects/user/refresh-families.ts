@@ -53,13 +53,14 @@ export function toRefreshToken(r: Row): RefreshTokenRecord {
   };
 }
 
-/**
- * Stores a new family's first token. Beyond MAX_LIVE_TOKENS_PER_CLIENT live tokens for this client the
- * oldest families are revoked (the reference platform's cap).
- */
 /** Why a family was not started: its session ended first, or its code was replayed first. */
 export type IssueRefusal = "session_ended" | "code_replayed";
 
+/**
+ * Stores a new family's first token, unless its session ended or its code was replayed before it got here.
+ * Beyond MAX_LIVE_TOKENS_PER_CLIENT live tokens for this client the oldest families are revoked (the
+ * reference platform's cap).
+ */
 export function issueRefreshToken(sql: Sql, t: NewRefreshToken, now: number): RefreshTokenRecord | IssueRefusal {
   // The session ended (its cascade reached this object first): no family may start under it.
   if (t.session_id !== null && sql.first`SELECT 1 FROM ended_sessions WHERE session_id = ${t.session_id}`) return "session_ended";
@@ -167,12 +168,12 @@ export function rotateRefreshToken(
   return { ok: true, token: toRefreshToken(successor), replay: false };
 }
 
-/** The asked scopes a token does not hold (none when the request names no scope). */
 /** When a family started: its first token's issue (rotated predecessors are kept until the family expires). */
 function familyStart(sql: Sql, familyId: string): number {
   return Number(sql.first<{ at: number }>`SELECT MIN(created_at) AS at FROM refresh_tokens WHERE family_id = ${familyId}`?.at ?? 0);
 }
 
+/** The asked scopes a token does not hold (none when the request names no scope). */
 function widerScopes(row: Row, asked: string[] | null | undefined): string[] {
   if (!asked) return [];
   const held = new Set(String(row.scope ?? "").split(" "));
