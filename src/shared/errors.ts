@@ -412,6 +412,11 @@ export const ERRORS = {
   },
   authentication_method_exists: { status: 409, message: "{detail}", errorCode: "authentication_method_conflict" },
   inexistent_mfa_transaction: { status: 404, message: "The MFA transaction does not exist or has expired.", errorCode: "inexistent_mfa_transaction" },
+  mfa_challenge_required: {
+    status: 403,
+    message: "Verify one of your existing factors before adding another.",
+    errorCode: "mfa_challenge_required",
+  },
   inexistent_guardian_factor: { status: 404, message: 'Unknown factor "{name}"; factors: {factors}', errorCode: "inexistent_factor" },
   inexistent_sms_provider: { status: 404, message: 'Unknown SMS provider "{name}"; providers: twilio', errorCode: "inexistent_provider" },
   inexistent_enrollment: { status: 404, message: "The enrollment does not exist.", errorCode: "inexistent_enrollment" },

@@ -3,7 +3,8 @@ import type { AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTr
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../sql";
 import { applyActionEffects } from "./action-effects";
-import { createAuthenticationMethod } from "./authentication-methods";
+import { type GuardianSettings, loginMayEnroll } from "../../shared/schemas/guardian";
+import { createAuthenticationMethod, listAuthenticationMethods } from "./authentication-methods";
 import { emitAudit, type WriteTx } from "./events";
 import { completeLogin, createLoginSession, createSession, emitLogin } from "./login";
 import { TenantRpc } from "./rpc";
@@ -196,12 +197,18 @@ export class Mfa extends TenantRpc {
 
   /**
    * A method enrolled from a screen: stored (same rules as the management API) with the transaction's
-   * pending state updated, in one commit with its `gd_enrollment_complete` event.
+   * pending state updated, in one commit with its `gd_enrollment_complete` event. `factors` are the tenant's
+   * enabled factors as the screen saw them.
    */
-  enroll(id: string, method: NewAuthenticationMethod, patch: Partial<MfaPending>): Result<AuthenticationMethodRecord> {
+  enroll(id: string, method: NewAuthenticationMethod, patch: Partial<MfaPending>, factors: GuardianSettings["factors"]): Result<AuthenticationMethodRecord> {
     return this.commit((tx) => {
       const t = getMfaTransaction(tx.sql, id, tx.now);
       if (!t || t.user_id !== method.user_id) return fail("inexistent_mfa_transaction");
+      // Issue 25 finding 1, checked again in the commit that stores the method: a login whose user has a
+      // factor to answer enrolls another only after answering it (the screens check first; this closes races).
+      if (t.kind === "login" && !loginMayEnroll(factors, listAuthenticationMethods(tx.sql, t.user_id), t.pending.satisfied === true)) {
+        return fail("mfa_challenge_required");
+      }
       const created = createAuthenticationMethod(tx.sql, method, tx.now);
       if (!created.ok) return created;
       updatePending(tx.sql, id, patch, tx.now);

@@ -74,3 +74,35 @@ export interface TwilioSettings {
   messaging_service_sid: string | null;
   auth_token_enc: string | null;
 }
+
+/** The fields of an authentication method that decide whether a challenge can use it. */
+interface MethodFacts {
+  type: string;
+  confirmed: boolean;
+}
+
+/**
+ * The user's confirmed methods that a second-factor challenge can use under the tenant's enabled factors: a
+ * TOTP app (`otp`), a phone (`sms`), security keys and platform authenticators (each when its factor is on)
+ * and passkeys (always: a passkey has no guardian factor of its own, SPEC §2.5).
+ */
+export function challengeableMethods<M extends MethodFacts>(factors: GuardianSettings["factors"], methods: readonly M[]): M[] {
+  return methods.filter(
+    (m) =>
+      m.confirmed &&
+      ((m.type === "totp" && factors.otp) ||
+        (m.type === "phone" && factors.sms) ||
+        m.type === "passkey" ||
+        (m.type === "webauthn-roaming" && factors["webauthn-roaming"]) ||
+        (m.type === "webauthn-platform" && factors["webauthn-platform"])),
+  );
+}
+
+/**
+ * Issue 25 finding 1 (the reference platform's rule): during a login, a user who has a factor the tenant can
+ * challenge must answer it first; only then may the login enroll another one. A login that has not passed
+ * its challenge can enroll only when the user has nothing to be challenged with. Enrollment tickets and the
+ * management API are not logins and are not limited by this.
+ */
+export const loginMayEnroll = (factors: GuardianSettings["factors"], methods: readonly MethodFacts[], satisfied: boolean) =>
+  satisfied || challengeableMethods(factors, methods).length === 0;

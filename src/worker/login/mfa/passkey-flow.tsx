@@ -143,7 +143,7 @@ export async function passkeyEnrollmentSubmit(c: AppContext): Promise<Response> 
   const verified = response ? await verifyRegistration(c, "passkey", m.tx.id, response) : null;
   if (!verified) return renderOffer(c, m, { code: "WEBAUTHN_FAILED", message: "The passkey could not be created. Try again, or choose Not now." });
   const method = await webauthnMethod(c, m, newMethodId("passkey"), "passkey", verified, credentialName(undefined, "Passkey"));
-  const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { passkey_offer_done: true });
+  const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { passkey_offer_done: true }, m.config.guardian.factors);
   if (!enrolled.ok) return renderOffer(c, m, { code: "WEBAUTHN_DUPLICATE", message: enrolled.error.message });
   return afterSatisfied(c, { ...m, tx: { ...m.tx, pending: { ...m.tx.pending, passkey_offer_done: true } } });
 }

@@ -24,9 +24,10 @@ const TOO_MANY_SMS: FormFailure = { code: "TOO_MANY_SMS", message: "Too many cod
 /** The phone this transaction verifies: the one being enrolled, or the user's phone method at login. */
 async function targetPhone(c: AppContext, m: MfaContext): Promise<{ phone: string; enrolling: boolean } | null> {
   const enrollment = m.tx.pending.enrollment;
-  if (enrollment?.factor === "sms" && enrollment.phone_number) return { phone: enrollment.phone_number, enrolling: true };
+  const { usable, enrollable } = await methodsOf(c, m);
+  // A phone typed before the user had a factor to answer stops counting once they have one (issue 25 finding 1).
+  if (enrollment?.factor === "sms" && enrollment.phone_number && enrollable.includes("sms")) return { phone: enrollment.phone_number, enrolling: true };
   if (m.tx.kind !== "login") return null;
-  const { usable } = await methodsOf(c, m);
   return usable.phone?.phone_number ? { phone: usable.phone.phone_number, enrolling: false } : null;
 }
 
@@ -141,7 +142,7 @@ export async function phoneChallengeSubmit(c: AppContext): Promise<Response> {
   const stub = tenantObject(c.env, c.var.tenant.id);
   const unused = await stub.mfa().unusedRecoveryCodes(m.user.user_id);
   const method = { ...EMPTY_METHOD_FIELDS, id: enrollment.method_id, user_id: m.user.user_id, type: "phone" as const, confirmed: true, name: null, phone_number: target.phone, preferred_authentication_method: "sms" };
-  const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr });
+  const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr }, m.config.guardian.factors);
   if (!enrolled.ok) return nextStep(c, m);
   return recoveryCodesOrNext(c, { ...m, tx: { ...m.tx, pending: { ...m.tx.pending, enrollment: undefined, satisfied: true, amr } } }, unused);
 }

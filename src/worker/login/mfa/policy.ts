@@ -1,4 +1,4 @@
-import { TICKET_FACTORS } from "../../../shared/schemas/guardian";
+import { challengeableMethods, loginMayEnroll, TICKET_FACTORS } from "../../../shared/schemas/guardian";
 import type { MfaTransaction, TenantConfig } from "../../../shared/types";
 import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
 import type { GuardianFactor } from "../../../shared/schemas/guardian";
@@ -26,12 +26,11 @@ export interface UsableMethods {
 
 export function usableMethods(config: TenantConfig, methods: AuthenticationMethodRecord[], unusedRecoveryCodes: number): UsableMethods {
   const on = config.guardian.factors;
-  const confirmed = methods.filter((m) => m.confirmed);
+  const usable = challengeableMethods(on, methods);
   return {
-    totp: (on.otp && confirmed.find((m) => m.type === "totp")) || null,
-    phone: (on.sms && confirmed.find((m) => m.type === "phone")) || null,
-    // A passkey has no guardian factor of its own (SPEC §2.5): the flow decides, and a second factor it can be.
-    webauthn: confirmed.filter((m) => m.type === "passkey" || (m.type === "webauthn-roaming" && on["webauthn-roaming"]) || (m.type === "webauthn-platform" && on["webauthn-platform"])),
+    totp: usable.find((m) => m.type === "totp") ?? null,
+    phone: usable.find((m) => m.type === "phone") ?? null,
+    webauthn: usable.filter((m) => m.type === "passkey" || m.type === "webauthn-roaming" || m.type === "webauthn-platform"),
     recovery: on["recovery-code"] && unusedRecoveryCodes > 0,
   };
 }
@@ -40,11 +39,13 @@ export const hasAnyMethod = (u: UsableMethods) => Boolean(u.totp || u.phone || u
 
 /**
  * Factors this transaction can enroll: a login any enabled one the user lacks (one TOTP and one phone per
- * user; security keys and platform authenticators may be added again); a ticket OTP or SMS only (SPEC §4.2),
- * narrowed to the ticket's `factor` when it names one, regardless of policy.
+ * user; security keys and platform authenticators may be added again), but only once it passed its challenge
+ * when the user has a method to be challenged with (issue 25 finding 1: `loginMayEnroll`); a ticket OTP or
+ * SMS only (SPEC §4.2), narrowed to the ticket's `factor` when it names one, regardless of policy.
  */
 export function enrollableFactors(config: TenantConfig, tx: MfaTransaction, methods: AuthenticationMethodRecord[], ticketFactor?: string): GuardianFactor[] {
   const on = config.guardian.factors;
+  if (tx.kind === "login" && !loginMayEnroll(on, methods, tx.pending.satisfied === true)) return [];
   const has = (type: string) => methods.some((m) => m.type === type);
   const candidates = tx.kind === "ticket" ? TICKET_FACTORS : LOGIN_FACTORS;
   return candidates.filter((f) => {

@@ -69,7 +69,8 @@ export async function totpEnrollmentSubmit(c: AppContext): Promise<Response> {
   if (submitted instanceof Response) return submitted;
   const { m, form } = submitted;
   const enrollment = m.tx.pending.enrollment;
-  if (m.tx.pending.satisfied || enrollment?.factor !== "otp" || !enrollment.totp_secret_enc) return nextStep(c, m);
+  const { enrollable } = await methodsOf(c, m);
+  if (m.tx.pending.satisfied || !enrollable.includes("otp") || enrollment?.factor !== "otp" || !enrollment.totp_secret_enc) return nextStep(c, m);
   const secret = await openSecret(c, enrollment.totp_secret_enc, enrollment.method_id);
   const code = typedCode(form);
   const checked = await checkCode(c, m, "otp", async () => {
@@ -92,7 +93,7 @@ export async function totpEnrollmentSubmit(c: AppContext): Promise<Response> {
     name: null,
     totp_secret_enc: enrollment.totp_secret_enc,
   };
-  const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr });
+  const enrolled = await stub.mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { enrollment: undefined, satisfied: true, amr }, m.config.guardian.factors);
   if (!enrolled.ok) return nextStep(c, m);
   const tx = { ...m.tx, pending: { ...m.tx.pending, enrollment: undefined, satisfied: true, amr } };
   return recoveryCodesOrNext(c, { ...m, tx }, unused);

@@ -97,7 +97,7 @@ export async function webauthnEnrollmentSubmit(c: AppContext): Promise<Response>
   if (!verified) return renderEnrollment(c, m, kind, FAILED);
   const amr = amrAfter(m.tx.pending.amr, "hwk");
   const method = await webauthnMethod(c, m, newMethodId(kind), kind, verified, credentialName(form.friendly_name, KIND_TEXT[kind].name));
-  const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { satisfied: true, amr });
+  const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { satisfied: true, amr }, m.config.guardian.factors);
   if (!enrolled.ok) return renderEnrollment(c, m, kind, { code: "WEBAUTHN_DUPLICATE", message: enrolled.error.message });
   return recoveryCodesOrNext(c, { ...m, tx: { ...m.tx, pending: { ...m.tx.pending, satisfied: true, amr } } }, unused);
 }
