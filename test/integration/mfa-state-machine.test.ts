@@ -41,6 +41,8 @@ const EXISTING: Record<string, { body: () => Promise<Record<string, unknown>>; c
   passkey: { body: async () => ({ type: "passkey", key_id: (await newCredential()).id, public_key: (await newCredential()).publicKey }), challenge: "/u2/mfa/webauthn-challenge" },
 };
 
+const totpMethod = async () => ({ type: "totp", totp_secret: TOTP_SECRET });
+
 async function userWith(method: Record<string, unknown> | null) {
   const email = newEmail();
   const user = await seedUser(tenant, email, PASSWORD);
@@ -75,7 +77,7 @@ async function toMfa(email: string) {
 
 describe("a user with a factor must answer it before a login may enroll another (issue 25 finding 1)", () => {
   it("the reported bypass: a TOTP user's login cannot enroll the attacker's phone and complete with its SMS code", async () => {
-    const { email, userId } = await userWith(await EXISTING.otp!.body());
+    const { email, userId } = await userWith(await totpMethod());
     const { browser, state, entry, q } = await toMfa(email);
     expect(locationOf(entry)).toBe(`/u2/mfa/totp-challenge${q}`);
     const challengePage = await (await browser.follow(entry)).text();
@@ -161,7 +163,7 @@ describe("a user with a factor must answer it before a login may enroll another 
 
 describe("the tenant object's commit checks the rule again (issue 25 finding 1: no race between check and store)", () => {
   it("enroll refuses a login transaction that has not passed its challenge when the user has a factor, and allows it after", async () => {
-    const { email, userId } = await userWith(await EXISTING.otp!.body());
+    const { email, userId } = await userWith(await totpMethod());
     const { state } = await toMfa(email);
     const mfa = env.TENANT.getByName(tenant).mfa();
     const factors = { otp: true, sms: true, "webauthn-roaming": true, "webauthn-platform": true, "recovery-code": true };
@@ -188,8 +190,8 @@ describe("steps out of order or from elsewhere answer the expired page", () => {
   });
 
   it("a state from another login's transaction is refused in this browser, for pages and posts", async () => {
-    const a = await userWith(await EXISTING.otp!.body());
-    const b = await userWith(await EXISTING.otp!.body());
+    const a = await userWith(await totpMethod());
+    const b = await userWith(await totpMethod());
     const mine = await toMfa(a.email);
     const theirs = await toMfa(b.email);
     const csrf = csrfOf(await (await mine.browser.follow(mine.entry)).text());
@@ -202,7 +204,7 @@ describe("steps out of order or from elsewhere answer the expired page", () => {
   });
 
   it("the recovery-code page of a user who has no recovery codes leads to the factor's challenge", async () => {
-    const { email } = await userWith(await EXISTING.otp!.body());
+    const { email } = await userWith(await totpMethod());
     const { browser, q } = await toMfa(email);
     expect(locationOf(await browser.get(`/u2/mfa/recovery-code${q}`))).toBe(`/u2/mfa/totp-challenge${q}`);
   });
