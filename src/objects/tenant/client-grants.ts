@@ -74,6 +74,10 @@ export function deleteClientGrant(sql: Sql, id: string): Result<true> {
 
 /** The client-grants facade (`stub.clientGrants()`): configuration. */
 export class ClientGrants extends TenantRpc {
+  get(id: string): ClientGrantRecord | null {
+    return this.read((sql) => getClientGrant(sql, id));
+  }
+
   list(window: ListWindow, filter: { audience?: string; client_id?: string }): ListPage<ClientGrantRecord> {
     return this.read((sql) => listClientGrants(sql, window, filter));
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { randomId } from "../../shared/crypto/random";
-import { unwrap } from "../../shared/errors";
+import { problem, unwrap } from "../../shared/errors";
 import { createClientGrantBody, updateClientGrantBody } from "../../shared/schemas/client-grants";
 import type { ClientGrantRecord } from "../../shared/schemas/client-grants";
 import { auditContext } from "../http/audit";
@@ -43,6 +43,18 @@ export const clientGrantRoutes = [
         (grant) => grant.id,
         present,
       );
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/client-grants/{id}",
+    scope: "read:client_grants",
+    summary: "Get one client grant (what Terraform's auth0_client_grant reads on every plan)",
+    status: 200,
+    async handler(c, { params }) {
+      const grant = await targetTenant(c).clientGrants().get(params.id);
+      if (!grant) throw problem("inexistent_client_grant");
+      return c.json(present(grant));
     },
   }),
   defineRoute({

@@ -33,7 +33,7 @@ import { operationRoutes } from "./operations";
 import { copyCredentialRoutes } from "./copy-credentials";
 import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
-import { mountUnoffered } from "./unoffered";
+import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./user-blocks";
 import { userRoleRoutes } from "./user-roles";
 import { userRoutes } from "./users";
@@ -93,5 +93,6 @@ export function managementRouter(options: ManagementAuthOptions): Hono<AppEnv> {
   // Resource types this service does not offer answer 403 feature_not_enabled; real routes win over them.
   mountUnoffered(router, managementRoutes);
   mountRoutes(router, managementRoutes);
+  mountMethodNotAllowed(router, managementRoutes);
   return router;
 }

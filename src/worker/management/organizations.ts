@@ -193,5 +193,12 @@ const connectionRoutes = [
   }),
 ];
 
+/**
+ * `/organizations/{id}/connections[/{connection_id}]`: the reference platform's newer name for the same five
+ * operations (issue 28 point 1; auth0-deploy-cli reads it on export and drops an organization whose read
+ * fails). Same scopes, bodies and answers as `enabled_connections`.
+ */
+const connectionAliasRoutes = connectionRoutes.map((route) => ({ ...route, path: route.path.replace("/enabled_connections", "/connections") }));
+
 /** Every organization route (SPEC §4.2 "Organizations"), plus GET /users/{id}/organizations. */
-export const organizationsRoutes = [...organizationRoutes, ...connectionRoutes, ...memberRoutes, ...invitationRoutes];
+export const organizationsRoutes = [...organizationRoutes, ...connectionRoutes, ...connectionAliasRoutes, ...memberRoutes, ...invitationRoutes];

@@ -91,3 +91,19 @@ export function mountUnoffered(router: Hono<AppEnv>, routes: readonly Management
     }
   }
 }
+
+/**
+ * A known path asked with a verb it does not serve answers 405 with `Allow` (RFC 9110 §15.5.6) in the
+ * management error shape, instead of a 404 that tools read as "the resource is gone" (issue 28 point 3).
+ * Mounted after every real route, so it sees only requests no route took.
+ */
+export function mountMethodNotAllowed(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
+  router.all("*", async (c, next) => {
+    const path = c.req.path.replace(/^\/api\/v2/, "");
+    const methods = new Set(routes.filter((route) => matchSpecificity(route.path, path) >= 0).map((route) => route.method.toUpperCase()));
+    if (methods.size === 0 || methods.has(c.req.method)) return next();
+    if (methods.has("GET")) methods.add("HEAD");
+    const allowed = [...methods].sort().join(", ");
+    throw problem("method_not_allowed", { method: c.req.method, allowed }).withHeader("Allow", allowed);
+  });
+}
