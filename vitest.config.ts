@@ -8,6 +8,8 @@ export const TEST_BINDINGS = {
   ADMIN_EMAIL: "admin@example.com",
   ADMIN_PASSWORD: "correct horse battery staple",
   HOST_CACHE_NEGATIVE_TTL_MS: "0",
+  // Management auth reads a user token's user at each request (issue 25 finding 5), no isolate cache.
+  USER_STANDING_TTL_MS: "0",
   // Actions: a short sandbox timeout keeps the endless-loop tests quick.
   ACTIONS_TIMEOUT_MS: "1500",
   // The archive pipeline's token (its endpoint is set per test: the receiver's port is random).

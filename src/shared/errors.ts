@@ -152,6 +152,8 @@ export const ERRORS = {
   },
   invalid_token: { status: 403, message: "Invalid token", errorCode: "invalid_token" },
   revoked_token: { status: 403, message: "The access token has been revoked", errorCode: "invalid_token" },
+  // Issue 25 finding 5: a user's management token stops working once its user is blocked or deleted.
+  token_user_unavailable: { status: 403, message: "The token's user is blocked or no longer exists", errorCode: "invalid_token" },
   insufficient_scope: { status: 403, message: "Insufficient scope, expected any of: {scope}", errorCode: "insufficient_scope" },
   cross_tenant_forbidden: {
     status: 403,

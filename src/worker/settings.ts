@@ -1,3 +1,5 @@
+import { USER_STANDING_TTL_MS } from "./middleware/user-standing";
+
 /**
  * Deployment settings read from the environment once per isolate. Every variable is listed in the README.
  */
@@ -20,6 +22,11 @@ export interface Settings {
   hostCacheNegativeTtlMs: number;
   /** How long a tenant's configuration snapshot is trusted before its version is rechecked. @default 2000 */
   configCacheTtlMs: number;
+  /**
+   * USER_STANDING_TTL_MS: how long one isolate trusts what it read of a user behind a user-shaped management
+   * token (exists, not blocked, still a member with the permission; issue 25 finding 5). @default 5000
+   */
+  userStandingTtlMs: number;
   /** @default 300 */
   clientAssertionMaxLifetimeS: number;
   /** @default 5 */
@@ -140,6 +147,7 @@ export function settingsOf(env: Env): Settings {
     hostCacheTtlMs: int(e.HOST_CACHE_TTL_MS, 30_000),
     hostCacheNegativeTtlMs: int(e.HOST_CACHE_NEGATIVE_TTL_MS, 5_000),
     configCacheTtlMs: int(e.CONFIG_CACHE_TTL_MS, 2_000),
+    userStandingTtlMs: int(e.USER_STANDING_TTL_MS, USER_STANDING_TTL_MS),
     clientAssertionMaxLifetimeS: int(e.CLIENT_ASSERTION_MAX_LIFETIME_SECONDS, 300),
     clientAssertionLeewayS: int(e.CLIENT_ASSERTION_LEEWAY_SECONDS, 5),
     allowedOrigins: (e.MANAGEMENT_ALLOWED_ORIGINS ?? "")

@@ -1,8 +1,9 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { ListPage, TokenSubject } from "../../shared/types";
+import type { ListPage, ManagementStanding, TokenSubject } from "../../shared/types";
 import type { PermissionRef, PermissionSource, RoleRecord, UserPermissionRecord } from "../../shared/schemas/roles";
 import { binaryOrder, type Sql } from "../sql";
 import { audited } from "./events";
+import { isMember } from "./organization-members";
 import { byIdentifierThenName, checkPermissions, describePermissions, uniquePermissions } from "./permissions";
 import { getRole } from "./roles";
 import { TenantRpc } from "./rpc";
@@ -117,6 +118,19 @@ export function permissionNames(sql: Sql, userId: string, identifier: string, or
 }
 
 /**
+ * Where a user stands behind its management token (issue 25 finding 5): blocked or missing users stand
+ * nowhere; in an organization, membership and the permissions held on `identifier` there, read as the
+ * login read them (permissionNames), so a token keeps only what the user would get by logging in now.
+ */
+export function managementStanding(sql: Sql, userId: string, organizationId: string | null, identifier: string): ManagementStanding {
+  const row = sql.first<{ blocked: number }>`SELECT blocked FROM users WHERE user_id = ${userId}`;
+  if (!row) return { user: "missing", member: false, permissions: [] };
+  if (row.blocked) return { user: "blocked", member: false, permissions: [] };
+  if (!organizationId || !isMember(sql, organizationId, userId)) return { user: "active", member: false, permissions: [] };
+  return { user: "active", member: true, permissions: permissionNames(sql, userId, identifier, organizationId) };
+}
+
+/**
  * The user and its permissions on every API that enforces RBAC: what a token needs, in one read. Single-table
  * statements, merged, deduplicated and sorted here: in a Durable Object each join, UNION or ORDER BY costs
  * tens of microseconds even over no rows (measured: the one-statement UNION of joins took 110 µs for four
@@ -203,5 +217,10 @@ export class UserAuthorization extends TenantRpc {
   /** The permission names the user holds on one API (implicit and hybrid responses, token exchange). */
   permissionNames(userId: string, identifier: string, organizationId: string | null = null): string[] {
     return this.read((sql) => permissionNames(sql, userId, identifier, organizationId));
+  }
+
+  /** Management auth's read of a user-shaped token's user, at each request (see {@link managementStanding}). */
+  managementStanding(userId: string, organizationId: string | null, identifier: string): ManagementStanding {
+    return this.read((sql) => managementStanding(sql, userId, organizationId, identifier));
   }
 }

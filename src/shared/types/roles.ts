@@ -17,3 +17,15 @@ export interface TokenSubject {
   user: UserRecord | null;
   permissions: Record<string, string[]>;
 }
+
+/**
+ * Where a user stands behind its management token now (issue 25 finding 5), read at each request: whether
+ * it exists and is not blocked, and, for a token issued through an organization, whether it is still a
+ * member and which permissions it holds on the management API there (directly, through its roles, and
+ * through its member roles in that organization).
+ */
+export interface ManagementStanding {
+  user: "active" | "blocked" | "missing";
+  member: boolean;
+  permissions: string[];
+}

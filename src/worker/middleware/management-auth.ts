@@ -8,6 +8,7 @@ import type { Settings } from "../settings";
 import { parseBearer } from "../http/bearer";
 import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
+import { standingScopes } from "./user-standing";
 
 /**
  * Host configuration hooks (SPEC §5.3). Each receives the token's tenant_id and returns extra values to
@@ -69,7 +70,20 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     // keeps the tenants scopes it was issued; routes confine it to that organization's tenant.
     const organizationBound = kind === "user" && organizationId !== null && tenantId === settings.controlPlaneTenantId;
     const userScope = (s: string) => isCurrentUserScope(s) || (organizationBound && ORGANIZATION_TENANT_SCOPES.includes(s));
-    const scopes = kind === "client" ? granted : granted.filter(userScope);
+    const subject = String(payload.sub ?? "");
+    const boundOrganization = organizationBound ? organizationId : null;
+    // Issue 25 finding 5: a user's token is only as good as its user is now (exists, not blocked, and for an
+    // organization-bound token still a member holding each tenants scope), read at each request through a
+    // cache of a few seconds; the token's signature and lifetime alone never outlive a removal or a block.
+    const scopes =
+      kind === "client"
+        ? granted
+        : await standingScopes(
+            { tenantId, userId: subject, organizationId: boundOrganization },
+            granted.filter(userScope),
+            settings.userStandingTtlMs,
+            () => source.userAuthorization().managementStanding(subject, boundOrganization, MANAGEMENT_AUDIENCE),
+          );
     const isControlPlane = kind === "client" && tenantId === settings.controlPlaneTenantId;
     const target = (await explicitTenant(c.req.raw, settings, directory(c.env, settings))) ?? {
       id: tenantId,
@@ -84,7 +98,7 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
       kind,
       isControlPlane,
       scopes: new Set(scopes),
-      subject: String(payload.sub ?? ""),
+      subject,
       clientId: typeof payload.azp === "string" ? payload.azp : null,
       organizationId,
       organizationBound,

@@ -1,5 +1,6 @@
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
+import { ORGANIZATION_TENANT_SCOPES } from "../../../shared/scopes";
 import type { CodeGrant, TenantConfig } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { ResourceServerRecord } from "../../../shared/schemas/resource-servers";
@@ -14,6 +15,14 @@ import { grantableUserScopes } from "./user-scopes";
 export const ID_TOKEN_TTL_S = 36_000;
 /** Access token lifetime when the audience is only /userinfo. */
 export const USERINFO_TOKEN_TTL_S = 86_400;
+/**
+ * Access token lifetime, at most, of a control-plane user's token carrying tenants scopes through its
+ * organization (issue 25 finding 5): minutes, whatever the management API's `token_lifetime`; the user
+ * renews it by logging in again, silently while its session lives. Management auth also rechecks the
+ * membership at each request, so this bounds what a stolen token is worth, not how long a removal takes.
+ * @default 600
+ */
+export const ORGANIZATION_TENANT_TOKEN_TTL_S = 600;
 
 
 /** The audience of an access token that only serves /userinfo. */
@@ -123,7 +132,9 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
   const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization });
   const permissions = permissionsClaim(api, input.permissions);
   const scope = scopes.join(" ");
-  const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
+  const carriesTenantScopes = controlPlaneOrganization && scopes.some((s) => ORGANIZATION_TENANT_SCOPES.includes(s));
+  const lifetime = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
+  const expiresIn = carriesTenantScopes ? Math.min(lifetime, ORGANIZATION_TENANT_TOKEN_TTL_S) : lifetime;
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
   const result: IssuedUserTokens = { token_type: "Bearer", expires_in: expiresIn, scope };
 
