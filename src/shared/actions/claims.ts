@@ -1,3 +1,4 @@
+import { isReservedKey } from "../object-keys";
 import type { Json } from "../types";
 import type { ActionCommand } from "./sandbox";
 
@@ -33,7 +34,7 @@ export interface ClaimRules {
 export interface DroppedClaim {
   claim: string;
   target: "id_token" | "access_token";
-  reason: "restricted" | "reserved_namespace" | "not_namespaced" | "too_large";
+  reason: "restricted" | "reserved_name" | "reserved_namespace" | "not_namespaced" | "too_large";
 }
 
 /** A namespaced claim is a URL (`https://example.com/roles`); its host must not be a reserved one. */
@@ -57,13 +58,16 @@ export function customClaims(
 ): { claims: Record<string, Json>; dropped: DroppedClaim[] } {
   const wanted = new Map<string, Json>();
   for (const c of commands) if (c.type === "claim" && c.target === target) wanted.set(c.name, c.value as Json);
-  const claims: Record<string, Json> = {};
+  // Collected in a Map and made an object with own data properties only: assigning `claims["__proto__"]`
+  // would set the prototype instead (issue 25 finding 3).
+  const claims = new Map<string, Json>();
   const dropped: DroppedClaim[] = [];
   let bytes = 0;
   for (const [name, value] of wanted) {
     const host = namespaceHost(name);
     let reason: DroppedClaim["reason"] | null = null;
-    if (RESTRICTED_CLAIMS.has(name) && !(rules.allowAzp && name === "azp")) reason = "restricted";
+    if (isReservedKey(name)) reason = "reserved_name";
+    else if (RESTRICTED_CLAIMS.has(name) && !(rules.allowAzp && name === "azp")) reason = "restricted";
     else if (host !== null && RESERVED_NAMESPACES.some((ns) => host === ns || host.endsWith(`.${ns}`))) reason = "reserved_namespace";
     else if (target === "access_token" && rules.systemAudience && host === null) reason = "not_namespaced";
     else {
@@ -71,7 +75,7 @@ export function customClaims(
       if (bytes > MAX_CUSTOM_CLAIMS_BYTES) reason = "too_large";
     }
     if (reason) dropped.push({ claim: name, target, reason });
-    else claims[name] = value;
+    else claims.set(name, value);
   }
-  return { claims, dropped };
+  return { claims: Object.fromEntries(claims), dropped };
 }

@@ -1,4 +1,5 @@
 import { now } from "../clock";
+import { isReservedKey } from "../object-keys";
 import { encryptionContext } from "../crypto/contexts";
 import { fieldCipher } from "../crypto/encryption";
 import { randomId } from "../crypto/random";
@@ -123,13 +124,18 @@ export async function dispatchTrigger(env: DispatchEnv, triggerId: string, bound
   return { execution, commands, ...(stop ? { stop } : {}) };
 }
 
-/** Metadata changes the actions asked for, merged in order (later wins), per the reference's aggregation. */
+/**
+ * Metadata changes the actions asked for, merged in order (later wins), per the reference's aggregation.
+ * Reserved keys were refused with the run (`refuseReservedNames`); Maps keep a `__proto__` that slipped
+ * through a plain data key, never a prototype.
+ */
 export function metadataChanges(commands: readonly ActionCommand[]): { app_metadata: Record<string, Json>; user_metadata: Record<string, Json> } {
-  const app_metadata: Record<string, Json> = {};
-  const user_metadata: Record<string, Json> = {};
+  const app = new Map<string, Json>();
+  const user = new Map<string, Json>();
   for (const c of commands) {
-    if (c.type === "app_metadata") app_metadata[c.name] = c.value as Json;
-    if (c.type === "user_metadata") user_metadata[c.name] = c.value as Json;
+    if (isReservedKey(c.type === "deny" ? "" : c.name)) continue;
+    if (c.type === "app_metadata") app.set(c.name, c.value as Json);
+    if (c.type === "user_metadata") user.set(c.name, c.value as Json);
   }
-  return { app_metadata, user_metadata };
+  return { app_metadata: Object.fromEntries(app), user_metadata: Object.fromEntries(user) };
 }

@@ -1,19 +1,27 @@
 import { GUARD } from "./instrument";
+import { ALLOWED_MODULES } from "./module-access";
 
 /**
  * The code of the sandbox isolate besides the tenant's module (`action.js`, CommonJS, instrumented). It is
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h1";
+export const HARNESS_VERSION = "h2";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
  * a non-writable, non-configurable global. Every loop, function and catch of the tenant code calls it; past
  * the run's deadline or step budget it throws, and keeps throwing, so the code unwinds. Module top-level code
  * gets a startup budget.
+ *
+ * The registry of the isolate is open to every module in it, so the guard exports nothing that restarts the
+ * deadline (issue 25 finding 2): the controls are handed out once, to the first caller, which is the harness
+ * (its body runs right after the tenant module, and the tenant module cannot load this one: the deploy check
+ * refuses it, and `process.getBuiltinModule` is narrowed here, before tenant code runs, to the allowed
+ * built-ins, so `createRequire` cannot reach it either). If tenant code ever took the controls first, the
+ * harness refuses to start and every run fails closed.
  */
-const GUARD_MODULE = `
+const guardModule = (allowedModules: readonly string[]) => `
 // Captured before tenant code runs: replacing Date.now later cannot stop the clock of the guard.
 const clock = Date.now;
 let deadline = clock() + 2000;
@@ -31,13 +39,30 @@ function step() {
   }
 }
 Object.defineProperty(globalThis, ${JSON.stringify(GUARD)}, { value: step, writable: false, configurable: false, enumerable: false });
-export function beginRun(timeoutMs, stepBudget) {
-  deadline = clock() + timeoutMs;
-  budget = stepBudget;
-  steps = 0;
-  spent = false;
+const allowed = new Set(${JSON.stringify(allowedModules)});
+const proc = globalThis.process;
+if (proc && typeof proc.getBuiltinModule === "function") {
+  const load = proc.getBuiltinModule.bind(proc);
+  const narrowed = (id) => {
+    if (!allowed.has(String(id))) throw new Error("Only these built-in modules can be loaded: " + [...allowed].join(", "));
+    return load(id);
+  };
+  Object.defineProperty(proc, "getBuiltinModule", { value: narrowed, writable: false, configurable: false, enumerable: false });
 }
-export function isSpent() { return spent; }
+let taken = false;
+export function takeControls() {
+  if (taken) return null;
+  taken = true;
+  return {
+    beginRun(timeoutMs, stepBudget) {
+      deadline = clock() + timeoutMs;
+      budget = stepBudget;
+      steps = 0;
+      spent = false;
+    },
+    isSpent() { return spent; },
+  };
+}
 `;
 
 /**
@@ -48,8 +73,12 @@ export function isSpent() { return spent; }
 const HARNESS_MODULE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { beginRun, isSpent, ActionTimeout } from "./guard.js";
+import { takeControls, ActionTimeout } from "./guard.js";
 import * as loaded from "./action.js";
+
+const controls = takeControls();
+if (!controls) throw new Error("The action took the sandbox's controls");
+const { beginRun, isSpent } = controls;
 
 const LOG_CAP = 4096;
 const runs = new AsyncLocalStorage();
@@ -111,6 +140,8 @@ const handlerOf = (name) => {
 
 export default class Sandbox extends WorkerEntrypoint {
   async run(request) {
+    // Called from inside a run, this is tenant code that reached the harness: it gets no fresh deadline.
+    if (runs.getStore()) throw new Error("A run cannot start another");
     beginRun(request.timeoutMs, request.stepBudget);
     const run = { commands: [], logs: "", closed: false };
     try {
@@ -132,5 +163,5 @@ export default class Sandbox extends WorkerEntrypoint {
 
 /** The modules of a sandbox isolate: the harness, the guard and the tenant's instrumented CommonJS module. */
 export function sandboxModules(compiledAction: string): Record<string, string | { cjs: string }> {
-  return { "harness.js": HARNESS_MODULE, "guard.js": GUARD_MODULE, "action.js": { cjs: compiledAction } };
+  return { "harness.js": HARNESS_MODULE, "guard.js": guardModule([...ALLOWED_MODULES]), "action.js": { cjs: compiledAction } };
 }

@@ -1,4 +1,5 @@
 import { parse } from "acorn";
+import { moduleAccessRefusal } from "./module-access";
 
 /**
  * Makes tenant code stoppable (issue 13, PLATFORM.md "Worker Loader"): locally `limits.cpuMs` is not
@@ -25,15 +26,15 @@ const isNode = (value: unknown): value is Node =>
 const LOOPS = new Set(["ForStatement", "ForInStatement", "ForOfStatement", "WhileStatement", "DoWhileStatement"]);
 const FUNCTIONS = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
 
-/** Visits every node depth first. */
-function walk(node: Node, visit: (node: Node) => void): void {
-  visit(node);
+/** Visits every node depth first, with its parent (whether `require` is called or aliased depends on it). */
+function walk(node: Node, visit: (node: Node, parent: Node | null) => void, parent: Node | null = null): void {
+  visit(node, parent);
   for (const key of Object.keys(node)) {
     const child = node[key];
     if (Array.isArray(child)) {
-      for (const item of child) if (isNode(item)) walk(item, visit);
+      for (const item of child) if (isNode(item)) walk(item, visit, node);
     } else if (isNode(child)) {
-      walk(child, visit);
+      walk(child, visit, node);
     }
   }
 }
@@ -51,7 +52,8 @@ function afterDirectives(block: Node): number {
 
 /**
  * Parses CommonJS action source and returns it with guard calls inserted, or the syntax error. Code that
- * names the guard, or uses `with` (which could shadow it), is refused.
+ * names the guard, uses `with` (which could shadow it), or loads anything but an allowed built-in module
+ * (`./guard.js` would let it restart its own deadline: issue 25 finding 2) is refused.
  */
 export function instrumentAction(source: string): Compiled {
   let ast: Node;
@@ -78,8 +80,9 @@ export function instrumentAction(source: string): Compiled {
       inserts.push({ at: body.end, text: "}" });
     }
   };
-  walk(ast, (node) => {
+  walk(ast, (node, parent) => {
     if (node.type === "Identifier" && String(node.name).startsWith("__gh_")) refusal ??= `The identifier ${String(node.name)} is reserved`;
+    refusal ??= moduleAccessRefusal(node, parent);
     if (node.type === "WithStatement") refusal ??= "with statements are not supported";
     if (LOOPS.has(node.type)) block(node.body as Node);
     else if (FUNCTIONS.has(node.type)) {

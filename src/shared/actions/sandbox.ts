@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { now } from "../clock";
+import { isReservedKey, reservedKeyIn } from "../object-keys";
 import type { Json } from "../types";
 import { HARNESS_VERSION, sandboxModules } from "./harness";
 
@@ -44,6 +45,37 @@ const sandboxAnswer = z.object({
   commands: z.array(command).max(10_000),
   logs: z.string(),
 });
+
+/** The `api` call of each command type, as the execution log names it. */
+const CALLS: Record<string, (target: unknown) => string> = {
+  claim: (target) => (target === "id_token" ? "api.idToken.setCustomClaim" : "api.accessToken.setCustomClaim"),
+  app_metadata: () => "api.user.setAppMetadata",
+  user_metadata: () => "api.user.setUserMetadata",
+};
+
+/**
+ * Drops the commands that name a claim or a metadata key `__proto__`, `constructor` or `prototype`, or carry
+ * one in their value (issue 25 findings 3, 4): parsing would turn them into prototypes, which then read as
+ * protected claims and fail to cross RPC (`DataCloneError`, a 500 for every login of the tenant). Runs before
+ * the answer is parsed, on what the isolate sent; each refusal is one line of the execution log, written
+ * first so the log's cut keeps it. The run itself goes on.
+ */
+export function refuseReservedNames(answer: unknown): unknown {
+  if (answer === null || typeof answer !== "object" || !Array.isArray((answer as { commands?: unknown }).commands)) return answer;
+  const { commands, logs } = answer as { commands: unknown[]; logs?: unknown };
+  const refusals: string[] = [];
+  const kept = commands.filter((raw) => {
+    const c = raw as { type?: unknown; target?: unknown; name?: unknown; value?: unknown } | null;
+    const call = typeof c?.type === "string" && Object.hasOwn(CALLS, c.type) ? CALLS[c.type] : undefined;
+    if (!c || !call) return true;
+    const why = typeof c.name === "string" && isReservedKey(c.name) ? "reserved name" : reservedKeyIn(c.value) && `reserved key "${reservedKeyIn(c.value)}" in the value`;
+    if (!why) return true;
+    refusals.push(`${call(c.target)}(${JSON.stringify(String(c.name))}) was refused: ${why}\n`);
+    return false;
+  });
+  if (!refusals.length) return answer;
+  return { ...answer, commands: kept, logs: refusals.join("") + (typeof logs === "string" ? logs : "") };
+}
 
 /** One action run as the host sees it. */
 export interface ActionRun {
@@ -110,7 +142,7 @@ export async function runSandboxed(loader: WorkerLoader, target: SandboxTarget, 
       hostTimeout,
     ]);
     if (answer === "timeout") return finish({ ok: false, error: { name: "ActionTimeout", message: "Action execution timed out" }, commands: [], logs: "" });
-    const parsed = sandboxAnswer.safeParse(answer);
+    const parsed = sandboxAnswer.safeParse(refuseReservedNames(answer));
     if (!parsed.success) return finish({ ok: false, error: { name: "ActionError", message: "The action returned an unreadable result" }, commands: [], logs: "" });
     const { ok, missing, error, commands, logs } = parsed.data;
     return finish({ ok, ...(missing ? { missing } : {}), ...(error ? { error } : {}), commands: ok ? commands : commands.filter((c) => c.type !== "deny"), logs });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isReservedKey } from "../object-keys";
 
 /**
  * The reference platform's small string metadata on sessions (`session_metadata`) and refresh tokens
@@ -15,9 +16,8 @@ const KEY = /^[A-Za-z0-9_-]{1,255}$/;
  * drops a `__proto__` key, and a dropped key must be a 400, never a quiet change.
  */
 const checkedRaw = z.unknown().superRefine((value, ctx) => {
-  if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
-    ctx.addIssue({ code: "custom", message: "Metadata keys must not be __proto__" });
-  }
+  const key = value !== null && typeof value === "object" ? Object.keys(value).find(isReservedKey) : undefined;
+  if (key !== undefined) ctx.addIssue({ code: "custom", message: `Metadata keys must not be ${key}` });
 });
 
 /** The metadata object named `field` in messages; `null` (clearing it) is the caller's `.nullable()`. */

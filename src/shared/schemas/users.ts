@@ -1,5 +1,6 @@
 /** Users: rules shared by the worker (login, signup, management API) and the tenant object (storage, lookup). */
 import { z } from "zod";
+import { isReservedKey } from "../object-keys";
 import type { Json } from "../types/json";
 
 /** Emails are trimmed and lowercased before storage and lookup everywhere (SPEC §4.2). */
@@ -34,7 +35,10 @@ const line = (max: number) =>
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     });
 
-/** Why a metadata value cannot be stored, or null: `__proto__` keys and bad text at any depth, over 16 KB. */
+/**
+ * Why a metadata value cannot be stored, or null: `__proto__`, `constructor` or `prototype` keys (issue 25
+ * finding 3) and bad text at any depth, over 16 KB.
+ */
 export function metadataProblem(value: unknown): string | null {
   const walk = (v: unknown): string | null => {
     if (typeof v === "string") return textProblem(v, true);
@@ -47,7 +51,7 @@ export function metadataProblem(value: unknown): string | null {
     }
     if (v !== null && typeof v === "object") {
       for (const [key, item] of Object.entries(v)) {
-        if (key === "__proto__") return "must not contain the key __proto__";
+        if (isReservedKey(key)) return `must not contain the key ${key}`;
         const p = textProblem(key) ?? walk(item);
         if (p) return p;
       }

@@ -39,6 +39,7 @@ export function claimWarnings(dropped: readonly DroppedClaim[], who: { user_id?:
 
 const REASONS: Record<DroppedClaim["reason"], string> = {
   restricted: "the claim is computed by the server and cannot be set by an action",
+  reserved_name: "__proto__, constructor and prototype cannot be claim names",
   reserved_namespace: "the namespace is reserved",
   not_namespaced: "claims on tokens for the management API must be namespaced (a URL)",
   too_large: "custom claims exceed 100 KB",

@@ -1,4 +1,5 @@
 import { RESTRICTED_CLAIMS } from "../../../shared/actions/claims";
+import { isReservedKey } from "../../../shared/object-keys";
 
 /**
  * SPEC §6.2: claims the server computes can never be set by tenant data or code; a colliding custom claim
@@ -13,12 +14,12 @@ export function mergeClaims(
   options: { allowAzp?: boolean } = {},
 ): { claims: Record<string, unknown>; dropped: string[] } {
   const dropped: string[] = [];
-  const claims: Record<string, unknown> = {};
+  const claims = new Map<string, unknown>();
   for (const [name, value] of Object.entries(custom)) {
-    if (PROTECTED_CLAIMS.has(name) && !(options.allowAzp && name === "azp")) dropped.push(name);
-    else claims[name] = value;
+    if (isReservedKey(name) || (PROTECTED_CLAIMS.has(name) && !(options.allowAzp && name === "azp"))) dropped.push(name);
+    else claims.set(name, value);
   }
-  return { claims: { ...claims, ...computed }, dropped };
+  return { claims: { ...Object.fromEntries(claims), ...computed }, dropped };
 }
 
 /**
@@ -28,7 +29,8 @@ export function mergeClaims(
  */
 export function withCustomClaims(computed: Record<string, unknown>, custom: Record<string, unknown> = {}): Record<string, unknown> {
   const { claims } = mergeClaims(computed, custom);
-  return custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
+  // Own property only: an `azp` inherited from a prototype tenant code set is no claim (issue 25 finding 3).
+  return Object.hasOwn(custom, "azp") && custom.azp !== undefined ? { ...claims, azp: custom.azp } : claims;
 }
 
 /** OIDC `at_hash` / `c_hash`: left half of the SHA-256 of the value, base64url (OIDC Core §3.1.3.6). */
