@@ -17,5 +17,6 @@ export default defineConfig({
     teardownTimeout: 30_000,
     // Find the browser first (scripts/chromium.mjs): without one the run stops at once with one line.
     globalSetup: ["./test/e2e/global-setup.mjs"],
+    reporters: ["default", "./test/reporters/slowest-files.mjs"],
   },
 });
