@@ -12,12 +12,16 @@ const run = promisify(execFile);
  * wrangler.toml's `http://localhost:8787/`: the banner's curl pointed at 8787 and every `{id}.localhost:x`
  * answered 404 tenant_not_found.
  */
-describe("npm start on another PORT", () => {
+describe.each([
+  { topology: "single worker", args: [] },
+  // The dispatcher in front of the control plane (issue 16), with a first release built into the temp store.
+  { topology: "--dispatcher", args: ["--dispatcher"] },
+])("npm start on another PORT ($topology)", ({ args }) => {
   let started: StartedScript;
 
   beforeAll(async () => {
-    started = await startScript();
-  });
+    started = await startScript(args);
+  }, 240_000);
 
   afterAll(async () => {
     await started?.stop();

@@ -24,8 +24,8 @@ export interface StartedScript {
   stop(): Promise<void>;
 }
 
-/** @default 150000: first start compiles the worker and runs every migration. */
-const READY_TIMEOUT_MS = 150_000;
+/** @default 220000: first start compiles the worker and runs every migration; `--dispatcher` builds a release. */
+const READY_TIMEOUT_MS = 220_000;
 const BANNER_END = /Stop with Ctrl-C\.\n=+\n/;
 
 function stopGroup(child: ChildProcess): Promise<void> {
@@ -52,7 +52,16 @@ export async function startScript(args: string[] = [], env: Record<string, strin
   const { ISSUER: _issuer, HTTPS: _https, DISPATCHER: _dispatcher, ...base } = childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" });
   const child = spawn(nodeBinary(), [join(ROOT, "scripts", "start.mjs"), ...args], {
     cwd: ROOT,
-    env: { ...base, PORT: String(port), GATEHOUSE_LOCAL_DIR: localDir, ...env },
+    env: {
+      ...base,
+      PORT: String(port),
+      GATEHOUSE_LOCAL_DIR: localDir,
+      // `--dispatcher`: the local dispatch namespace and its release store also stay in the throwaway directory.
+      NAMESPACE_PORT: String(await freePort()),
+      NAMESPACE_STATE: join(localDir, ".namespace"),
+      RELEASE_STORE: join(localDir, ".releases"),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
