@@ -32,5 +32,7 @@ export default defineConfig({
     maxWorkers: "100%",
     // A local webhook receiver (test/receiver): hooks POST to it over real HTTP from the tenant object.
     globalSetup: ["./test/receiver/global-setup.mjs"],
+    // The slowest files after the usual summary: CI's time budget is a test property too (issue 27).
+    reporters: ["default", "./test/reporters/slowest-files.mjs"],
   },
 });

@@ -15,5 +15,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     testTimeout: 60_000,
     teardownTimeout: 30_000,
+    // Find the browser first (scripts/chromium.mjs): without one the run stops at once with one line.
+    globalSetup: ["./test/e2e/global-setup.mjs"],
+    reporters: ["default", "./test/reporters/slowest-files.mjs"],
   },
 });

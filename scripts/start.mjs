@@ -11,13 +11,21 @@
  *   namespace (scripts/namespace/supervisor.mjs on NAMESPACE_PORT, default 8788, state in .namespace/), which
  *   runs each wfp tenant's copy as its own workerd from the release store (.releases/; a first release is
  *   built when there is none).
+ * - `npm start -- --https` (or HTTPS=1) serves https://localhost:PORT and https://{tenant}.localhost:PORT with
+ *   certificates from a local development CA created once in `.wrangler/dev-ca/` (scripts/dev-https.mjs), and
+ *   prints the NODE_EXTRA_CA_CERTS a Node client needs. ISSUER then defaults to https://localhost:PORT/.
+ * - GATEHOUSE_LOCAL_DIR moves `.dev.vars` and `.wrangler/{state,dev-ca,topology}` out of the checkout (the
+ *   tests start this script on a throwaway directory). @default the repository root
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
-import { join } from "node:path";
-import { childEnv, nodeBinary, randomSecret, ROOT, secondaryConfig, waitForHttp, WRANGLER_JS } from "./e2e-server.mjs";
+import { get as httpsGet } from "node:https";
+import { join, resolve } from "node:path";
+import { rootCertificates } from "node:tls";
+import { childEnv, freePort, nodeBinary, randomSecret, ROOT, secondaryConfig, WRANGLER_JS } from "./e2e-server.mjs";
 
-const DEV_VARS = join(ROOT, ".dev.vars");
+const LOCAL_DIR = resolve(process.env.GATEHOUSE_LOCAL_DIR || ROOT);
+const DEV_VARS = join(LOCAL_DIR, ".dev.vars");
 /** @default 8787 */
 const port = Number(process.env.PORT || 8787);
 /** How long to wait for the first answer before giving up on printing the banner. @default 120000 */
@@ -77,7 +85,23 @@ function ensureDevVars() {
 
 const devVars = ensureDevVars();
 const dispatcherMode = process.argv.includes("--dispatcher") || process.env.DISPATCHER === "1";
-const passthrough = process.argv.slice(2).filter((a) => a !== "--dispatcher");
+const httpsMode = process.argv.includes("--https") || process.env.HTTPS === "1";
+const passthrough = process.argv.slice(2).filter((a) => a !== "--dispatcher" && a !== "--https");
+const local = `${httpsMode ? "https" : "http"}://localhost:${port}`;
+// Every topology gets an ISSUER naming this port and scheme: child tenants are `{id}.` + the issuer's host, so
+// a stale port makes each of them answer tenant_not_found. `.dev.vars` wins over --var inside wrangler, so an
+// ISSUER there is left alone (and the environment's is passed on).
+const issuer = process.env.ISSUER || devVars.ISSUER || `${local}/`;
+let tls = null;
+if (httpsMode) {
+  const { ensureDevCa, startTlsFront, writeApexLeaf } = await import("./dev-https.mjs");
+  const caDir = join(LOCAL_DIR, ".wrangler", "dev-ca");
+  const ca = await ensureDevCa(caDir);
+  if (ca.created) console.log(`[start] Created a local development CA in ${caDir} (name-constrained to localhost).`);
+  const apex = await writeApexLeaf(ca, caDir);
+  // wrangler serves https on an internal port; the front on PORT picks a certificate per *.localhost name.
+  tls = { ca, apex, upstreamPort: await freePort(), startTlsFront, front: null };
+}
 let supervisor = null;
 let topology = [];
 if (dispatcherMode) {
@@ -91,9 +115,8 @@ if (dispatcherMode) {
   }
   supervisor = await startSupervisor({ port: Number(process.env.NAMESPACE_PORT || 8788), echo: true });
   console.log(`[start] Local dispatch namespace on ${supervisor.url} (state in .namespace/, releases in .releases/)`);
-  const scratch = join(ROOT, ".wrangler", "topology");
+  const scratch = join(LOCAL_DIR, ".wrangler", "topology");
   (await import("node:fs")).mkdirSync(scratch, { recursive: true });
-  const issuer = process.env.ISSUER || devVars.ISSUER || `http://localhost:${port}/`;
   const controlPlane = await secondaryConfig("wrangler.toml", ["wrangler.dispatcher.toml", "wrangler.toml"], scratch, {
     ...devVars,
     ISSUER: issuer,
@@ -106,25 +129,28 @@ const args = [
   WRANGLER_JS,
   "dev",
   "--ip", "127.0.0.1",
-  "--port", String(port),
-  "--persist-to", join(ROOT, ".wrangler", "state"),
+  "--port", String(tls ? tls.upstreamPort : port),
+  "--persist-to", join(LOCAL_DIR, ".wrangler", "state"),
   "--show-interactive-dev-session=false",
   ...topology,
 ];
-// .dev.vars wins over --var inside wrangler, so only the environment and the port decide here.
-if (process.env.ISSUER) args.push("--var", `ISSUER:${process.env.ISSUER}`);
+if (LOCAL_DIR !== ROOT) args.push("--env-file", DEV_VARS);
+if (tls) args.push("--local-protocol", "https", "--https-key-path", tls.apex.keyPath, "--https-cert-path", tls.apex.certPath);
+if (!dispatcherMode) args.push("--var", `ISSUER:${issuer}`);
 // The development message sink: SMS and email (MFA codes, passwordless codes, enrollment mails) are kept for
 // the developer at /__dev/messages and printed in this console instead of being sent. DEV_MESSAGE_SINK=0 turns it off.
 const devSink = process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0";
 if (devSink) args.push("--var", "DEV_MESSAGE_SINK:1");
-else if (!devVars.ISSUER) args.push("--var", `ISSUER:http://localhost:${port}/`);
 args.push(...passthrough);
+
+if (tls) tls.front = await tls.startTlsFront({ port, upstreamPort: tls.upstreamPort, ca: tls.ca, apex: tls.apex });
 
 const child = spawn(nodeBinary(), args, { cwd: ROOT, env: childEnv(), stdio: "inherit" });
 let exited = null;
 child.on("exit", (code, signal) => {
   exited = signal ? `signal ${signal}` : `code ${code}`;
   const exit = () => process.exit(code ?? (signal === "SIGINT" ? 130 : 1));
+  tls?.front?.close();
   if (supervisor) supervisor.close().then(exit, exit);
   else exit();
 });
@@ -134,27 +160,41 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-const local = `http://localhost:${port}`;
-try {
-  await waitForHttp(`${local}/.well-known/openid-configuration`, { timeoutMs: READY_TIMEOUT_MS, exited: () => exited });
-} catch (error) {
-  if (!exited) console.error(`\n[start] Gatehouse did not answer on ${local} yet: ${error.message}`);
-  // Keep running: wrangler's own output tells what went wrong, and the server may still come up.
+/**
+ * GET a JSON document from the server. Over https the development CA is trusted for this request only (this
+ * process may run on Node 20, which has no way to add a CA to fetch after start).
+ */
+function getJson(url) {
+  if (!tls) return fetch(url, { signal: AbortSignal.timeout(5_000) }).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))));
+  return new Promise((resolveJson, reject) => {
+    const req = httpsGet(url, { ca: [...rootCertificates, tls.ca.certPem], timeout: 5_000 }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => (res.statusCode === 200 ? resolveJson(JSON.parse(text)) : reject(new Error(`HTTP ${res.statusCode}`))));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+  });
 }
 
+let discovery = null;
+const deadline = Date.now() + READY_TIMEOUT_MS;
+while (!exited && !discovery && Date.now() < deadline) {
+  discovery = await getJson(`${local}/.well-known/openid-configuration`).catch(() => null);
+  if (!discovery) await new Promise((r) => setTimeout(r, 250));
+}
+// Not ready in time: keep running, wrangler's own output tells what went wrong and the server may still come up.
+if (!exited && !discovery) console.error(`\n[start] Gatehouse did not answer on ${local} yet (after ${READY_TIMEOUT_MS} ms).`);
+
 if (!exited) {
-  let discovery = {};
-  try {
-    discovery = await (await fetch(`${local}/.well-known/openid-configuration`)).json();
-  } catch {
-    // The banner falls back to what we configured.
-  }
-  const issuer = discovery.issuer ?? process.env.ISSUER ?? devVars.ISSUER ?? `${local}/`;
-  const base = issuer.endsWith("/") ? issuer : `${issuer}/`;
+  discovery ??= {};
+  const shownIssuer = discovery.issuer ?? issuer;
+  const base = shownIssuer.endsWith("/") ? shownIssuer : `${shownIssuer}/`;
   const tokenEndpoint = discovery.token_endpoint ?? `${base}oauth/token`;
   const clientId = devVars.CONTROL_PLANE_CLIENT_ID ?? "gatehouse-control-plane";
   const clientSecret = devVars.CONTROL_PLANE_CLIENT_SECRET;
   const issuerUrl = new URL(base);
+  const cacert = tls ? ` --cacert ${tls.ca.certPath}` : "";
   const tenantPattern = `${issuerUrl.protocol}//{tenant_id}.${issuerUrl.host}/`;
   const body = JSON.stringify({
     grant_type: "client_credentials",
@@ -162,13 +202,13 @@ if (!exited) {
     client_secret: clientSecret,
     audience: "urn:gatehouse:management",
   });
-  const curl = `curl -s -X POST ${tokenEndpoint} -H 'content-type: application/json' -d '${body}'`;
+  const curl = `curl -s${cacert} -X POST ${tokenEndpoint} -H 'content-type: application/json' -d '${body}'`;
   const lines = [
     "",
     "==================================================================",
     " Gatehouse is running",
     "==================================================================",
-    ` Issuer:              ${issuer}`,
+    ` Issuer:              ${shownIssuer}`,
     ` Management API:      ${base}api/v2`,
     ` Token endpoint:      ${tokenEndpoint}`,
     ` Discovery:           ${base}.well-known/openid-configuration`,
@@ -185,8 +225,16 @@ if (!exited) {
     "",
     " Or keep it in a shell variable and list tenants:",
     `   TOKEN=$(${curl} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
-    `   curl -s -H "authorization: Bearer $TOKEN" ${base}api/v2/tenants`,
+    `   curl -s${cacert} -H "authorization: Bearer $TOKEN" ${base}api/v2/tenants`,
     "",
+    ...(tls
+      ? [
+          " HTTPS:               certificates from the local development CA (localhost and *.localhost only)",
+          " Node clients (the auth0 SDK, openid-client) trust it with:",
+          `   export NODE_EXTRA_CA_CERTS=${tls.ca.certPath}`,
+          "",
+        ]
+      : []),
     ...(dispatcherMode
       ? [
           " Topology:            dispatcher on this port -> control plane (apex, shared tenants) | tenant copies (wfp)",
@@ -195,7 +243,7 @@ if (!exited) {
           "",
         ]
       : []),
-    " Data persists in .wrangler/state. Stop with Ctrl-C.",
+    ` Data persists in ${LOCAL_DIR === ROOT ? ".wrangler/state" : join(LOCAL_DIR, ".wrangler", "state")}. Stop with Ctrl-C.`,
     "==================================================================",
     "",
   ];

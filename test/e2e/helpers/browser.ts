@@ -10,7 +10,7 @@ import { ROOT } from "../../../scripts/e2e-server.mjs";
  * ever), a tiny relying-party callback server on 127.0.0.1, and the screenshot folder.
  */
 
-/** Debian's package (`apt-get install chromium`); `.ci/run` installs it. */
+/** Found by test/e2e/global-setup.mjs (scripts/chromium.mjs) before any file runs; Debian's path otherwise. */
 export const CHROMIUM_PATH = process.env.GATEHOUSE_E2E_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Screenshots land here (git-ignored with the rest of test-results/). */
