@@ -233,6 +233,31 @@ describe("mfa-recovery-code", () => {
   });
 });
 
+describe("token exchange under the MFA policy", () => {
+  const exchange = (subjectToken: string) =>
+    tokenAt({ grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", subject_token: subjectToken, subject_token_type: "urn:ietf:params:oauth:token-type:access_token" });
+
+  it("exchanges a user's token whose login passed MFA, and refuses one whose login did not (minted before the policy)", async () => {
+    const { mfaToken } = await mfaLogin({ totp: true });
+    const passed = (await (await tokenAt({ grant_type: MFA_OTP, mfa_token: mfaToken, otp: otpNow() })).json()) as { access_token: string };
+    const ok = await exchange(passed.access_token);
+    expect(ok.status, await ok.clone().text()).toBe(200);
+
+    await setPolicy(tenant, []);
+    let before: { access_token: string };
+    try {
+      const res = await passwordless(newEmail());
+      expect(res.status).toBe(200);
+      before = (await res.json()) as { access_token: string };
+    } finally {
+      await setPolicy(tenant, ["all-applications"]);
+    }
+    const refused = await exchange(before.access_token);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: "invalid_grant", error_description: "subject_token's login did not pass multifactor authentication" });
+  });
+});
+
 describe("discovery", () => {
   it("lists the MFA grants", async () => {
     const doc = (await (await call("/.well-known/openid-configuration", { host })).json()) as { grant_types_supported: string[] };
