@@ -25,7 +25,11 @@ export type OAuthErrorCode =
   | "unsupported_token_type"
   | "too_many_requests"
   | "temporarily_unavailable"
-  | "server_error";
+  | "server_error"
+  // The reference platform's MFA API (/oauth/token, /mfa/challenge).
+  | "mfa_required"
+  | "mfa_registration_required"
+  | "unsupported_challenge_type";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */
 export abstract class HttpError extends Error {
@@ -48,6 +52,13 @@ export class OAuthError extends HttpError {
     super(description);
     this.name = "OAuthError";
   }
+
+  /** Extra members of the error body (the `mfa_token` of `mfa_required`). */
+  fields: Record<string, string> = {};
+  withFields(fields: Record<string, string>): this {
+    this.fields = { ...this.fields, ...fields };
+    return this;
+  }
 }
 
 function defaultOAuthStatus(code: OAuthErrorCode): number {
@@ -57,6 +68,8 @@ function defaultOAuthStatus(code: OAuthErrorCode): number {
       return 401;
     case "access_denied":
     case "invalid_grant":
+    case "mfa_required":
+    case "mfa_registration_required":
       return 403;
     case "server_error":
       return 500;

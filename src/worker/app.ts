@@ -30,6 +30,7 @@ import { exportDownload } from "./jobs/download";
 import { authorizeEndpoint } from "./oauth/authorize/authorize";
 import { discoveryEndpoint } from "./oauth/discovery";
 import { jwksEndpoint } from "./oauth/jwks";
+import { mfaChallengeEndpoint } from "./oauth/mfa-challenge";
 import { passwordlessStartEndpoint } from "./oauth/passwordless";
 import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
 import { authApiSpec } from "./oauth/openapi";
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   auth.on("GET", "/authorize", authorizeEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tokenEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, revokeEndpoint);
+  auth.on(["POST", "OPTIONS"], "/mfa/challenge", tokenCors, mfaChallengeEndpoint);
   auth.on(["GET", "POST"], "/userinfo", userinfoEndpoint);
   auth.on("GET", "/v2/logout", legacyLogoutEndpoint);
   auth.on("GET", "/oidc/logout", oidcLogoutEndpoint);

@@ -47,6 +47,15 @@ export function attemptChallenge(sql: Sql, purpose: string, subject: string, cli
   return row ? toChallenge(row) : null;
 }
 
+/**
+ * The challenge of a purpose and subject, live or not (the MFA token's lookup by hash: the worker tells an
+ * expired token from an unknown one); null when there is none.
+ */
+export function findChallenge(sql: Sql, purpose: string, subject: string): ChallengeRecord | null {
+  const row = sql.first<Row>`SELECT * FROM auth_challenges WHERE purpose = ${purpose} AND subject = ${subject} ORDER BY created_at DESC, id DESC LIMIT 1`;
+  return row ? { ...toChallenge(row), consumed: row.consumed_at !== null } : null;
+}
+
 /** Consumes a challenge exactly once; false when it was already consumed (a concurrent winner) or expired. */
 export function consumeChallenge(sql: Sql, id: string, now: number): boolean {
   return sql.run`UPDATE auth_challenges SET consumed_at = ${now} WHERE id = ${id} AND consumed_at IS NULL AND expires_at > ${now}` > 0;
@@ -108,6 +117,10 @@ export class Challenges extends TenantRpc {
 
   attempt(purpose: string, subject: string, clientId: string | null, maxAttempts: number): ChallengeRecord | null {
     return this.commit(({ sql, now }) => attemptChallenge(sql, purpose, subject, clientId, maxAttempts, now));
+  }
+
+  find(purpose: string, subject: string): ChallengeRecord | null {
+    return this.read((sql) => findChallenge(sql, purpose, subject));
   }
 
   consume(id: string): boolean {

@@ -1,9 +1,10 @@
 import { fail, ok, type Result } from "../../shared/errors";
-import type { AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction } from "../../shared/types";
+import type { AuditContext, AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction, NewSession } from "../../shared/types";
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../sql";
 import { applyActionEffects } from "./action-effects";
 import { type GuardianSettings, loginMayEnroll } from "../../shared/schemas/guardian";
+import { consumeChallenge } from "./challenges";
 import { createAuthenticationMethod, listAuthenticationMethods } from "./authentication-methods";
 import { emitAudit, type WriteTx } from "./events";
 import { completeLogin, createLoginSession, createSession, emitLogin } from "./login";
@@ -101,6 +102,21 @@ export function completeMfaLogin(sql: Sql, txId: string, input: LoginCompletion,
   sql.run`UPDATE sessions SET amr = ${amr} WHERE id = ${input.session.id}`;
   recordLogin(sql, t.user_id, now, request?.ip ?? null);
   if (input.code) createAuthorizationCode(sql, input.code, now);
+  return true;
+}
+
+/**
+ * Completes a token-endpoint login that answered `mfa_required` (the MFA grants), as one transaction: the
+ * MFA token (an `auth_challenges` row) is consumed exactly once, then the session the tokens are bound to
+ * starts with its amr and the login is counted. False when the token was already used or expired, or the
+ * user is gone or blocked since.
+ */
+export function completeGrantLogin(sql: Sql, tokenId: string, session: NewSession, amr: string[], now: number, request?: AuditRequest): boolean {
+  if (!consumeChallenge(sql, tokenId, now)) return false;
+  if (!sql.first`SELECT 1 FROM users WHERE user_id = ${session.user_id} AND blocked = 0`) return false;
+  createSession(sql, session, now, request);
+  setSessionAmr(sql, session.id, amr);
+  recordLogin(sql, session.user_id, now, request?.ip ?? null);
   return true;
 }
 
@@ -250,6 +266,16 @@ export class Mfa extends TenantRpc {
     emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
   }
 
+  /** See {@link completeGrantLogin}; the `s` login event commits with it. */
+  completeGrant(tokenId: string, session: NewSession, amr: string[]): boolean {
+    return this.commit((tx) => {
+      const done = completeGrantLogin(tx.sql, tokenId, session, amr, tx.now, this.audit.request);
+      const actor: AuditContext = { ...this.audit, actor: { type: "user", id: session.user_id, client_id: session.client_id } };
+      if (done) emitLogin(tx, actor, session.user_id);
+      return done;
+    });
+  }
+
   /** Ends a ticket enrollment (the transaction cannot be used again). */
   complete(id: string): boolean {
     return this.commit(({ sql, now }) => sql.run`UPDATE mfa_transactions SET completed_at = ${now} WHERE id = ${id} AND completed_at IS NULL AND expires_at > ${now}` > 0);
@@ -273,6 +299,20 @@ export class Mfa extends TenantRpc {
       const used = useRecoveryCode(tx.sql, userId, hash, tx.now);
       if (used) this.emit(tx, userId, MFA_LOG_TYPES.recoverySucceeded, "Recovery code used", { event_type: "user.mfa_recovery" });
       return used;
+    });
+  }
+
+  /**
+   * Uses a recovery code at the token endpoint and stores the new one the response hands out (the reference
+   * platform's `mfa-recovery-code` grant answers a fresh `recovery_code`), in one commit.
+   */
+  swapRecoveryCode(userId: string, hash: string, newHash: string): boolean {
+    return this.commit((tx) => {
+      const used = useRecoveryCode(tx.sql, userId, hash, tx.now);
+      if (!used) return false;
+      tx.sql.run`INSERT INTO recovery_codes (user_id, code_hash, created_at) VALUES (${userId}, ${newHash}, ${tx.now})`;
+      this.emit(tx, userId, MFA_LOG_TYPES.recoverySucceeded, "Recovery code used", { event_type: "user.mfa_recovery" });
+      return true;
     });
   }
 

@@ -75,6 +75,18 @@ export class Passwordless extends TenantRpc {
   }
 
   /**
+   * The user of a login that must pass MFA before its session starts (SPEC §4.2 policy): found or created
+   * (with `ss` when new), in one commit; the session and the `s` event wait for the second factor.
+   */
+  resolve(who: PasswordlessIdentity, clientId: string): PasswordlessUser {
+    return this.commit((tx) => {
+      const resolved = resolvePasswordlessUser(tx.sql, who, tx.now);
+      if (resolved.ok && resolved.created) emitSignup(tx, { ...this.audit, actor: { type: "user", id: resolved.user.user_id, client_id: clientId } }, resolved.user, clientId);
+      return resolved;
+    });
+  }
+
+  /**
    * The login itself, one commit: the user found or created (with `ss` and the post-user-registration hook
    * when new), the session the tokens are bound to (SPEC §4.1 rule 1), the login counted (`s`).
    */

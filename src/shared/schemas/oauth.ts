@@ -54,6 +54,33 @@ export const tokenRequestSchemas = {
     audience: param.optional(),
     ...clientAuth,
   }),
+  // The reference platform's MFA grants: complete a token request that answered `mfa_required`.
+  "http://auth0.com/oauth/grant-type/mfa-otp": z.looseObject({
+    grant_type: z.literal("http://auth0.com/oauth/grant-type/mfa-otp"),
+    mfa_token: param,
+    otp: param,
+    ...clientAuth,
+  }),
+  "http://auth0.com/oauth/grant-type/mfa-oob": z.looseObject({
+    grant_type: z.literal("http://auth0.com/oauth/grant-type/mfa-oob"),
+    mfa_token: param,
+    oob_code: param,
+    binding_code: param.optional(),
+    ...clientAuth,
+  }),
+  "http://auth0.com/oauth/grant-type/mfa-recovery-code": z.looseObject({
+    grant_type: z.literal("http://auth0.com/oauth/grant-type/mfa-recovery-code"),
+    mfa_token: param,
+    recovery_code: param,
+    ...clientAuth,
+  }),
+} as const;
+
+/** The MFA grants (the client's `grant_types` must name the one it uses, SPEC §4.1 rule 2). */
+export const MFA_GRANTS = {
+  otp: "http://auth0.com/oauth/grant-type/mfa-otp",
+  oob: "http://auth0.com/oauth/grant-type/mfa-oob",
+  recoveryCode: "http://auth0.com/oauth/grant-type/mfa-recovery-code",
 } as const;
 
 export type SupportedGrant = keyof typeof tokenRequestSchemas;

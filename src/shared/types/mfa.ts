@@ -79,6 +79,8 @@ export interface ChallengeRecord {
   attempts: number;
   created_at: string;
   expires_at: string;
+  /** Set by lookups that also answer used challenges (`challenges().find`). */
+  consumed?: boolean;
 }
 
 /** A message the development sink kept. */

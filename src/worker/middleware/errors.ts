@@ -22,7 +22,7 @@ export const errorSink = (shape: ErrorShape) => (error: Error, c: Context) => re
 
 function renderError(error: Error, c: Context, management: boolean): Response {
   if (error instanceof OAuthError) {
-    return c.json({ error: error.code, error_description: error.description }, error.status as 400, error.headers);
+    return c.json({ ...error.fields, error: error.code, error_description: error.description }, error.status as 400, error.headers);
   }
   if (error instanceof ManagementError) {
     return c.json(managementBody(error.status, error.message, error.errorCode), error.status as 400, error.headers);

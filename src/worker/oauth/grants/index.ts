@@ -4,6 +4,9 @@ import type { ClientRecord } from "../../../shared/schemas/clients";
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
 import type { GrantContext } from "./context";
+import { mfaOobGrant } from "./mfa-oob";
+import { mfaOtpGrant } from "./mfa-otp";
+import { mfaRecoveryCodeGrant } from "./mfa-recovery-code";
 import { passwordlessOtpGrant } from "./passwordless-otp";
 import { refreshTokenGrant } from "./refresh-token";
 import { tenantObject } from "../../tenant/stubs";
@@ -58,6 +61,22 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "http://auth0.com/oauth/grant-type/passwordless/otp",
     parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/passwordless/otp"],
     handler: passwordlessOtpGrant,
+  },
+  // Complete a token request answered `mfa_required` (issue 25 finding 6; ./mfa-token.ts).
+  {
+    grantType: "http://auth0.com/oauth/grant-type/mfa-otp",
+    parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/mfa-otp"],
+    handler: mfaOtpGrant,
+  },
+  {
+    grantType: "http://auth0.com/oauth/grant-type/mfa-oob",
+    parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/mfa-oob"],
+    handler: mfaOobGrant,
+  },
+  {
+    grantType: "http://auth0.com/oauth/grant-type/mfa-recovery-code",
+    parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/mfa-recovery-code"],
+    handler: mfaRecoveryCodeGrant,
   },
 ];
 

@@ -3,6 +3,7 @@ import { jwtVerify } from "jose";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/schemas/clients";
+import { isMfaRequired } from "../../login/mfa/policy";
 import { jwksVerifier } from "../../tenant/keys";
 import { signJwt } from "../../tenant/signing";
 import { tenantObject } from "../../tenant/stubs";
@@ -53,6 +54,13 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
     const user = await tenantObject(c.env, tenant.id).users().get(subject.sub);
     if (!user) throw invalidGrant(client, "subject_token's user no longer exists");
     if (user.blocked) throw invalidGrant(client, "user is blocked");
+    // Issue 25 finding 6: under the tenant's MFA policy a user's token is exchanged only when the login it
+    // came from passed MFA (its session's amr, as an SSO reuse is checked), so a token minted before the
+    // policy, or by a path that skipped it, cannot be turned into a fresh one.
+    if (isMfaRequired(ctx.config)) {
+      const amr = typeof subject.sid === "string" ? await tenantObject(c.env, tenant.id).mfa().sessionAmr(subject.sid) : ([] as string[]);
+      if (!amr.includes("mfa")) throw invalidGrant(client, "subject_token's login did not pass multifactor authentication");
+    }
   }
   const held = typeof subject.scope === "string" ? subject.scope.split(" ").filter(Boolean) : [];
   const requested = params.scope ? params.scope.split(" ").filter(Boolean) : held;
