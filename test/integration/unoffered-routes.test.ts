@@ -1,3 +1,4 @@
+import { seedUser } from "../helpers/flows";
 import { describe, expect, it } from "vitest";
 import { CP, createTenant, mgmt } from "../helpers/api";
 import { tenantManagementToken } from "../helpers/management";
@@ -58,7 +59,9 @@ describe("routes the service does not offer", () => {
       await expectError(await mgmt("GET", path, { token: "", headers: { "tenant-id": tenant } }), 401, "missing_token");
       await expectError(await mgmt("GET", path, { token: "not-a-jwt", headers: { "tenant-id": tenant } }), 403, "invalid_token");
     }
-    const userToken = await mintWithTenantKey(tenant, { iss: `http://${tenant}.localhost:8787/`, aud: CP.audience, scope: "read:current_user", sub: "auth0|u", gty: "password" });
+    // The user exists: management auth refuses a user token whose user is gone or blocked (issue 25 finding 5).
+    const user = await seedUser(tenant, `unoffered-${crypto.randomUUID().slice(0, 8)}@example.com`);
+    const userToken = await mintWithTenantKey(tenant, { iss: `http://${tenant}.localhost:8787/`, aud: CP.audience, scope: "read:current_user", sub: user.user_id, gty: "password" });
     await expectError(await mgmt("GET", "/rules", { token: userToken }), 403, "feature_not_enabled");
   });
 
