@@ -1,4 +1,5 @@
 import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
+import { egressPolicyFrom } from "../../shared/egress-policy";
 import type { Sql } from "../sql";
 import { codeHookDestination } from "./code-hooks";
 import { executionRetentionJob } from "./executions";
@@ -31,7 +32,7 @@ export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHo
     typeof endpoint === "string" && endpoint ? { endpoint, token: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined } : undefined;
   const jobs = [
     executionRetentionJob(sql, () => retention),
-    logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, suspendAfterMs: () => suspendAfterMs, pipelineToken: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined }),
+    logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, egress: egressPolicyFrom(env), suspendAfterMs: () => suspendAfterMs, pipelineToken: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined }),
   ];
   return { codeHooks, jobs, pipeline };
 }

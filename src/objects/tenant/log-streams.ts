@@ -1,5 +1,6 @@
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
+import { type EgressPolicy, egressRefusal } from "../../shared/egress-policy";
 import { fail, ok, type Result } from "../../shared/errors";
 import type { LogRecord } from "../../shared/types";
 import type { LogStreamInput, LogStreamRecord } from "../../shared/schemas/log-streams";
@@ -125,6 +126,8 @@ interface StreamEnv {
   encryptionKey: string | undefined;
   /** SPEC §6.3 `outbox.pipeline`: its bearer token comes from the deployment, never from storage. */
   pipelineToken?: string | undefined;
+  /** Where a tenant's stream may send (issue 25 point 8); the deployment's own pipeline is not checked. */
+  egress: EgressPolicy;
   /** Continuous failure after which a stream is suspended. */
   suspendAfterMs: () => number;
 }
@@ -148,8 +151,10 @@ async function deliverStream(sql: Sql, row: Row, env: StreamEnv, now: number): P
           })
         : {};
       const headers = streamHeaders(stream.sink.httpContentType, secret);
+      const refused = stream.id === PIPELINE_STREAM_ID ? null : egressRefusal(stream.sink.httpEndpoint, env.egress);
+      if (refused) throw new Undeliverable(`Refused by the egress policy: ${refused}`);
       for (const body of streamBodies(stream.sink.httpContentFormat, logs)) {
-        const res = await fetch(stream.sink.httpEndpoint, { method: "POST", headers, body, signal: AbortSignal.timeout(LOG_STREAM_TIMEOUT_MS) });
+        const res = await fetch(stream.sink.httpEndpoint, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(LOG_STREAM_TIMEOUT_MS) });
         void res.body?.cancel();
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
       }

@@ -44,6 +44,7 @@ import { emailDestination } from "./email-outbox";
 import { EmailVerifications } from "./email-verification";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
+import { egressPolicyFrom } from "../../shared/egress-policy";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -66,7 +67,7 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
     const tenantId = ctx.id.name ?? ctx.id.toString();
-    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: egressPolicyFrom(env) };
     const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
     // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
