@@ -44,7 +44,6 @@ import { emailDestination } from "./email-outbox";
 import { EmailVerifications } from "./email-verification";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
-import { egressPolicyFrom } from "../../shared/egress-policy";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
@@ -67,9 +66,9 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
     const tenantId = ctx.id.name ?? ctx.id.toString();
-    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: egressPolicyFrom(env) };
-    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: extensions.egress };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
     const parentHooks = async (trigger: string) => {
       const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
