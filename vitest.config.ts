@@ -16,6 +16,9 @@ export const TEST_BINDINGS = {
   OUTBOX_PIPELINE_TOKEN: "pipeline-token",
   // SMS and email go to the tenant's development sink, read back by the MFA and passwordless tests.
   DEV_MESSAGE_SINK: "1",
+  // Webhooks, log streams and back-channel logout reach the local receiver on 127.0.0.1 (issue 25 point 8:
+  // off in production, where loopback is refused; test/unit/shared/egress-policy.test.ts covers it off).
+  ALLOW_LOOPBACK_EGRESS: "1",
   // Per-tenant deployments: quick step retries (the namespace is an in-process fake, test/helpers/fake-cloudflare.ts).
   DEPLOY_STEP_RETRIES: "2",
   DEPLOY_STEP_RETRY_DELAY_MS: "50",

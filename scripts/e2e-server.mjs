@@ -165,6 +165,8 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
     ...(configs ? { ISSUER: issuer } : {}),
     ENCRYPTION_KEY: randomSecret(),
     CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
+    // The e2e receivers listen on 127.0.0.1 (src/shared/egress-policy.ts refuses loopback unless this is set).
+    ALLOW_LOOPBACK_EGRESS: "1",
     ...vars,
   };
   const clientSecret = secrets.CONTROL_PLANE_CLIENT_SECRET;

@@ -5,6 +5,8 @@
  *   appends either one when an existing file lacks it). Secrets stay in that git-ignored file.
  * - PORT (environment) overrides 8787. ISSUER follows the port unless ISSUER is set in the environment or in
  *   `.dev.vars`. Data persists in `.wrangler/state`.
+ * - ALLOW_LOOPBACK_EGRESS=1 is passed unless ALLOW_LOOPBACK_EGRESS=0 (environment or `.dev.vars`): webhooks, log
+ *   streams and back-channel logout may reach services on this machine (production leaves it unset).
  * - Extra arguments go to wrangler: `npm start -- --log-level debug`.
  * - `npm start -- --dispatcher` (or DISPATCHER=1) runs the per-tenant topology (issue 16): the dispatcher
  *   (wrangler.dispatcher.toml) on PORT in front of the control plane (wrangler.toml), plus the local dispatch
@@ -84,6 +86,9 @@ function ensureDevVars() {
 }
 
 const devVars = ensureDevVars();
+// Webhooks, log streams and back-channel logout may reach services on this machine (localhost, 127.0.0.1)
+// during development; production leaves ALLOW_LOOPBACK_EGRESS unset. ALLOW_LOOPBACK_EGRESS=0 turns it off here.
+const loopbackEgress = process.env.ALLOW_LOOPBACK_EGRESS !== "0" && devVars.ALLOW_LOOPBACK_EGRESS !== "0";
 const dispatcherMode = process.argv.includes("--dispatcher") || process.env.DISPATCHER === "1";
 const httpsMode = process.argv.includes("--https") || process.env.HTTPS === "1";
 const passthrough = process.argv.slice(2).filter((a) => a !== "--dispatcher" && a !== "--https");
@@ -122,6 +127,7 @@ if (dispatcherMode) {
     ISSUER: issuer,
     NAMESPACE_API_URL: supervisor.url,
     ...(process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0" ? { DEV_MESSAGE_SINK: "1" } : {}),
+    ...(loopbackEgress ? { ALLOW_LOOPBACK_EGRESS: "1" } : {}),
   });
   topology = ["-c", "wrangler.dispatcher.toml", "-c", controlPlane, "--var", `NAMESPACE_API_URL:${supervisor.url}`, "--var", `ISSUER:${issuer}`];
 }
@@ -140,6 +146,7 @@ if (!dispatcherMode) args.push("--var", `ISSUER:${issuer}`);
 // The development message sink: SMS and email (MFA codes, passwordless codes, enrollment mails) are kept for
 // the developer at /__dev/messages and printed in this console instead of being sent. DEV_MESSAGE_SINK=0 turns it off.
 const devSink = process.env.DEV_MESSAGE_SINK !== "0" && devVars.DEV_MESSAGE_SINK !== "0";
+if (loopbackEgress) args.push("--var", "ALLOW_LOOPBACK_EGRESS:1");
 if (devSink) args.push("--var", "DEV_MESSAGE_SINK:1");
 args.push(...passthrough);
 
@@ -219,6 +226,9 @@ if (!exited) {
     devSink
       ? ` Dev messages:        ${base}__dev/messages (SMS and email codes; also printed below as [dev-sink])`
       : " Dev messages:        off (DEV_MESSAGE_SINK=0)",
+    loopbackEgress
+      ? " Loopback egress:     on (webhooks, log streams, back-channel logout may reach localhost; ALLOW_LOOPBACK_EGRESS=0 turns it off)"
+      : " Loopback egress:     off (ALLOW_LOOPBACK_EGRESS=0)",
     "",
     " Get a management token:",
     `   ${curl}`,

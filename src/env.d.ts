@@ -6,6 +6,12 @@ interface __BaseEnv_Env {
   ADMIN_PASSWORD?: string;
   MANAGEMENT_ALLOWED_ORIGINS?: string;
   BENCH_ROUTES?: string;
+  /**
+   * "1": tenant-chosen URLs (webhooks, log streams, back-channel logout) may point at loopback addresses and
+   * `localhost` (src/shared/egress-policy.ts). Development only: `npm start`, the e2e server and the tests set
+   * it; unset (off) in production.
+   */
+  ALLOW_LOOPBACK_EGRESS?: string;
   /** "1": the development message sink (SMS and email kept in the tenant, shown at /__dev/messages and in the console). */
   DEV_MESSAGE_SINK?: string;
   /** Outgoing email (src/worker/email.ts, src/worker/messaging): "dev" (default), "http" or "sendgrid". */

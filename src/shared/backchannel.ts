@@ -3,6 +3,7 @@
  * termination, and the logout token they receive. Shared by the management schemas (client settings) and
  * the tenant object's relay, which signs and POSTs the tokens (objects/tenant/backchannel.ts).
  */
+import { assertEgress, type EgressPolicy } from "./egress-policy";
 import type { Json } from "./types";
 import type { ClientRecord } from "./schemas/clients";
 
@@ -104,9 +105,11 @@ export function logoutTokenClaims(subject: LogoutSubject, nowS: number, jti: str
 /**
  * POSTs a logout token (§2.5): `application/x-www-form-urlencoded` `logout_token=...`, no redirects
  * followed, bounded by BACKCHANNEL_TIMEOUT_MS. Any 2xx is success (§2.8 asks for 200; some frameworks
- * answer 204); anything else throws, so the relay retries and eventually dead-letters.
+ * answer 204); anything else throws, so the relay retries and eventually dead-letters. A URL the egress
+ * policy refuses (issue 25 point 8) throws EgressRefused without a request.
  */
-export async function postLogoutToken(url: string, token: string): Promise<void> {
+export async function postLogoutToken(url: string, token: string, egress: EgressPolicy): Promise<void> {
+  assertEgress(url, egress);
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": "Gatehouse-Backchannel-Logout/1" },

@@ -1,5 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { encryptionContext } from "../../src/shared/crypto/contexts";
+import { fieldCipher } from "../../src/shared/crypto/encryption";
 import { Sql } from "../../src/objects/sql";
 import { syncPipeline } from "../../src/objects/tenant/log-streams";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
@@ -76,6 +78,52 @@ describe("log streams (issue 13 point 7)", () => {
     }
   });
 
+  it("refuses CR, LF and other control characters in header values, the authorization and the content type (400), on create and update", async () => {
+    const tenantId = await createTenant();
+    const sink = { httpEndpoint: hookUrl(uniqueId("crlf")) };
+    const bad = [
+      { ...sink, httpCustomHeaders: [{ header: "x-custom", value: "ok\r\nx-injected: 1" }] },
+      { ...sink, httpCustomHeaders: [{ header: "x-custom\r\n", value: "ok" }] },
+      { ...sink, httpCustomHeaders: [{ header: "x-custom", value: "nul\u0000" }] },
+      { ...sink, httpAuthorization: "Bearer token\nx-injected: 1" },
+      { ...sink, httpContentType: "application/json\r\nx-injected: 1" },
+    ];
+    for (const body of bad) {
+      const res = await onTenant(tenantId, "POST", "/log-streams", { type: "http", sink: body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.json()).toMatchObject({ statusCode: 400, error: "Bad Request", errorCode: "invalid_body" });
+    }
+    const stream = await streamTo(tenantId, uniqueId("crlf"));
+    for (const body of bad) {
+      const { httpEndpoint: _e, ...change } = body;
+      const res = await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { sink: change });
+      expect(res.status, JSON.stringify(change)).toBe(400);
+    }
+    expect(await tenantSql(tenantId, "SELECT count(*) AS n FROM log_streams")).toEqual([{ n: 1 }]);
+  });
+
+  it("a stream whose request cannot be sent (a stored header value with CR/LF) is suspended at once, its last error shown", async () => {
+    const tenantId = await createTenant();
+    const name = uniqueId("unsendable");
+    const stream = await streamTo(tenantId, name);
+    // A stream stored before values were checked: its sealed custom header holds a CR/LF.
+    const sealed = await (await fieldCipher(env.ENCRYPTION_KEY)).encrypt(
+      JSON.stringify({ httpCustomHeaders: [{ header: "x-custom", value: "secret\r\nx-injected: 1" }] }),
+      encryptionContext.logStreamSink(stream.id),
+    );
+    await runInDurableObject(env.TENANT.getByName(tenantId), (_o, state) => {
+      state.storage.sql.exec("UPDATE log_streams SET sink_enc = ? WHERE id = ?", sealed, stream.id);
+    });
+    await write(tenantId, "#555555");
+    await fireAlarm(tenantId);
+    await fireAlarm(tenantId);
+    expect(await received(name)).toEqual([]);
+    const shown = (await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()) as { status: string; lastError?: { message: string; attempts: number } };
+    expect(shown.status).toBe("suspended");
+    expect(shown.lastError).toMatchObject({ attempts: 1, message: expect.stringContaining("x-custom header cannot be sent") });
+    expect(JSON.stringify(shown)).not.toContain("secret");
+  });
+
   it("delivers the tenant's log events at least once, in order, with the sealed authorization and custom headers", async () => {
     const tenantId = await createTenant();
     const name = uniqueId("stream");
@@ -105,6 +153,11 @@ describe("log streams (issue 13 point 7)", () => {
     expect(first.length).toBeGreaterThan(0);
     const [row] = await tenantSql<{ attempts: number; next_attempt_at: number; last_error: string }>(tenantId, "SELECT attempts, next_attempt_at, last_error FROM log_streams");
     expect(row).toMatchObject({ attempts: 1, next_attempt_at: clock.now + 1000, last_error: "HTTP 503" });
+    // Still active while it backs off, and the API says why it is not delivering.
+    expect(await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()).toMatchObject({
+      status: "active",
+      lastError: { message: "HTTP 503", failingSince: new Date(clock.now).toISOString(), attempts: 1 },
+    });
     // Not due before its backoff: nothing new is sent.
     await fireAlarm(tenantId);
     expect((await received(name)).length).toBe(first.length);
@@ -116,12 +169,14 @@ describe("log streams (issue 13 point 7)", () => {
 
     clock.now += 86_400_000;
     await fireAlarm(tenantId);
-    expect(await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()).toMatchObject({ status: "suspended" });
+    expect(await (await onTenant(tenantId, "GET", `/log-streams/${stream.id}`)).json()).toMatchObject({ status: "suspended", lastError: { message: "HTTP 503" } });
     const before = (await received(name)).length;
     clock.now += 600_000;
     await fireAlarm(tenantId);
     expect((await received(name)).length).toBe(before);
-    expect(await (await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { status: "active" })).json()).toMatchObject({ status: "active" });
+    const resumed = (await (await onTenant(tenantId, "PATCH", `/log-streams/${stream.id}`, { status: "active" })).json()) as Record<string, unknown>;
+    expect(resumed).toMatchObject({ status: "active" });
+    expect(resumed.lastError).toBeUndefined();
     await fireAlarm(tenantId);
     expect((await received(name)).length).toBeGreaterThan(before);
   });

@@ -7,6 +7,7 @@
  */
 import { backchannelLogoutUrl, LOGOUT_TOKEN_TYP, logoutTokenClaims, postLogoutToken, BACKCHANNEL_TIMEOUT_MS } from "../../shared/backchannel";
 import { importSigningKey, signJwt } from "../../shared/crypto/jwt";
+import type { EgressPolicy } from "../../shared/egress-policy";
 import { randomToken } from "../../shared/crypto/random";
 import { signingKeyAt } from "../../shared/key-ring";
 import { userObjectName } from "../../shared/object-names";
@@ -23,6 +24,8 @@ export interface CascadeEnv {
   encryptionKey: string | undefined;
   /** The apex issuer, for sessions stored before their own issuer was recorded. */
   issuer: string;
+  /** Where tenant-chosen URLs may point (webhooks, back-channel logout), checked before each delivery. */
+  egress: EgressPolicy;
 }
 
 /** Bound of one call to a user object (the relay's lease is sized from it). */
@@ -87,7 +90,7 @@ export function backchannelLogoutDestination(sql: Sql, env: CascadeEnv): Destina
         Math.floor(now / 1000),
         randomToken(16),
       );
-      await postLogoutToken(url, await signJwt(claims, await key, record.kid, record.alg, LOGOUT_TOKEN_TYP));
+      await postLogoutToken(url, await signJwt(claims, await key, record.kid, record.alg, LOGOUT_TOKEN_TYP), env.egress);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { type EgressPolicy, egressPolicyFrom } from "../../shared/egress-policy";
 import type { AuditEvent, Json } from "../../shared/types";
 import type { HookRecord } from "../../shared/schemas/hooks";
 import { postToHook, WEBHOOK_TIMEOUT_MS } from "../../shared/webhooks";
@@ -29,6 +30,9 @@ export function webhookBody(event: DeliverableEvent, tenantId: string) {
 }
 
 
+/** Without the deployment's settings: no loopback, no own host known. */
+const STRICT_EGRESS = egressPolicyFrom({});
+
 /** Logs: every event type not starting with `hook.` or `internal.`; a redelivered log id is ignored. */
 export function logsDestination(sql: Sql): Destination {
   return {
@@ -48,7 +52,7 @@ export type ParentHooks = (trigger: string) => Promise<HookRecord[]>;
  * `Idempotency-Key: {event.id}` header; one failure fails the destination (the whole event is retried,
  * receivers deduplicate by the key).
  */
-export function webhookDestination(sql: Sql, tenantId: string, parentHooks?: ParentHooks): Destination {
+export function webhookDestination(sql: Sql, tenantId: string, parentHooks?: ParentHooks, egress: EgressPolicy = STRICT_EGRESS): Destination {
   return {
     name: "webhook",
     lane: "network",
@@ -61,7 +65,7 @@ export function webhookDestination(sql: Sql, tenantId: string, parentHooks?: Par
       const hooks = [...enabledHooks(sql, trigger), ...(parentHooks ? await parentHooks(trigger) : [])];
       if (!hooks.length) return;
       const body = JSON.stringify(webhookBody(event, tenantId));
-      const results = await Promise.allSettled(hooks.map((hook) => postToHook(hook, body, event.id)));
+      const results = await Promise.allSettled(hooks.map((hook) => postToHook(hook, body, event.id, egress)));
       const failures = results.flatMap((result, i) => {
         const hook = hooks[i] as HookRecord;
         if (result.status === "rejected") return [`hook ${hook.id}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`];
@@ -103,7 +107,7 @@ export function defaultDestinations(
   codeHooks?: Destination,
   parentHooks?: ParentHooks,
 ): Destination[] {
-  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId, parentHooks), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
+  const delivery = [logsDestination(sql), webhookDestination(sql, tenantId, parentHooks, cascade?.egress), ...(codeHooks ? [codeHooks] : []), registrationFinalizer(sql)];
   if (!cascade) return delivery;
   return [...delivery, refreshRevocationDestination(tenantId, cascade), backchannelLogoutDestination(sql, cascade)];
 }

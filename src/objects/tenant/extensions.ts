@@ -1,4 +1,5 @@
 import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
+import { type EgressPolicy, egressPolicyFrom } from "../../shared/egress-policy";
 import type { Sql } from "../sql";
 import { codeHookDestination } from "./code-hooks";
 import { executionRetentionJob } from "./executions";
@@ -17,11 +18,12 @@ export type PipelineConfig = { endpoint: string; token: string | undefined } | u
 
 /**
  * What actions and log streams add to a tenant object (issue 13), read once from the deployment's variables:
- * the code-hooks destination of the relay, and the alarm jobs (execution retention, log streams and the
- * pipeline). Variables: ACTIONS_EXECUTION_RETENTION_DAYS (10), LOG_STREAM_SUSPEND_AFTER_MS (86,400,000),
- * ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET, ACTIONS_CPU_MS (README "Actions").
+ * the code-hooks destination of the relay, the alarm jobs (execution retention, log streams and the
+ * pipeline) and the egress policy of tenant-chosen URLs. Variables: ACTIONS_EXECUTION_RETENTION_DAYS (10),
+ * LOG_STREAM_SUSPEND_AFTER_MS (86,400,000), ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET, ACTIONS_CPU_MS (README
+ * "Actions"), ALLOW_LOOPBACK_EGRESS and ISSUER (README "Egress policy").
  */
-export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHooks: Destination; jobs: AlarmJob[]; pipeline: PipelineConfig } {
+export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHooks: Destination; jobs: AlarmJob[]; pipeline: PipelineConfig; egress: EgressPolicy } {
   const vars = env as unknown as Record<string, unknown>;
   const codeHooks = codeHookDestination(sql, tenantId, { loader: env.LOADER, encryptionKey: env.ENCRYPTION_KEY, limits: sandboxLimitsFrom(vars) });
   const retention = vars.ACTIONS_EXECUTION_RETENTION_DAYS === "0" ? 0 : positive(vars.ACTIONS_EXECUTION_RETENTION_DAYS, 10);
@@ -29,9 +31,10 @@ export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHo
   const endpoint = vars.OUTBOX_PIPELINE_ENDPOINT;
   const pipeline: PipelineConfig =
     typeof endpoint === "string" && endpoint ? { endpoint, token: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined } : undefined;
+  const egress = egressPolicyFrom(env);
   const jobs = [
     executionRetentionJob(sql, () => retention),
-    logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, suspendAfterMs: () => suspendAfterMs, pipelineToken: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined }),
+    logStreamJob(sql, { encryptionKey: env.ENCRYPTION_KEY, egress, suspendAfterMs: () => suspendAfterMs, pipelineToken: typeof vars.OUTBOX_PIPELINE_TOKEN === "string" ? vars.OUTBOX_PIPELINE_TOKEN : undefined }),
   ];
-  return { codeHooks, jobs, pipeline };
+  return { codeHooks, jobs, pipeline, egress };
 }

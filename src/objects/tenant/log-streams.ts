@@ -1,5 +1,6 @@
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
+import { type EgressPolicy, egressRefusal } from "../../shared/egress-policy";
 import { fail, ok, type Result } from "../../shared/errors";
 import type { LogRecord } from "../../shared/types";
 import type { LogStreamInput, LogStreamRecord } from "../../shared/schemas/log-streams";
@@ -13,7 +14,8 @@ import { TenantRpc } from "./rpc";
  * Log streams (SPEC §2.10, issue 13 point 7): each stream reads the logs table after its own cursor and POSTs
  * batches to its endpoint; the cursor moves only after a 2xx, so delivery is at-least-once and in order. A
  * failing stream backs off on its own (other streams and the outbox are unaffected) and is `suspended` once
- * it has failed without a success for the configured period.
+ * it has failed without a success for the configured period, or at once when its request cannot be sent as
+ * configured (issue 25 point 9: a header the runtime refuses). The API shows the failure as `lastError`.
  */
 
 type Row = Record<string, unknown>;
@@ -31,7 +33,29 @@ const toStream = (r: Row): LogStreamRecord => ({
   isPriority: r.is_priority === 1,
   filters: json(r.filters as string, []),
   sink: json(r.sink as string, {} as LogStreamRecord["sink"]),
+  ...(r.last_error != null && r.failing_since != null
+    ? { lastError: { message: String(r.last_error), failingSince: new Date(Number(r.failing_since)).toISOString(), attempts: Number(r.attempts) } }
+    : {}),
 });
+
+/** A delivery that cannot succeed as configured: retrying would fail the same way, so the stream is suspended at once. */
+class Undeliverable extends Error {}
+
+/** The request's headers, or Undeliverable naming the header (never its value: values are credentials). */
+function streamHeaders(contentType: string, secret: { httpAuthorization?: string; httpCustomHeaders?: { header: string; value: string }[] }): Headers {
+  const headers = new Headers();
+  const set = (name: string, value: string) => {
+    try {
+      headers.set(name, value);
+    } catch {
+      throw new Undeliverable(`The ${name} header cannot be sent (a control character such as CR or LF in its value?): update the stream's sink`);
+    }
+  };
+  set("content-type", contentType);
+  for (const h of secret.httpCustomHeaders ?? []) set(h.header, h.value);
+  if (secret.httpAuthorization) set("authorization", secret.httpAuthorization);
+  return headers;
+}
 
 /** The archive pipeline of SPEC §6.3 (`outbox.pipeline`) is a stream row of its own, never listed. */
 export const PIPELINE_STREAM_ID = "_pipeline";
@@ -102,6 +126,8 @@ interface StreamEnv {
   encryptionKey: string | undefined;
   /** SPEC §6.3 `outbox.pipeline`: its bearer token comes from the deployment, never from storage. */
   pipelineToken?: string | undefined;
+  /** Where a tenant's stream may send (issue 25 point 8); the deployment's own pipeline is not checked. */
+  egress: EgressPolicy;
   /** Continuous failure after which a stream is suspended. */
   suspendAfterMs: () => number;
 }
@@ -124,11 +150,11 @@ async function deliverStream(sql: Sql, row: Row, env: StreamEnv, now: number): P
             httpCustomHeaders?: { header: string; value: string }[];
           })
         : {};
-      const headers = new Headers({ "content-type": stream.sink.httpContentType });
-      for (const h of secret.httpCustomHeaders ?? []) headers.set(h.header, h.value);
-      if (secret.httpAuthorization) headers.set("authorization", secret.httpAuthorization);
+      const headers = streamHeaders(stream.sink.httpContentType, secret);
+      const refused = stream.id === PIPELINE_STREAM_ID ? null : egressRefusal(stream.sink.httpEndpoint, env.egress);
+      if (refused) throw new Undeliverable(`Refused by the egress policy: ${refused}`);
       for (const body of streamBodies(stream.sink.httpContentFormat, logs)) {
-        const res = await fetch(stream.sink.httpEndpoint, { method: "POST", headers, body, signal: AbortSignal.timeout(LOG_STREAM_TIMEOUT_MS) });
+        const res = await fetch(stream.sink.httpEndpoint, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(LOG_STREAM_TIMEOUT_MS) });
         void res.body?.cancel();
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
       }
@@ -139,7 +165,7 @@ async function deliverStream(sql: Sql, row: Row, env: StreamEnv, now: number): P
     const attempts = Number(row.attempts) + 1;
     const since = (row.failing_since as number | null) ?? now;
     // The deployment's pipeline is never suspended: it keeps retrying with backoff.
-    const suspended = stream.id !== PIPELINE_STREAM_ID && now - since >= env.suspendAfterMs();
+    const suspended = stream.id !== PIPELINE_STREAM_ID && (error instanceof Undeliverable || now - since >= env.suspendAfterMs());
     const wait = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     sql.run`UPDATE log_streams SET attempts = ${attempts}, failing_since = ${since}, next_attempt_at = ${now + wait}, last_error = ${message},

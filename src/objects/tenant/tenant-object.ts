@@ -66,9 +66,9 @@ export class TenantObject extends DurableObject<Env> {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
     const tenantId = ctx.id.name ?? ctx.id.toString();
-    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER };
-    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     const extensions = tenantExtensions(sql, tenantId, env);
+    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: extensions.egress };
+    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
     // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
     const parentHooks = async (trigger: string) => {
       const parent = getSetting<string | null>(sql, INHERITS_FROM, null);

@@ -1,4 +1,5 @@
 import bcrypt from "bcryptjs";
+import { BCRYPT_MAX_COST, bcryptCost } from "./bcrypt-cost";
 
 /**
  * Password hashing in one place: the cost, the hash and the comparison. Hashing runs in the worker
@@ -27,4 +28,17 @@ export const hashPassword = (password: string, cost = BCRYPT_COST): Promise<stri
 export async function passwordMatches(password: string, hash: string | null | undefined): Promise<boolean> {
   const verified = await bcrypt.compare(password, hash ?? DUMMY_HASH);
   return Boolean(hash) && verified;
+}
+
+/**
+ * The password check of a login: `match`, `mismatch`, or `cost_exceeded` for a stored hash whose cost is
+ * above {@link BCRYPT_MAX_COST}. Such a hash is never compared (fail closed: its cost is the attacker's CPU
+ * budget); the dummy comparison runs instead, so the answer takes the time of an ordinary wrong password.
+ */
+export async function checkPassword(password: string, hash: string | null | undefined): Promise<"match" | "mismatch" | "cost_exceeded"> {
+  if (hash && (bcryptCost(hash) ?? 0) > BCRYPT_MAX_COST) {
+    await passwordMatches(password, null);
+    return "cost_exceeded";
+  }
+  return (await passwordMatches(password, hash)) ? "match" : "mismatch";
 }

@@ -3,6 +3,7 @@
  * platform's user file rows and the export request, and how a row's problems are reported.
  */
 import { z } from "zod";
+import { BCRYPT_MAX_COST, bcryptCost } from "../crypto/bcrypt-cost";
 import type { RowError } from "../types";
 import { phoneNumber, totpSecret } from "./authentication-methods";
 import { createUserBody } from "./users";
@@ -18,7 +19,8 @@ export const IMPORT_MAX_ROWS = 50_000;
 
 /**
  * A bcrypt hash in modular crypt format (`$2a$`, `$2b$`, `$2y$`, cost 04-31): the only algorithm the login
- * page verifies. Anything else is `UNSUPPORTED_HASH_ALGORITHM`.
+ * page verifies. Anything else is `UNSUPPORTED_HASH_ALGORITHM`; a cost above `BCRYPT_MAX_COST` is refused
+ * per row ({@link importedHash}), since the login would never verify it.
  */
 export const BCRYPT_HASH = /^\$2[aby]?\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
@@ -80,7 +82,8 @@ export function importedHash(row: ImportUserRow): { ok: true; hash: string | nul
     return { ok: false, error: { code: "INVALID_FORMAT", message: "password_hash and custom_password_hash cannot be used together", path: "#/" } };
   }
   if (row.password_hash !== undefined) {
-    return BCRYPT_HASH.test(row.password_hash) ? { ok: true, hash: row.password_hash } : unsupported("#/password_hash", "password_hash is not a bcrypt hash");
+    if (!BCRYPT_HASH.test(row.password_hash)) return unsupported("#/password_hash", "password_hash is not a bcrypt hash");
+    return costly(row.password_hash, "#/password_hash") ?? { ok: true, hash: row.password_hash };
   }
   const custom = row.custom_password_hash;
   if (custom === undefined) return { ok: true, hash: null };
@@ -89,7 +92,14 @@ export function importedHash(row: ImportUserRow): { ok: true; hash: string | nul
   if (encoding !== "utf8" || !BCRYPT_HASH.test(custom.hash.value)) {
     return { ok: false, error: { code: "INVALID_FORMAT", message: "custom_password_hash.hash.value must be a bcrypt hash with encoding utf8", path: "#/custom_password_hash/hash" } };
   }
-  return { ok: true, hash: custom.hash.value };
+  return costly(custom.hash.value, "#/custom_password_hash/hash/value") ?? { ok: true, hash: custom.hash.value };
+}
+
+/** The row's error when a bcrypt hash's cost is above the cap (issue 25 point 7), else null. */
+function costly(hash: string, path: string): { ok: false; error: RowError } | null {
+  const cost = bcryptCost(hash) ?? 0;
+  if (cost <= BCRYPT_MAX_COST) return null;
+  return { ok: false, error: { code: "INVALID_FORMAT", message: `The bcrypt cost ${cost} exceeds the maximum of ${BCRYPT_MAX_COST}: rehash with a cost of ${BCRYPT_MAX_COST} or less`, path } };
 }
 
 /** The row as the errors endpoint shows it: never a password hash or an MFA secret (clear or sealed). */

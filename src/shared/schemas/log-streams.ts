@@ -13,7 +13,23 @@ const endpoint = z
     }
   }, "httpEndpoint must be an absolute http(s) URL without credentials");
 
-const header = z.strictObject({ header: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "header names are letters, digits and dashes"), value: z.string().max(4096) });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A header value the stream sends (issue 25 point 9): a CR or LF would split the request (the runtime refuses
+ * to send it, so the stream could never deliver), and no other control character belongs in one either.
+ */
+const headerValue = (field: string, max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !CONTROL.test(value), `${field} must not contain control characters (CR, LF, NUL, tab ...)`);
+
+const header = z.strictObject({
+  header: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "header names are letters, digits and dashes"),
+  value: headerValue("httpCustomHeaders values", 4096),
+});
 
 /** The reference platform's category filters. */
 export const LOG_STREAM_CATEGORIES = [
@@ -27,8 +43,8 @@ const filter = z.strictObject({ type: z.literal("category"), name: z.enum(LOG_ST
 
 const sink = z.strictObject({
   httpEndpoint: endpoint,
-  httpAuthorization: z.string().max(4096).optional(),
-  httpContentType: z.string().max(256).optional(),
+  httpAuthorization: headerValue("httpAuthorization", 4096).optional(),
+  httpContentType: headerValue("httpContentType", 256).optional(),
   httpContentFormat: z.enum(["JSONARRAY", "JSONLINES", "JSONOBJECT"]).optional(),
   httpCustomHeaders: z.array(header).max(20).optional(),
 });
@@ -71,6 +87,11 @@ export interface LogStreamRecord {
     /** Header names only: values are credentials (sealed with the authorization header). */
     httpCustomHeaders?: { header: string }[];
   };
+  /**
+   * Gatehouse's addition: why deliveries fail, while they do (the reference platform's dashboard shows a
+   * stream's health; the API had no field for it). Absent once a batch is delivered or the stream is resumed.
+   */
+  lastError?: { message: string; failingSince: string; attempts: number };
 }
 
 /** What the worker prepared for a stream: public sink fields, and the credentials sealed. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isEmailAddress } from "../email-address";
 import type { LuceneSqlConfig } from "../lucene";
 import type { Json } from "../types/json";
 
@@ -101,7 +102,7 @@ const required = <T extends z.ZodType>(field: string, schema: T) =>
 /** POST /organizations/{id}/invitations (SPEC §2.7). */
 export const createInvitationBody = z.strictObject({
   inviter: required("inviter", z.strictObject({ name: required("inviter.name", z.string().trim().min(1).max(300)) })),
-  invitee: required("invitee", z.strictObject({ email: required("invitee.email", z.string().trim().max(320).pipe(z.email("invitee.email must be an email address"))) })),
+  invitee: required("invitee", z.strictObject({ email: required("invitee.email", z.string().trim().max(320).refine(isEmailAddress, "invitee.email must be an email address")) })),
   client_id: required("client_id", z.string().min(1).max(64)),
   connection_id: z.string().min(1).max(64).optional(),
   app_metadata: z.record(z.string(), z.json()).optional(),

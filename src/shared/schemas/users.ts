@@ -1,5 +1,6 @@
 /** Users: rules shared by the worker (login, signup, management API) and the tenant object (storage, lookup). */
 import { z } from "zod";
+import { isEmailAddress } from "../email-address";
 import { isReservedKey } from "../object-keys";
 import type { Json } from "../types/json";
 
@@ -80,10 +81,8 @@ const metadataObject = checkedRaw.pipe(z.record(z.string(), z.json()));
 /** Metadata in a PATCH: merged key by key at the top level, a null value removing its key. */
 const metadataPatch = checkedRaw.pipe(z.record(z.string(), z.json().nullable()));
 
-/** A plausible address: one @, something on both sides, no whitespace or control characters. */
-const email = line(254)
-  .transform(normalizeEmail)
-  .refine((v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), "must be a valid email address");
+/** An email address (src/shared/email-address.ts: an addr-spec, never markup), trimmed and lowercased. */
+const email = line(254).transform(normalizeEmail).refine(isEmailAddress, "must be a valid email address");
 
 /** E.164, as the reference platform requires for phone numbers. */
 const phoneNumber = line(16).regex(/^\+[1-9]\d{1,14}$/, "must be a phone number in E.164 format (+15551234567)");

@@ -1,3 +1,4 @@
+import { egressPolicyFrom } from "../../shared/egress-policy";
 import { postToHook } from "../../shared/webhooks";
 import type { BlockingTrigger } from "../../objects/tenant/hooks";
 import { redact } from "../../shared/redact";
@@ -46,7 +47,7 @@ export async function runBlockingHooks(c: AppContext, trigger: BlockingTrigger, 
   for (const hook of hooks) {
     let response: Response;
     try {
-      response = await postToHook(hook, body, key);
+      response = await postToHook(hook, body, key, egressPolicyFrom(c.env));
     } catch (error) {
       return { ok: false, reason: `The ${trigger} hook did not answer (${error instanceof Error ? error.name : "error"})` };
     }

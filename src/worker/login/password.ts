@@ -1,4 +1,5 @@
-import { passwordMatches } from "../../shared/crypto/passwords";
+import { BCRYPT_MAX_COST, bcryptCost } from "../../shared/crypto/bcrypt-cost";
+import { checkPassword } from "../../shared/crypto/passwords";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { UserRecord } from "../../shared/schemas/users";
@@ -69,7 +70,9 @@ export async function verifyPassword(
   if (!check.ok) {
     // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
     const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
-    await tenantObject(c.env, c.var.tenant.id).logins(audit).recordFailure({ code: check.code, email: normalizeEmail(email), user_id: check.userId });
+    await tenantObject(c.env, c.var.tenant.id)
+      .logins(audit)
+      .recordFailure({ code: check.code, email: normalizeEmail(email), user_id: check.userId, ...(check.description ? { description: check.description } : {}) });
   }
   return check.ok ? check : { ok: false, code: check.code, status: check.status };
 }
@@ -79,7 +82,7 @@ async function verify(
   email: string,
   password: string,
   connection?: Pick<ConnectionRecord, "name" | "options">,
-): Promise<{ ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null }> {
+): Promise<{ ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null; description?: string }> {
   const config = await configOf(c);
   const directory = defaultDirectory(config);
   connection ??= config.connections.find((x) => x.name === directory) ?? { name: directory, options: {} };
@@ -102,8 +105,14 @@ async function verify(
   if (!admission.admitted) return known("TOO_MANY_FAILED_LOGINS");
 
   // Always one full bcrypt comparison, known user or not (no timing difference).
-  const matches = await passwordMatches(password, found?.password_hash);
-  if (!found || !matches) {
+  const checked = await checkPassword(password, found?.password_hash);
+  if (checked === "cost_exceeded") {
+    // Issue 25 point 7: fail closed, never spending the hash's cost; the person sees a wrong password.
+    const cost = bcryptCost(found?.password_hash ?? "");
+    const description = `Failed login: the stored password hash has bcrypt cost ${cost}, above the maximum of ${BCRYPT_MAX_COST}, so it was not verified; reset the user's password`;
+    return { ...known(admission.locked ? "TOO_MANY_FAILED_LOGINS" : "INVALID_PASSWORD"), description };
+  }
+  if (!found || checked === "mismatch") {
     if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
     return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }

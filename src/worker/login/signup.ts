@@ -1,3 +1,4 @@
+import { isEmailAddress } from "../../shared/email-address";
 import { normalizeEmail } from "../../shared/schemas/users";
 import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
@@ -14,7 +15,6 @@ import { tenantObject } from "../tenant/stubs";
 import { MIN_PASSWORD_LENGTH, passwordProblem } from "../users/password-policy";
 
 export { MIN_PASSWORD_LENGTH };
-const MAX_EMAIL_LENGTH = 254;
 
 export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_TOO_WEAK" | "USER_EXISTS" | "REGISTRATION_DENIED";
 
@@ -48,11 +48,6 @@ export function checkPassword(password: string, connection?: Pick<ConnectionReco
   return problem ? { ...problem, field: "password" } : null;
 }
 
-/** A plausible address: one @, something on both sides, no whitespace or control characters. */
-export function isPlausibleEmail(email: string): boolean {
-  return email.length <= MAX_EMAIL_LENGTH && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u.test(email);
-}
-
 /**
  * Creates a user in a database connection from a self-service sign-up (universal login or
  * /dbconnections/signup): email trimmed and lowercased, password checked against the policy and stored as a
@@ -65,7 +60,7 @@ export async function signUpDatabaseUser(
   clientId: string | null = null,
 ): Promise<SignupResult> {
   const email = normalizeEmail(input.email);
-  if (!isPlausibleEmail(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
+  if (!isEmailAddress(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
   const weak = checkPassword(input.password, connection.options ? { options: connection.options } : undefined);
   if (weak) return { ok: false, failure: weak };
   // Prepare phase (SPEC §6.1): a refusal here leaves no row and no event.

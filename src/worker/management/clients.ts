@@ -8,6 +8,7 @@ import type { ClientRecord } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { defineRoute } from "./define";
+import { refuseEgress } from "./egress";
 import { LIST_QUERY, listResponse } from "./list-response";
 import { ensureSigningKey } from "./keys";
 import { targetTenant } from "./tenant-scoped";
@@ -24,6 +25,14 @@ const newSecret = () => randomToken(32);
 /** Secrets are encrypted here, in the worker; the object only ever holds the ciphertext (SPEC §5.12). */
 async function sealSecret(c: AppContext, clientId: string, secret: string): Promise<string> {
   return (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(secret, encryptionContext.clientSecret(clientId));
+}
+
+type LogoutSettings = { backchannel_logout_urls?: string[] | undefined } | null | undefined;
+
+/** The back-channel logout URIs a body sets, in either spelling (checked against the egress policy). */
+function refuseLogoutUrls(c: AppContext, body: { oidc_logout?: LogoutSettings; oidc_backchannel_logout?: LogoutSettings }): void {
+  refuseEgress(c, "oidc_logout.backchannel_logout_urls", body.oidc_logout?.backchannel_logout_urls ?? []);
+  refuseEgress(c, "oidc_backchannel_logout.backchannel_logout_urls", body.oidc_backchannel_logout?.backchannel_logout_urls ?? []);
 }
 
 type ExtraField = (typeof CLIENT_EXTRA_FIELDS)[number];
@@ -82,6 +91,7 @@ export const clientRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
+      refuseLogoutUrls(c, body);
       const appType = body.app_type ?? "regular_web";
       const method = body.token_endpoint_auth_method ?? (PUBLIC_APP_TYPES.has(appType) ? "none" : "client_secret_post");
       const clientId = randomId("", 32);
@@ -147,6 +157,7 @@ export const clientRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
+      refuseLogoutUrls(c, body);
       const id = params.id;
       const { fields, extra } = splitExtra(body);
       const patch: ClientPatch = { ...fields, extra };

@@ -6,6 +6,7 @@ import { createHookBody, updateHookBody } from "../../shared/schemas/hooks";
 import type { HookRecord } from "../../shared/schemas/hooks";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
+import { refuseEgress } from "./egress";
 import { inheritedHooks, refuseInherited } from "./inherited";
 import { targetTenant } from "./tenant-scoped";
 
@@ -30,6 +31,7 @@ export const hookRoutes = [
     invalidatesConfig: true,
     status: 201,
     async handler(c, { body }) {
+      refuseEgress(c, "url", [body.url]);
       const id = randomId("hk_");
       const triggerId = (body.trigger_id ?? body.triggerId) as string;
       const hook = unwrap(
@@ -97,6 +99,7 @@ export const hookRoutes = [
       const trigger = trigger_id ?? triggerId;
       const patch = { ...rest, ...(trigger !== undefined ? { trigger_id: trigger } : {}) };
       refuseInherited(await inheritedHooks(c), params.id);
+      refuseEgress(c, "url", [body.url]);
       const hook = unwrap(await targetTenant(c).hooks().update(params.id, patch, auditContext(c)));
       return c.json(present(hook));
     },

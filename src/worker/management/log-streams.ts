@@ -6,6 +6,7 @@ import type { LogStreamInput, LogStreamRecord } from "../../shared/schemas/log-s
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { defineRoute } from "./define";
+import { refuseEgress } from "./egress";
 import { targetTenant } from "./tenant-scoped";
 
 interface SinkSecrets {
@@ -63,6 +64,7 @@ export const logStreamRoutes = [
     body: createLogStreamBody,
     status: 201,
     async handler(c, { body }) {
+      refuseEgress(c, "sink.httpEndpoint", [body.sink.httpEndpoint]);
       const id = `lst_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
       const split = await splitSink(c, id, body.sink);
       c.set("requestBody", scrubbed(body));
@@ -91,6 +93,7 @@ export const logStreamRoutes = [
     body: updateLogStreamBody,
     status: 200,
     async handler(c, { params, body }) {
+      refuseEgress(c, "sink.httpEndpoint", [body.sink?.httpEndpoint]);
       const stub = targetTenant(c).logStreams();
       const [current, sealed] = await Promise.all([stub.get(params.id), stub.sealed(params.id)]);
       if (!current) throw problem("inexistent_log_stream");

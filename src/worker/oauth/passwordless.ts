@@ -2,6 +2,7 @@ import { now } from "../../shared/clock";
 import { toBase64Url } from "../../shared/crypto/encoding";
 import { sha256 } from "../../shared/crypto/compare";
 import { randomId } from "../../shared/crypto/random";
+import { isEmailAddress } from "../../shared/email-address";
 import { OAuthError } from "../../shared/errors";
 import { phoneNumber } from "../../shared/schemas/authentication-methods";
 import { PASSWORDLESS_OTP_GRANT, passwordlessStartBody } from "../../shared/schemas/passwordless";
@@ -40,7 +41,7 @@ export function passwordlessConnection(config: TenantConfig, name: string, clien
 export function passwordlessIdentifier(connection: "email" | "sms", raw: string): string | null {
   if (connection === "email") {
     const email = normalizeEmail(raw);
-    return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) && email.length <= 320 ? email : null;
+    return isEmailAddress(email) ? email : null;
   }
   const parsed = phoneNumber.safeParse(raw);
   return parsed.success ? parsed.data : null;
