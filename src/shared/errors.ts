@@ -463,6 +463,7 @@ export const ERRORS = {
   import_connection_not_database: { status: 400, message: "Users can only be imported into a database connection.", errorCode: "operation_not_supported" },
   export_link_invalid: { status: 403, message: "The export link is invalid or has expired.", errorCode: "invalid_signature" },
   // POST /jobs/verification-email.
+  ticket_no_database_account: { status: 400, message: "The user has no database connection account whose password can change.", errorCode: "invalid_body" },
   verification_email_no_address: { status: 400, message: "The user does not have an email address to verify.", errorCode: "invalid_body" },
   verification_identity_not_found: { status: 400, message: "The identity is not one of the user's identities.", errorCode: "invalid_body" },
 } as const satisfies Record<string, ErrorEntry>;

@@ -40,6 +40,7 @@ const RESOURCES = [
   "attack_protection",
   "jobs",
   "email_provider",
+  "user_tickets",
 ] as const;
 
 const VERBS = ["read", "create", "update", "delete"] as const;

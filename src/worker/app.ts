@@ -5,6 +5,8 @@ import { mfaBenchRoutes } from "./bench-mfa";
 import type { AppEnv } from "./context";
 import { coAuthenticateEndpoint } from "./login/cross-origin";
 import { dbSignupEndpoint } from "./login/dbconnections";
+import { dbChangePasswordEndpoint } from "./login/password-reset";
+import { newPasswordPage, newPasswordSubmit, resetRequestPage, resetRequestSubmit } from "./login/reset-flow";
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
@@ -116,6 +118,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/login", loginSubmit);
   login.on("GET", "/u2/signup", signupPage);
   login.on("POST", "/u2/signup", signupSubmit);
+  // Password reset (issue 29 point 1): the "Forgot password?" form, then the emailed (or ticket) link's page.
+  login.on("GET", "/u2/reset-password", resetRequestPage);
+  login.on("POST", "/u2/reset-password", resetRequestSubmit);
+  login.on("GET", "/u2/reset-password/change", newPasswordPage);
+  login.on("POST", "/u2/reset-password/change", newPasswordSubmit);
   login.on("GET", "/u2/organization", organizationPage);
   login.on("POST", "/u2/organization", organizationSubmit);
   login.on("GET", "/u2/invitation", invitationLanding);
@@ -152,6 +159,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on(["POST", "OPTIONS"], "/co/authenticate", browserCors({ credentials: true }), coAuthenticateEndpoint);
   login.on(["POST", "OPTIONS"], "/passwordless/start", browserCors({ credentials: false }), passwordlessStartEndpoint);
   login.on(["POST", "OPTIONS"], "/dbconnections/signup", browserCors({ credentials: false }), dbSignupEndpoint);
+  login.on(["POST", "OPTIONS"], "/dbconnections/change_password", browserCors({ credentials: false }), dbChangePasswordEndpoint);
   // SAML identity provider (issue 14): public metadata; SP- (or, when enabled, IdP-) initiated login.
   login.on("GET", "/samlp/metadata/:client_id", samlMetadataEndpoint);
   login.on(["GET", "POST"], "/samlp/:client_id", samlSsoEndpoint);

@@ -42,6 +42,7 @@ import { tokenSubject, UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
 import { emailDestination } from "./email-outbox";
 import { EmailVerifications } from "./email-verification";
+import { UserTickets } from "./password-reset";
 import { JobLane } from "./job-lane";
 import { Jobs } from "./jobs";
 
@@ -267,6 +268,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Verification emails: their jobs and single-use links (POST /jobs/verification-email). */
   emailVerification(audit: AuditContext = SYSTEM_CONTEXT): EmailVerifications {
     return new EmailVerifications(this.core, audit);
+  }
+
+  /** Password resets and user tickets (issue 29: /dbconnections/change_password, POST /tickets/*). */
+  userTickets(audit: AuditContext = SYSTEM_CONTEXT): UserTickets {
+    return new UserTickets(this.core, audit);
   }
 
   organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {

@@ -26,6 +26,8 @@ export interface AuthorizeRequest {
   ui_locales?: string;
   screen_hint?: string;
   login_hint?: string;
+  /** The connection the request names (`connection=`): a database connection picks the login form's. */
+  connection?: string;
   /** Set when the transaction is a SAML login (/samlp/{client_id}): it completes with a SAML response. */
   samlp?: SamlTransaction;
 }

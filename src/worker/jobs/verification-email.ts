@@ -16,6 +16,7 @@ import { auditContext } from "../http/audit";
 import { configOf } from "../login/connection";
 import { sendMessage, shellFor } from "../login/render";
 import { hashSecret } from "../login/session";
+import { resultRedirect } from "../login/ticket-links";
 import { mailRoute } from "../../shared/messaging/mail-route";
 import { sealEmailText } from "../../shared/messaging/sealed-mail";
 import { targetTenant } from "../management/tenant-scoped";
@@ -103,10 +104,15 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
     return sendMessage(c, shellFor(config), page, status);
   }
   const audit = auditContext(c, { actor: { type: "anonymous", id: null } });
-  const outcome = await tenantObject(c.env, c.var.tenant.id).emailVerification(audit).consume(await hashSecret(ticket));
+  // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
+  const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).verifyEmail(await hashSecret(ticket));
   if (!outcome.ok) {
     const { status, ...page } = PAGES[outcome.reason];
     return sendMessage(c, shellFor(config), page, status);
+  }
+  if (outcome.result_url) {
+    const message = "Your email was verified. You can continue using the application.";
+    return c.redirect(resultRedirect(outcome.result_url, message, outcome.include_email_in_redirect ? outcome.email : null), 302);
   }
   return sendMessage(c, shellFor(config), { title: "Email verified", message: `Your email address ${outcome.email} was verified. You can close this page.` }, 200);
 }

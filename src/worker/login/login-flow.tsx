@@ -2,7 +2,7 @@ import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
-import { databaseConnection, defaultDirectory, isSignupDisabled } from "./connection";
+import { isSelfServiceResetDisabled, isSignupDisabled, loginDatabaseConnection } from "./connection";
 import { loginPasskeyOptions } from "./mfa/passkey-flow";
 import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
@@ -21,7 +21,7 @@ const NO_CONNECTION = {
 async function renderLogin(
   c: AppContext,
   t: LoginTransaction,
-  options: { email?: string; error?: FormFailure; canSignup: boolean },
+  options: { email?: string; error?: FormFailure; canSignup: boolean; canReset: boolean },
   status: ContentfulStatusCode = 200,
 ) {
   // Passkeys on the connection: a fresh challenge for this login, offered by autofill and a button.
@@ -35,6 +35,7 @@ async function renderLogin(
       csrf={t.loginSession.csrf_token}
       clientName={t.client.name}
       canSignup={options.canSignup}
+      canReset={options.canReset}
       {...organizationProps(t)}
       passkey={passkey}
       {...(options.email ? { email: options.email } : {})}
@@ -50,11 +51,11 @@ async function renderLogin(
  * enabled for it (issue 11); sign-up also needs the organization's `is_signup_enabled` or an invitation.
  */
 function loginConnection(t: LoginTransaction) {
-  const connection = databaseConnection(t.config, defaultDirectory(t.config), t.client);
+  const connection = loginDatabaseConnection(t.config, t.client, t.loginSession.request.connection);
   if (!connection) return null;
   const inOrganization = organizationConnection(t.organization, connection.name, t.loginSession.request);
   if (!inOrganization.enabled) return null;
-  return { connection, canSignup: !isSignupDisabled(connection) && inOrganization.signup };
+  return { connection, canSignup: !isSignupDisabled(connection) && inOrganization.signup, canReset: !isSelfServiceResetDisabled(connection) };
 }
 
 /** GET /u2/login?state=<login session>: the email and password form; sets the CSRF cookie. */
@@ -65,7 +66,7 @@ export async function loginPage(c: AppContext): Promise<Response> {
   if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   setCsrfCookie(c, t.loginSession);
   const hint = t.loginSession.request.login_hint;
-  return renderLogin(c, t, { canSignup: usable.canSignup, ...(hint ? { email: normalizeEmail(hint) } : {}) });
+  return renderLogin(c, t, { canSignup: usable.canSignup, canReset: usable.canReset, ...(hint ? { email: normalizeEmail(hint) } : {}) });
 }
 
 /**
@@ -79,19 +80,19 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   const { t, form } = submitted;
   const usable = loginConnection(t);
   if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
-  const { connection, canSignup } = usable;
+  const { connection, canSignup, canReset } = usable;
 
   // An invitation fixes the address (issue 11); the field is read-only, and the server holds to it.
   const email = normalizeEmail(invitedEmail(t.loginSession.request) ?? form.email ?? "");
   const password = form.password ?? "";
   if (!email || !password) {
     const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };
-    return renderLogin(c, t, { email, error, canSignup }, 400);
+    return renderLogin(c, t, { email, error, canSignup, canReset }, 400);
   }
   const check = await verifyPassword(c, email, password, connection, t.client.client_id);
   if (!check.ok) {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
-    return renderLogin(c, t, { email, error, canSignup }, check.status);
+    return renderLogin(c, t, { email, error, canSignup, canReset }, check.status);
   }
   // SPEC §3.5: under an MFA policy the login session waits in awaiting_mfa for the second factor (in finishLogin).
   const response = await finishLogin(c, t.loginSession, t.client, check.user);

@@ -2,7 +2,7 @@ import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
-import { databaseConnection, defaultDirectory, isSignupDisabled, requiresVerifiedEmail } from "./connection";
+import { isSignupDisabled, loginDatabaseConnection, requiresVerifiedEmail } from "./connection";
 import { invitedEmail, organizationConnection, organizationProps } from "./organization";
 import { SignupPage, type SignupPageProps } from "./pages/signup-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
@@ -20,7 +20,7 @@ const SIGNUP_UNAVAILABLE = {
  * also be enabled for it with `is_signup_enabled`, unless an invitation is being accepted (issue 11).
  */
 function signupConnection(t: LoginTransaction) {
-  const connection = databaseConnection(t.config, defaultDirectory(t.config), t.client);
+  const connection = loginDatabaseConnection(t.config, t.client, t.loginSession.request.connection);
   if (!connection || isSignupDisabled(connection)) return null;
   return organizationConnection(t.organization, connection.name, t.loginSession.request).signup ? connection : null;
 }

@@ -33,6 +33,7 @@ import { operationRoutes } from "./operations";
 import { copyCredentialRoutes } from "./copy-credentials";
 import { proxyRouteRoutes } from "./proxy-routes";
 import { tenantRoutes } from "./tenants";
+import { ticketRoutes } from "./tickets";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./user-blocks";
 import { userRoleRoutes } from "./user-roles";
@@ -70,6 +71,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...logStreamRoutes,
   ...authenticationMethodRoutes,
   ...guardianRoutes,
+  ...ticketRoutes,
 ];
 
 let spec: string | undefined;

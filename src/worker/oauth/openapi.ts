@@ -62,6 +62,13 @@ export function authApiSpec(): string {
           responses: { "200": json("{id, email, email_verified, created_at, updated_at}"), "400": json("{name, code, description, statusCode}") },
         },
       },
+      "/dbconnections/change_password": {
+        post: {
+          summary: "Send a database-connection user the email with a single-use link to choose a new password (same answer whether or not the account exists)",
+          requestBody: { content: { "application/json": { schema: { type: "object", required: ["client_id", "email", "connection"], properties: { client_id: { type: "string" }, email: { type: "string" }, connection: { type: "string" }, organization: { type: "string" } } } } } },
+          responses: { "200": { description: "We've just sent you an email to reset your password.", content: { "text/plain": { schema: { type: "string" } } } }, "400": json("invalid_request") },
+        },
+      },
       "/passwordless/start": {
         post: {
           summary: "Send a 6-digit passwordless code by email or SMS (redeemed with the passwordless/otp grant)",

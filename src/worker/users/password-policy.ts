@@ -49,3 +49,14 @@ export function passwordProblem(password: string, connection?: Pick<ConnectionRe
   }
   return null;
 }
+
+/** The connection's password rule in one sentence, for the hint under a new-password field. */
+export function passwordPolicyHint(connection?: Pick<ConnectionRecord, "options">): string {
+  const options = connection?.options ?? {};
+  const policy = typeof options.passwordPolicy === "string" ? LEVELS[options.passwordPolicy] : undefined;
+  const complexity = options.password_complexity_options as { min_length?: unknown } | undefined;
+  const configured = typeof complexity?.min_length === "number" ? complexity.min_length : undefined;
+  const min = Math.max(1, Math.min(128, configured ?? policy?.min ?? MIN_PASSWORD_LENGTH));
+  const mix = policy && policy.classes > 0 ? `, with at least ${policy.classes} of: lower case, upper case, digits, special characters` : "";
+  return `At least ${min} characters${mix}.`;
+}

@@ -7,7 +7,7 @@ import type { AppContext } from "../../context";
 import { newMethodId } from "../../management/authentication-methods";
 import { finishLogin } from "../../oauth/authorize/complete";
 import { tenantObject } from "../../tenant/stubs";
-import { databaseConnection, defaultDirectory } from "../connection";
+import { loginDatabaseConnection } from "../connection";
 import type { FormFailure } from "../pages/login-page";
 import { WebAuthnPage } from "../pages/webauthn-pages";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "../render";
@@ -45,7 +45,7 @@ export function passkeySettings(connection: Pick<ConnectionRecord, "options"> | 
 }
 
 const settingsFor = (config: TenantConfig, client: ClientRecord | null | undefined) =>
-  passkeySettings(client ? databaseConnection(config, defaultDirectory(config), client) : null);
+  passkeySettings(client ? loginDatabaseConnection(config, client) : null);
 
 /** What the login page needs to offer passkeys; null when the connection does not enable them. */
 export async function loginPasskeyOptions(c: AppContext, config: TenantConfig, client: ClientRecord, loginSession: LoginSession): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; autofill: boolean; button: boolean } | null> {

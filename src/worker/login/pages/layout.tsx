@@ -25,6 +25,7 @@ button,.button{display:block;width:100%;padding:11px 16px;border:0;border-radius
   text-align:center;text-decoration:none;cursor:pointer;background:var(--gh-primary);color:var(--gh-on-primary)}
 a{color:var(--gh-primary)}
 .alt{margin:20px 0 0;text-align:center}
+.forgot{margin:-8px 0 16px;font-size:.875rem}
 :focus-visible{outline:3px solid #1f2328;outline-offset:2px}
 input:focus-visible{outline-offset:0}
 table{width:100%;border-collapse:collapse;font-size:.875rem;margin:0 0 20px}

@@ -19,6 +19,8 @@ export interface LoginPageProps {
   error?: FormFailure;
   /** Whether the database connection accepts sign-ups (the link is shown only then). */
   canSignup: boolean;
+  /** Whether the connection offers self-service password reset (the "Forgot password?" link). */
+  canReset?: boolean;
   /** The organization the login runs in (its display name), and whether an invitation fixes the email. */
   organizationName?: string;
   isEmailLocked?: boolean;
@@ -27,7 +29,7 @@ export interface LoginPageProps {
 }
 
 /** Email and password on one screen (the reference platform's "identifier + password" login). */
-export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, organizationName, isEmailLocked, passkey }) => {
+export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, canReset, organizationName, isEmailLocked, passkey }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const describedBy = error ? "form-error" : undefined;
   // With the email kept after a failed attempt, the password is what the user types next.
@@ -49,6 +51,11 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
           isLocked={isEmailLocked}
         />
         <PasswordField autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
+        {canReset ? (
+          <p class="forgot">
+            <a href={`/u2/reset-password${q}`}>Forgot password?</a>
+          </p>
+        ) : null}
         <button type="submit">Continue</button>
       </form>
       {passkey ? (

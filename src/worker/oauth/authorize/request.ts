@@ -133,6 +133,7 @@ export function parseAuthorizeRequest(
     ...(challenge ? { code_challenge: challenge, code_challenge_method: method as "S256" | "plain" } : {}),
     ...(get("screen_hint") ? { screen_hint: get("screen_hint") } : {}),
     ...(get("login_hint") ? { login_hint: get("login_hint") } : {}),
+    ...(get("connection") ? { connection: get("connection") } : {}),
     ...(get("ui_locales") ? { ui_locales: get("ui_locales") } : {}),
   };
   const loginTicket = get("login_ticket");

@@ -1,0 +1,128 @@
+/**
+ * Password reset requests (issue 29 point 1): the login page's "Forgot password?" form and the reference
+ * platform's POST /dbconnections/change_password. Both answer the same whether or not the address has an
+ * account (no account enumeration); when it has one, the tenant object stores a single-use ticket (its hash
+ * only) and queues the email with the link in one commit, and the relay sends it through the tenant's email
+ * provider (the development sink under `npm start`).
+ */
+import { z } from "zod";
+import { now } from "../../shared/clock";
+import { randomToken } from "../../shared/crypto/random";
+import { OAuthError } from "../../shared/errors";
+import { sealEmailText } from "../../shared/messaging/sealed-mail";
+import type { ClientRecord } from "../../shared/schemas/clients";
+import type { ConnectionRecord } from "../../shared/schemas/connections";
+import { normalizeEmail } from "../../shared/schemas/users";
+import type { TenantConfig } from "../../shared/types";
+import type { AppContext } from "../context";
+import { auditContext } from "../http/audit";
+import { describeIssue, MAX_JSON_DEPTH, nestsDeeperThan, readBodyText, readOAuthParams } from "../http/body";
+import { clientIn } from "../tenant/config-cache";
+import { tenantObject } from "../tenant/stubs";
+import { configOf, databaseConnection } from "./connection";
+import { assertClientOrigin } from "./cors";
+import { hashSecret } from "./session";
+import { isPlausibleEmail } from "./signup";
+import { ticketUrl } from "./ticket-links";
+
+/**
+ * How long a self-service reset link stays valid. Shorter than the reference platform's 5-day template
+ * default: the link is a password, and an inbox is read within the hour it is asked for. @default 86,400 s
+ */
+export const RESET_LINK_TTL_S = 86_400;
+
+/** The reference platform's answer to POST /dbconnections/change_password, account or not. */
+export const RESET_REQUESTED_TEXT = "We've just sent you an email to reset your password.";
+
+/** The path of the page a reset link opens. */
+export const RESET_PAGE_PATH = "/u2/reset-password/change";
+
+export interface ResetRequest {
+  config: TenantConfig;
+  client: ClientRecord;
+  connection: Pick<ConnectionRecord, "name">;
+  email: string;
+  organizationId?: string | null;
+  /** The login transaction the "Forgot password?" link came from (the way back after the reset). */
+  loginState?: string | null;
+}
+
+/** Stores the ticket and queues the email when the address has an account; logs `fcpr` when not. */
+export async function requestPasswordReset(c: AppContext, request: ResetRequest): Promise<void> {
+  const email = normalizeEmail(request.email);
+  const tenant = tenantObject(c.env, c.var.tenant.id);
+  const account = isPlausibleEmail(email) ? await tenant.users().findByEmail(request.connection.name, email) : null;
+  const clientId = request.client.client_id;
+  const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
+  const ticket = randomToken(32);
+  const data = {
+    email,
+    connection: request.connection.name,
+    client_id: clientId,
+    organization_id: request.organizationId ?? null,
+    result_url: null,
+    mark_email_as_verified: false,
+    include_email_in_redirect: false,
+    login_state: request.loginState ?? null,
+  };
+  if (!account) {
+    await tenant.userTickets(audit).requestReset({ user_id: null, ticket_hash: await hashSecret(ticket), expires_at: now(), data });
+    return;
+  }
+  const url = ticketUrl(c, RESET_PAGE_PATH, ticket);
+  const text =
+    `Someone asked to reset the password of your ${request.client.name} account (${email}).\n\n` +
+    `Choose a new password by opening this link (valid for 24 hours, once):\n\n${url}\n\n` +
+    "If you did not ask for this, ignore this email: your password stays the same.";
+  await tenant.userTickets(audit).requestReset({
+    user_id: account.user_id,
+    ticket_hash: await hashSecret(ticket),
+    expires_at: now() + RESET_LINK_TTL_S * 1000,
+    data,
+    message: { subject: "Reset your password", sealed_text: await sealEmailText(c.env.ENCRYPTION_KEY, email, text) },
+  });
+}
+
+/** Request body of POST /dbconnections/change_password; unknown fields are ignored, as SDKs send extras. */
+const changePasswordBody = z.object({
+  client_id: z.string().min(1).max(64),
+  email: z.string().min(1).max(254),
+  connection: z.string().min(1).max(128),
+  organization: z.string().min(1).max(64).optional(),
+});
+
+async function readChangePasswordBody(c: AppContext): Promise<z.infer<typeof changePasswordBody>> {
+  let data: unknown;
+  if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new OAuthError("invalid_request", "Request body is not valid JSON");
+    }
+  } else {
+    data = await readOAuthParams(c.req.raw);
+  }
+  const parsed = changePasswordBody.safeParse(data);
+  if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * POST /dbconnections/change_password (the reference platform's Authentication API): sends the change
+ * password email for a database connection of the application. Answers 200 with the same text whether or
+ * not the address has an account; an unknown client or connection is a 400 (those are not secrets).
+ */
+export async function dbChangePasswordEndpoint(c: AppContext): Promise<Response> {
+  const body = await readChangePasswordBody(c);
+  const config = await configOf(c);
+  const client = clientIn(config, body.client_id);
+  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
+  assertClientOrigin(c, client);
+  const connection = databaseConnection(config, body.connection, client);
+  if (!connection) throw new OAuthError("invalid_request", "connection not found");
+  await requestPasswordReset(c, { config, client, connection, email: body.email, organizationId: body.organization ?? null });
+  c.header("Cache-Control", "no-store");
+  return c.text(RESET_REQUESTED_TEXT, 200);
+}
