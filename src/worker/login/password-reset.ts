@@ -22,7 +22,7 @@ import { tenantObject } from "../tenant/stubs";
 import { configOf, databaseConnection } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { hashSecret } from "./session";
-import { isPlausibleEmail } from "./signup";
+import { isEmailAddress } from "../../shared/email-address";
 import { ticketUrl } from "./ticket-links";
 
 /**
@@ -51,7 +51,7 @@ export interface ResetRequest {
 export async function requestPasswordReset(c: AppContext, request: ResetRequest): Promise<void> {
   const email = normalizeEmail(request.email);
   const tenant = tenantObject(c.env, c.var.tenant.id);
-  const account = isPlausibleEmail(email) ? await tenant.users().findByEmail(request.connection.name, email) : null;
+  const account = isEmailAddress(email) ? await tenant.users().findByEmail(request.connection.name, email) : null;
   const clientId = request.client.client_id;
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
   const ticket = randomToken(32);

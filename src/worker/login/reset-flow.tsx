@@ -21,7 +21,7 @@ import { ResetRequestPage } from "./pages/reset-pages";
 import { requestPasswordReset } from "./password-reset";
 import { sendMessage, sendPage, shellFor } from "./render";
 import { hashSecret } from "./session";
-import { isPlausibleEmail } from "./signup";
+import { isEmailAddress } from "../../shared/email-address";
 import { applicationLoginRoute, resultRedirect } from "./ticket-links";
 import { type LoginTransaction, loadTransaction, readForm, setCsrfCookie, submittedForm } from "./transaction";
 
@@ -61,7 +61,7 @@ export async function resetRequestSubmit(c: AppContext): Promise<Response> {
   const connection = resetConnection(t);
   if (!connection) return sendMessage(c, t.shell, RESET_UNAVAILABLE, 403);
   const email = normalizeEmail(form.email ?? "");
-  if (!isPlausibleEmail(email)) return renderRequest(c, t, { email, error: { code: "INVALID_EMAIL", message: "Enter a valid email address." } }, 400);
+  if (!isEmailAddress(email)) return renderRequest(c, t, { email, error: { code: "INVALID_EMAIL", message: "Enter a valid email address." } }, 400);
   await requestPasswordReset(c, { config: t.config, client: t.client, connection, email, organizationId: t.organization?.id ?? null, loginState: t.state });
   const message = `If ${email} has an account, we have sent it an email with a link to reset your password. The link works once, for 24 hours.`;
   return sendMessage(c, t.shell, { title: "Check your email", message, retryHref: `/u2/login?state=${encodeURIComponent(t.state)}`, retryLabel: "Back to log in" }, 200);
