@@ -16,6 +16,7 @@ import schemaUpgrades from "../../../migrations/tenant/0014_schema_upgrades.sql"
 import jobMailAndRetention from "../../../migrations/tenant/0015_job_mail_and_retention.sql";
 import sessionDevice from "../../../migrations/tenant/0016_session_device.sql";
 import sessionMetadata from "../../../migrations/tenant/0017_session_metadata.sql";
+import deviceCodesAndPushedRequests from "../../../migrations/tenant/0018_device_codes_and_pushed_requests.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -36,4 +37,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0015_job_mail_and_retention", sql: jobMailAndRetention },
   { name: "0016_session_device", sql: sessionDevice },
   { name: "0017_session_metadata", sql: sessionMetadata },
+  { name: "0018_device_codes_and_pushed_requests", sql: deviceCodesAndPushedRequests },
 ]);
