@@ -125,7 +125,7 @@ describe("POST /oauth/device/code", () => {
     expect(wrong.status).toBe(401);
     const right = await form("/oauth/device/code", { client_id: confidential.client_id, client_secret: confidential.client_secret });
     expect(right.status).toBe(200);
-    for (const body of [{}, { client_id: device.client_id, scope: "x".repeat(9000) }]) {
+    for (const body of [{}, { client_id: device.client_id, scope: "x".repeat(9000) }] as Record<string, string>[]) {
       const res = await form("/oauth/device/code", body);
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: "invalid_request" });
