@@ -3,7 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
 import { call, createTenant } from "../helpers/api";
 import { seedClient, seedUser, type TestClient } from "../helpers/flows";
-import { csrfOf, errorCodeOf, TestBrowser } from "../helpers/mfa";
+import { totpCode } from "../../src/worker/login/mfa/totp";
+import { csrfOf, errorCodeOf, locationOf, setFactors, setPolicy, TestBrowser, totpSecretOf } from "../helpers/mfa";
 
 /**
  * Issue 33 point 1: the device authorization grant (RFC 8628). A device asks POST /oauth/device/code for a
@@ -37,8 +38,8 @@ beforeAll(async () => {
   userId = (await seedUser(tenant, email, PASSWORD)).user_id;
 });
 
-const form = (path: string, params: Record<string, string>, headers: Record<string, string> = {}) =>
-  call(path, { method: "POST", host, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(params).toString() });
+const form = (path: string, params: Record<string, string>, at = host) =>
+  call(path, { method: "POST", host: at, headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params).toString() });
 
 interface DeviceAuthorization {
   device_code: string;
@@ -49,32 +50,32 @@ interface DeviceAuthorization {
   interval: number;
 }
 
-async function startDevice(who: TestClient = device, scope = "openid profile email offline_access"): Promise<DeviceAuthorization> {
-  const res = await form("/oauth/device/code", { client_id: who.client_id, scope });
+async function startDevice(who: TestClient = device, scope = "openid profile email offline_access", at = host): Promise<DeviceAuthorization> {
+  const res = await form("/oauth/device/code", { client_id: who.client_id, scope }, at);
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as DeviceAuthorization;
 }
 
-const poll = (deviceCode: string, who: TestClient = device) => form("/oauth/token", { grant_type: DEVICE, device_code: deviceCode, client_id: who.client_id });
+const poll = (deviceCode: string, who: TestClient = device, at = host) => form("/oauth/token", { grant_type: DEVICE, device_code: deviceCode, client_id: who.client_id }, at);
 
 /** Polls after the interval has passed (the clock moved forward), so no poll is `slow_down` by accident. */
 let clockOffsetMs = 0;
-async function pollLater(deviceCode: string, who: TestClient = device) {
+async function pollLater(deviceCode: string, who: TestClient = device, at = host) {
   clockOffsetMs += 6_000;
   const base = Date.now();
   setClock(() => base + clockOffsetMs);
-  return poll(deviceCode, who);
+  return poll(deviceCode, who, at);
 }
 
 /** The user's side in a fresh browser: code entry, the confirmation screen, then `action` on it. */
-async function enterCode(userCode: string, ip = nextIp()) {
-  const browser = new TestBrowser(host);
+async function enterCode(userCode: string, ip = nextIp(), at = host) {
+  const browser = new TestBrowser(at);
   const entry = await browser.get(`/activate?user_code=${encodeURIComponent(userCode)}`);
   expect(entry.status).toBe(200);
   const csrf = csrfOf(await entry.text());
   const confirm = await call("/activate", {
     method: "POST",
-    host,
+    host: at,
     redirect: "manual",
     headers: { cookie: browser.cookieHeader(), "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": ip },
     body: new URLSearchParams({ _csrf: csrf, user_code: userCode }).toString(),
@@ -82,16 +83,22 @@ async function enterCode(userCode: string, ip = nextIp()) {
   return { browser, csrf, confirm };
 }
 
-/** Enters the code, confirms, and logs in with the password through the login page; returns the final page. */
-async function approve(userCode: string) {
-  const { browser, csrf, confirm } = await enterCode(userCode);
+/** Enters the code, confirms, and posts the password on the login page; returns the browser and the answer. */
+async function confirmAndLogIn(userCode: string, at = host, who = email) {
+  const { browser, csrf, confirm } = await enterCode(userCode, nextIp(), at);
   expect(confirm.status).toBe(200);
   const toLogin = await browser.post("/activate/confirm", { _csrf: csrf, user_code: userCode, action: "confirm" });
   expect(toLogin.headers.get("location")).toMatch(/^\/u2\/login\?state=ls_/);
   const loginPage = await browser.follow(toLogin);
   expect(loginPage.status).toBe(200);
   const state = new URL(toLogin.headers.get("location") ?? "", "http://x").searchParams.get("state") ?? "";
-  const loggedIn = await browser.post(`/u2/login?state=${state}`, { _csrf: csrfOf(await loginPage.text()), email, password: PASSWORD });
+  const loggedIn = await browser.post(`/u2/login?state=${state}`, { _csrf: csrfOf(await loginPage.text()), email: who, password: PASSWORD });
+  return { browser, loggedIn };
+}
+
+/** The whole approval without MFA; returns the final page. */
+async function approve(userCode: string) {
+  const { browser, loggedIn } = await confirmAndLogIn(userCode);
   expect(loggedIn.headers.get("location")).toMatch(new RegExp(`^http://${host.replace(/\./g, "\\.")}/activate/callback\\?device=dc_\\w+&code=`));
   return browser.follow(loggedIn);
 }
@@ -232,6 +239,35 @@ describe("the device flow", () => {
     });
     expect(res.status).toBe(403);
     expect(errorCodeOf(await res.text())).toBe("INVALID_CSRF");
+  });
+});
+
+describe("the device flow under an MFA policy", () => {
+  it("asks for the second factor in the login, and the device's tokens carry amr mfa", async () => {
+    const mfaTenant = await createTenant();
+    const at = `${mfaTenant}.localhost:8787`;
+    const tv = await seedClient(mfaTenant, { token_endpoint_auth_method: "none", grant_types: [DEVICE] });
+    const who = `device-mfa-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await seedUser(mfaTenant, who, PASSWORD);
+    await setFactors(mfaTenant, { otp: true });
+    await setPolicy(mfaTenant, ["all-applications"]);
+
+    const started = await startDevice(tv, "openid", at);
+    const { browser, loggedIn } = await confirmAndLogIn(started.user_code, at, who);
+    expect(locationOf(loggedIn)).toMatch(/^\/u2\/mfa\?state=mfa_/);
+    const state = new URL(locationOf(loggedIn), "http://x").searchParams.get("state") as string;
+    const enrollment = await browser.get(`/u2/mfa/totp-enrollment?state=${state}`);
+    const html = await enrollment.text();
+    const enrolled = await browser.post(`/u2/mfa/totp-enrollment?state=${state}`, { _csrf: csrfOf(html), code: totpCode(totpSecretOf(html), Date.now()) });
+    expect(enrolled.status).toBe(200);
+    // Not approved before the second factor.
+    expect(await (await pollLater(started.device_code, tv, at)).json()).toMatchObject({ error: "authorization_pending" });
+    const finished = await browser.post(`/u2/mfa/continue?state=${state}`, { _csrf: csrfOf(await enrolled.text()) });
+    const done = await browser.follow(finished);
+    expect(done.status).toBe(200);
+    const tokens = await pollLater(started.device_code, tv, at);
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(((await tokens.json()) as { id_token: string }).id_token).amr).toEqual(["pwd", "otp", "mfa"]);
   });
 });
 
