@@ -229,6 +229,20 @@ describe("the device flow", () => {
     expect(errorCodeOf(await confirm.text())).toBe("INVALID_USER_CODE");
   });
 
+  it("issues a login code that only the device's callback can use, never /oauth/token", async () => {
+    const both = await seedClient(tenant, { token_endpoint_auth_method: "none", grant_types: [DEVICE, "authorization_code"] });
+    const started = await startDevice(both, "openid");
+    const { browser, loggedIn } = await confirmAndLogIn(started.user_code);
+    const callback = new URL(loggedIn.headers.get("location") ?? "");
+    const code = callback.searchParams.get("code") ?? "";
+    const redirectUri = `${callback.origin}${callback.pathname}?device=${callback.searchParams.get("device")}`;
+    const stolen = await form("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: both.client_id });
+    expect(stolen.status).toBe(403);
+    expect(await stolen.json()).toMatchObject({ error: "invalid_grant" });
+    expect((await browser.follow(loggedIn)).status).toBe(200);
+    expect((await pollLater(started.device_code, both)).status).toBe(200);
+  });
+
   it("refuses an /activate post without the browser's CSRF cookie", async () => {
     const started = await startDevice();
     const res = await call("/activate", {

@@ -105,6 +105,10 @@ export async function activateConfirm(c: AppContext): Promise<Response> {
     response_mode: "query",
     scope: device.scope,
     ...(device.audience ? { audience: device.audience } : {}),
+    // A PKCE challenge whose verifier nobody holds: the code can approve this device (the callback checks
+    // no verifier) but can never be redeemed at /oauth/token, even if it leaked from the browser's history.
+    code_challenge: randomToken(32),
+    code_challenge_method: "S256",
   };
   const loginSession = await stub.logins().start({ id: randomId("ls_"), request, csrf_token: randomToken(24), expires_at: now() + LOGIN_SESSION_TTL_MS });
   return c.redirect(`/u2/login?state=${encodeURIComponent(loginSession.id)}`, 302);
