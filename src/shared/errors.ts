@@ -29,7 +29,12 @@ export type OAuthErrorCode =
   // The reference platform's MFA API (/oauth/token, /mfa/challenge).
   | "mfa_required"
   | "mfa_registration_required"
-  | "unsupported_challenge_type";
+  | "unsupported_challenge_type"
+  // RFC 8628 §3.5 (device authorization grant) and RFC 9101 §6.2 (request_uri of a pushed request).
+  | "authorization_pending"
+  | "slow_down"
+  | "expired_token"
+  | "invalid_request_uri";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */
 export abstract class HttpError extends Error {

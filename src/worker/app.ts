@@ -37,6 +37,9 @@ import { passwordlessStartEndpoint } from "./oauth/passwordless";
 import { legacyLogoutEndpoint, oidcLogoutEndpoint } from "./oauth/logout";
 import { authApiSpec } from "./oauth/openapi";
 import { revokeEndpoint } from "./oauth/revoke";
+import { deviceAuthorizationEndpoint } from "./oauth/device/device-authorization";
+import { pushedAuthorizationEndpoint } from "./oauth/par";
+import { activateCallback, activateConfirm, activatePage, activateSubmit } from "./login/device-flow";
 import { tokenEndpoint } from "./oauth/token";
 import { userinfoEndpoint } from "./oauth/userinfo";
 import type { RoutingOptions } from "./settings";
@@ -106,6 +109,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   auth.on("GET", "/authorize", authorizeEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tokenEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, revokeEndpoint);
+  // RFC 8628 (device authorization; /activate below) and RFC 9126 (pushed authorization requests).
+  auth.on(["POST", "OPTIONS"], "/oauth/device/code", tokenCors, deviceAuthorizationEndpoint);
+  auth.on(["POST", "OPTIONS"], "/oauth/par", tokenCors, pushedAuthorizationEndpoint);
   auth.on(["POST", "OPTIONS"], "/mfa/challenge", tokenCors, mfaChallengeEndpoint);
   auth.on(["GET", "POST"], "/userinfo", userinfoEndpoint);
   auth.on("GET", "/v2/logout", legacyLogoutEndpoint);
@@ -128,6 +134,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("GET", "/u2/invitation", invitationLanding);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
+  // The device flow's user-code entry and confirmation (RFC 8628 §3.3), then the normal login.
+  login.on("GET", "/activate", activatePage);
+  login.on("POST", "/activate", activateSubmit);
+  login.on("POST", "/activate/confirm", activateConfirm);
+  login.on("GET", "/activate/callback", activateCallback);
   // MFA (SPEC §4.1 MFA screens, §3.4-3.5; issue 12): one transaction per browser, bound by the gh_mfa cookie.
   login.on("GET", "/u2/mfa", mfaEntryPage);
   login.on("GET", "/u2/mfa/factors", factorsPage);

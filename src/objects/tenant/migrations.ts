@@ -17,6 +17,7 @@ import jobMailAndRetention from "../../../migrations/tenant/0015_job_mail_and_re
 import sessionDevice from "../../../migrations/tenant/0016_session_device.sql";
 import sessionMetadata from "../../../migrations/tenant/0017_session_metadata.sql";
 import passwordHistory from "../../../migrations/tenant/0018_password_history.sql";
+import deviceCodesAndPushedRequests from "../../../migrations/tenant/0019_device_codes_and_pushed_requests.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -38,4 +39,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0016_session_device", sql: sessionDevice },
   { name: "0017_session_metadata", sql: sessionMetadata },
   { name: "0018_password_history", sql: passwordHistory },
+  { name: "0019_device_codes_and_pushed_requests", sql: deviceCodesAndPushedRequests },
 ]);

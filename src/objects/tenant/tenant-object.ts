@@ -37,6 +37,8 @@ import { TenantCleanup } from "./cleanup";
 import { defaultDestinations } from "./destinations";
 import { EmailProviders } from "./email-provider";
 import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
+import { DeviceCodes } from "./device-codes";
+import { PushedRequests } from "./pushed-requests";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
 import { tokenSubject, UserAuthorization } from "./user-authorization";
 import { getUser, Users } from "./users";
@@ -349,6 +351,9 @@ export class TenantObject extends DurableObject<Env> {
   assertions(): Assertions {
     return new Assertions(this.core);
   }
+
+  deviceCodes(): DeviceCodes { return new DeviceCodes(this.core); }
+  pushedRequests(): PushedRequests { return new PushedRequests(this.core); }
 
   // Outbox resources (facades: one round trip by promise pipelining)
 

@@ -22,6 +22,7 @@ export const CLIENT_EXTRA_FIELDS = [
   "oidc_backchannel_logout",
   "initiate_login_uri",
   "allowed_origins",
+  "require_pushed_authorization_requests",
 ] as const;
 
 /** JWK members that carry private or symmetric key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1). */
@@ -178,6 +179,8 @@ export const createClientBody = z.strictObject({
   initiate_login_uri: initiateLoginUri.optional(),
   /** The reference platform's "Allowed Origins (CORS)": origins that may call the cross-origin login endpoints. */
   allowed_origins: allowedOrigins.optional(),
+  /** RFC 9126 §6: /authorize accepts this client's requests only through POST /oauth/par. */
+  require_pushed_authorization_requests: z.boolean().optional(),
 });
 
 /**
@@ -200,6 +203,7 @@ export const updateClientBody = z.strictObject({
   oidc_backchannel_logout: oidcBackchannelLogout.nullable().optional(),
   initiate_login_uri: initiateLoginUri.nullable().optional(),
   allowed_origins: allowedOrigins.nullable().optional(),
+  require_pushed_authorization_requests: z.boolean().nullable().optional(),
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;

@@ -74,7 +74,23 @@ export const tokenRequestSchemas = {
     recovery_code: param,
     ...clientAuth,
   }),
+  // RFC 8628 §3.4: the device polls with the device_code it got from /oauth/device/code.
+  "urn:ietf:params:oauth:grant-type:device_code": z.looseObject({
+    grant_type: z.literal("urn:ietf:params:oauth:grant-type:device_code"),
+    device_code: param,
+    ...clientAuth,
+  }),
 } as const;
+
+/** POST /oauth/device/code (RFC 8628 §3.1). */
+export const deviceAuthorizationSchema = z.looseObject({
+  scope: param.optional(),
+  audience: param.optional(),
+  ...clientAuth,
+});
+
+/** The device authorization grant type (RFC 8628 §3.4). */
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
 /** The MFA grants (the client's `grant_types` must name the one it uses, SPEC §4.1 rule 2). */
 export const MFA_GRANTS = {

@@ -8,6 +8,7 @@ export type { Json } from "./json";
 export type * from "./audit";
 export type * from "./auth";
 export type * from "./config";
+export type * from "./device";
 export type * from "./organizations";
 export type * from "./jobs";
 export type * from "./mfa";

@@ -23,6 +23,12 @@ export function discoveryEndpoint(c: AppContext): Response {
       userinfo_endpoint: `${base}userinfo`,
       jwks_uri: `${base}.well-known/jwks.json`,
       revocation_endpoint: `${base}oauth/revoke`,
+      // RFC 8628 §4 and RFC 9126 §5: requiring PAR is a per-client setting, not the whole tenant's.
+      device_authorization_endpoint: `${base}oauth/device/code`,
+      pushed_authorization_request_endpoint: `${base}oauth/par`,
+      require_pushed_authorization_requests: false,
+      // RFC 9207 §3: authorization responses carry `iss` (src/worker/oauth/authorize/respond.ts).
+      authorization_response_iss_parameter_supported: true,
       end_session_endpoint: `${base}oidc/logout`,
       // OIDC Back-Channel Logout 1.0 §2.1: logout tokens carry sid (and sub) for clients that register a URI.
       backchannel_logout_supported: true,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deviceAuthorizationSchema } from "../../shared/schemas/oauth";
 import { passwordlessStartBody } from "../../shared/schemas/passwordless";
 import { GRANTS } from "./grants";
 
@@ -24,7 +25,7 @@ export function authApiSpec(): string {
         get: {
           summary: "Authorization request (RFC 6749 §4.1.1, OIDC Core §3)",
           parameters: query(
-            ["client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "audience", "prompt", "max_age", "code_challenge", "code_challenge_method", "login_ticket", "screen_hint", "login_hint", "organization", "invitation"],
+            ["client_id", "redirect_uri", "response_type", "response_mode", "scope", "state", "nonce", "audience", "prompt", "max_age", "code_challenge", "code_challenge_method", "login_ticket", "screen_hint", "login_hint", "organization", "invitation", "request_uri"],
             ["client_id", "redirect_uri", "response_type"],
           ),
           responses: { "302": { description: "Redirect to the login page or to the client" }, "400": json("Invalid client or redirect URI") },
@@ -35,6 +36,20 @@ export function authApiSpec(): string {
           summary: "Token endpoint (RFC 6749 §3.2)",
           requestBody: formOrJson({ oneOf: [...GRANTS.values()].map((g) => z.toJSONSchema(g.parameters, { io: "input" })) }),
           responses: { "200": json("Tokens"), "400": json("OAuth error"), "401": json("invalid_client"), "403": json("access_denied / invalid_grant") },
+        },
+      },
+      "/oauth/device/code": {
+        post: {
+          summary: "Device authorization request (RFC 8628 §3.1); the user approves at /activate",
+          requestBody: formOrJson(z.toJSONSchema(deviceAuthorizationSchema, { io: "input" })),
+          responses: { "200": json("device_code, user_code, verification_uri(_complete), expires_in, interval"), "400": json("OAuth error"), "401": json("invalid_client") },
+        },
+      },
+      "/oauth/par": {
+        post: {
+          summary: "Pushed authorization request (RFC 9126): /authorize's parameters, client authenticated",
+          requestBody: formOrJson({ type: "object", required: ["client_id", "response_type", "redirect_uri"], additionalProperties: { type: "string" } }),
+          responses: { "201": json("request_uri (urn:ietf:params:oauth:request_uri:...), expires_in 60"), "400": json("OAuth error"), "401": json("invalid_client") },
         },
       },
       "/oauth/revoke": {

@@ -10,6 +10,7 @@ import { startOrganization } from "../../login/organization";
 import { currentSession, hashSecret } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
+import { authorizationQuery } from "../par";
 import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
 import { parseAuthorizeRequest, RedirectableError } from "./request";
 import { respondToClient } from "./respond";
@@ -28,7 +29,8 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
   const stub = tenantObject(c.env, tenant.id);
   const config = await tenantConfig(tenant.id, stub, c.var.settings);
   try {
-    const parsed = parseAuthorizeRequest(new URL(c.req.url).searchParams, config, tenant.issuer);
+    // RFC 9126 §4: a request_uri stands for the parameters the client pushed (../par.ts).
+    const parsed = parseAuthorizeRequest(await authorizationQuery(c, config), config, tenant.issuer);
     const { client, loginTicket } = parsed;
     // Issue 11: organization and invitation (src/worker/login/organization.ts).
     const start = await startOrganization(c, parsed.request, client, config);

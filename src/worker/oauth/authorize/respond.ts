@@ -15,7 +15,8 @@ export type ResponseParams = Record<string, string | undefined>;
  */
 export async function respondToClient(c: AppContext, redirectUri: string, mode: string, params: ResponseParams): Promise<Response> {
   pageSecurityHeaders(c);
-  const entries = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  // RFC 9207 §2: every authorization response (errors included) names its issuer, against mix-up attacks.
+  const entries = Object.entries({ ...params, iss: c.var.tenant.issuer }).filter((e): e is [string, string] => e[1] !== undefined);
   if (mode === "web_message") return webMessage(c, new URL(redirectUri).origin, Object.fromEntries(entries));
   if (mode === "form_post") {
     return await c.html(

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { tokenRequestSchemas } from "../../../shared/schemas/oauth";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import { authorizationCodeGrant } from "./authorization-code";
+import { deviceCodeGrant } from "./device-code";
 import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
 import type { GrantContext } from "./context";
 import { mfaOobGrant } from "./mfa-oob";
@@ -61,6 +62,12 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "http://auth0.com/oauth/grant-type/passwordless/otp",
     parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/passwordless/otp"],
     handler: passwordlessOtpGrant,
+  },
+  // RFC 8628: the device polls for the tokens of the login approved at /activate (../device/).
+  {
+    grantType: "urn:ietf:params:oauth:grant-type:device_code",
+    parameters: tokenRequestSchemas["urn:ietf:params:oauth:grant-type:device_code"],
+    handler: deviceCodeGrant,
   },
   // Complete a token request answered `mfa_required` (issue 25 finding 6; ./mfa-token.ts).
   {
