@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Sql } from "../../src/objects/sql";
-import { syncPipeline } from "../../src/objects/tenant/log-streams";
+import { syncPipeline } from "../../src/objects/tenant/outbox/log-streams";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { createTenant, mgmt, uniqueId } from "../helpers/api";
 import { onTenant } from "../helpers/actions";

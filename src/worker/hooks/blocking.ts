@@ -1,5 +1,5 @@
 import { postToHook } from "../../shared/webhooks";
-import type { BlockingTrigger } from "../../objects/tenant/hooks";
+import type { BlockingTrigger } from "../../objects/tenant/outbox/hooks";
 import { redact } from "../../shared/redact";
 import type { Json } from "../../shared/types";
 import type { AppContext } from "../context";

@@ -1,5 +1,5 @@
 import { auditContext } from "../http/audit";
-import type { SessionView } from "../../objects/tenant/session-admin";
+import type { SessionView } from "../../objects/tenant/login/session-admin";
 import { problem, unwrap } from "../../shared/errors";
 import { updateSessionBody } from "../../shared/schemas/sessions";
 import type { AppContext } from "../context";
