@@ -5,7 +5,7 @@
  * locally; a tenant deployment without CONTROL_PLANE_URL answers 501 to writes while reads keep working.
  */
 import { problem, unwrap } from "../../../shared/errors";
-import { createCustomDomainBody, setDefaultCustomDomainBody, updateCustomDomainBody } from "../../../shared/schemas/custom-domains";
+import { createCustomDomainBody, setDefaultCustomDomainBody, updateCustomDomainBody } from "../../../shared/schemas/platform/custom-domains";
 import type { CustomDomainRecord } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { CloudflareSaasProvider } from "../../custom-domains/cloudflare";

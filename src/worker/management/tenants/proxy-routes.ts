@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { sha256 } from "../../../shared/crypto/compare";
 import { problem, unwrap } from "../../../shared/errors";
-import { createProxyRouteBody, type ProxyHandler, updateProxyRouteBody } from "../../../shared/schemas/proxy-routes";
+import { createProxyRouteBody, type ProxyHandler, updateProxyRouteBody } from "../../../shared/schemas/platform/proxy-routes";
 import type { ProxyRoute } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";

@@ -1,7 +1,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { problem } from "../../../shared/errors";
-import { createTenantBody, updateTenantBody } from "../../../shared/schemas/tenants";
+import { createTenantBody, updateTenantBody } from "../../../shared/schemas/platform/tenants";
 import type { AppEnv } from "../../context";
 import { readJson } from "../../http/body";
 import { managementCors } from "../../middleware/cors";

@@ -1,5 +1,5 @@
 import { offsetPage, parseListQuery } from "../../../shared/pagination/list-query";
-import { createTenantBody, updateTenantBody } from "../../../shared/schemas/tenants";
+import { createTenantBody, updateTenantBody } from "../../../shared/schemas/platform/tenants";
 import { platform } from "../../tenant/stubs";
 import { assertCanManage, createTenantAs, deleteTenantAs, loadTenant, updateTenantAs, visibleTenants } from "../../tenant/tenant-admin";
 import { defineRoute } from "../define";
