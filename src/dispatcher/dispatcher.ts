@@ -1,5 +1,5 @@
 import { now as currentTime } from "../shared/clock";
-import { proxyHandler } from "../shared/schemas/proxy-routes";
+import { proxyHandler } from "../shared/schemas/platform/proxy-routes";
 import type { TenantNamespace } from "../worker/deploy/namespace";
 import { type ChainContext, ResponseCache, runChain } from "./handlers";
 import type { HostDirectory } from "./host-directory";

@@ -1,6 +1,6 @@
 import { sha256, timingSafeEqualText } from "../shared/crypto/compare";
 import { toHex } from "./hex";
-import type { HandlerOptions, HandlerType, ProxyHandler } from "../shared/schemas/proxy-routes";
+import type { HandlerOptions, HandlerType, ProxyHandler } from "../shared/schemas/platform/proxy-routes";
 import { isSlotOf, scriptNameFor } from "../shared/script-name";
 import type { HostEntry } from "../shared/types";
 import type { TenantNamespace } from "../worker/deploy/namespace";

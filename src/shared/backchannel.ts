@@ -5,7 +5,7 @@
  */
 import { assertEgress, type EgressPolicy } from "./egress-policy";
 import type { Json } from "./types";
-import type { ClientRecord } from "./schemas/clients";
+import type { ClientRecord, LogoutInitiator } from "./schemas/clients";
 
 /** The event a logout token carries (OIDC Back-Channel Logout 1.0 §2.4). */
 export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
@@ -19,24 +19,8 @@ export const LOGOUT_TOKEN_TTL_S = 120;
 /** SPEC §6.2 timeouts apply to every outbound call of the relay: 10 seconds per logout request. */
 export const BACKCHANNEL_TIMEOUT_MS = 10_000;
 
-/**
- * The reference platform's session-termination initiators (`oidc_logout.backchannel_logout_initiators`).
- * Gatehouse raises `rp-logout` (the logout endpoints), `session-revoked` (DELETE /sessions/{id} and its
- * revoke alias), `account-deactivated` (blocking the user), `account-deleted` and `session-expired`
- * (cleanup of naturally expired sessions); the others are accepted for compatibility.
- */
-export const LOGOUT_INITIATORS = [
-  "rp-logout",
-  "idp-logout",
-  "password-changed",
-  "session-expired",
-  "session-revoked",
-  "account-deleted",
-  "email-identifier-changed",
-  "mfa-phone-unenrolled",
-  "account-deactivated",
-] as const;
-export type LogoutInitiator = (typeof LOGOUT_INITIATORS)[number];
+// The initiators are part of the client schema (schemas/clients.ts), which this module reads.
+export { LOGOUT_INITIATORS, type LogoutInitiator } from "./schemas/clients";
 
 /**
  * Initiators a client with a back-channel URL but no `backchannel_logout_initiators` is notified for: every

@@ -21,7 +21,7 @@ import { emailVerificationPage } from "./jobs/verification-email";
 import { devMessagesEndpoint } from "./messaging/senders";
 import { signupPage, signupSubmit } from "./login/signup-flow";
 import { managementRouter } from "./management";
-import { tenantsApp } from "./management/tenants-app";
+import { tenantsApp } from "./management/tenants/tenants-app";
 import { samlMetadataEndpoint, samlSsoEndpoint } from "./samlp/sso";
 import { browserCors, tokenCors } from "./middleware/cors";
 import { type ErrorShape, errorSink, notFound } from "./middleware/errors";

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject } from "vitest";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
-import type { MetricRecord } from "../../src/objects/tenant/relay";
+import type { MetricRecord } from "../../src/objects/tenant/core/relay";
 import { mgmt } from "./api";
 
 /** The webhook receiver started by test/receiver/global-setup.mjs. */

@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { audited } from "../../src/objects/tenant/events";
+import { audited } from "../../src/objects/tenant/core/events";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
-import { getUser } from "../../src/objects/tenant/users";
+import { getUser } from "../../src/objects/tenant/users/users";
 import type { UserObject } from "../../src/objects/user/user-object";
 import { fail, ok } from "../../src/shared/errors";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLEANUP_INTERVAL_MS, CODE_PASS_ROWS, SWEEP_BUDGET_ROWS } from "../../src/objects/tenant/cleanup";
+import { CLEANUP_INTERVAL_MS, CODE_PASS_ROWS, SWEEP_BUDGET_ROWS } from "../../src/objects/tenant/login/cleanup";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import type { UserObject } from "../../src/objects/user/user-object";
 import { setClock } from "../../src/shared/clock";

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setNamespaceForTests } from "../../src/worker/deploy/namespace";
 import { deployToken, runStep, STEPS } from "../../src/worker/deploy/provisioner";
 import { setReleaseStoreForTests } from "../../src/worker/deploy/releases";
-import { tenantMigrations } from "../../src/objects/tenant/migrations";
+import { tenantMigrations } from "../../src/objects/tenant/core/migrations";
 import type { Tenant, TenantOperation } from "../../src/shared/types";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { seedClient, seedUser, tokenForm } from "../helpers/flows";

@@ -1,8 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import bcrypt from "bcryptjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { JobLane } from "../../src/objects/tenant/job-lane";
-import { JOB_RETENTION_MS } from "../../src/objects/tenant/jobs";
+import { JobLane } from "../../src/objects/tenant/jobs/job-lane";
+import { JOB_RETENTION_MS } from "../../src/objects/tenant/jobs/jobs";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { Sql } from "../../src/objects/sql";
 import { BASE, createTenant } from "../helpers/api";

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { JOB_RETENTION_MS } from "../../src/objects/tenant/jobs";
-import { PURGE_BATCH_ROWS } from "../../src/objects/tenant/job-retention";
+import { JOB_RETENTION_MS } from "../../src/objects/tenant/jobs/jobs";
+import { PURGE_BATCH_ROWS } from "../../src/objects/tenant/jobs/job-retention";
 import { createTenant } from "../helpers/api";
 import { dbConnectionId, drain, postImport, runAlarm } from "../helpers/jobs";
 import { injectClock, tenantSql } from "../helpers/outbox";

@@ -10,7 +10,7 @@ import { injectClock, relay, tenantSql } from "../helpers/outbox";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
 import { api, DB } from "../helpers/users";
 import { sealEmailText } from "../../src/shared/messaging/sealed-mail";
-import { finishVerificationEmail } from "../../src/objects/tenant/email-verification";
+import { finishVerificationEmail } from "../../src/objects/tenant/jobs/email-verification";
 import { Sql } from "../../src/objects/sql";
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encryptionContext } from "../../src/shared/crypto/contexts";
 import { fieldCipher } from "../../src/shared/crypto/encryption";
 import { Sql } from "../../src/objects/sql";
-import { syncPipeline } from "../../src/objects/tenant/log-streams";
+import { syncPipeline } from "../../src/objects/tenant/outbox/log-streams";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import { createTenant, mgmt, uniqueId } from "../helpers/api";
 import { onTenant } from "../helpers/actions";

@@ -1,6 +1,6 @@
 import { createScheduledController, createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LOCAL_BATCH, leaseMs, RETENTION_BATCH } from "../../src/objects/tenant/relay";
+import { LOCAL_BATCH, leaseMs, RETENTION_BATCH } from "../../src/objects/tenant/core/relay";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import worker from "../../src/worker/index";
 import { createTenant, mgmt, uniqueId } from "../helpers/api";

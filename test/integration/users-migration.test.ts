@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { applyMigrations } from "../../src/objects/sql";
-import { tenantMigrations } from "../../src/objects/tenant/migrations";
+import { tenantMigrations } from "../../src/objects/tenant/core/migrations";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 
 /**

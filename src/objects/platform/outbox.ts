@@ -1,5 +1,5 @@
 import type { AuditEvent } from "../../shared/types";
-import type { Destination } from "../tenant/relay";
+import type { Destination } from "../tenant/core/relay";
 
 /**
  * The registry's one destination (an internal destination, ARCHITECTURE.md §3): its audit events (tenant

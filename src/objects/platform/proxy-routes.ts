@@ -1,6 +1,6 @@
 import { randomId } from "../../shared/crypto/random";
 import { fail, ok, type Result } from "../../shared/errors";
-import type { ProxyHandler } from "../../shared/schemas/proxy-routes";
+import type { ProxyHandler } from "../../shared/schemas/platform/proxy-routes";
 import type { HostEntry, ProxyRoute } from "../../shared/types";
 import { iso, json, type Sql } from "../sql";
 import { PlatformRpc } from "./rpc";

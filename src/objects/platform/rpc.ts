@@ -2,8 +2,8 @@ import { RpcTarget } from "cloudflare:workers";
 import type { AuditContext } from "../../shared/types";
 import type { Result } from "../../shared/errors";
 import type { Sql } from "../sql";
-import { SYSTEM_CONTEXT } from "../tenant/audit";
-import { audited, type ManagementWrite, type WriteTx } from "../tenant/events";
+import { SYSTEM_CONTEXT } from "../tenant/core/audit";
+import { audited, type ManagementWrite, type WriteTx } from "../tenant/core/events";
 
 /** What the registry's facades share with the object. */
 export interface PlatformCore {

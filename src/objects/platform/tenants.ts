@@ -1,7 +1,7 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
 import { iso, type Sql } from "../sql";
-import type { ManagementWrite, WriteTx } from "../tenant/events";
+import type { ManagementWrite, WriteTx } from "../tenant/core/events";
 import { PlatformRpc } from "./rpc";
 
 /** A stored tenant row: the API record with epoch-millisecond times, a nullable script name and the seed flag. */

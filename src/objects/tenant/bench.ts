@@ -1,11 +1,11 @@
 import type { Sql } from "../sql";
-import { buildAuditEvent, SYSTEM_CONTEXT } from "./audit";
+import { buildAuditEvent, SYSTEM_CONTEXT } from "./core/audit";
 import type { AuditContext } from "../../shared/types";
-import { getBranding, updateBranding } from "./branding";
-import { audited } from "./events";
-import { recordOutboxEvents } from "./outbox";
-import type { Publisher } from "./publisher";
-import { createUser } from "./user-writes";
+import { getBranding, updateBranding } from "./settings/branding";
+import { audited } from "./core/events";
+import { recordOutboxEvents } from "./core/outbox";
+import type { Publisher } from "./core/publisher";
+import { createUser } from "./users/user-writes";
 
 /**
  * Benchmark probes (`npm run bench`, reached only through /__bench when BENCH_ROUTES=1; never used by the

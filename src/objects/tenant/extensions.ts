@@ -1,11 +1,11 @@
 import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
 import { type EgressPolicy, egressPolicyFrom } from "../../shared/egress-policy";
 import type { Sql } from "../sql";
-import { codeHookDestination } from "./code-hooks";
-import { executionRetentionJob } from "./executions";
-import { logStreamJob } from "./log-streams";
-import type { AlarmJob } from "./publisher";
-import type { Destination } from "./relay";
+import { codeHookDestination } from "./actions/code-hooks";
+import { executionRetentionJob } from "./actions/executions";
+import { logStreamJob } from "./outbox/log-streams";
+import type { AlarmJob } from "./core/publisher";
+import type { Destination } from "./core/relay";
 
 /** A positive number from a deployment variable, or the fallback. */
 function positive(value: unknown, fallback: number): number {

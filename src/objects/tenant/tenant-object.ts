@@ -1,57 +1,54 @@
-import { metricsSinkFrom } from "./metrics";
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import { applyMigrations, schemaVersion, Sql } from "../sql";
-import { AccountLinking } from "./account-linking";
-import { ActionsRpc } from "./actions-rpc";
-import { AttackProtectionRpc } from "./attack-protection";
-import { AuthenticationMethods } from "./authentication-methods";
-import { Challenges, DevMessages } from "./challenges";
-import { LOG_TYPES, SYSTEM_CONTEXT } from "./audit";
+import { AccountLinking } from "./users/account-linking";
+import { ActionsRpc } from "./actions/actions-rpc";
+import { AttackProtectionRpc } from "./settings/attack-protection";
+import { AuthenticationMethods } from "./users/authentication-methods";
+import { Challenges, DevMessages } from "./login/challenges";
+import { LOG_TYPES, SYSTEM_CONTEXT } from "./core/audit";
 import * as bench from "./bench";
-import { BrandingRpc } from "./branding";
-import { ClientGrants } from "./client-grants";
-import { Clients } from "./clients";
-import { configVersion, getSetting, INHERITS_FROM, readConfig } from "./config";
-import { Connections } from "./connections";
-import { emitAudit, emitHook } from "./events";
-import { LogStreamsRpc, syncPipeline } from "./log-streams";
-import { tenantExtensions } from "./extensions";
-import { Guardian } from "./guardian";
-import { Logins, Sessions } from "./login";
-import { Mfa } from "./mfa";
-import { Passwordless } from "./passwordless";
-import { tenantMigrations } from "./migrations";
-import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox-rpc";
-import { Organizations } from "./organizations-rpc";
-import { outboxOptionsFrom, Publisher } from "./publisher";
-import { ResourceServers } from "./resource-servers";
-import { Roles } from "./roles";
-import type { TenantCore } from "./rpc";
-import { seedTenant } from "./seed";
-import { SigningKeys } from "./signing-keys";
-import { TenantSettingsRpc } from "./tenant-settings";
-import { reactToUserWrite } from "./cascade";
-import { TenantCleanup } from "./cleanup";
-import { defaultDestinations } from "./destinations";
-import { EmailProviders } from "./email-provider";
-import { ControlPlaneSync, controlPlaneSyncDestination, type SyncState } from "./control-plane-sync";
-import { DeviceCodes } from "./device-codes";
-import { PushedRequests } from "./pushed-requests";
-import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./single-use";
-import { tokenSubject, UserAuthorization } from "./user-authorization";
-import { getUser, Users } from "./users";
-import { emailDestination } from "./email-outbox";
-import { EmailVerifications } from "./email-verification";
-import { UserTickets } from "./password-reset";
-import { JobLane } from "./job-lane";
-import { Jobs } from "./jobs";
+import { BrandingRpc } from "./settings/branding";
+import { ClientGrants } from "./oauth/client-grants";
+import { Clients } from "./oauth/clients";
+import { readConfig } from "./config";
+import { configVersion } from "./core/settings";
+import { composeTenant } from "./composition";
+import { Connections } from "./oauth/connections";
+import { emitAudit, emitHook } from "./core/events";
+import { LogStreamsRpc, syncPipeline } from "./outbox/log-streams";
+import { Guardian } from "./mfa/guardian";
+import { Logins, Sessions } from "./login/login";
+import { Mfa } from "./mfa/mfa";
+import { Passwordless } from "./login/passwordless";
+import { tenantMigrations } from "./core/migrations";
+import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
+import { Organizations } from "./organizations/organizations-rpc";
+import type { Publisher } from "./core/publisher";
+import { ResourceServers } from "./oauth/resource-servers";
+import { Roles } from "./roles/roles";
+import type { TenantCore } from "./core/rpc";
+import { seedTenant } from "./oauth/seed";
+import { SigningKeys } from "./oauth/signing-keys";
+import { TenantSettingsRpc } from "./settings/tenant-settings";
+import type { TenantCleanup } from "./login/cleanup";
+import { EmailProviders } from "./settings/email-provider";
+import { ControlPlaneSync } from "./settings/control-plane-sync";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./login/single-use";
+import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
+import { getUser, Users } from "./users/users";
+import { EmailVerifications } from "./jobs/email-verification";
+import type { JobLane } from "./jobs/job-lane";
+import { Jobs } from "./jobs/jobs";
+import { DeviceCodes } from "./oauth/device-codes";
+import { PushedRequests } from "./oauth/pushed-requests";
+import { UserTickets } from "./login/password-reset";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
  * only: hot reads stay flat methods; every resource is a facade (`stub.clients(audit).create(x)`, one round
- * trip by promise pipelining) whose writes all go through `TenantRpc.commit` (src/objects/tenant/rpc.ts),
+ * trip by promise pipelining) whose writes all go through `TenantRpc.commit` (src/objects/tenant/core/rpc.ts),
  * which delegates to the outbox's `Publisher.commit`: entity rows and their events in one transaction.
  * Facades take the caller's audit context (the system's when omitted).
  * Facades are methods, not getters: the vitest pool's stub wrapper resolves only top-level keys.
@@ -68,55 +65,16 @@ export class TenantObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    const tenantId = ctx.id.name ?? ctx.id.toString();
-    const extensions = tenantExtensions(sql, tenantId, env);
-    const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: extensions.egress };
-    const options = outboxOptionsFrom(env as unknown as Record<string, unknown>);
-    // The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15).
-    const parentHooks = async (trigger: string) => {
-      const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
-      return parent && parent !== tenantId ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
-    };
-    // Control-plane sync (issue 15 point 2): the control plane's relay brings every child in step.
-    const syncTargets = {
-      async children() {
-        const registry = env.PLATFORM.getByName("platform").tenants();
-        const ids: string[] = [];
-        for (let offset = 0; ; offset += 100) {
-          const page = await registry.list({ offset, limit: 100 });
-          // A `wfp` tenant's data lives in its own deployment (which runs its own seed on upgrade): not here.
-          ids.push(...page.items.filter((t) => t.deployment_type !== "wfp").map((t) => t.id));
-          if (page.items.length < 100) break;
-        }
-        return ids.filter((id) => id !== tenantId);
-      },
-      apply: (child: string, state: SyncState) => env.TENANT.getByName(child).controlPlaneSync().apply(state),
-    };
-    this.outbox = new Publisher(ctx.storage, sql, tenantId, options, [
-      ...defaultDestinations(sql, tenantId, cascade, extensions.codeHooks, parentHooks),
-      controlPlaneSyncDestination(sql, syncTargets),
-    ]);
-    const outbox = this.outbox;
-    outbox.metrics = metricsSinkFrom(env as unknown as Record<string, unknown>);
-    // Blocking or deleting a user ends its sessions in the same commit (cascade.ts); cleanup shares the alarm.
-    outbox.reactions = [reactToUserWrite];
-    this.cleanup = new TenantCleanup(sql, (fn) => outbox.commit(fn));
-    this.jobLane = new JobLane(sql, ctx.storage, (fn) => outbox.commit(fn), tenantId);
-    // Emails the object sends itself (job completion): delivered by the relay, after the commit that decided them.
-    outbox.destinations.push(emailDestination(sql, env));
-    outbox.jobs = [this.cleanup, this.jobLane, ...extensions.jobs];
-    this.core = {
-      sql,
-      storage: ctx.storage,
-      now: () => outbox.now(),
-      afterCommit: () => outbox.afterCommit(outbox.now()),
-      commit: (fn) => outbox.commit(fn),
-    };
+    const parts = composeTenant(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), env);
+    this.core = parts.core;
+    this.outbox = parts.outbox;
+    this.cleanup = parts.cleanup;
+    this.jobLane = parts.jobLane;
     ctx.blockConcurrencyWhile(async () => {
       // TENANT_SCHEMA_MIGRATIONS: "pinned" (the default) moves an existing tenant's schema only through an
       // upgrade operation (`upgradeSchema`); "auto" (wrangler.toml opts in) applies pending migrations on start.
       applyMigrations(ctx.storage, tenantMigrations, { pinned: (env as unknown as Record<string, string | undefined>).TENANT_SCHEMA_MIGRATIONS !== "auto" });
-      syncPipeline(sql, extensions.pipeline, this.outbox.now());
+      syncPipeline(sql, parts.pipeline, this.outbox.now());
       // Events committed before a crash or restart get their alarm back.
       this.outbox.schedule();
     });

@@ -1,8 +1,26 @@
 import { z } from "zod";
 import { clientAddons } from "./samlp";
-import { LOGOUT_INITIATORS } from "../backchannel";
 import type { Json } from "../types/json";
 import type { Jwk } from "./signing-keys";
+
+/**
+ * The reference platform's session-termination initiators (`oidc_logout.backchannel_logout_initiators`).
+ * Gatehouse raises `rp-logout` (the logout endpoints), `session-revoked` (DELETE /sessions/{id} and its
+ * revoke alias), `account-deactivated` (blocking the user), `account-deleted` and `session-expired`
+ * (cleanup of naturally expired sessions); the others are accepted for compatibility.
+ */
+export const LOGOUT_INITIATORS = [
+  "rp-logout",
+  "idp-logout",
+  "password-changed",
+  "session-expired",
+  "session-revoked",
+  "account-deleted",
+  "email-identifier-changed",
+  "mfa-phone-unenrolled",
+  "account-deactivated",
+] as const;
+export type LogoutInitiator = (typeof LOGOUT_INITIATORS)[number];
 
 /** Application types of the reference platform. */
 export const APP_TYPES = ["native", "spa", "regular_web", "non_interactive"] as const;

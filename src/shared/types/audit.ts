@@ -1,5 +1,5 @@
 /** Audit and outbox DTOs (SPEC §2.10-2.11): what the worker tells an object about a write's caller. */
-import type { Json } from "./index";
+import type { Json } from "./json";
 
 /** Who performed a write (SPEC §2.10 `actor`). */
 export interface AuditActor {

@@ -1,4 +1,4 @@
-import type { ProxyHandler } from "../schemas/proxy-routes";
+import type { ProxyHandler } from "../schemas/platform/proxy-routes";
 
 /** A proxy route (SPEC §2.3) as the API shows it; basic_auth passwords appear only as their SHA-256. */
 export interface ProxyRoute {

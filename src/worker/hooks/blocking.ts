@@ -1,6 +1,6 @@
 import { egressPolicyFrom } from "../../shared/egress-policy";
 import { postToHook } from "../../shared/webhooks";
-import type { BlockingTrigger } from "../../objects/tenant/hooks";
+import type { BlockingTrigger } from "../../objects/tenant/outbox/hooks";
 import { redact } from "../../shared/redact";
 import type { Json } from "../../shared/types";
 import type { AppContext } from "../context";

@@ -13,7 +13,7 @@ import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher, type FieldCipher } from "../../shared/crypto/encryption";
 import { importMfaFactor, MAX_IMPORT_MFA_FACTORS, STAGED_MFA_KEY, type StagedMfaFactor } from "../../shared/schemas/jobs";
 import type { RowError } from "../../shared/types";
-import { newMethodId } from "../management/authentication-methods";
+import { newMethodId } from "../management/users/authentication-methods";
 
 const rowError = (error: RowError): StagedMfaFactor[] => [{ type: "error", error }];
 

@@ -5,7 +5,7 @@ import { type MailMessage, mailRoute } from "../../shared/messaging/mail-route";
 import type { DevMessage, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { type EmailProvider, emailProvider } from "../email";
-import { effectiveEmailProvider } from "../management/email-provider";
+import { effectiveEmailProvider } from "../management/settings/email-provider";
 import { requestHost } from "../routing/resolve-tenant";
 import { tenantObject } from "../tenant/stubs";
 import { devSinkSender, type MessageSender, sendgridSender, twilioSender } from "./providers";

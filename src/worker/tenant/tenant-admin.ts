@@ -1,6 +1,6 @@
 import { problem, unwrap } from "../../shared/errors";
-import type { createTenantBody, updateTenantBody } from "../../shared/schemas/tenants";
-import { confusableWith } from "../../shared/schemas/tenants";
+import type { createTenantBody, updateTenantBody } from "../../shared/schemas/platform/tenants";
+import { confusableWith } from "../../shared/schemas/platform/tenants";
 import type { Tenant, TenantOperation } from "../../shared/types";
 import type { z } from "zod";
 import type { AppContext } from "../context";

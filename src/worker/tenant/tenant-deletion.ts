@@ -1,7 +1,7 @@
 import { now } from "../../shared/clock";
 import { unwrap } from "../../shared/errors";
 import type { AuditContext, Json, Tenant, TenantOperation } from "../../shared/types";
-import { certificateProvider } from "../management/custom-domains";
+import { certificateProvider } from "../management/tenants/custom-domains";
 import { onDeprovision } from "../deploy/lifecycle";
 import { forgetHost } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";

@@ -1,4 +1,4 @@
-import type { BlockingTrigger } from "../../objects/tenant/hooks";
+import type { BlockingTrigger } from "../../objects/tenant/outbox/hooks";
 import { problem } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { runBlockingHooks } from "../hooks/blocking";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { dataPoint, metricsSinkFrom } from "../../../src/objects/tenant/metrics";
-import type { MetricRecord } from "../../../src/objects/tenant/relay";
+import { dataPoint, metricsSinkFrom } from "../../../src/objects/tenant/core/metrics";
+import type { MetricRecord } from "../../../src/objects/tenant/core/relay";
 
 const record: MetricRecord = { tenant_id: "acme", event_type: "hook.post-user-login", destination: "webhook", metric: "backoff_ms", value: 1500 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defineMigrations } from "../../../src/objects/sql";
 import { platformMigrations } from "../../../src/objects/platform/migrations";
-import { tenantMigrations } from "../../../src/objects/tenant/migrations";
+import { tenantMigrations } from "../../../src/objects/tenant/core/migrations";
 import { userMigrations } from "../../../src/objects/user/migrations";
 
 describe("migration lists", () => {

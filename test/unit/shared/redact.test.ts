@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, BASE_BACKOFF_MS, MAX_BACKOFF_MS } from "../../../src/objects/tenant/relay";
+import { backoffMs, BASE_BACKOFF_MS, MAX_BACKOFF_MS } from "../../../src/objects/tenant/core/relay";
 import { isSensitiveKey, REDACTED, redact } from "../../../src/shared/redact";
 
 describe("redact (SPEC §2.10)", () => {

@@ -4,7 +4,7 @@ import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../../shared/schemas/connections";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
-import { newMethodId } from "../../management/authentication-methods";
+import { newMethodId } from "../../management/users/authentication-methods";
 import { finishLogin } from "../../oauth/authorize/complete";
 import { tenantObject } from "../../tenant/stubs";
 import { loginDatabaseConnection } from "../connection";

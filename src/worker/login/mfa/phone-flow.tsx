@@ -1,6 +1,6 @@
 import { phoneNumber } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
-import { newMethodId } from "../../management/authentication-methods";
+import { newMethodId } from "../../management/users/authentication-methods";
 import { DeliveryError } from "../../messaging/providers";
 import { smsSender } from "../../messaging/senders";
 import { tenantObject } from "../../tenant/stubs";

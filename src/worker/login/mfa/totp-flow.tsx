@@ -3,7 +3,7 @@ import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { EMPTY_METHOD_FIELDS } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
-import { newMethodId } from "../../management/authentication-methods";
+import { newMethodId } from "../../management/users/authentication-methods";
 import { tenantObject, userObject } from "../../tenant/stubs";
 import type { FormFailure } from "../pages/login-page";
 import { CodeChallengePage, TotpEnrollmentPage } from "../pages/mfa-pages";

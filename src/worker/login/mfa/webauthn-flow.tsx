@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { AppContext } from "../../context";
-import { newMethodId } from "../../management/authentication-methods";
+import { newMethodId } from "../../management/users/authentication-methods";
 import { tenantObject } from "../../tenant/stubs";
 import type { FormFailure } from "../pages/login-page";
 import { WebAuthnPage } from "../pages/webauthn-pages";

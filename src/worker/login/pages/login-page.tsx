@@ -1,13 +1,10 @@
 import type { FC } from "hono/jsx";
 import { EmailField, PasswordField } from "./fields";
 import { FormError, Layout, type PageShell } from "./layout";
+import type { FormFailure } from "./parts";
 import { CeremonyForm, CeremonyScripts } from "./webauthn-pages";
 
-export interface FormFailure {
-  /** Stable code (SPEC §7 table), exposed as data-error-code. */
-  code: string;
-  message: string;
-}
+export type { FormFailure } from "./parts";
 
 export interface LoginPageProps {
   shell: PageShell;

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { FormError, Layout, type PageShell } from "./layout";
-import type { FormFailure } from "./login-page";
+import type { FormFailure } from "./parts";
 
 /** JSON safe inside a `<script type="application/json">` block: no `</script>`, no comment openers. */
 export const scriptJson = (value: unknown) =>

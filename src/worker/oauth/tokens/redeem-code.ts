@@ -1,4 +1,4 @@
-import type { CodeOutcome } from "../../../objects/tenant/single-use";
+import type { CodeOutcome } from "../../../objects/tenant/login/single-use";
 import { toBase64Url } from "../../../shared/crypto/encoding";
 import { sha256 } from "../../../shared/crypto/compare";
 import { randomId } from "../../../shared/crypto/random";

@@ -1,0 +1,82 @@
+/**
+ * The dependency rules CI checks (STYLE.md "Layout"; issue 26 point 5), run by `npm run lint` and by
+ * `npm test` (its pretest step): `npm run deps`. A violation fails with the offending import (or cycle) printed.
+ */
+
+/**
+ * The tenant object's capability folders and the neighbours each may import (besides `core` and
+ * src/shared). `core` imports no capability. The root modules (tenant-object.ts, composition.ts, config.ts,
+ * extensions.ts, bench.ts) compose the capabilities; no capability imports them.
+ */
+const TENANT_CAPABILITIES = {
+  core: [],
+  users: [],
+  organizations: [],
+  oauth: [],
+  outbox: [],
+  roles: ["oauth", "organizations", "users"],
+  settings: ["oauth"],
+  // A login applies its actions' effects; an action's continuation issues the login's authorization code.
+  actions: ["login", "users"],
+  // A password reset sends its email through the outbox and spends email-verification tickets (jobs).
+  login: ["actions", "jobs", "oauth", "outbox", "roles", "users"],
+  mfa: ["actions", "login", "users"],
+  jobs: ["outbox", "settings", "users"],
+};
+
+const TENANT = "^src/objects/tenant/";
+
+const capabilityRules = Object.entries(TENANT_CAPABILITIES).map(([capability, neighbours]) => ({
+  name: `tenant-${capability}-neighbours`,
+  comment:
+    capability === "core"
+      ? "src/objects/tenant/core imports no capability folder (only src/shared and src/objects/sql.ts)"
+      : `src/objects/tenant/${capability} imports only core, ${neighbours.join(", ") || "no other capability"} and src/shared (declare a new neighbour in .dependency-cruiser.cjs)`,
+  severity: "error",
+  from: { path: `${TENANT}${capability}/` },
+  to: { path: TENANT, pathNot: `${TENANT}(${[capability, "core", ...neighbours].join("|")})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "No import cycle anywhere in src/, type-only imports included (issue 26).",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "worker-not-objects-at-run-time",
+      comment:
+        "The worker meets the objects only over RPC (issue 7 point 5): it may import their types; only the entry point re-exports the object classes.",
+      severity: "error",
+      from: { path: "^src/worker/", pathNot: "^src/worker/index\\.ts$" },
+      to: { path: "^src/objects/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "objects-not-worker",
+      comment: "The objects never import the worker, not even types.",
+      severity: "error",
+      from: { path: "^src/objects/" },
+      to: { path: "^src/worker/" },
+    },
+    {
+      name: "shared-imports-neither-side",
+      comment: "src/shared is imported by the worker and the objects and imports neither.",
+      severity: "error",
+      from: { path: "^src/shared/" },
+      to: { path: "^src/(worker|objects)/" },
+    },
+    ...capabilityRules,
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "\\.sql$" },
+    // Type-only imports are dependencies too (a type-only cycle is still a cycle).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

@@ -1,0 +1,135 @@
+import { fail, ok, type Result } from "../../../shared/errors";
+import { CONNECTION_OPTION_FIELDS } from "../../../shared/schemas/connections";
+import type { ConnectionPatch, Json, ListPage, ListWindow, NewConnection } from "../../../shared/types";
+import type { ConnectionRecord } from "../../../shared/schemas/connections";
+import type { Sql } from "../../sql";
+import { getClient } from "./clients";
+import { listRows } from "../core/listing";
+import { toConnection } from "./rows";
+import { audited } from "../core/events";
+import { TenantRpc } from "../core/rpc";
+
+const notFound = () => fail("inexistent_connection");
+
+export function getConnection(sql: Sql, id: string): ConnectionRecord | null {
+  const row = sql.first<Record<string, unknown>>`SELECT * FROM connections WHERE id = ${id}`;
+  return row ? toConnection(row) : null;
+}
+
+export function listConnections(sql: Sql, window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
+  const { rows, total } = listRows(sql, "connections", window, filter);
+  return { items: rows.map(toConnection), total };
+}
+
+export function createConnection(sql: Sql, connection: NewConnection, now: number): Result<ConnectionRecord> {
+  if (sql.first`SELECT 1 FROM connections WHERE name = ${connection.name}`) {
+    return fail("connection_conflict", { name: connection.name });
+  }
+  sql.run`INSERT INTO connections (id, name, strategy, options, secrets_enc, created_at, updated_at)
+    VALUES (${connection.id}, ${connection.name}, ${connection.strategy}, ${connection.options}, ${connection.secrets_enc},
+      ${now}, ${now})`;
+  return ok(getConnection(sql, connection.id) as ConnectionRecord);
+}
+
+/**
+ * `options` replaces the caller-visible options as a whole (the reference platform's PATCH semantics) while
+ * the top-level fields stored beside them survive unless the patch names them.
+ */
+export function updateConnection(sql: Sql, id: string, patch: ConnectionPatch, now: number): Result<ConnectionRecord> {
+  const current = getConnection(sql, id);
+  if (!current) return notFound();
+  const kept: Record<string, unknown> = {};
+  for (const field of CONNECTION_OPTION_FIELDS) if (field in current.options) kept[field] = current.options[field];
+  const options: Record<string, unknown> = { ...(patch.options ?? current.options), ...kept };
+  for (const [field, value] of Object.entries(patch.fields ?? {})) {
+    if (value === null || value === undefined) delete options[field];
+    else options[field] = value;
+  }
+  const secretsEnc = patch.options ? (patch.secrets_enc ?? null) : current.secrets_enc;
+  sql.run`UPDATE connections SET options = ${options}, secrets_enc = ${secretsEnc}, updated_at = ${now} WHERE id = ${id}`;
+  return ok(getConnection(sql, id) as ConnectionRecord);
+}
+
+/**
+ * Deletes a connection. One that still has users is refused: deleting it would strand them, and a later
+ * connection of the same name would bring their old credentials back.
+ */
+export function deleteConnection(sql: Sql, id: string): Result<true> {
+  const current = getConnection(sql, id);
+  if (!current) return notFound();
+  const users = sql.first<{ n: number }>`SELECT count(*) AS n FROM users WHERE connection = ${current.name}`?.n ?? 0;
+  if (users > 0) {
+    return fail("connection_has_users", { name: current.name, users });
+  }
+  sql.run`DELETE FROM connections WHERE id = ${id}`;
+  return ok(true);
+}
+
+/**
+ * The connections a client offers, in login-screen order (SPEC §4.2): its stored list (ids of deleted
+ * connections dropped), or every tenant connection, oldest first, when it has none.
+ */
+export function getClientConnections(sql: Sql, clientId: string): Result<ConnectionRecord[]> {
+  const client = getClient(sql, clientId);
+  if (!client) return fail("inexistent_client");
+  const all = sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection);
+  const enabled = client.extra.enabled_connections;
+  if (!Array.isArray(enabled)) return ok(all);
+  const byId = new Map(all.map((c) => [c.id, c]));
+  return ok(enabled.flatMap((id) => byId.get(String(id)) ?? []));
+}
+
+/** Replaces a client's ordered connection list; unknown ids are dropped, repeats kept once. */
+export function setClientConnections(sql: Sql, clientId: string, ids: string[], now: number): Result<ConnectionRecord[]> {
+  const client = getClient(sql, clientId);
+  if (!client) return fail("inexistent_client");
+  const known = new Set(sql.all<{ id: string }>`SELECT id FROM connections`.map((r) => r.id));
+  const enabled: Json[] = [...new Set(ids)].filter((id) => known.has(id));
+  const extra = { ...client.extra, enabled_connections: enabled };
+  sql.run`UPDATE clients SET extra = ${extra}, updated_at = ${now} WHERE client_id = ${clientId}`;
+  return getClientConnections(sql, clientId);
+}
+
+/** The connections facade (`stub.connections()`), including which connections a client has enabled. */
+export class Connections extends TenantRpc {
+  list(window: ListWindow, filter: { strategy?: string; name?: string }): ListPage<ConnectionRecord> {
+    return this.read((sql) => listConnections(sql, window, filter));
+  }
+
+  get(id: string): ConnectionRecord | null {
+    return this.read((sql) => getConnection(sql, id));
+  }
+
+  create(connection: NewConnection): Result<ConnectionRecord> {
+    return this.commit((tx) => audited(tx, this.audit, createConnection(tx.sql, connection, tx.now), { entity: "connection", action: "created", id: connection.id, after: (c) => c }), { config: true });
+  }
+
+  update(id: string, patch: ConnectionPatch): Result<ConnectionRecord> {
+    return this.commit((tx) => {
+      const before = getConnection(tx.sql, id);
+      return audited(tx, this.audit, updateConnection(tx.sql, id, patch, tx.now), { entity: "connection", action: "updated", id, before, after: (c) => c });
+    }, { config: true });
+  }
+
+  delete(id: string): Result<true> {
+    return this.commit((tx) => {
+      const before = getConnection(tx.sql, id);
+      return audited(tx, this.audit, deleteConnection(tx.sql, id), { entity: "connection", action: "deleted", id, before });
+    }, { config: true });
+  }
+
+  /** The connections a client has enabled. */
+  ofClient(clientId: string): Result<ConnectionRecord[]> {
+    return this.read((sql) => getClientConnections(sql, clientId));
+  }
+
+  /** Replaces the set of connections a client has enabled. */
+  setForClient(clientId: string, ids: string[]): Result<ConnectionRecord[]> {
+    return this.commit((tx) => {
+      const before = getClient(tx.sql, clientId);
+      const result = setClientConnections(tx.sql, clientId, ids, tx.now);
+      const after = () => getClient(tx.sql, clientId);
+      return audited(tx, this.audit, result, { entity: "client", action: "updated", id: clientId, before, after });
+    }, { config: true });
+  }
+}

@@ -1,0 +1,62 @@
+import { DEFAULT_DATABASE_CONNECTION } from "../../../shared/schemas/connections";
+import { normalizeEmail } from "../../../shared/schemas/users";
+import { randomId } from "../../../shared/crypto/random";
+import { CURRENT_USER_SCOPES } from "../../../shared/scopes";
+import type { TenantSeed } from "../../../shared/types";
+import type { Sql } from "../../sql";
+import { bumpConfigVersion } from "../core/settings";
+import { hasSigningKey, insertSigningKey } from "./signing-keys";
+
+
+/**
+ * The idempotent tenant seed (SPEC "Provisioning hook entry points"): a signing key, the management API
+ * resource server, the default database connection and, on the control plane, the M2M client with a grant
+ * for every management scope plus the admin user. Running it again changes nothing except keeping the
+ * control-plane client's secret and the management scopes in step with the deployment's configuration.
+ */
+export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: string[] } {
+  const created: string[] = [];
+  if (seed.signingKey && !hasSigningKey(sql, "jwt_signing", seed.signingKey.alg, now)) {
+    insertSigningKey(sql, seed.signingKey, now, now);
+    created.push("signing_key");
+  }
+  // The API defines the current-user scopes too; the control-plane client's grant does not need them.
+  const apiScopes = [...seed.managementScopes, ...CURRENT_USER_SCOPES];
+  const scopes = JSON.stringify(apiScopes.map((value) => ({ value, description: value })));
+  const inserted = sql.run`INSERT INTO resource_servers (id, identifier, name, scopes, is_system, created_at, updated_at)
+    VALUES (${randomId("rs_")}, ${seed.managementAudience}, 'Gatehouse Management API', ${scopes}, 1, ${now}, ${now})
+    ON CONFLICT (identifier) DO UPDATE SET scopes = excluded.scopes WHERE scopes <> excluded.scopes`;
+  if (inserted) created.push("management_api");
+  if (
+    sql.run`INSERT OR IGNORE INTO connections (id, name, strategy, options, created_at, updated_at)
+      VALUES (${randomId("con_")}, ${DEFAULT_DATABASE_CONNECTION}, 'auth0', '{}', ${now}, ${now})`
+  ) {
+    created.push("connection");
+  }
+  if (seed.controlPlaneClient) seedControlPlaneClient(sql, seed, now, created);
+  const adminEmail = seed.admin ? normalizeEmail(seed.admin.email) : "";
+  if (seed.admin && !sql.first`SELECT 1 FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${adminEmail}`) {
+    sql.run`INSERT INTO users (user_id, connection, email, email_verified, password_hash, name, created_at, updated_at)
+      VALUES (${`auth0|${randomId()}`}, ${DEFAULT_DATABASE_CONNECTION}, ${adminEmail}, 1,
+        ${seed.admin.password_hash}, ${adminEmail}, ${now}, ${now})`;
+    created.push("admin");
+  }
+  if (created.length) bumpConfigVersion(sql);
+  return { created };
+}
+
+function seedControlPlaneClient(sql: Sql, seed: TenantSeed, now: number, created: string[]): void {
+  const client = seed.controlPlaneClient;
+  if (!client) return;
+  const grantTypes = JSON.stringify(["client_credentials"]);
+  sql.run`INSERT INTO clients (client_id, name, app_type, client_secret_enc, token_endpoint_auth_method,
+      grant_types, is_system, created_at, updated_at)
+    VALUES (${client.client_id}, ${client.name}, 'non_interactive', ${client.client_secret_enc},
+      'client_secret_post', ${grantTypes}, 1, ${now}, ${now})
+    ON CONFLICT (client_id) DO UPDATE SET client_secret_enc = excluded.client_secret_enc`;
+  const scope = JSON.stringify(seed.managementScopes);
+  const grant = sql.run`INSERT INTO client_grants (id, client_id, audience, scope, created_at, updated_at)
+    VALUES (${randomId("cgr_")}, ${client.client_id}, ${seed.managementAudience}, ${scope}, ${now}, ${now})
+    ON CONFLICT (client_id, audience) DO UPDATE SET scope = excluded.scope WHERE scope <> excluded.scope`;
+  if (grant) created.push("control_plane_grant");
+}
