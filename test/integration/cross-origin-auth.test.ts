@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant } from "../helpers/api";
+import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
 import { tenantManagementToken } from "../helpers/management";
 
@@ -46,6 +46,19 @@ describe("POST /co/authenticate", () => {
     );
     expect(decodeJwt(((await tokens.json()) as { id_token: string }).id_token).sub).toBe(user.user_id);
     expect(redirectParams(await authorize(params, { host })).query.get("error")).toBe("access_denied");
+  });
+
+  it("a user blocked between /co/authenticate and /authorize gets no session and no code (review of issue 25)", async () => {
+    const email = `co-blocked-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const user = await seedUser(tenant, email, PASSWORD);
+    const res = await co({ username: email, password: PASSWORD, realm: "Username-Password-Authentication" });
+    expect(res.status).toBe(200);
+    const { login_ticket } = (await res.json()) as { login_ticket: string };
+    const blocked = await mgmt("PATCH", `/users/${encodeURIComponent(user.user_id)}`, { headers: { "tenant-id": tenant }, body: { blocked: true } });
+    expect(blocked.status).toBe(200);
+    const answer = redirectParams(await authorize({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid", login_ticket }, { host })).query;
+    expect(answer.get("code")).toBeNull();
+    expect(answer.get("error")).toBe("access_denied");
   });
 
   it("a wrong password is 403 access_denied with the reference wording, and counts toward the lockout", async () => {

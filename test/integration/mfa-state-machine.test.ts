@@ -141,6 +141,22 @@ describe("a user with a factor must answer it before a login may enroll another 
     expect(await methodTypes(userId)).toEqual(["totp"]);
   });
 
+  it("a code texted to a phone typed earlier does not answer the challenge of a phone the user has since (review)", async () => {
+    const { email, userId } = await userWith(null);
+    const { browser, q } = await toMfa(email);
+    const form = await (await browser.get(`/u2/mfa/phone-enrollment${q}`)).text();
+    const attacker = newPhone();
+    await browser.post(`/u2/mfa/phone-enrollment${q}`, { _csrf: csrfOf(form), phone_number: attacker });
+    const code = /(\d{6}) is your verification code/.exec((await textsTo(attacker))[0]?.body ?? "")?.[1] as string;
+    // Meanwhile the account's owner gets a phone of their own: the transaction now challenges that phone.
+    const owner = newPhone();
+    expect((await mgmt("POST", methodsPath(userId), { headers: { "tenant-id": tenant }, body: { type: "phone", phone_number: owner } })).status).toBe(201);
+    const answered = await browser.post(`/u2/mfa/phone-challenge${q}`, { _csrf: csrfOf(form), code });
+    expect(answered.status).toBe(403);
+    expect(errorCodeOf(await answered.text())).toBe("INVALID_CODE");
+    expect(await methodTypes(userId)).toEqual(["phone"]);
+  });
+
   it("a user without a factor still enrolls one at login (a security key here) and the login completes with mfa", async () => {
     const { email, userId } = await userWith(null);
     const { browser, q } = await toMfa(email);

@@ -156,6 +156,18 @@ describe("password reset from the login page", () => {
     expect(await loginStatus(email, OLD)).toBe(302);
   });
 
+  it("a link is spent after five refused passwords (each may cost bcrypt work): the sixth try is an invalid link", async () => {
+    const email = newEmail();
+    await seedUser(tenant, email, OLD);
+    expect((await changePassword({ client_id: client.client_id, email, connection: DB })).status).toBe(200);
+    const link = await resetLink(email);
+    for (let i = 0; i < 5; i++) expect(errorCodeOf(await (await setPassword(link, OLD)).text())).toBe("PASSWORD_REUSED");
+    const spent = await setPassword(link, NEW);
+    expect(spent.status).toBe(400);
+    expect(errorCodeOf(await spent.text())).toBe("INVALID_TICKET");
+    expect(await loginStatus(email, OLD)).toBe(302);
+  });
+
   it("a connection's passwordPolicy and password_history refuse weak and recent passwords", async () => {
     const t = await createTenant();
     await createConnection(t, "Strict", "auth0", { passwordPolicy: "good", password_history: { enable: true, size: 2 } });

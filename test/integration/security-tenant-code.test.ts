@@ -116,6 +116,33 @@ describe("tenant code cannot reach its timeout guard (issue 25 finding 2)", () =
   });
 });
 
+describe("tenant code cannot make uninstrumented code from strings (review of issue 25 finding 2)", () => {
+  it("eval and the Function constructors refuse at module load and in a run, so every loop stays under the guard", async () => {
+    const s = await setup();
+    await bindAction(
+      s.tenant,
+      "post-login",
+      `const made = [];
+      try { made.push(eval("(function () { for (;;) {} })")); } catch (e) { console.log("eval:" + e.name); }
+      try { made.push(new Function("for (;;) {}")); } catch (e) { console.log("Function:" + e.name); }
+      try { made.push((async function () {}).constructor("for (;;) {}")); } catch (e) { console.log("AsyncFunction:" + e.name); }
+      try { made.push(globalThis["ev" + "al"]("(() => { for (;;) {} })")); } catch (e) { console.log("computed:" + e.name); }
+      exports.onExecutePostLogin = async () => {
+        console.log("made " + made.length);
+        for (const spin of made) spin();
+        while (true) {}
+      };`,
+    );
+    const started = Date.now();
+    const res = await passwordLogin(s);
+    const elapsed = Date.now() - started;
+    expect(new URL(res.headers.get("location") ?? "").searchParams.get("error_description")).toBe("Action execution timed out");
+    expect(elapsed).toBeLessThan(6000);
+    const logs = (await executionLogs(s.tenant)).join("");
+    expect(logs).toContain("made 0");
+  });
+});
+
 describe("__proto__ and other prototype names from tenant code (issue 25 findings 3 and 4)", () => {
   const POLLUTING = `exports.onExecutePostLogin = async (event, api) => {
     api.accessToken.setCustomClaim("__proto__", { azp: "x", "https://example.com/polluted": true });

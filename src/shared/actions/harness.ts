@@ -6,7 +6,7 @@ import { ALLOWED_MODULES } from "./module-access";
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h2";
+export const HARNESS_VERSION = "h3";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
@@ -39,6 +39,15 @@ function step() {
   }
 }
 Object.defineProperty(globalThis, ${JSON.stringify(GUARD)}, { value: step, writable: false, configurable: false, enumerable: false });
+// No code from strings (review of issue 25 finding 2): workerd lets module top-level code call eval and the
+// Function constructors, and a function made that way was never instrumented, so it would run unguarded.
+const noCodeFromStrings = function () { throw new EvalError("Actions cannot create code from strings (eval, Function)"); };
+Object.defineProperty(noCodeFromStrings, "prototype", { value: Function.prototype });
+Object.defineProperty(globalThis, "eval", { value: noCodeFromStrings, writable: false, configurable: false, enumerable: false });
+for (const F of [Function, (async function () {}).constructor, (function* () {}).constructor, (async function* () {}).constructor]) {
+  Object.defineProperty(F.prototype, "constructor", { value: noCodeFromStrings, writable: false, configurable: false, enumerable: false });
+}
+Object.defineProperty(globalThis, "Function", { value: noCodeFromStrings, writable: false, configurable: false, enumerable: false });
 const allowed = new Set(${JSON.stringify(allowedModules)});
 const proc = globalThis.process;
 if (proc && typeof proc.getBuiltinModule === "function") {

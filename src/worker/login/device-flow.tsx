@@ -123,7 +123,8 @@ export async function activateCallback(c: AppContext): Promise<Response> {
   const deviceId = c.req.query("device") ?? "";
   const code = c.req.query("code");
   if (!code) {
-    const message = c.req.query("error_description") ?? "The login did not complete.";
+    // Only the error code picks the text: a query's free text must not speak on this host's page (spoofing).
+    const message = c.req.query("error") === "access_denied" ? "The login was refused, so the device was not connected." : "The login did not complete.";
     return sendMessage(c, s, { code: "DEVICE_NOT_APPROVED", title: "Device not connected", message, retryHref: "/activate" }, 400);
   }
   const approved = await tenantObject(c.env, c.var.tenant.id).deviceCodes().approve(deviceId, await hashSecret(code), deviceCallbackUri(c.var.tenant.issuer, deviceId));

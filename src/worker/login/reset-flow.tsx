@@ -5,7 +5,7 @@
  * current password, not one of the last `password_history.size` when the connection keeps a history.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { hashPassword, passwordMatches } from "../../shared/crypto/passwords";
+import { checkPassword, hashPassword } from "../../shared/crypto/passwords";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { ResetTicketView } from "../../shared/schemas/tickets";
 import { normalizeEmail } from "../../shared/schemas/users";
@@ -106,9 +106,10 @@ function historySize(options: Record<string, unknown> | undefined): number {
 async function refusal(password: string, view: ResetTicketView, options: Record<string, unknown> | undefined, size: number) {
   const weak = passwordProblem(password, { options: (options ?? {}) as ConnectionRecord["options"] });
   if (weak) return weak;
-  if (await passwordMatches(password, view.password_hash)) return { code: "PASSWORD_REUSED", message: "Your new password must be different from your current one." };
+  // checkPassword never verifies a hash above the cost cap (issue 25 finding 7): such a hash counts as different.
+  if ((await checkPassword(password, view.password_hash)) === "match") return { code: "PASSWORD_REUSED", message: "Your new password must be different from your current one." };
   for (const old of view.history.slice(0, size)) {
-    if (await passwordMatches(password, old)) return { code: "PASSWORD_HISTORY_ERROR", message: `Your new password must differ from your last ${size} passwords.` };
+    if ((await checkPassword(password, old)) === "match") return { code: "PASSWORD_HISTORY_ERROR", message: `Your new password must differ from your last ${size} passwords.` };
   }
   return null;
 }
@@ -128,7 +129,7 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
   const size = historySize(connection?.options);
   const refused = await refusal(password, view, connection?.options, size);
   if (refused) {
-    await tenantObject(c.env, c.var.tenant.id).userTickets(audit).refuseReset(view.user_id, view.data.client_id, refused.message);
+    await tenantObject(c.env, c.var.tenant.id).userTickets(audit).refuseReset(opened.hash, view.user_id, view.data.client_id, refused.message);
     return renderNewPassword(c, opened, ticket, { ...refused, field: "password" }, 400);
   }
   const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).completeReset(opened.hash, { password_hash: await hashPassword(password), history_size: size });

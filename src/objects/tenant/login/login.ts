@@ -205,7 +205,8 @@ export class Logins extends TenantRpc {
       const { sql, now } = tx;
       const userId = consumeLoginTicket(sql, ticketHash, clientId, now);
       const user = userId ? getUser(sql, userId) : null;
-      if (!user) return null;
+      // A user blocked between /co/authenticate and /authorize gets no session (the ticket is spent anyway).
+      if (!user || user.blocked) return null;
       createSession(sql, { ...session, user_id: user.user_id }, now, this.audit.request);
       recordLogin(sql, user.user_id, now, this.audit.request?.ip ?? null);
       // The worker knew only the client: the user the ticket names is the actor.

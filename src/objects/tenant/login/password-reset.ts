@@ -145,6 +145,9 @@ export function verifyEmailTicket(tx: WriteTx, ticketHash: string, audit: AuditC
   return outcome.ok ? { ...outcome, result_url: data.result_url ?? null, include_email_in_redirect: data.include_email_in_redirect === true } : outcome;
 }
 
+/** Refused new passwords one reset link takes before it is spent. @default 5 */
+export const MAX_RESET_REFUSALS = 5;
+
 /** The user tickets facade (`stub.userTickets(audit)`): password resets and email-verification tickets. */
 export class UserTickets extends TenantRpc {
   /** A reset request (login page, /dbconnections/change_password) or a management password-change ticket. */
@@ -160,9 +163,16 @@ export class UserTickets extends TenantRpc {
     return this.commit((tx) => completeReset(tx, ticketHash, completion, this.audit));
   }
 
-  /** A refused new password (policy, reuse): logged `fcp`, the ticket stays usable. */
-  refuseReset(userId: string | null, clientId: string | null, reason: string): void {
+  /**
+   * A refused new password (policy, reuse): logged `fcp`; the ticket stays usable for at most
+   * {@link MAX_RESET_REFUSALS} refusals, then it is spent (each refusal may cost the worker up to 25 bcrypt
+   * comparisons against the history, so a link must not be a free CPU lever).
+   */
+  refuseReset(ticketHash: string, userId: string | null, clientId: string | null, reason: string): void {
     this.commit((tx) => {
+      tx.sql.run`UPDATE auth_challenges SET attempts = attempts + 1,
+        consumed_at = CASE WHEN attempts + 1 >= ${MAX_RESET_REFUSALS} THEN ${tx.now} ELSE consumed_at END
+        WHERE purpose = ${PASSWORD_RESET_PURPOSE} AND secret_hash = ${ticketHash} AND consumed_at IS NULL`;
       const user = userId ? primaryOf(tx.sql, userId) : null;
       emitAudit(tx, this.audit, { event_type: "user.password_change_failed", log_type: RESET_LOG_TYPES.changePasswordFailed, category: "user_action", description: reason, user_id: user, client_id: clientId });
     });

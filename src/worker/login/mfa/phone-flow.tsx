@@ -128,7 +128,9 @@ export async function phoneChallengeSubmit(c: AppContext): Promise<Response> {
     return renderChallenge(c, m, target.phone, failure ?? undefined, failure ? (failure === TOO_MANY_SMS ? 429 : 503) : 200);
   }
   const typed = typedCode(form);
-  const checked = await checkCode(c, m, "sms", async () => ((await redeemCode(c, PURPOSE, m.tx.id, null, typed)) ? true : "invalid"));
+  // The code proves the phone it was sent to, and only that one (a code texted to a phone typed earlier must
+  // not satisfy a challenge of another phone the user has since).
+  const checked = await checkCode(c, m, "sms", async () => ((await redeemCode(c, PURPOSE, m.tx.id, null, typed))?.phone === target.phone ? true : "invalid"));
   if (!checked.ok) return renderChallenge(c, m, target.phone, checked.error, checked.status as 403 | 429);
   const amr = amrAfter(m.tx.pending.amr, "sms");
   if (!target.enrolling) {
