@@ -244,4 +244,24 @@ describe("prototype names in API input (issue 25 finding 3)", () => {
     const user = (await (await onTenant(s.tenant, "GET", path)).json()) as { app_metadata?: object; user_metadata?: object };
     expect(JSON.stringify([user.app_metadata ?? {}, user.user_metadata ?? {}])).not.toMatch(/admin|prototype/);
   });
+
+  it("every management body refuses the three names as keys at any depth: organizations, hooks, connections, clients (400, nothing stored)", async () => {
+    const s = await setup();
+    const cases: [string, string, string][] = [
+      ["POST", "/organizations", '{"name":"org-proto","metadata":{"__proto__":{"x":"y"}}}'],
+      ["POST", "/organizations", '{"name":"org-ctor","metadata":{"constructor":"x"}}'],
+      ["POST", "/hooks", '{"name":"h1","url":"https://hooks.example.com/x","triggerId":"post-user-registration","dependencies":{"prototype":"1.0.0"}}'],
+      ["POST", "/connections", '{"name":"db-proto","strategy":"auth0","options":{"a":{"__proto__":{"x":1}}}}'],
+      ["PATCH", `/clients/${s.client.client_id}`, '{"client_metadata":{"constructor":"x"}}'],
+    ];
+    for (const [method, path, raw] of cases) {
+      const res = await onTenant(s.tenant, method, path, raw);
+      expect(res.status, raw).toBe(400);
+      expect(await res.json(), raw).toMatchObject({ statusCode: 400, errorCode: "invalid_body", message: expect.stringMatching(/reserved name/) });
+    }
+    const orgs = (await (await onTenant(s.tenant, "GET", "/organizations")).json()) as { name: string }[];
+    expect(orgs.map((o) => o.name)).not.toContain("org-proto");
+    const connections = (await (await onTenant(s.tenant, "GET", "/connections")).json()) as { name: string }[];
+    expect(connections.map((c) => c.name)).not.toContain("db-proto");
+  });
 });

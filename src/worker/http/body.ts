@@ -1,3 +1,4 @@
+import { reservedKeyIn } from "../../shared/object-keys";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { OAuthError, problem } from "../../shared/errors";
@@ -111,6 +112,10 @@ export async function readJson<T>(c: Context, schema: z.ZodType<T>): Promise<T> 
   } catch (error) {
     throw problem("body_not_json", { detail: (error as Error).message });
   }
+  // Issue 25 finding 3: no management body may carry a prototype name as a key, at any depth; a validator
+  // copying it into a fresh object would set that object's prototype (or drop the key silently).
+  const reserved = reservedKeyIn(data);
+  if (reserved) throw problem("invalid_body", { detail: `"${reserved}" is a reserved name and cannot be used as a property name` });
   const result = schema.safeParse(data);
   if (!result.success) throw problem("invalid_body", { detail: describeIssue(result.error) });
   return result.data;
