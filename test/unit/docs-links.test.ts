@@ -49,7 +49,7 @@ function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const match of prose(text).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
-    const base = slug(match[1]);
+    const base = slug(match[1] ?? "");
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
@@ -60,7 +60,7 @@ function anchors(text: string): Set<string> {
 /** Inline links `[text](target)` (images included), without their optional "title". */
 function links(text: string): string[] {
   const body = prose(text).replace(/`[^`\n]*`/g, "");
-  return [...body.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]);
+  return [...body.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? "");
 }
 
 /** `docs/a.md` + `../README.md#x` -> `README.md`, `x`. */
