@@ -1,7 +1,8 @@
 /**
  * Fact preservation check for the README split (issue 27 point 4): every backticked token, every number with a
  * unit, every fenced code block and every table row of an earlier README must still appear, whitespace aside,
- * in README.md or docs/*.md (table rows and code blocks by their cells' tokens and their lines: links were added). Usage: `node scripts/check-doc-facts.mjs [git revision, default 78a2152]`.
+ * in README.md or docs/*.md (table rows by their first cell and tokens, code blocks line by line: links were
+ * added). Usage: `node scripts/check-doc-facts.mjs [git revision, default 78a2152]`.
  * Prints the counts and whatever is missing; exits 1 when something is.
  */
 import { execFileSync } from "node:child_process";
