@@ -27,7 +27,7 @@ interface __BaseEnv_Env {
   TWILIO_API_BASE?: string;
   /** The outbox relay's metrics sink (src/objects/tenant/metrics.ts): "analytics", "log" or unset (none). */
   OUTBOX_METRICS?: string;
-  /** Per-tenant deployments (issue 16, README "Per-tenant deployments"). */
+  /** Per-tenant deployments (issue 16, docs/deployments.md). */
   DEPLOYMENT_WORKFLOW?: Workflow<{ operation_id: string }>;
   BULK_UPGRADE_WORKFLOW?: Workflow<import("./worker/deploy/bulk").BulkUpgradeParams>;
   /** Local namespace supervisor (Cloudflare-API-shaped); production leaves it unset and sets the three below. */

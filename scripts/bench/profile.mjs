@@ -1,5 +1,5 @@
 /**
- * A CPU profile of the bench's workerd (README "Benchmarks"): `node scripts/bench/profile.mjs PORT DELAY_MS
+ * A CPU profile of the bench's workerd (docs/benchmarks.md): `node scripts/bench/profile.mjs PORT DELAY_MS
  * DURATION_MS OUT` waits for the inspector that `BENCH_INSPECT=PORT npm run bench ...` opens, lets the load
  * start (DELAY_MS), samples the worker's isolate over the DevTools protocol for DURATION_MS, writes OUT
  * (a .cpuprofile) and prints the 40 functions with the most self time.

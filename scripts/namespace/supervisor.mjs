@@ -21,7 +21,7 @@
  *   GET  /releases/<configuration>/<version>/...     the release store (.releases/), read-only
  *   GET  /__namespace                                the scripts, their ports, releases and pids (diagnostics)
  *
- * Why one workerd per script (README "Per-tenant deployments"): a copy is the whole service, three Durable
+ * Why one workerd per script (docs/deployments.md): a copy is the whole service, three Durable
  * Object classes included; the Worker Loader cannot give a loaded worker its own Durable Object namespaces,
  * and facets would host one class per object, not a service. A process per script is what a dispatch
  * namespace is: separate code version, storage and secrets per tenant, restartable independently. The

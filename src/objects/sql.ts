@@ -118,7 +118,7 @@ export function schemaVersion(storage: DurableObjectStorage): string | null {
 
 /**
  * Whether a statement failed because it names `column`, which its table lacks: this code running on a tenant
- * pinned at an earlier schema (expand/contract, README "Shared tenants' schema pins"). SQLite words it
+ * pinned at an earlier schema (expand/contract, docs/deployments.md, "Shared tenants' schema pins"). SQLite words it
  * "table t has no column named c" (INSERT) or "no such column: c" (UPDATE, SELECT). The statement failed
  * when it was prepared, so it wrote nothing and the surrounding transaction goes on.
  */

@@ -20,7 +20,7 @@ export default {
     tagged.headers.set("x-gatehouse-release", `${env.BUNDLE_CONFIGURATION ?? "default"}/${env.WORKER_VERSION}`);
     return tagged;
   },
-  // Cron safety net only: every tenant object relays from its own alarm (README "Outbox and relay").
+  // Cron safety net only: every tenant object relays from its own alarm (docs/outbox-and-logs.md).
   scheduled(controller, env, ctx) {
     ctx.waitUntil(pokeOutboxes(env));
     ctx.waitUntil(resumeStaleOperations(env).then(() => undefined, (error) => console.warn(`resume: ${String(error)}`)));

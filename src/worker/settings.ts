@@ -1,7 +1,7 @@
 import { USER_STANDING_TTL_MS } from "./middleware/user-standing";
 
 /**
- * Deployment settings read from the environment once per isolate. Every variable is listed in the README.
+ * Deployment settings read from the environment once per isolate. Every variable is listed in docs/operations.md.
  */
 export interface Settings {
   /** Issuer on the apex host, verbatim (trailing slash kept). @default "http://localhost:8787/" */

@@ -20,8 +20,8 @@ export type PipelineConfig = { endpoint: string; token: string | undefined } | u
  * What actions and log streams add to a tenant object (issue 13), read once from the deployment's variables:
  * the code-hooks destination of the relay, the alarm jobs (execution retention, log streams and the
  * pipeline) and the egress policy of tenant-chosen URLs. Variables: ACTIONS_EXECUTION_RETENTION_DAYS (10),
- * LOG_STREAM_SUSPEND_AFTER_MS (86,400,000), ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET, ACTIONS_CPU_MS (README
- * "Actions"), ALLOW_LOOPBACK_EGRESS and ISSUER (README "Egress policy").
+ * LOG_STREAM_SUSPEND_AFTER_MS (86,400,000), ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET, ACTIONS_CPU_MS (docs/actions.md,
+ * "Sandbox"), ALLOW_LOOPBACK_EGRESS and ISSUER (docs/security.md, "Egress policy").
  */
 export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHooks: Destination; jobs: AlarmJob[]; pipeline: PipelineConfig; egress: EgressPolicy } {
   const vars = env as unknown as Record<string, unknown>;

@@ -4,7 +4,7 @@ import { isReservedKey, reservedKeyIn } from "../object-keys";
 import type { Json } from "../types";
 import { HARNESS_VERSION, sandboxModules } from "./harness";
 
-/** Sandbox limits (README "Actions"): a wall-clock timeout guarded inside the isolate, and CPU in production. */
+/** Sandbox limits (docs/actions.md): a wall-clock timeout guarded inside the isolate, and CPU in production. */
 export interface SandboxLimits {
   /** Wall-clock bound of one action run. @default 5000 */
   timeoutMs: number;

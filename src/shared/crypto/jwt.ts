@@ -18,7 +18,7 @@ export async function importSigningKey(encryptionKey: string | undefined, key: S
  * Signs a JWT (RFC 7515 compact serialization) with the given key; `typ` names the token kind (RFC 8725
  * §3.11 explicit typing). No `kid` for an API's HS256 secret, which is not a published key. One WebCrypto
  * call over a cached protected header: the token endpoint signs on every request, and a general JOSE library
- * spent as long building the token as signing it (README "Benchmarks"). Verification stays with `jose`.
+ * spent as long building the token as signing it (docs/benchmarks.md). Verification stays with `jose`.
  */
 export async function signJwt(payload: JWTPayload, key: CryptoKey, kid: string | undefined, alg: string, typ = "JWT"): Promise<string> {
   const input = `${protectedHeader(alg, typ, kid)}.${toBase64Url(utf8(JSON.stringify(payload)))}`;

@@ -86,7 +86,7 @@ const jwtConfiguration = z
     lifetime_in_seconds: z.int().min(1).max(2_592_000),
     secret_encoded: z.boolean(),
     scopes: z.record(z.string(), z.json()),
-    // ID-token algorithm: the ones this server issues (HS256 with the client's own secret; see README).
+    // ID-token algorithm: the ones this server issues (HS256 with the client's own secret; see docs/tokens-and-keys.md).
     alg: z.enum(["HS256", "RS256", "PS256"]),
   })
   .partial();

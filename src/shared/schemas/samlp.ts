@@ -6,7 +6,7 @@ import { isUsableSigningCert } from "../saml/request-signature";
  * The SAML2 Web App addon of an application (`addons.samlp`), the reference platform's settings
  * (ClientAddonSaml) with their types checked. Gatehouse extension: `allowIdpInitiated` (IdP-initiated
  * login, off by default). Other properties the reference accepts are kept as given (its schema allows
- * additional properties); those Gatehouse does not implement are listed in the README.
+ * additional properties); those Gatehouse does not implement are listed in docs/saml.md.
  */
 const uri = z.string().trim().min(1).max(2048);
 const attributeName = z.string().min(1).max(1024);

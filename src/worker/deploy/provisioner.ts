@@ -17,8 +17,8 @@ import type { ReleaseStore } from "./releases";
  * Order: create-database, upload-script, upload-secrets, apply-migrations, seed-defaults, verify. The
  * reference provisioner applies migrations before the upload because its storage is an external SQL
  * database reached through its HTTP query endpoint; here a copy's storage is its own Durable Objects, whose
- * migrations can only run inside the uploaded code, so apply-migrations follows upload-script (README
- * "Per-tenant deployments").
+ * migrations can only run inside the uploaded code, so apply-migrations follows upload-script (docs/deployments.md,
+ * "Provisioning").
  */
 export const STEPS = ["create-database", "upload-script", "upload-secrets", "apply-migrations", "seed-defaults", "verify"] as const;
 export type StepName = (typeof STEPS)[number];

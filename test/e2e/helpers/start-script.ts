@@ -21,7 +21,14 @@ export interface StartedScript {
   field(label: string): string;
   /** Milliseconds from spawn to the complete banner. */
   readyMs: number;
-  stop(): Promise<void>;
+  /** Stops the script's process group; deletes the directory unless asked to keep it (or the caller owns it). */
+  stop(options?: { keepLocalDir?: boolean }): Promise<void>;
+}
+
+/** A restart on the same data: the directory and port of an earlier start (the caller then owns the directory). */
+export interface StartOptions {
+  port?: number;
+  localDir?: string;
 }
 
 /** @default 220000: first start compiles the worker and runs every migration; `--dispatcher` builds a release. */
@@ -44,9 +51,10 @@ function stopGroup(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `node scripts/start.mjs ...args` with PORT set to a free port (plus `env`, which wins). */
-export async function startScript(args: string[] = [], env: Record<string, string> = {}): Promise<StartedScript> {
-  const port = await freePort();
-  const localDir = await mkdtemp(join(tmpdir(), "gatehouse-start-"));
+export async function startScript(args: string[] = [], env: Record<string, string> = {}, options: StartOptions = {}): Promise<StartedScript> {
+  const port = options.port ?? (await freePort());
+  const ownsDir = options.localDir === undefined;
+  const localDir = options.localDir ?? (await mkdtemp(join(tmpdir(), "gatehouse-start-")));
   const started = Date.now();
   // ISSUER and HTTPS from the caller's shell must not leak into a test of the defaults.
   const { ISSUER: _issuer, HTTPS: _https, DISPATCHER: _dispatcher, ...base } = childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" });
@@ -72,9 +80,9 @@ export async function startScript(args: string[] = [], env: Record<string, strin
   };
   child.stdout?.on("data", append);
   child.stderr?.on("data", append);
-  const stop = async () => {
+  const stop = async ({ keepLocalDir = false } = {}) => {
     await stopGroup(child);
-    await rm(localDir, { recursive: true, force: true });
+    if (ownsDir && !keepLocalDir) await rm(localDir, { recursive: true, force: true });
   };
   try {
     await new Promise<void>((resolve, reject) => {

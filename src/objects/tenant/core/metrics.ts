@@ -37,7 +37,7 @@ export function metricsSinkFrom(vars: Record<string, unknown>): MetricsSink | un
   return undefined;
 }
 
-/** How a record is laid out in the dataset (documented in the README for queries). */
+/** How a record is laid out in the dataset (documented in docs/outbox-and-logs.md for queries). */
 export function dataPoint(record: MetricRecord): { blobs: string[]; doubles: number[]; indexes: string[] } {
   return {
     blobs: [record.tenant_id, record.event_type, record.destination ?? "", record.metric],

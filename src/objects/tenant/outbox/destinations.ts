@@ -11,7 +11,7 @@ import type { DeliverableEvent, Destination } from "../core/relay";
 
 
 /**
- * The JSON body POSTed to a webhook (documented in the README, "Webhooks"):
+ * The JSON body POSTed to a webhook (documented in docs/outbox-and-logs.md, "Webhook delivery"):
  * `{ id, event_type, trigger_id, tenant_id, created_at, attempt, data }`, where `id` equals the
  * `Idempotency-Key` header and `data` is the trigger's payload (`user`, `client_id` ...), already redacted.
  */
