@@ -26,7 +26,9 @@ export async function crashServer(prefix) {
     const server = await startProcessGroup({
       command: nodeBinary(),
       args: [WRANGLER_JS, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspector),
-        "--persist-to", join(stateDir, "state"), "--show-interactive-dev-session=false", "--env-file", envFile, "--var", `ISSUER:${base}/`],
+        "--persist-to", join(stateDir, "state"), "--show-interactive-dev-session=false", "--env-file", envFile, "--var", `ISSUER:${base}/`,
+        // The webhook receiver listens on 127.0.0.1 (src/shared/egress-policy.ts refuses loopback unless this is set).
+        "--var", "ALLOW_LOOPBACK_EGRESS:1"],
       cwd: ROOT,
       env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
       readyUrl: `${base}/.well-known/openid-configuration`,
