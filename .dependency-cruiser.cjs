@@ -37,6 +37,37 @@ const capabilityRules = Object.entries(TENANT_CAPABILITIES).map(([capability, ne
   to: { path: TENANT, pathNot: `${TENANT}(${[capability, "core", ...neighbours].join("|")})/` },
 }));
 
+/**
+ * The management API's capability folders (src/worker/management/<capability>/) and the neighbours each may
+ * import. Every capability may import the management root's plumbing (define.ts, list-response.ts,
+ * relation-routes.ts, tenant-scoped.ts ...; never index.ts, which mounts them all), src/shared, and the
+ * worker's modules outside src/worker/management; the objects only as types (rule above).
+ */
+const MANAGEMENT_CAPABILITIES = {
+  actions: [],
+  jobs: [],
+  login: [],
+  mfa: [],
+  // A resource server's default signing algorithm is a tenant setting; changing that setting ensures the key.
+  oauth: ["settings"],
+  settings: ["oauth"],
+  organizations: [],
+  outbox: [],
+  roles: [],
+  tenants: [],
+  users: [],
+};
+
+const MANAGEMENT = "^src/worker/management/";
+
+const managementCapabilityRules = Object.entries(MANAGEMENT_CAPABILITIES).map(([capability, neighbours]) => ({
+  name: `management-${capability}-neighbours`,
+  comment: `src/worker/management/${capability} imports only the management root's plumbing, ${neighbours.join(", ") || "no other capability"}, src/shared and src/worker outside management (declare a new neighbour in .dependency-cruiser.cjs)`,
+  severity: "error",
+  from: { path: `${MANAGEMENT}${capability}/` },
+  to: { path: `${MANAGEMENT}[^/]+/`, pathNot: `${MANAGEMENT}(${[capability, ...neighbours].join("|")})/` },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -69,6 +100,28 @@ module.exports = {
       to: { path: "^src/(worker|objects)/" },
     },
     ...capabilityRules,
+    {
+      name: "management-capability-folders-declared",
+      comment: "Every folder under src/worker/management is a capability listed in MANAGEMENT_CAPABILITIES (.dependency-cruiser.cjs), so its rule applies.",
+      severity: "error",
+      from: { path: MANAGEMENT },
+      to: { path: `${MANAGEMENT}[^/]+/`, pathNot: `${MANAGEMENT}(${Object.keys(MANAGEMENT_CAPABILITIES).join("|")})/` },
+    },
+    {
+      name: "management-capabilities-not-root-index",
+      comment: "A management capability never imports src/worker/management/index.ts (the root that mounts every capability).",
+      severity: "error",
+      from: { path: `${MANAGEMENT}[^/]+/` },
+      to: { path: `${MANAGEMENT}index\\.ts$` },
+    },
+    {
+      name: "management-plumbing-imports-no-capability",
+      comment: "The management root's plumbing (every root module but index.ts) imports no capability folder: capabilities build on it, not it on them.",
+      severity: "error",
+      from: { path: `${MANAGEMENT}[^/]+\\.ts$`, pathNot: `${MANAGEMENT}index\\.ts$` },
+      to: { path: `${MANAGEMENT}[^/]+/` },
+    },
+    ...managementCapabilityRules,
   ],
   options: {
     doNotFollow: { path: "node_modules" },

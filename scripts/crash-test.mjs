@@ -16,13 +16,9 @@
  *    receiver at least once, duplicates carry the same Idempotency-Key, and (reading the objects' SQLite
  *    files) nothing is left unprocessed, claimed or dead-lettered. Prints the counts; exits 1 on failure.
  */
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_JS } from "./e2e-server.mjs";
-import { killGroup, startProcessGroup } from "./process-group.mjs";
+import { crashServer } from "./crash-server.mjs";
+import { killGroup } from "./process-group.mjs";
 import { startReceiver } from "./webhook-receiver.mjs";
 
 const { values } = parseArgs({ options: { writes: { type: "string", default: "1000" }, concurrency: { type: "string", default: "6" } } });
@@ -31,36 +27,7 @@ const CONCURRENCY = Number(values.concurrency);
 /** Longest wait for the relay after the restart: the claim lease (relay.ts `leaseMs`, 150 s for the hook events here) plus alarm delays. */
 const CATCH_UP_MS = 300_000;
 
-const stateDir = await mkdtemp(join(tmpdir(), "gatehouse-crash-"));
-const secrets = { ENCRYPTION_KEY: randomSecret(), CONTROL_PLANE_CLIENT_SECRET: randomSecret() };
-const envFile = join(stateDir, "crash.env");
-await writeFile(envFile, `${Object.entries(secrets).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n")}\n`, { mode: 0o600 });
-
-async function start() {
-  const port = await freePort();
-  const inspector = await freePort();
-  const base = `http://localhost:${port}`;
-  const server = await startProcessGroup({
-    command: nodeBinary(),
-    args: [WRANGLER_JS, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspector),
-      "--persist-to", join(stateDir, "state"), "--show-interactive-dev-session=false", "--env-file", envFile, "--var", `ISSUER:${base}/`],
-    cwd: ROOT,
-    env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
-    readyUrl: `${base}/.well-known/openid-configuration`,
-    label: "wrangler",
-  });
-  return { ...server, base: `http://127.0.0.1:${port}` };
-}
-
-async function managementToken(base) {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ grant_type: "client_credentials", client_id: "gatehouse-control-plane", client_secret: secrets.CONTROL_PLANE_CLIENT_SECRET, audience: "urn:gatehouse:management" }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
+const { start, managementToken, forEachTenantDatabase, remove } = await crashServer("gatehouse-crash-");
 
 const api = (base, token) => async (method, path, body) => {
   const res = await fetch(`${base}/api/v2${path}`, {
@@ -73,23 +40,16 @@ const api = (base, token) => async (method, path, body) => {
 
 /** Outbox rows of every tenant object, read from their SQLite files (read-only; also while wrangler runs). */
 async function outboxCounts() {
-  const dir = join(stateDir, "state", "v3", "do", "gatehouse-TenantObject");
   const outbox = { unprocessed: 0, claimed: 0, deadLettered: 0, processed: 0 };
-  for (const file of (await readdir(dir)).filter((f) => f.endsWith(".sqlite"))) {
-    const db = new DatabaseSync(join(dir, file), { readOnly: true });
-    try {
-      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").get()) continue;
-      const row = db.prepare(`SELECT
-        SUM(processed_at IS NULL) AS unprocessed, SUM(claim_id IS NOT NULL OR lease_until IS NOT NULL) AS claimed,
-        SUM(dead_lettered_at IS NOT NULL) AS dead, SUM(processed_at IS NOT NULL) AS processed FROM outbox`).get();
-      outbox.unprocessed += row.unprocessed ?? 0;
-      outbox.claimed += row.claimed ?? 0;
-      outbox.deadLettered += row.dead ?? 0;
-      outbox.processed += row.processed ?? 0;
-    } finally {
-      db.close();
-    }
-  }
+  await forEachTenantDatabase("outbox", (db) => {
+    const row = db.prepare(`SELECT
+      SUM(processed_at IS NULL) AS unprocessed, SUM(claim_id IS NOT NULL OR lease_until IS NOT NULL) AS claimed,
+      SUM(dead_lettered_at IS NOT NULL) AS dead, SUM(processed_at IS NOT NULL) AS processed FROM outbox`).get();
+    outbox.unprocessed += row.unprocessed ?? 0;
+    outbox.claimed += row.claimed ?? 0;
+    outbox.deadLettered += row.dead ?? 0;
+    outbox.processed += row.processed ?? 0;
+  });
   return outbox;
 }
 
@@ -201,7 +161,7 @@ try {
 } finally {
   await server.stop();
   await receiver.close();
-  await rm(stateDir, { recursive: true, force: true });
+  await remove();
 }
 if (failures.length) {
   console.error(`CRASH TEST FAILED: ${failures.join("; ")}`);

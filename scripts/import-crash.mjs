@@ -16,14 +16,10 @@
  *    email (exactly once); row errors = invalid rows; no job left pending or processing; the jobs' summaries
  *    agree. Prints the figures; exits 1 on failure.
  */
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import bcrypt from "bcryptjs";
-import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_JS } from "./e2e-server.mjs";
-import { killGroup, startProcessGroup } from "./process-group.mjs";
+import { crashServer } from "./crash-server.mjs";
+import { killGroup } from "./process-group.mjs";
 
 const { values } = parseArgs({
   options: { users: { type: "string", default: "100000" }, "invalid-every": { type: "string", default: "97" }, "kill-at": { type: "string", default: "0.4" } },
@@ -37,10 +33,7 @@ const SETTLE_MS = 30 * 60_000;
 const DB = "Username-Password-Authentication";
 const run = Date.now().toString(36);
 
-const stateDir = await mkdtemp(join(tmpdir(), "gatehouse-import-crash-"));
-const secrets = { ENCRYPTION_KEY: randomSecret(), CONTROL_PLANE_CLIENT_SECRET: randomSecret() };
-const envFile = join(stateDir, "crash.env");
-await writeFile(envFile, `${Object.entries(secrets).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n")}\n`, { mode: 0o600 });
+const { start, managementToken, forEachTenantDatabase, remove } = await crashServer("gatehouse-import-crash-");
 
 // 1. The users, and the files (greedy packing under 500 KB).
 const hashes = Array.from({ length: 4 }, (_, k) => bcrypt.hashSync(`Import-Pw-${k}`, 4));
@@ -71,32 +64,6 @@ for (const row of rows) {
 if (current.length) files.push(`[${current.join(",")}]`);
 const valid = USERS - invalid;
 console.log(`${USERS} users (${valid} valid, ${invalid} invalid) in ${files.length} files of at most ${FILE_MAX_BYTES} bytes`);
-
-async function start() {
-  const port = await freePort();
-  const inspector = await freePort();
-  const base = `http://localhost:${port}`;
-  const server = await startProcessGroup({
-    command: nodeBinary(),
-    args: [WRANGLER_JS, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspector),
-      "--persist-to", join(stateDir, "state"), "--show-interactive-dev-session=false", "--env-file", envFile, "--var", `ISSUER:${base}/`],
-    cwd: ROOT,
-    env: childEnv({ FORCE_COLOR: "0", NO_COLOR: "1" }),
-    readyUrl: `${base}/.well-known/openid-configuration`,
-    label: "wrangler",
-  });
-  return { ...server, base: `http://127.0.0.1:${port}` };
-}
-
-async function managementToken(base) {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ grant_type: "client_credentials", client_id: "gatehouse-control-plane", client_secret: secrets.CONTROL_PLANE_CLIENT_SECRET, audience: "urn:gatehouse:management" }),
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
 
 async function connectionId(base, token) {
   const res = await fetch(`${base}/api/v2/connections?name=${DB}`, { headers: { authorization: `Bearer ${token}` } });
@@ -140,27 +107,20 @@ async function storedCounts() {
 
 /** Users, row errors and active jobs of every tenant object, read from their SQLite files (server stopped). */
 async function readCounts() {
-  const dir = join(stateDir, "state", "v3", "do", "gatehouse-TenantObject");
   const out = { users: 0, distinctEmails: 0, errors: 0, active: 0, completed: 0, failed: 0, inserted: 0, summaryFailed: 0 };
-  for (const file of (await readdir(dir)).filter((f) => f.endsWith(".sqlite"))) {
-    const db = new DatabaseSync(join(dir, file), { readOnly: true });
-    try {
-      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'jobs'").get()) continue;
-      const u = db.prepare("SELECT count(*) AS n, count(DISTINCT email) AS d FROM users WHERE email LIKE ?").get(`imp-%-${run}@example.com`);
-      out.users += u.n;
-      out.distinctEmails += u.d;
-      out.errors += db.prepare("SELECT count(*) AS n FROM job_errors").get().n;
-      const j = db.prepare(`SELECT SUM(status IN ('pending', 'processing')) AS active, SUM(status = 'completed') AS completed,
-        SUM(status = 'failed') AS failed, SUM(inserted) AS inserted, SUM(failed) AS f FROM jobs WHERE type = 'users_import'`).get();
-      out.active += j.active ?? 0;
-      out.completed += j.completed ?? 0;
-      out.failed += j.failed ?? 0;
-      out.inserted += j.inserted ?? 0;
-      out.summaryFailed += j.f ?? 0;
-    } finally {
-      db.close();
-    }
-  }
+  await forEachTenantDatabase("jobs", (db) => {
+    const u = db.prepare("SELECT count(*) AS n, count(DISTINCT email) AS d FROM users WHERE email LIKE ?").get(`imp-%-${run}@example.com`);
+    out.users += u.n;
+    out.distinctEmails += u.d;
+    out.errors += db.prepare("SELECT count(*) AS n FROM job_errors").get().n;
+    const j = db.prepare(`SELECT SUM(status IN ('pending', 'processing')) AS active, SUM(status = 'completed') AS completed,
+      SUM(status = 'failed') AS failed, SUM(inserted) AS inserted, SUM(failed) AS f FROM jobs WHERE type = 'users_import'`).get();
+    out.active += j.active ?? 0;
+    out.completed += j.completed ?? 0;
+    out.failed += j.failed ?? 0;
+    out.inserted += j.inserted ?? 0;
+    out.summaryFailed += j.f ?? 0;
+  });
   return out;
 }
 
@@ -209,7 +169,7 @@ try {
   if (!failures.length) console.log(`imported exactly once: ${valid} valid rows; invalid rows reported: ${invalid}; nothing stuck`);
 } finally {
   await server.stop();
-  await rm(stateDir, { recursive: true, force: true });
+  await remove();
 }
 if (failures.length) {
   console.error(`IMPORT CRASH TEST FAILED: ${failures.join("; ")}`);

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { ManagementClient } from "auth0";
-import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
-import * as oidc from "openid-client";
-import { type Browser, chromium } from "playwright-core";
+import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { MANAGEMENT_AUDIENCE, sdkOptions } from "./helpers/auth0";
-import { CHROMIUM_ARGS, CHROMIUM_PATH, type CallbackServer, startCallbackServer } from "./helpers/browser";
+import { type CallbackServer, startCallbackServer } from "./helpers/browser";
 import { domainFetch } from "./helpers/domain-fetch";
+import { loginOnDomain } from "./helpers/domain-login";
 
 /**
  * Custom domains end to end (issue 15): the control plane creates a tenant and claims a custom domain for it
@@ -21,7 +20,6 @@ const random = () => randomBytes(5).toString("hex");
 describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jose", () => {
   let server: RunningServer;
   let callbacks: CallbackServer;
-  let browser: Browser | undefined;
   let admin: ManagementClient;
   const tenant = `cd-${random()}`;
   const domain = `login.${random()}.example.test`;
@@ -52,7 +50,6 @@ describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jos
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
     await callbacks?.close().catch(() => undefined);
     if (failed && server) process.stderr.write(`\n--- wrangler output (custom-domains.e2e) ---\n${server.log()}\n`);
     await server?.stop();
@@ -77,8 +74,6 @@ describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jos
 
   it("logs a user in through the custom domain: discovery, the login page, the code and every token name the domain as issuer", async () => {
     try {
-      const origin = `http://${domain}:${server.port}`;
-      const issuer = `${origin}/`;
       const redirectUri = `${callbacks.origin}/callback`;
       const app = await admin.clients.create(
         { name: "Custom Domain App", app_type: "regular_web", callbacks: [redirectUri], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" },
@@ -87,55 +82,22 @@ describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jos
       const user = { email: `cd-${random()}@example.com`, password: `Correct-Horse-${random()}` };
       await admin.users.create({ connection: "Username-Password-Authentication", email: user.email, password: user.password }, onTenant);
 
-      const customFetch = domainFetch(domain);
-      const config = await oidc.discovery(new URL(issuer), app.client_id as string, app.client_secret as string, undefined, {
-        execute: [oidc.allowInsecureRequests],
-        [oidc.customFetch]: customFetch,
+      const { origin, issuer, config, loginUrl, requested, tokens, jwks: jwksDoc, nonce } = await loginOnDomain({
+        domain,
+        port: server.port,
+        clientId: app.client_id as string,
+        clientSecret: app.client_secret as string,
+        callbacks,
+        redirectUri,
+        ...user,
       });
-      config[oidc.customFetch] = customFetch;
       expect(config.serverMetadata()).toMatchObject({ issuer, authorization_endpoint: `${origin}/authorize`, jwks_uri: `${origin}/.well-known/jwks.json` });
-
-      const codeVerifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const nonce = oidc.randomNonce();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: "openid email",
-        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-        code_challenge_method: "S256",
-        state,
-        nonce,
-      });
-
-      // Chromium resolves the custom domain to this machine; everything else stays refused as in the suite.
-      browser = await chromium.launch({
-        executablePath: CHROMIUM_PATH,
-        headless: true,
-        args: CHROMIUM_ARGS.map((arg) => (arg.startsWith("--host-resolver-rules=") ? arg.replace("=", `=MAP ${domain} 127.0.0.1, `) : arg)),
-        timeout: 60_000,
-      });
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      const requested: string[] = [];
-      context.on("request", (r) => requested.push(r.url()));
-      await page.goto(url.href);
-      const loginUrl = new URL(page.url());
       expect(loginUrl.host).toBe(`${domain}:${server.port}`);
       expect(loginUrl.pathname).toBe("/u2/login");
-      await page.getByLabel("Email address").fill(user.email);
-      await page.getByLabel("Password", { exact: true }).fill(user.password);
-      const arrived = callbacks.next("/callback");
-      await page.getByRole("button", { name: "Continue" }).click();
-      const callbackUrl = await arrived.catch(async (error) => {
-        throw new Error(`${error}: the browser is at ${page.url()}: ${(await page.locator("body").textContent())?.slice(0, 400)}; requests: ${requested.join(" ")}`);
-      });
-      await context.close();
       // The whole login stayed on the custom domain (and the loopback callback).
       for (const r of requested) expect([domain, "127.0.0.1"]).toContain(new URL(r).hostname);
 
-      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
       // jose verifies the ID token against the JWKS the custom domain publishes, with the domain's issuer.
-      const jwksDoc = (await (await customFetch(`${origin}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
       expect(jwksDoc.keys.length).toBeGreaterThan(0);
       const { payload } = await jwtVerify(tokens.id_token as string, createLocalJWKSet(jwksDoc), { issuer, audience: app.client_id as string });
       expect(payload).toMatchObject({ iss: issuer, email: user.email, nonce });

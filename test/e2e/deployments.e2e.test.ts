@@ -4,14 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManagementClient } from "auth0";
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JSONWebKeySet, jwtVerify } from "jose";
-import * as oidc from "openid-client";
-import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, localFetch, nodeBinary, ROOT, type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startSupervisor, type Supervisor } from "../../scripts/namespace/supervisor.mjs";
 import { MANAGEMENT_AUDIENCE, sdkOptions } from "./helpers/auth0";
-import { CHROMIUM_ARGS, CHROMIUM_PATH, type CallbackServer, startCallbackServer } from "./helpers/browser";
-import { domainFetch } from "./helpers/domain-fetch";
+import { type CallbackServer, startCallbackServer } from "./helpers/browser";
+import { loginOnDomain } from "./helpers/domain-login";
 
 /**
  * The per-tenant topology end to end (issue 16): the dispatcher (wrangler.dispatcher.toml) in front of the
@@ -27,7 +25,6 @@ let supervisor: Supervisor;
 let server: RunningServer;
 let cpToken: string;
 let callbacks: CallbackServer;
-let browser: Browser | undefined;
 
 const host = (tenant: string) => `http://${tenant}.localhost:${server.port}`;
 
@@ -98,7 +95,6 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
   await callbacks?.close().catch(() => undefined);
   await server?.stop();
   await supervisor?.close();
@@ -263,50 +259,22 @@ describe("dispatcher + per-tenant copies on two releases", () => {
     expect(appRes.status).toBe(201);
     const web = (await appRes.json()) as { client_id: string; client_secret: string };
 
-    // openid-client discovers the domain (reached through the dispatcher) as its own provider.
-    const origin = `http://${domain}:${server.port}`;
-    const issuer = `${origin}/`;
-    const viaDomain = domainFetch(domain);
-    const config = await oidc.discovery(new URL(issuer), web.client_id, web.client_secret, undefined, { execute: [oidc.allowInsecureRequests], [oidc.customFetch]: viaDomain });
-    config[oidc.customFetch] = viaDomain;
+    // openid-client discovers the domain (reached through the dispatcher) as its own provider; Chromium resolves
+    // the domain to this machine (a host-resolver MAP rule) and logs the user in there.
+    const { origin, issuer, viaDomain, config, loginUrl, requested, tokens, jwks, nonce } = await loginOnDomain({
+      domain,
+      port: server.port,
+      clientId: web.client_id,
+      clientSecret: web.client_secret,
+      callbacks,
+      redirectUri,
+      email,
+      password,
+    });
     expect(config.serverMetadata()).toMatchObject({ issuer, authorization_endpoint: `${origin}/authorize` });
-    const codeVerifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri,
-      scope: "openid email",
-      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: "S256",
-      state,
-      nonce,
-    });
-
-    // Chromium resolves the domain to this machine (a host-resolver MAP rule) and logs the user in there.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: CHROMIUM_ARGS.map((arg) => (arg.startsWith("--host-resolver-rules=") ? arg.replace("=", `=MAP ${domain} 127.0.0.1, `) : arg)),
-      timeout: 60_000,
-    });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const requested: string[] = [];
-    context.on("request", (r) => requested.push(r.url()));
-    await page.goto(url.href);
-    expect(new URL(page.url())).toMatchObject({ host: `${domain}:${server.port}`, pathname: "/u2/login" });
-    await page.getByLabel("Email address").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    const arrived = callbacks.next("/callback");
-    await page.getByRole("button", { name: "Continue" }).click();
-    const callbackUrl = await arrived.catch(async (error) => {
-      throw new Error(`${error}: the browser is at ${page.url()}: ${(await page.locator("body").textContent())?.slice(0, 400)}`);
-    });
-    await context.close();
+    expect(loginUrl).toMatchObject({ host: `${domain}:${server.port}`, pathname: "/u2/login" });
     for (const r of requested) expect([domain, "127.0.0.1"]).toContain(new URL(r).hostname);
 
-    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: codeVerifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
-    const jwks = (await (await viaDomain(`${origin}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
     const { payload } = await jwtVerify(tokens.id_token as string, createLocalJWKSet(jwks), { issuer, audience: web.client_id });
     expect(payload).toMatchObject({ iss: issuer, sub: userId, email, nonce });
 

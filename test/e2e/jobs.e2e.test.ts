@@ -1,12 +1,9 @@
 import { gunzipSync } from "node:zlib";
-import { ManagementClient } from "auth0";
 import bcrypt from "bcryptjs";
 import { decodeJwt } from "jose";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { sdkOptions } from "./helpers/auth0";
-import { type CallbackServer, type ContextLog, launchChromium, newRecordedContext, screenshot, startCallbackServer } from "./helpers/browser";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser";
+import { browserSuite } from "./helpers/browser-suite";
 
 /**
  * Issue 14 point 5 end to end against `wrangler dev`: the reference platform's SDK (`auth0` 7,
@@ -21,41 +18,12 @@ const DB = "Username-Password-Authentication";
 const run = Date.now().toString(36);
 
 describe("bulk user import and export through the auth0 SDK", () => {
-  let server: RunningServer;
-  let admin: ManagementClient;
-  let browser: Browser;
-  let callbacks: CallbackServer;
-  let app: { client_id: string; client_secret: string };
-  let redirectUri: string;
-  const logs: Array<{ name: string; log: ContextLog }> = [];
-  let failed = false;
+  const suite = browserSuite("jobs.e2e", "Import App");
+  const { context, authorizeUrl, exchange } = suite;
+  // The suite's fields under their own names, once its beforeAll has set them.
+  let { server, admin, callbacks } = suite;
+  beforeAll(() => ({ server, admin, callbacks } = suite));
   const imported = { email: `imported-${run}@example.com`, password: `Legacy-Pw-${run}` };
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(() => {
-      failed = true;
-    });
-  });
-
-  beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
-    admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
-    callbacks = await startCallbackServer();
-    redirectUri = `${callbacks.origin}/callback`;
-    const created = await admin.clients.create({ name: "Import App", app_type: "regular_web", callbacks: [redirectUri], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" });
-    app = { client_id: String(created.client_id), client_secret: String(created.client_secret) };
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await callbacks?.close().catch(() => undefined);
-    if (failed && server) {
-      process.stderr.write(`\n--- wrangler output (jobs.e2e) ---\n${server.log()}\n`);
-      for (const { name, log } of logs) process.stderr.write(`\n--- ${name} ---\n${log.requests.join("\n")}\n${log.consoleErrors.join("\n")}\n`);
-    }
-    await server?.stop();
-  }, 60_000);
 
   /** Polls `jobs.get` until the job leaves pending/processing. */
   async function settled(id: string) {
@@ -103,21 +71,15 @@ describe("bulk user import and export through the auth0 SDK", () => {
   });
 
   it("the imported bcrypt user logs in through the login page with their original password", async () => {
-    const recorded = await newRecordedContext(browser);
-    logs.push({ name: "imported-login", log: recorded.log });
-    const { page } = recorded;
+    const { page } = await context("imported-login");
     const callback = callbacks.next("/callback");
-    await page.goto(`${server.baseUrl}/authorize?${new URLSearchParams({ client_id: app.client_id, redirect_uri: redirectUri, response_type: "code", scope: "openid email", state: "e2e" })}`);
+    await page.goto(authorizeUrl());
     await page.getByLabel("Email address").fill(imported.email);
     await page.getByLabel("Password", { exact: true }).fill(imported.password);
     await page.getByRole("button", { name: "Continue" }).click();
     const url = await callback;
     await screenshot(page, "jobs-01-imported-user-logged-in.png");
-    const res = await fetch(`${server.baseUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: url.searchParams.get("code") ?? "", redirect_uri: redirectUri, client_id: app.client_id, client_secret: app.client_secret }),
-    });
+    const res = await exchange(url);
     expect(res.status).toBe(200);
     expect(decodeJwt(((await res.json()) as { id_token: string }).id_token)).toMatchObject({ sub: userId, email: imported.email });
   });
@@ -180,8 +142,7 @@ describe("bulk user import and export through the auth0 SDK", () => {
     }
     expect(status).toBe("completed");
     const link = /https?:\/\/\S+\/u2\/email-verification\?\S+/.exec(mail?.text ?? "")?.[0] as string;
-    const recorded = await newRecordedContext(browser);
-    logs.push({ name: "verification-link", log: recorded.log });
+    const recorded = await context("verification-link");
     await recorded.page.goto(link);
     await expect(recorded.page.getByRole("heading", { name: "Email verified" }).isVisible()).resolves.toBe(true);
     await screenshot(recorded.page, "jobs-02-email-verified.png");

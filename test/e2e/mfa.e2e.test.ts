@@ -1,11 +1,9 @@
-import { ManagementClient } from "auth0";
 import { decodeJwt } from "jose";
 import { Secret, TOTP } from "otpauth";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { sdkOptions } from "./helpers/auth0";
-import { type CallbackServer, type ContextLog, launchChromium, newRecordedContext, screenshot, startCallbackServer } from "./helpers/browser";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser";
+import { browserSuite } from "./helpers/browser-suite";
 
 /**
  * Issue 12 end to end in headless Chromium against `wrangler dev`: TOTP enrollment from a ticket (codes computed
@@ -19,40 +17,11 @@ const PASSWORD = `Correct-Horse-${Math.random().toString(36).slice(2, 8)}`;
 const code = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" }).generate({ timestamp: at });
 
 describe("MFA, passkeys and SMS in Chromium", () => {
-  let server: RunningServer;
-  let admin: ManagementClient;
-  let browser: Browser;
-  let callbacks: CallbackServer;
-  let app: { client_id: string; client_secret: string };
-  let redirectUri: string;
-  const logs: Array<{ name: string; log: ContextLog }> = [];
-  let failed = false;
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(() => {
-      failed = true;
-    });
-  });
-
-  beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
-    admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
-    callbacks = await startCallbackServer();
-    redirectUri = `${callbacks.origin}/callback`;
-    const created = await admin.clients.create({ name: "MFA App", app_type: "regular_web", callbacks: [redirectUri], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" });
-    app = { client_id: String(created.client_id), client_secret: String(created.client_secret) };
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await callbacks?.close().catch(() => undefined);
-    if (failed && server) {
-      process.stderr.write(`\n--- wrangler output (mfa.e2e) ---\n${server.log()}\n`);
-      for (const { name, log } of logs) process.stderr.write(`\n--- ${name} ---\n${log.requests.join("\n")}\n${log.consoleErrors.join("\n")}\n${log.pageErrors.join("\n")}\n`);
-    }
-    await server?.stop();
-  }, 60_000);
+  const suite = browserSuite("mfa.e2e", "MFA App");
+  const { context, authorizeUrl, exchange } = suite;
+  // The suite's fields under their own names, once its beforeAll has set them.
+  let { server, admin, callbacks, app } = suite;
+  beforeAll(() => ({ server, admin, callbacks, app } = suite));
 
   async function signUp(email: string): Promise<string> {
     const res = await fetch(`${server.baseUrl}/dbconnections/signup`, {
@@ -64,23 +33,9 @@ describe("MFA, passkeys and SMS in Chromium", () => {
     return ((await res.json()) as { id: string }).id;
   }
 
-  async function context(name: string) {
-    const recorded = await newRecordedContext(browser);
-    logs.push({ name, log: recorded.log });
-    return recorded;
-  }
-
-  const authorizeUrl = (extra: Record<string, string> = {}) =>
-    `${server.baseUrl}/authorize?${new URLSearchParams({ client_id: app.client_id, redirect_uri: redirectUri, response_type: "code", scope: "openid email", state: "e2e", ...extra })}`;
-
   /** Waits for the callback and redeems its code; answers the ID token's claims. */
   async function redeem(callback: Promise<URL>) {
-    const url = await callback;
-    const res = await fetch(`${server.baseUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: url.searchParams.get("code") ?? "", redirect_uri: redirectUri, client_id: app.client_id, client_secret: app.client_secret }),
-    });
+    const res = await exchange(await callback);
     expect(res.status).toBe(200);
     return decodeJwt(((await res.json()) as { id_token: string }).id_token);
   }

@@ -31,6 +31,28 @@ export interface Destination {
   onDeadLetter?(event: DeliverableEvent, detail: string, now: number): void;
 }
 
+/**
+ * An internal destination: the one `internal.*` event type its capability emits, on the network lane
+ * (claimed with a lease, delivered outside any transaction, bounded by `timeoutMs`), its payload typed.
+ */
+export function internalDestination<P>(spec: {
+  name: string;
+  eventType: string;
+  timeoutMs: number;
+  deliver(payload: P, event: DeliverableEvent, now: number): Promise<void>;
+  onDeadLetter?(payload: P, detail: string, now: number): void;
+}): Destination {
+  const { onDeadLetter } = spec;
+  return {
+    name: spec.name,
+    lane: "network",
+    timeoutMs: spec.timeoutMs,
+    accepts: (type) => type === spec.eventType,
+    deliver: (event, now) => spec.deliver(event.payload as unknown as P, event, now),
+    ...(onDeadLetter ? { onDeadLetter: (event: DeliverableEvent, detail: string, now: number) => onDeadLetter(event.payload as unknown as P, detail, now) } : {}),
+  };
+}
+
 /** One metric observation (SPEC §6.3 `metrics`). */
 export interface MetricRecord {
   tenant_id: string;

@@ -14,7 +14,7 @@ import { userObjectName } from "../../../shared/object-names";
 import type { Sql } from "../../sql";
 import { BACKCHANNEL_LOGOUT, type BackchannelLogoutPayload, REFRESH_REVOCATION, type RefreshRevocationPayload } from "./cascade";
 import { toClient, toSigningKey } from "../oauth/rows";
-import type { Destination } from "../core/relay";
+import { type Destination, internalDestination } from "../core/relay";
 
 /** What the internal destinations need from the deployment. */
 export interface CascadeEnv {
@@ -41,17 +41,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 /** Revokes the cascade's refresh tokens in the user's object (SPEC §3.3); a failing call is retried. */
 export function refreshRevocationDestination(tenantId: string, env: CascadeEnv): Destination {
-  return {
+  return internalDestination<RefreshRevocationPayload>({
     name: "refresh_revocation",
-    lane: "network",
+    eventType: REFRESH_REVOCATION,
     timeoutMs: USER_OBJECT_TIMEOUT_MS,
-    accepts: (type) => type === REFRESH_REVOCATION,
-    async deliver(event) {
-      const payload = event.payload as unknown as RefreshRevocationPayload;
+    async deliver(payload) {
       const user = env.users.getByName(userObjectName(tenantId, payload.user_id));
       await withTimeout(Promise.resolve(user.revokeRefreshTokens(payload.session_ids, payload.ended_session_ids ?? [])), USER_OBJECT_TIMEOUT_MS, "user object");
     },
-  };
+  });
 }
 
 /**
@@ -64,13 +62,11 @@ export function refreshRevocationDestination(tenantId: string, env: CascadeEnv):
  */
 export function backchannelLogoutDestination(sql: Sql, env: CascadeEnv): Destination {
   const imported = new Map<string, Promise<CryptoKey>>();
-  return {
+  return internalDestination<BackchannelLogoutPayload>({
     name: "backchannel_logout",
-    lane: "network",
+    eventType: BACKCHANNEL_LOGOUT,
     timeoutMs: BACKCHANNEL_TIMEOUT_MS,
-    accepts: (type) => type === BACKCHANNEL_LOGOUT,
-    async deliver(event, now) {
-      const payload = event.payload as unknown as BackchannelLogoutPayload;
+    async deliver(payload, _event, now) {
       const row = sql.first<Record<string, unknown>>`SELECT * FROM clients WHERE client_id = ${payload.client_id}`;
       const client = row ? toClient(row) : null;
       const url = client ? backchannelLogoutUrl(client) : null;
@@ -92,7 +88,7 @@ export function backchannelLogoutDestination(sql: Sql, env: CascadeEnv): Destina
       );
       await postLogoutToken(url, await signJwt(claims, await key, record.kid, record.alg, LOGOUT_TOKEN_TYP), env.egress);
     },
-  };
+  });
 }
 
 /** The login capability's internal destinations, in relay order: refresh revocation, then back-channel logout. */

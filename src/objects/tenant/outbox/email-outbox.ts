@@ -14,7 +14,7 @@ import { openEmailText } from "../../../shared/messaging/sealed-mail";
 import type { DevMessage, Json } from "../../../shared/types";
 import type { Sql } from "../../sql";
 import type { WriteTx } from "../core/events";
-import type { Destination } from "../core/relay";
+import { type Destination, internalDestination } from "../core/relay";
 
 /** The internal event of one email to send. */
 export const SEND_EMAIL = "internal.send_email";
@@ -51,13 +51,11 @@ export interface EmailEffects {
 export function emailDestination(sql: Sql, env: unknown, effects: EmailEffects): Destination {
   const { recordDevMessage, finishVerificationEmail } = effects;
   const encryptionKey = (env as { ENCRYPTION_KEY?: string }).ENCRYPTION_KEY;
-  return {
+  return internalDestination<QueuedEmail>({
     name: "email",
-    lane: "network",
+    eventType: SEND_EMAIL,
     timeoutMs: PROVIDER_TIMEOUT_MS,
-    accepts: (type) => type === SEND_EMAIL,
-    async deliver(event, now) {
-      const queued = event.payload as unknown as QueuedEmail;
+    async deliver(queued, event, now) {
       const route = mailRoute(env);
       if (route.kind === "none") throw new Error(`email to ${queued.to} not sent: ${route.reason}`);
       const message = await openMessage(encryptionKey, queued);
@@ -73,9 +71,8 @@ export function emailDestination(sql: Sql, env: unknown, effects: EmailEffects):
       }
       if (queued.job_id) finishVerificationEmail(sql, queued.job_id, true, null, now);
     },
-    onDeadLetter(event, detail, now) {
-      const { job_id } = event.payload as unknown as QueuedEmail;
+    onDeadLetter({ job_id }, detail, now) {
       if (job_id) finishVerificationEmail(sql, job_id, false, `The verification email could not be sent: ${detail}`, now);
     },
-  };
+  });
 }

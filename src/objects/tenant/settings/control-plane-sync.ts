@@ -15,7 +15,7 @@ import type { Sql } from "../../sql";
 import { bumpConfigVersion, getSetting, putSetting } from "../core/settings";
 import { audited, type WriteTx } from "../core/events";
 import { checkPermissions, prunePermissions } from "../oauth/permissions";
-import type { Destination } from "../core/relay";
+import { type Destination, internalDestination } from "../core/relay";
 import { toResourceServer } from "../oauth/rows";
 import { TenantRpc } from "../core/rpc";
 
@@ -170,19 +170,18 @@ export interface SyncTargets {
  * failure fails the event, which the relay retries (children already in step change nothing).
  */
 export function controlPlaneSyncDestination(sql: Sql, targets: SyncTargets): Destination {
-  return {
+  return internalDestination<SyncKinds>({
     name: "control_plane_sync",
-    lane: "network",
+    eventType: CONTROL_PLANE_SYNC,
     timeoutMs: 30_000,
-    accepts: (type) => type === CONTROL_PLANE_SYNC,
-    async deliver(event) {
-      const state = readSyncState(sql, event.payload as unknown as SyncKinds);
+    async deliver(kinds) {
+      const state = readSyncState(sql, kinds);
       const children = await targets.children();
       const results = await Promise.allSettled(children.map((child) => targets.apply(child, state)));
       const failures = results.flatMap((r, i) => (r.status === "rejected" ? [`${children[i]}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : []));
       if (failures.length) throw new Error(`sync failed for ${failures.join("; ")}`);
     },
-  };
+  });
 }
 
 /** `stub.controlPlaneSync()`: request a pass (on the control plane), or apply one (on a child). */

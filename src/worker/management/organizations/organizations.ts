@@ -18,7 +18,8 @@ import { defineRoute } from "../define";
 import { LIST_QUERY } from "../list-response";
 import { invitationRoutes } from "./organization-invitations";
 import { memberRoutes } from "./organization-members";
-import { offsetQuery, presentConnection, presentOrganization } from "./organization-present";
+import { presentConnection, presentOrganization } from "./organization-present";
+import { each, relationListRoute } from "../relation-routes";
 import { targetTenant } from "../tenant-scoped";
 
 /** SPEC §8: GET /organizations pages 10 by default (checkpoint `take` keeps the common 50). */
@@ -135,18 +136,13 @@ const organizationRoutes = [
 ];
 
 const connectionRoutes = [
-  defineRoute({
-    method: "get",
+  relationListRoute({
     path: "/organizations/{id}/enabled_connections",
     scope: "read:organization_connections",
     summary: "The organization's enabled connections (page, per_page, include_totals: {enabled_connections, start, limit, total})",
-    query: LIST_QUERY,
-    status: 200,
-    async handler(c, { params }) {
-      const q = offsetQuery(c);
-      const { items, total } = unwrap(await targetTenant(c).organizations().listConnections(params.id, { offset: q.page * q.perPage, limit: q.perPage }));
-      return c.json(offsetPage("enabled_connections", items.map(presentConnection), q, total ?? items.length));
-    },
+    field: "enabled_connections",
+    present: each(presentConnection),
+    fetch: async (c, params, window) => unwrap(await targetTenant(c).organizations().listConnections(params.id, window)),
   }),
   defineRoute({
     method: "post",

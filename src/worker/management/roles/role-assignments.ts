@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
-import { checkpointPage, offsetPage, parseListQuery } from "../../../shared/pagination/list-query";
+import { parseListQuery } from "../../../shared/pagination/list-query";
 import { permissionsBody, roleUsersBody } from "../../../shared/schemas/roles";
 import type { PermissionRecord, RoleMemberRecord } from "../../../shared/schemas/roles";
 import { auditContext } from "../../http/audit";
 import { rolesChanged } from "../../tenant/control-plane-sync";
-import { defineRoute } from "../define";
 import { LIST_QUERY } from "../list-response";
+import { each, relationListRoute, relationWriteRoutes } from "../relation-routes";
 import { cursorTime, fixedOrderListQuery } from "./roles";
 import { targetTenant } from "../tenant-scoped";
 
@@ -47,85 +47,66 @@ const PERMISSIONS_ORDER = { checkpoint: true, sorts: ["resource_server_identifie
 const MEMBERS_ORDER = { checkpoint: true, sorts: ["assigned_at:-1"] };
 
 export const roleAssignmentRoutes = [
-  defineRoute({
-    method: "get",
+  relationListRoute({
     path: "/roles/{id}/permissions",
     scope: "read:roles",
     summary: "A role's permissions by API identifier, then name; offset or checkpoint paging ({permissions, next})",
     query: ROLE_PERMISSIONS_QUERY,
-    status: 200,
-    async handler(c, { params }) {
-      const q = fixedOrderListQuery(c, PERMISSIONS_ORDER);
-      const roles = targetTenant(c).roles();
-      if (q.mode === "offset") {
-        const page = unwrap(await roles.permissions(params.id, { offset: q.page * q.perPage, limit: q.perPage }));
-        return c.json(offsetPage("permissions", page.items.map(presentPermission), q, page.total ?? page.items.length));
-      }
-      const after = q.after ? { resource_server_identifier: String(q.after.key), permission_name: q.after.id } : null;
-      if (q.after && typeof q.after.key !== "string") throw problem("invalid_cursor");
-      const { items } = unwrap(await roles.permissions(params.id, { after, limit: q.take + 1 }));
-      const body = checkpointPage("permissions", items, q, (p) => ({ key: p.resource_server_identifier, id: p.permission_name }));
-      return c.json({ ...body, permissions: (body.permissions as PermissionRecord[]).map(presentPermission) });
+    field: "permissions",
+    checkpoint: {
+      parse: (c) => fixedOrderListQuery(c, PERMISSIONS_ORDER),
+      after(cursor) {
+        if (typeof cursor.key !== "string") throw problem("invalid_cursor");
+        return { resource_server_identifier: cursor.key, permission_name: cursor.id };
+      },
+      position: (p: PermissionRecord) => ({ key: p.resource_server_identifier, id: p.permission_name }),
     },
+    present: each(presentPermission),
+    fetch: async (c, params, window) => unwrap(await targetTenant(c).roles().permissions(params.id, window)),
   }),
-  defineRoute({
-    method: "post",
+  ...relationWriteRoutes({
     path: "/roles/{id}/permissions",
-    scope: "update:roles",
-    summary: "Add permissions to a role: each API must exist (404) and define the permission as a scope (400)",
     body: permissionsBody,
-    status: 201,
-    async handler(c, { params, body }) {
-      unwrap(await targetTenant(c).roles(auditContext(c)).addPermissions(params.id, body.permissions));
-      await rolesChanged(c);
-      return c.body(null, 201);
+    // The control plane's roles are kept in step in its children (issue 15 point 2).
+    after: rolesChanged,
+    assign: {
+      scope: "update:roles",
+      summary: "Add permissions to a role: each API must exist (404) and define the permission as a scope (400)",
+      status: 201,
+      write: (c, params, body) => targetTenant(c).roles(auditContext(c)).addPermissions(params.id, body.permissions),
+    },
+    remove: {
+      scope: "update:roles",
+      summary: "Remove permissions from a role (permissions it does not hold are ignored)",
+      status: 204,
+      write: (c, params, body) => targetTenant(c).roles(auditContext(c)).removePermissions(params.id, body.permissions),
     },
   }),
-  defineRoute({
-    method: "delete",
-    path: "/roles/{id}/permissions",
-    scope: "update:roles",
-    summary: "Remove permissions from a role (permissions it does not hold are ignored)",
-    body: permissionsBody,
-    status: 204,
-    async handler(c, { params, body }) {
-      unwrap(await targetTenant(c).roles(auditContext(c)).removePermissions(params.id, body.permissions));
-      await rolesChanged(c);
-      return c.body(null, 204);
-    },
-  }),
-  defineRoute({
-    method: "get",
+  relationListRoute({
     path: "/roles/{id}/users",
     scope: "read:role_members",
     summary: "Users assigned a role, newest assignment first ({user_id, email, picture, name}); take/per_page capped at 100",
-    query: LIST_QUERY,
-    status: 200,
-    async handler(c, { params }) {
-      // A fixed order: sort is ignored (SPEC §4.3 rule 2).
-      const { sort: _sort, ...query } = c.req.query();
-      const q = parseListQuery(capped(query), MEMBERS_ORDER);
-      const roles = targetTenant(c).roles();
-      if (q.mode === "offset") {
-        const page = unwrap(await roles.members(params.id, { offset: q.page * q.perPage, limit: q.perPage }));
-        return c.json(offsetPage("users", page.items.map(presentMember), q, page.total ?? page.items.length));
-      }
-      const after = q.after ? { createdAt: cursorTime(q.after.key), id: q.after.id } : null;
-      const { items } = unwrap(await roles.members(params.id, { after, limit: q.take + 1 }));
-      const body = checkpointPage("users", items, q, (m) => ({ key: Date.parse(m.created_at), id: m.user_id }));
-      return c.json({ ...body, users: (body.users as RoleMemberRecord[]).map(presentMember) });
+    field: "users",
+    checkpoint: {
+      parse(c) {
+        // A fixed order: sort is ignored (SPEC §4.3 rule 2).
+        const { sort: _sort, ...query } = c.req.query();
+        return parseListQuery(capped(query), MEMBERS_ORDER);
+      },
+      after: (cursor) => ({ createdAt: cursorTime(cursor.key), id: cursor.id }),
+      position: (m: RoleMemberRecord) => ({ key: Date.parse(m.created_at), id: m.user_id }),
     },
+    present: each(presentMember),
+    fetch: async (c, params, window) => unwrap(await targetTenant(c).roles().members(params.id, window)),
   }),
-  defineRoute({
-    method: "post",
+  ...relationWriteRoutes({
     path: "/roles/{id}/users",
-    scope: "create:role_members",
-    summary: "Assign a role to users (an unknown user is 404 and nothing is assigned)",
     body: roleUsersBody,
-    status: 200,
-    async handler(c, { params, body }) {
-      unwrap(await targetTenant(c).roles(auditContext(c)).assignUsers(params.id, body.users));
-      return c.body(null, 200);
+    assign: {
+      scope: "create:role_members",
+      summary: "Assign a role to users (an unknown user is 404 and nothing is assigned)",
+      status: 200,
+      write: (c, params, body) => targetTenant(c).roles(auditContext(c)).assignUsers(params.id, body.users),
     },
   }),
 ];
