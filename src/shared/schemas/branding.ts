@@ -22,3 +22,11 @@ export interface Branding {
   colors?: { primary?: string; page_background?: string };
   font?: { url?: string };
 }
+
+/** PATCH /branding: fields replaced, `colors` and `font` merged key by key; null removes. */
+export interface BrandingPatch {
+  logo_url?: string | null;
+  favicon_url?: string | null;
+  colors?: { primary?: string | null; page_background?: string | null } | null;
+  font?: { url?: string | null } | null;
+}

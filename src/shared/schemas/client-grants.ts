@@ -21,3 +21,11 @@ export interface ClientGrantRecord {
   created_at: string;
   updated_at: string;
 }
+
+/** A client grant as the worker prepared it (id generated). */
+export interface NewClientGrant {
+  id: string;
+  client_id: string;
+  audience: string;
+  scope: string[];
+}

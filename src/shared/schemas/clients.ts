@@ -273,3 +273,25 @@ export function clientTokensRevokedBefore(client: Pick<ClientRecord, "extra">): 
   const at = client.extra[CLIENT_TOKENS_REVOKED_BEFORE];
   return typeof at === "number" ? at : null;
 }
+
+/** A client as the worker prepared it: id generated, secret already encrypted (or none for public clients). */
+export type NewClient = Omit<ClientRecord, "is_system" | "created_at" | "updated_at">;
+
+/** PATCH /clients/{id}: fields replaced; client_metadata and extra merged key by key (null removes a key). */
+export interface ClientPatch {
+  name?: string;
+  description?: string | null;
+  app_type?: string;
+  token_endpoint_auth_method?: string;
+  grant_types?: string[];
+  callbacks?: string[];
+  allowed_logout_urls?: string[];
+  web_origins?: string[];
+  jwks?: { keys: Jwk[] } | null;
+  is_first_party?: boolean;
+  oidc_conformant?: boolean;
+  client_metadata?: Record<string, string | null>;
+  extra?: Record<string, Json | null>;
+  /** A fresh encrypted secret, used only when the patched client needs one and has none. */
+  client_secret_enc_if_missing?: string;
+}

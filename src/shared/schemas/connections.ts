@@ -66,3 +66,22 @@ export interface ConnectionRecord {
   created_at: string;
   updated_at: string;
 }
+
+/** A connection as the worker prepared it: credential options already split out and encrypted. */
+export interface NewConnection {
+  id: string;
+  name: string;
+  strategy: string;
+  options: Record<string, Json>;
+  secrets_enc: string | null;
+}
+
+/**
+ * PATCH /connections/{id}: `options` (with `secrets_enc`) replaces the whole options object, as the reference
+ * platform does; the top-level fields kept in options are replaced one by one (null removes).
+ */
+export interface ConnectionPatch {
+  options?: Record<string, Json>;
+  secrets_enc?: string | null;
+  fields?: Record<string, Json | null>;
+}

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { BCRYPT_MAX_COST, bcryptCost } from "../crypto/bcrypt-cost";
-import type { RowError } from "../types";
+
 import { phoneNumber, totpSecret } from "./authentication-methods";
 import { createUserBody } from "./users";
 
@@ -172,3 +172,48 @@ export const verificationEmailBody = z.strictObject({
   organization_id: z.string().min(1).max(64).optional(),
 });
 export type VerificationEmailInput = z.infer<typeof verificationEmailBody>;
+
+/** A job's lifecycle (the reference platform's job `status`). */
+export type JobStatus = "pending" | "processing" | "completed" | "failed";
+
+/** What kind of work a job does. */
+export type JobType = "users_import" | "users_export" | "verification_email";
+
+/** One column of a users export: a profile path (`user_metadata.plan`, `identities[0].connection`) and its title. */
+export interface ExportField {
+  name: string;
+  export_as?: string;
+}
+
+/** A job as the tenant object stores it (times ISO 8601). The worker shapes the API answer from it. */
+export interface JobRecord {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  connection_id: string | null;
+  connection: string | null;
+  external_id: string | null;
+  upsert: boolean;
+  send_completion_email: boolean;
+  format: "json" | "csv" | null;
+  limit: number | null;
+  fields: ExportField[] | null;
+  /** Imports: rows staged; exports: lines written so far. */
+  total: number;
+  /** Imports: rows committed (inserted, updated or failed). */
+  processed: number;
+  inserted: number;
+  updated: number;
+  failed: number;
+  status_details: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** One problem with an imported row, in the reference platform's shape. */
+export interface RowError {
+  code: string;
+  message: string;
+  path?: string;
+}

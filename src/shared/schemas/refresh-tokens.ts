@@ -48,3 +48,39 @@ export const revokeRefreshTokensBody = z
     }
   });
 export type RevokeRefreshTokensBody = z.infer<typeof revokeRefreshTokensBody>;
+
+/** The facts of the login that produced a family; the refresh grant reads these, not the login session. */
+export interface RefreshLogin {
+  organization?: string;
+  connection?: string;
+  strategy?: string;
+  /** Seconds since the epoch, for the ID token's auth_time. */
+  auth_time?: number;
+}
+
+/** The reference platform's device facts of a token. */
+export interface RefreshDevice {
+  initial_ip?: string;
+  initial_user_agent?: string;
+  last_ip?: string;
+  last_user_agent?: string;
+}
+
+/** A refresh token as the grant and the management API see it (never its hash, family or rotation links). */
+export interface RefreshTokenRecord {
+  id: string;
+  user_id: string;
+  client_id: string;
+  session_id: string | null;
+  scope: string;
+  audience: string | null;
+  login: RefreshLogin;
+  device: RefreshDevice;
+  created_at: string;
+  expires_at: string | null;
+  idle_expires_at: string | null;
+  last_exchanged_at: string | null;
+  revoked_at: string | null;
+  /** The reference platform's `refresh_token_metadata`: string values, `{}` when unset (shared by the family). */
+  metadata: Record<string, string>;
+}

@@ -84,3 +84,12 @@ export interface ResourceServerRecord {
   created_at: string;
   updated_at: string;
 }
+
+export type NewResourceServer = Omit<ResourceServerRecord, "is_system" | "created_at" | "updated_at">;
+
+export type ResourceServerPatch = Partial<
+  Pick<NewResourceServer, "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access" | "enforce_policies" | "token_dialect" | "signing_secret_enc">
+> & {
+  /** A generated encrypted secret, stored only when the API has none (switching to HS256). */
+  signing_secret_enc_if_missing?: string;
+};

@@ -14,3 +14,15 @@ export const updateSessionBody = z
 
 export type SessionMetadata = z.infer<typeof sessionMetadata>;
 export type UpdateSessionInput = z.infer<typeof updateSessionBody>;
+
+export interface SessionRecord {
+  id: string;
+  secret_hash: string;
+  user_id: string;
+  client_ids: string[];
+  authenticated_at: string;
+  last_interaction_at: string;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}

@@ -54,18 +54,6 @@ export interface LoginSession {
   expires_at: string;
 }
 
-export interface SessionRecord {
-  id: string;
-  secret_hash: string;
-  user_id: string;
-  client_ids: string[];
-  authenticated_at: string;
-  last_interaction_at: string;
-  expires_at: string;
-  created_at: string;
-  updated_at: string;
-}
-
 /** A browser session as the worker prepares it (the secret's hash only; the secret goes to the cookie). */
 export interface NewSession {
   id: string;
@@ -145,3 +133,6 @@ export interface CodeRedemption {
 }
 
 // Management writes of configuration (clients, resource servers, client grants, connections, branding)
+
+// Declared with the resource's schema (issue 26 point 4); re-exported for callers.
+export type { SessionRecord } from "../schemas/sessions";

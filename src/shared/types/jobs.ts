@@ -1,49 +1,5 @@
+import type { ExportField, RowError } from "../schemas/jobs";
 import type { AuditContext } from "./audit";
-
-/** A job's lifecycle (the reference platform's job `status`). */
-export type JobStatus = "pending" | "processing" | "completed" | "failed";
-
-/** What kind of work a job does. */
-export type JobType = "users_import" | "users_export" | "verification_email";
-
-/** One column of a users export: a profile path (`user_metadata.plan`, `identities[0].connection`) and its title. */
-export interface ExportField {
-  name: string;
-  export_as?: string;
-}
-
-/** A job as the tenant object stores it (times ISO 8601). The worker shapes the API answer from it. */
-export interface JobRecord {
-  id: string;
-  type: JobType;
-  status: JobStatus;
-  connection_id: string | null;
-  connection: string | null;
-  external_id: string | null;
-  upsert: boolean;
-  send_completion_email: boolean;
-  format: "json" | "csv" | null;
-  limit: number | null;
-  fields: ExportField[] | null;
-  /** Imports: rows staged; exports: lines written so far. */
-  total: number;
-  /** Imports: rows committed (inserted, updated or failed). */
-  processed: number;
-  inserted: number;
-  updated: number;
-  failed: number;
-  status_details: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-
-/** One problem with an imported row, in the reference platform's shape. */
-export interface RowError {
-  code: string;
-  message: string;
-  path?: string;
-}
 
 /** One failed row of an import: the row as given (password hashes removed) and its errors. */
 export interface ImportRowFailure {
@@ -92,3 +48,6 @@ export interface NewVerificationEmailJob {
 export type EmailVerificationOutcome =
   | { ok: true; user_id: string; email: string; client_id: string | null }
   | { ok: false; reason: "invalid" | "email_changed" };
+
+// Declared with the resource's schema (issue 26 point 4); re-exported for callers.
+export type { ExportField, JobRecord, JobStatus, JobType, RowError } from "../schemas/jobs";

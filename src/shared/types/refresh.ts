@@ -1,40 +1,5 @@
+import type { RefreshDevice, RefreshLogin, RefreshTokenRecord } from "../schemas/refresh-tokens";
 /** Refresh tokens (SPEC §2.8, §3.3): what crosses RPC between the worker and a user's object. */
-
-/** The facts of the login that produced a family; the refresh grant reads these, not the login session. */
-export interface RefreshLogin {
-  organization?: string;
-  connection?: string;
-  strategy?: string;
-  /** Seconds since the epoch, for the ID token's auth_time. */
-  auth_time?: number;
-}
-
-/** The reference platform's device facts of a token. */
-export interface RefreshDevice {
-  initial_ip?: string;
-  initial_user_agent?: string;
-  last_ip?: string;
-  last_user_agent?: string;
-}
-
-/** A refresh token as the grant and the management API see it (never its hash, family or rotation links). */
-export interface RefreshTokenRecord {
-  id: string;
-  user_id: string;
-  client_id: string;
-  session_id: string | null;
-  scope: string;
-  audience: string | null;
-  login: RefreshLogin;
-  device: RefreshDevice;
-  created_at: string;
-  expires_at: string | null;
-  idle_expires_at: string | null;
-  last_exchanged_at: string | null;
-  revoked_at: string | null;
-  /** The reference platform's `refresh_token_metadata`: string values, `{}` when unset (shared by the family). */
-  metadata: Record<string, string>;
-}
 
 /** The first token of a family, prepared by the worker (random id, SHA-256 of the secret). */
 export interface NewRefreshToken {
@@ -96,3 +61,6 @@ export interface RefreshRevocationFilter {
   client_id?: string;
   audience?: string;
 }
+
+// Declared with the resource's schema (issue 26 point 4); re-exported for callers.
+export type { RefreshDevice, RefreshLogin, RefreshTokenRecord } from "../schemas/refresh-tokens";

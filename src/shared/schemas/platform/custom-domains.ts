@@ -46,3 +46,76 @@ export const updateCustomDomainBody = z
 
 /** PATCH /custom-domains/default: a verified custom domain of the tenant, or its canonical domain. */
 export const setDefaultCustomDomainBody = z.strictObject({ domain: z.string().trim().min(1).max(255) });
+
+/** A custom domain's lifecycle (the reference platform's `status`). */
+export type CustomDomainStatus = "pending_verification" | "ready" | "failed";
+
+/** One way to prove control of a domain (`cname`: point the host at the record; `txt`: publish the record at `domain`). */
+export interface DomainVerificationMethod {
+  name: "cname" | "txt";
+  record: string;
+  domain?: string;
+}
+
+/** The reference platform's `verification` object. */
+export interface DomainVerification {
+  methods: DomainVerificationMethod[];
+  status?: "verified" | "pending" | "failed";
+  error_msg?: string;
+  last_verified_at?: string;
+}
+
+/** The reference platform's `certificate` object (managed certificates only). */
+export interface DomainCertificate {
+  status?: "provisioning" | "provisioning_failed" | "provisioned" | "renewing_failed";
+  error_msg?: string;
+  certificate_authority?: "letsencrypt" | "googletrust";
+  renews_before?: string;
+}
+
+/** What the certificate provider reports about a hostname (the worker's provider, stored by the registry). */
+export interface HostnameState {
+  /** The provider's handle for the hostname. */
+  providerRef: string;
+  status: CustomDomainStatus;
+  verification: DomainVerification;
+  certificate?: DomainCertificate;
+  origin_domain_name?: string;
+}
+
+/** A custom domain as the management API shows it (the reference platform's `CustomDomain`, SPEC §2.2). */
+export interface CustomDomainRecord {
+  custom_domain_id: string;
+  tenant_id: string;
+  domain: string;
+  primary: boolean;
+  /** The tenant's default custom domain (GET/PATCH /custom-domains/default). */
+  is_default?: boolean;
+  status: CustomDomainStatus;
+  type: "auth0_managed_certs" | "self_managed_certs";
+  origin_domain_name?: string;
+  verification: DomainVerification;
+  certificate?: DomainCertificate;
+  custom_client_ip_header?: string | null;
+  tls_policy?: string;
+  domain_metadata?: Record<string, string>;
+  relying_party_identifier?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Fields a write may set (create, or the PATCH subset). */
+export interface CustomDomainInput {
+  tenant_id: string;
+  domain: string;
+  type: CustomDomainRecord["type"];
+  custom_client_ip_header?: string | null;
+  tls_policy?: string;
+  domain_metadata?: Record<string, string>;
+  relying_party_identifier?: string | null;
+}
+
+export type CustomDomainPatch = Partial<Pick<CustomDomainInput, "custom_client_ip_header" | "tls_policy" | "relying_party_identifier">> & {
+  /** Merged into the stored metadata; a null value removes a key. */
+  domain_metadata?: Record<string, string | null>;
+};

@@ -57,3 +57,42 @@ export const updateTenantBody = z
   })
   .partial()
   .refine((patch) => Object.keys(patch).length > 0, "At least one property must be provided");
+
+/** A tenant as the management API shows it (SPEC §2.1). */
+export interface Tenant {
+  id: string;
+  name: string;
+  friendly_name: string | null;
+  audience: string | null;
+  sender_name: string | null;
+  sender_email: string | null;
+  deployment_type: "shared" | "wfp";
+  provisioning_state: "pending" | "ready" | "failed";
+  provisioning_error: string | null;
+  provisioning_state_changed_at: string;
+  bundle_configuration: string;
+  worker_version: string;
+  worker_script_name: string;
+  storage_kind: "own_d1" | "existing_d1" | "shared_planetscale";
+  d1_database_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Fields a caller may set on create (id optional: generated when absent). */
+export interface TenantInput {
+  id: string;
+  name: string;
+  friendly_name?: string | null;
+  audience?: string | null;
+  sender_name?: string | null;
+  sender_email?: string | null;
+  deployment_type?: "shared" | "wfp";
+  storage_kind?: Tenant["storage_kind"];
+  bundle_configuration?: string;
+  worker_version?: string;
+  /** Script name in the dispatch namespace (SCRIPT_NAME_TEMPLATE applied); null: `tenant-<id>-auth`. */
+  worker_script_name?: string | null;
+}
+
+export type TenantPatch = Partial<Omit<TenantInput, "id" | "deployment_type" | "worker_script_name">>;
