@@ -159,3 +159,28 @@ export async function readOAuthParams(request: Request): Promise<Record<string, 
   if (text.trim() === "") return params;
   throw new OAuthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json");
 }
+
+/**
+ * A body of the Authentication API's JSON-or-form endpoints (`/dbconnections/*`): JSON objects may nest
+ * (user_metadata), forms carry flat fields only. Every failure is an OAuth `invalid_request`; prototype
+ * names are refused as keys at any depth (issue 25 finding 3).
+ */
+export async function readAuthApiBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  let data: unknown;
+  if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new OAuthError("invalid_request", "Request body is not valid JSON");
+    }
+  } else {
+    data = await readOAuthParams(c.req.raw);
+  }
+  const reserved = reservedKeyIn(data);
+  if (reserved) throw new OAuthError("invalid_request", `"${reserved}" is a reserved name and cannot be used as a property name`);
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error));
+  return parsed.data;
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DbConnectionError, OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
-import { describeIssue, MAX_JSON_DEPTH, nestsDeeperThan, readBodyText, readOAuthParams } from "../http/body";
+import { readAuthApiBody } from "../http/body";
 import { configOf, databaseConnection, isSignupDisabled } from "./connection";
 import { assertClientOrigin } from "./cors";
 import { signUpDatabaseUser } from "./signup";
@@ -29,32 +29,13 @@ const signupBody = z.object({
   username: z.string().min(1).max(128).regex(/^[^\s@]+$/, "username must not contain whitespace or @").optional(),
 });
 
-/** JSON bodies are parsed here (user_metadata is an object); form bodies carry flat fields only. */
-async function readSignupBody(c: AppContext): Promise<z.infer<typeof signupBody>> {
-  let data: unknown;
-  if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
-    const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
-    try {
-      data = JSON.parse(text);
-    } catch {
-      throw new OAuthError("invalid_request", "Request body is not valid JSON");
-    }
-  } else {
-    data = await readOAuthParams(c.req.raw);
-  }
-  const parsed = signupBody.safeParse(data);
-  if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error));
-  return parsed.data;
-}
-
 /**
  * POST /dbconnections/signup (SPEC §4.1): self-service sign-up into a database connection, for browser SDKs
  * (CORS from the application's web_origins) and servers. Answers the new user: `_id` (the id without the
  * `auth0|` prefix, as the reference platform does), `id` (the full user_id), email and timestamps.
  */
 export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
-  const body = await readSignupBody(c);
+  const body = await readAuthApiBody(c, signupBody);
   const config = await configOf(c);
   const client = clientIn(config, body.client_id);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);

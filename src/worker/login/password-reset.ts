@@ -16,7 +16,7 @@ import { normalizeEmail } from "../../shared/schemas/users";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
-import { describeIssue, MAX_JSON_DEPTH, nestsDeeperThan, readBodyText, readOAuthParams } from "../http/body";
+import { readAuthApiBody } from "../http/body";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import { configOf, databaseConnection } from "./connection";
@@ -91,31 +91,13 @@ const changePasswordBody = z.object({
   organization: z.string().min(1).max(64).optional(),
 });
 
-async function readChangePasswordBody(c: AppContext): Promise<z.infer<typeof changePasswordBody>> {
-  let data: unknown;
-  if (/^application\/(.+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
-    const text = await readBodyText(c.req.raw, () => new OAuthError("invalid_request", "Request body is too large", 413));
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new OAuthError("invalid_request", "Request body is nested too deeply");
-    try {
-      data = JSON.parse(text);
-    } catch {
-      throw new OAuthError("invalid_request", "Request body is not valid JSON");
-    }
-  } else {
-    data = await readOAuthParams(c.req.raw);
-  }
-  const parsed = changePasswordBody.safeParse(data);
-  if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error));
-  return parsed.data;
-}
-
 /**
  * POST /dbconnections/change_password (the reference platform's Authentication API): sends the change
  * password email for a database connection of the application. Answers 200 with the same text whether or
  * not the address has an account; an unknown client or connection is a 400 (those are not secrets).
  */
 export async function dbChangePasswordEndpoint(c: AppContext): Promise<Response> {
-  const body = await readChangePasswordBody(c);
+  const body = await readAuthApiBody(c, changePasswordBody);
   const config = await configOf(c);
   const client = clientIn(config, body.client_id);
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
