@@ -82,6 +82,23 @@ export async function outboxRows(tenantId: string, eventType?: string): Promise<
   });
 }
 
+/**
+ * The rows of one event type once every one was attempted: delivered, or failed with its error recorded.
+ * The object's own alarm (set at commit) can claim a row while the test's relay pass runs; that pass then
+ * finds nothing due and returns before the alarm's delivery has written its outcome, so wait for it.
+ */
+export async function attemptedRows(tenantId: string, eventType: string, timeoutMs = 15_000): Promise<OutboxRowView[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await outboxRows(tenantId, eventType);
+    const open = rows.filter((r) => r.processed_at == null && r.error == null);
+    if (rows.length && !open.length) return rows;
+    if (Date.now() > deadline) return rows;
+    await relay(tenantId);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Runs SQL in the tenant object (assertions on rows the API does not show). */
 export function tenantSql<T>(tenantId: string, query: string, ...values: (string | number | null)[]): Promise<T[]> {
   return runInDurableObject(stub(tenantId), (_o, state) => state.storage.sql.exec(query, ...values).toArray() as T[]);
