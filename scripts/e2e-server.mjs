@@ -149,8 +149,10 @@ export async function secondaryConfig(config, configs, dir, vars) {
  * @param {number} [options.port] the port to listen on (when ISSUER in vars must name it). @default a free port
  * @param {string[]} [options.configs] wrangler configs (`-c`), the first one serving the port (the dispatcher
  *   topology: `["wrangler.dispatcher.toml", "wrangler.toml"]`); ISSUER then goes in the env file for all.
- * @param {boolean} [options.shareable] the caller needs only a default server of its own tenants' making: it gets
- *   the suite's shared server when one runs (test/e2e/global-setup.mjs), which it must not stop or kill.
+ * @param {boolean} [options.shareable] the caller needs only a default server and touches no state another file
+ *   reads: it gets the suite's shared server when one runs (test/e2e/global-setup.mjs), which it must not stop
+ *   or kill. Files that sign users in to the control plane itself, count its logs or rotate its keys start their
+ *   own (the control plane's login throttles and logs are shared by every file that uses it).
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */

@@ -28,7 +28,7 @@ describe("back-channel logout through the auth0 SDK, openid-client and jose", ()
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer({ shareable: true });
+    server = await startServer();
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({
       name: "Back-channel app",

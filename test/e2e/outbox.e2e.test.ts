@@ -19,7 +19,7 @@ describe("logs and hooks through the auth0 Node SDK", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer({ shareable: true });
+    server = await startServer();
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
   });
 
