@@ -149,10 +149,16 @@ export async function secondaryConfig(config, configs, dir, vars) {
  * @param {number} [options.port] the port to listen on (when ISSUER in vars must name it). @default a free port
  * @param {string[]} [options.configs] wrangler configs (`-c`), the first one serving the port (the dispatcher
  *   topology: `["wrangler.dispatcher.toml", "wrangler.toml"]`); ISSUER then goes in the env file for all.
+ * @param {boolean} [options.shareable] the caller needs only a default server and touches no state another file
+ *   reads: it gets the suite's shared server when one runs (test/e2e/global-setup.mjs), which it must not stop
+ *   or kill. Files that sign users in to the control plane itself, count its logs or rotate its keys start their
+ *   own (the control plane's login throttles and logs are shared by every file that uses it).
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false } = {}) {
+  const shared = shareable ? sharedServer() : null;
+  if (shared) return shared;
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
   // A caller-owned directory (crash tests restart on the same state) is neither created nor removed here.
@@ -216,4 +222,31 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
   };
 
   return { baseUrl, issuer, port, clientId, clientSecret, persistDir, log: server.log, stop, kill };
+}
+
+/** Where the e2e suite's global setup describes its shared server to the test processes (forked after it). */
+export const SHARED_SERVER_ENV = "GATEHOUSE_E2E_SHARED_SERVER";
+
+/**
+ * The suite's shared default server, when the global setup started one. Starting `wrangler dev` costs 8-10 s of
+ * two busy cores per file (bundle, then workerd's start); files that only make their own tenants share one
+ * (issue 27 point 5). Its stop is a no-op: the global setup's teardown stops it and keeps its output in a file.
+ */
+function sharedServer() {
+  const described = process.env[SHARED_SERVER_ENV];
+  if (!described) return null;
+  const { baseUrl, issuer, port, clientId, clientSecret, persistDir, logFile } = JSON.parse(described);
+  return {
+    baseUrl,
+    issuer,
+    port,
+    clientId,
+    clientSecret,
+    persistDir,
+    log: () => `(the e2e suite's shared server: its output is written to ${logFile} when the run ends)`,
+    stop: async () => {},
+    kill: async () => {
+      throw new Error("the e2e suite's shared server cannot be killed by one file: start a server of your own");
+    },
+  };
 }

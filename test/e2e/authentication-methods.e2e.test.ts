@@ -10,7 +10,7 @@ describe("authentication methods through the auth0 SDK", () => {
   let userId: string;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const app = await admin.clients.create({ name: "Methods app", app_type: "regular_web", callbacks: ["https://app.example.com/cb"] });
     const signup = await fetch(`${server.baseUrl}/dbconnections/signup`, {

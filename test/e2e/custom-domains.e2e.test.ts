@@ -38,7 +38,7 @@ describe("a tenant on its custom domain: auth0 SDK, Chromium, openid-client, jos
   }
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     callbacks = await startCallbackServer();
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await fetch(`${server.baseUrl}/api/v2/tenants`, {

@@ -51,7 +51,7 @@ describe("device flow and PAR through openid-client", () => {
   }
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     issuer = `${server.baseUrl}/`;
     callbacks = await startCallbackServer();
     const token = await managementToken();

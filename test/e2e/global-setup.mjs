@@ -1,9 +1,16 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { findChromium } from "../../scripts/chromium.mjs";
+import { ROOT, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.mjs";
 
 /**
  * Before any end-to-end file starts a server: find the browser (scripts/chromium.mjs) and hand its path to the
  * test processes (forked after this runs, so they inherit it). Without one the run stops here with one line
  * saying what to do, rather than as many failed browser tests as there are, each with a launch stack trace.
+ *
+ * Then start the suite's shared default server: files that ask for a `shareable` server (they make their own
+ * tenants and need no special variables) use it instead of starting one each. GATEHOUSE_E2E_SHARE=0 turns
+ * it off (every file starts its own, as before).
  */
 export default async function setup() {
   const found = await findChromium();
@@ -12,4 +19,15 @@ export default async function setup() {
     process.exit(1);
   }
   process.env.GATEHOUSE_E2E_CHROMIUM = found.path;
+  if (process.env.GATEHOUSE_E2E_SHARE === "0") return undefined;
+
+  const server = await startServer();
+  const logFile = join(ROOT, ".wrangler", "e2e-shared-server.log");
+  const { baseUrl, issuer, port, clientId, clientSecret, persistDir } = server;
+  process.env[SHARED_SERVER_ENV] = JSON.stringify({ baseUrl, issuer, port, clientId, clientSecret, persistDir, logFile });
+  return async () => {
+    await mkdir(join(ROOT, ".wrangler"), { recursive: true });
+    await writeFile(logFile, server.log());
+    await server.stop();
+  };
 }

@@ -136,7 +136,7 @@ describe("universal login through openid-client and headless Chromium", () => {
   }
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     try {
       issuer = `${server.baseUrl}/`;
       userinfoAudience = `${server.baseUrl}/userinfo`;

@@ -24,7 +24,7 @@ describe("refresh tokens through openid-client", () => {
   let userId: string;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({
       name: "Refreshing app",

@@ -25,7 +25,7 @@ describe("roles and permissions through the auth0 SDK", () => {
   let userId: string;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     await admin.resourceServers.create({
       identifier: audience,

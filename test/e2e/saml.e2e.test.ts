@@ -138,7 +138,7 @@ describe("SAML SP-initiated login in headless Chromium", () => {
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     sp = await startServiceProvider(
       () => idpCertificate,
       () => `${server.baseUrl}/samlp/${clientId}`,

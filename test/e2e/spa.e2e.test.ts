@@ -60,7 +60,7 @@ describe("@auth0/auth0-spa-js in headless Chromium", () => {
   });
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     spa = await startSpaServer();
     const admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const app = await admin.clients.create({

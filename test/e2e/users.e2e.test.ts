@@ -15,7 +15,7 @@ describe("users through the auth0 SDK", () => {
   const run = Date.now().toString(36);
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     await admin.connections.create({ name: "email", strategy: "email" });
   });
