@@ -1,6 +1,7 @@
 import type { AppContext } from "../context";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
+import { REQUEST_OBJECT_ALGS } from "./authorize/request-object";
 import { SUPPORTED_GRANTS } from "./grants";
 import { OIDC_SCOPES } from "./tokens/user-scopes";
 import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
@@ -45,7 +46,9 @@ export function discoveryEndpoint(c: AppContext): Response {
       code_challenge_methods_supported: ["S256", "plain"],
       claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
       prompt_values_supported: ["none", "login", "consent"],
-      request_parameter_supported: false,
+      // RFC 9101: request objects at /authorize and /oauth/par (./authorize/request-object.ts).
+      request_parameter_supported: true,
+      request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
     },

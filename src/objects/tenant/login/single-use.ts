@@ -138,4 +138,20 @@ export class Assertions extends TenantRpc {
   consumeJti(clientId: string, jti: string, expiresAt: number): boolean {
     return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, jti, expiresAt, now));
   }
+
+  /**
+   * A request object's `jti` (RFC 9101, src/worker/oauth/authorize/request-object.ts), kept beside the
+   * client's assertion ids under its own prefix; false when it was already used.
+   */
+  consumeRequestObjectJti(clientId: string, jti: string, expiresAt: number): boolean {
+    return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, `request_object:${jti}`, expiresAt, now));
+  }
+
+  /**
+   * A DPoP proof's `jti` (RFC 9449 §11.1), remembered per key (its JWK thumbprint) for the proof's
+   * acceptance window; false when the same key already used it.
+   */
+  consumeDpopJti(jkt: string, jti: string, expiresAt: number): boolean {
+    return this.commit(({ sql, now }) => consumeAssertionJti(sql, `dpop:${jkt}`, jti, expiresAt, now));
+  }
 }
