@@ -2,6 +2,7 @@ import type { AppContext } from "../context";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { REQUEST_OBJECT_ALGS } from "./authorize/request-object";
+import { DPOP_ALGS } from "./dpop/proof";
 import { SUPPORTED_GRANTS } from "./grants";
 import { OIDC_SCOPES } from "./tokens/user-scopes";
 import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
@@ -51,6 +52,8 @@ export function discoveryEndpoint(c: AppContext): Response {
       request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
+      // RFC 9449 §5.1: DPoP proofs at the token endpoint bind the tokens to the proof's key (./dpop/).
+      dpop_signing_alg_values_supported: [...DPOP_ALGS],
     },
     200,
     tenantCacheHeaders(c.var.tenant, "max-age=300"),

@@ -32,8 +32,15 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "client_credentials",
     parameters: tokenRequestSchemas.client_credentials,
     handler: async (ctx, client) => {
-      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.get("tenant"), ctx.signer, undefined, (exchange) =>
-        runCredentialsExchange(ctx.c, ctx.config, client, exchange),
+      const issued = await clientCredentialsGrant(
+        ctx.params,
+        client,
+        ctx.config,
+        ctx.c.get("tenant"),
+        ctx.signer,
+        undefined,
+        (exchange) => runCredentialsExchange(ctx.c, ctx.config, client, exchange),
+        ctx.dpopJkt,
       );
       // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
       if (ctx.config.hookTriggers.includes("credentials-exchange")) {
