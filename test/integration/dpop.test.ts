@@ -232,7 +232,8 @@ describe("DPoP-bound user tokens", () => {
     const tokens = await userTokens(key);
     const refresh = (headers: Record<string, string>) =>
       tokenForm({ grant_type: "refresh_token", client_id: spa.client_id, refresh_token: tokens.refresh_token }, headers, host);
-    for (const headers of [{}, { dpop: await proof(other, "POST", tokenUrl) }]) {
+    const attempts: Array<Record<string, string>> = [{}, { dpop: await proof(other, "POST", tokenUrl) }];
+    for (const headers of attempts) {
       const refused = await refresh(headers);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringContaining("DPoP") });

@@ -36,9 +36,11 @@ export async function managementDpop(c: AppContext, presented: { scheme: "Bearer
     if (verified.jkt !== jkt) throw new OAuthError("invalid_dpop_proof", "the proof's key is not the one the token is bound to");
   } catch (error) {
     if (error instanceof OAuthError) {
-      const refusal = problem("invalid_dpop_proof", { detail: error.description });
-      const nonce = error.headers["DPoP-Nonce"];
-      throw nonce ? refusal.withHeader("DPoP-Nonce", nonce) : refusal;
+      // The management body, with the proof's challenge (WWW-Authenticate: DPoP, and DPoP-Nonce when one is needed).
+      const refusal = problem(error.code === "use_dpop_nonce" ? "use_dpop_nonce" : "invalid_dpop_proof", { detail: error.description });
+      for (const [name, value] of Object.entries(error.headers)) refusal.withHeader(name, value);
+      if (!error.headers["WWW-Authenticate"]) refusal.withHeader("WWW-Authenticate", `DPoP error="invalid_dpop_proof"`);
+      throw refusal;
     }
     throw error;
   }
