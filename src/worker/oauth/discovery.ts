@@ -3,7 +3,10 @@ import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { REQUEST_OBJECT_ALGS } from "./authorize/request-object";
 import { DPOP_ALGS } from "./dpop/proof";
-import { SUPPORTED_GRANTS } from "./grants";
+import { grantsAvailableIn } from "./grants";
+import { tenantConfig } from "../tenant/config-cache";
+import { tenantConfigSource } from "../tenant/stubs";
+import type { TenantConfig } from "../../shared/types";
 import { OIDC_SCOPES } from "./tokens/user-scopes";
 import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
 
@@ -11,11 +14,23 @@ import { ID_TOKEN_ALGS } from "./tokens/user-tokens";
 export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "client_secret_jwt", "none"];
 
 /**
- * GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0 §3). Lists only what is implemented;
- * `issuer` is ISSUER verbatim on the apex and the host's own origin on a tenant subdomain or custom domain.
+ * The tenant's `oidc_logout.rp_logout_end_session_endpoint_discovery` (the reference platform's setting,
+ * on unless set to false): whether discovery names the RP-initiated logout endpoint.
  */
-export function discoveryEndpoint(c: AppContext): Response {
+function advertisesEndSession(config: TenantConfig): boolean {
+  const logout = config.settings.oidc_logout as { rp_logout_end_session_endpoint_discovery?: unknown } | undefined;
+  return logout?.rp_logout_end_session_endpoint_discovery !== false;
+}
+
+/**
+ * GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0 §3). Lists only what this tenant can
+ * use (issue 33 point 6: its grants, its endpoints; test/integration/discovery-accuracy.test.ts checks each
+ * field against behaviour); `issuer` is ISSUER verbatim on the apex and the host's own origin on a tenant
+ * subdomain or custom domain.
+ */
+export async function discoveryEndpoint(c: AppContext): Promise<Response> {
   const issuer = c.var.tenant.issuer;
+  const config = await tenantConfig(c.var.tenant.id, tenantConfigSource(c.env, c.var.tenant.id), c.var.settings);
   const base = issuer.endsWith("/") ? issuer : `${issuer}/`;
   return c.json(
     {
@@ -31,14 +46,14 @@ export function discoveryEndpoint(c: AppContext): Response {
       require_pushed_authorization_requests: false,
       // RFC 9207 §3: authorization responses carry `iss` (src/worker/oauth/authorize/respond.ts).
       authorization_response_iss_parameter_supported: true,
-      end_session_endpoint: `${base}oidc/logout`,
+      ...(advertisesEndSession(config) ? { end_session_endpoint: `${base}oidc/logout` } : {}),
       // OIDC Back-Channel Logout 1.0 §2.1: logout tokens carry sid (and sub) for clients that register a URI.
       backchannel_logout_supported: true,
       backchannel_logout_session_supported: true,
       scopes_supported: OIDC_SCOPES.filter((s) => s !== "address" && s !== "phone"),
       response_types_supported: RESPONSE_TYPES,
       response_modes_supported: [...RESPONSE_MODES],
-      grant_types_supported: [...SUPPORTED_GRANTS, "implicit"],
+      grant_types_supported: [...grantsAvailableIn(config), "implicit"],
       subject_types_supported: ["public"],
       id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
       token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,

@@ -22,6 +22,7 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const tenant = c.get("tenant");
   const settings = c.get("settings");
   const config = await tenantConfig(tenant.id, tenantConfigSource(c.env, tenant.id), settings);
+  if (grant.isAvailable && !grant.isAvailable(config)) throw new OAuthError("unsupported_grant_type", `Unsupported grant type: ${grantType}`);
   const presented = presentedClient(c.req.raw, params);
   const client = findClient(config, presented.clientId);
   assertGrantAllowed(client, grantType);
