@@ -219,7 +219,8 @@ async function main() {
             id: scenario.id,
             label: scenario.label,
             unit: scenario.unit,
-            perSecond: Math.round(result.requests.total / result.duration),
+            // A row whose unit is several requests (a whole flow) counts units: scenarios.mjs, `requestsPerUnit`.
+            perSecond: Math.round(result.requests.total / result.duration / (scenario.requestsPerUnit ?? 1)),
             cpuUsPerRequest: cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1)),
             meanMs: result.latency.average,
             p50: result.latency.p50,
