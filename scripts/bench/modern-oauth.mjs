@@ -36,7 +36,11 @@ function signProofs(htu, count) {
  */
 export function modernOAuthScenarios({ loginApp, callback }) {
   const codeQuery = (clientId) => ({ client_id: clientId, redirect_uri: callback, response_type: "code", scope: "openid profile" });
-  const codeFrom = (headers) => new URL(headers.location ?? "", "http://x").searchParams.get("code") ?? "none";
+  // autocannon hands the raw header names as the server sent them.
+  const codeFrom = (headers) => {
+    const name = Object.keys(headers).find((key) => key.toLowerCase() === "location");
+    return new URL(name ? String(headers[name]) : "", "http://x").searchParams.get("code") ?? "none";
+  };
   const exchange = (app) => ({
     method: "POST",
     path: "/oauth/token",
@@ -75,6 +79,7 @@ export function modernOAuthScenarios({ loginApp, callback }) {
       unit: "flows/s",
       kind: "load",
       requestsPerUnit: 2,
+      redirectsAnswer: true,
       async setup(ctx) {
         const app = await loginApp(ctx);
         return {
@@ -98,6 +103,7 @@ export function modernOAuthScenarios({ loginApp, callback }) {
       unit: "flows/s",
       kind: "load",
       requestsPerUnit: 3,
+      redirectsAnswer: true,
       async setup(ctx) {
         const app = await loginApp(ctx);
         return {

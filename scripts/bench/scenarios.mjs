@@ -11,7 +11,8 @@
  *   or `{ perSecond, ...facts }` whose facts (e.g. `ms`) are kept on the row for ratios.
  *
  * A load scenario whose unit is several requests (a whole flow) says so with `requestsPerUnit`: its rate is
- * the request rate divided by it.
+ * the request rate divided by it; one whose steps answer redirects (/authorize) says `redirectsAnswer: true`
+ * so that its 3xx answers are not counted as failures.
  *
  * `ctx` (see scripts/bench.mjs): `baseUrl` (http://localhost:PORT), `host` (Host header value, the apex),
  * `clientId` / `clientSecret` (control-plane client), `fetch(path, init)`, `managementToken()`,
