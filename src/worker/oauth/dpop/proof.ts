@@ -116,7 +116,7 @@ export async function verifyDpopProof(c: AppContext, proof: string, check: DpopC
     );
   }
   const rememberUntil = (payload.iat + DPOP_PROOF_MAX_AGE_S + DPOP_PROOF_FUTURE_LEEWAY_S) * 1000;
-  if (!(await tenantObject(c.env, tenantId).assertions().consumeDpopJti(jkt, payload.jti, rememberUntil))) throw fail("DPoP proof jti has already been used");
+  if (!(await tenantObject(c.env, tenantId).consumeDpopJti(jkt, payload.jti, rememberUntil))) throw fail("DPoP proof jti has already been used");
   return { jkt };
 }
 
