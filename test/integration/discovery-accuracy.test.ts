@@ -47,7 +47,7 @@ describe("discovery against behaviour", () => {
     ];
     for (const [field, method] of endpoints) {
       const url = new URL(d[field] as string);
-      expect(url.origin + "/", field).toBe(issuer);
+      expect(`${url.origin}/`, field).toBe(issuer);
       const res = await call(url.pathname, { method, host, redirect: "manual", ...(method === "POST" ? { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" } : {}) });
       expect(res.status, `${field} ${res.status}`).not.toBe(404);
       expect(res.status, field).toBeLessThan(500);
