@@ -2,7 +2,7 @@ import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
 import { call, createTenant, mgmt } from "../helpers/api";
-import { authorize, seedClient, type TestClient } from "../helpers/flows";
+import { authorize, seedClient, type TestClient, tokenForm } from "../helpers/flows";
 
 /**
  * Issue 33 point 3: JWT-secured authorization requests (RFC 9101). The client signs its authorization request
@@ -16,6 +16,7 @@ let host: string;
 let issuer: string;
 let client: TestClient;
 let keyless: TestClient;
+let jwtClient: TestClient;
 let privateKey: CryptoKey;
 let strangerKey: CryptoKey;
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: "jar-1", alg: "RS256", use: "sig" };
   client = await seedClient(tenant, { jwks: { keys: [jwk] } });
   keyless = await seedClient(tenant);
+  jwtClient = await seedClient(tenant, { jwks: { keys: [jwk] }, token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"] });
 });
 
 const codeRequest = (state = "s1") => ({ response_type: "code", redirect_uri: CALLBACK, scope: "openid", state });
@@ -133,6 +135,19 @@ describe("request objects at /authorize", () => {
     // Signed by client, presented as keyless: keyless's (absent) keys cannot verify it.
     await refusal(await authorize({ client_id: keyless.client_id, request }, { host }));
     await refusal(await authorize({ client_id: client.client_id, request, request_uri: "urn:ietf:params:oauth:request_uri:x" }, { host }), "invalid_request");
+  });
+});
+
+describe("request objects and client assertions stay apart", () => {
+  it("refuses a request object (seen by the browser) as a client_assertion, even shaped like one", async () => {
+    const request = await requestObject(jwtClient, { claims: { sub: jwtClient.client_id } });
+    const res = await tokenForm(
+      { grant_type: "client_credentials", client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: request, audience: "urn:gatehouse:management" },
+      {},
+      host,
+    );
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: "invalid_client", error_description: expect.stringContaining("request object") });
   });
 });
 
