@@ -10,10 +10,16 @@
  * - `kind: "probe"`: `run(ctx)` returns a number per second measured some other way (e.g. inside the worker),
  *   or `{ perSecond, ...facts }` whose facts (e.g. `ms`) are kept on the row for ratios.
  *
+ * A load scenario whose unit is several requests (a whole flow) says so with `requestsPerUnit`: its rate is
+ * the request rate divided by it; one whose steps answer redirects (/authorize) says `redirectsAnswer: true`
+ * so that its 3xx answers are not counted as failures.
+ *
  * `ctx` (see scripts/bench.mjs): `baseUrl` (http://localhost:PORT), `host` (Host header value, the apex),
  * `clientId` / `clientSecret` (control-plane client), `fetch(path, init)`, `managementToken()`,
  * `signRate(alg, n)`.
  */
+
+import { MODERN_OAUTH_RATIOS, modernOAuthScenarios } from "./modern-oauth.mjs";
 
 const form = (fields) => new URLSearchParams(fields).toString();
 
@@ -714,6 +720,7 @@ SCENARIOS.push(
  * compared (default per-second rates; `p50` / `meanMs` latencies of load rows, `ms` of a probe's facts).
  */
 export const RATIOS = [
+  ...MODERN_OAUTH_RATIOS,
   { label: "SSO logins with one post-login action/s ÷ code exchanges/s (issue 13)", numerator: "sso_login_action", denominator: "code_exchange" },
   { label: "SSO logins with one post-login action/s ÷ SSO logins without/s", numerator: "sso_login_action", denominator: "sso_login" },
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
@@ -751,3 +758,6 @@ export const RATIOS = [
   { label: "walk users/s at 100,000 ÷ at 10,000 (1.0 = linear in the user count)", numerator: "users_walk_100k", denominator: "users_walk_10k" },
   { label: "full walk of 100,000 users, ms ÷ point read p50 ms", numerator: "users_walk_100k", denominator: "users_get", fields: ["ms", "p50"] },
 ];
+
+// Issue 33 rows (DPoP, PAR), defined beside their helpers in ./modern-oauth.mjs.
+SCENARIOS.push(...modernOAuthScenarios({ loginApp, callback: CALLBACK }));

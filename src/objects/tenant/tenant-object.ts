@@ -35,7 +35,7 @@ import { TenantSettingsRpc } from "./settings/tenant-settings";
 import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
-import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, Revocations, Tickets } from "./login/single-use";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
 import { getUser, Users } from "./users/users";
 import { EmailVerifications } from "./jobs/email-verification";
@@ -133,6 +133,14 @@ export class TenantObject extends DurableObject<Env> {
   /** The object's schema: its last applied migration (issue 16: a deployment's apply-migrations and verify steps). */
   schemaVersion(): string | null {
     return schemaVersion(this.ctx.storage);
+  }
+
+  /**
+   * Records a DPoP proof's `jti` for its key until `expiresAt` (RFC 9449 §11.1); false when the key already
+   * used it. Flat (hot): every DPoP-bound request makes this one call.
+   */
+  consumeDpopJti(jkt: string, jti: string, expiresAt: number): boolean {
+    return this.core.commit((tx) => consumeDpopJti(tx.sql, jkt, jti, expiresAt, tx.now));
   }
 
   /** The configuration version alone, for cheap cache revalidation (hot). */

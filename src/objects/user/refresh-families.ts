@@ -106,6 +106,10 @@ export function rotateRefreshToken(
   const row = sql.first<Row>`SELECT * FROM refresh_tokens WHERE id = ${r.id}`;
   if (!row || !sameHash(String(row.token_hash), r.token_hash)) return { ok: false, reason: "unknown" };
   if (row.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
+  // RFC 9449 §5: a family bound to a DPoP key is used only with a proof of that key; refused before reuse
+  // detection, so whoever holds the token without the key can neither use it nor revoke its family.
+  const bound = json<{ dpop_jkt?: unknown }>(row.login as string, {}).dpop_jkt;
+  if (typeof bound === "string" && bound !== r.dpop_jkt) return { ok: false, reason: "dpop_mismatch" };
   if (row.revoked_at !== null) return { ok: false, reason: "revoked" };
   // Every token of this client was revoked after this family started (a client-wide revocation is recorded
   // once on the client, and each family meets it here, at its next use): the whole family goes.

@@ -34,7 +34,11 @@ export type OAuthErrorCode =
   | "authorization_pending"
   | "slow_down"
   | "expired_token"
-  | "invalid_request_uri";
+  | "invalid_request_uri"
+  // RFC 9101 §6.3 (request objects) and RFC 9449 §5, §8 (DPoP proofs and server nonces).
+  | "invalid_request_object"
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */
 export abstract class HttpError extends Error {

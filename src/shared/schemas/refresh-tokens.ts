@@ -56,6 +56,11 @@ export interface RefreshLogin {
   strategy?: string;
   /** Seconds since the epoch, for the ID token's auth_time. */
   auth_time?: number;
+  /**
+   * RFC 9449 §5: the thumbprint of the DPoP key a public client's family is bound to; every rotation must
+   * come with a proof of that key.
+   */
+  dpop_jkt?: string;
 }
 
 /** The reference platform's device facts of a token. */

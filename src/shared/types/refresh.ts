@@ -32,6 +32,8 @@ export interface RefreshRotation {
    * (`invalid_scope`) before anything is written, so a refused request never spends the token.
    */
   scope?: string[] | null;
+  /** The thumbprint of the request's DPoP proof key, if any: a family bound to a key needs that key's proof. */
+  dpop_jkt?: string | null;
   /** Answer as a rotation would (reuse detection included) but write no successor: a refused org switch. */
   check_only?: boolean;
   /**
@@ -50,7 +52,7 @@ export interface RefreshLifetimes {
 
 export type RotateOutcome =
   | { ok: true; token: RefreshTokenRecord; replay: boolean }
-  | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" }
+  | { ok: false; reason: "unknown" | "client_mismatch" | "revoked" | "expired" | "reused" | "dpop_mismatch" }
   | { ok: false; reason: "invalid_scope"; wider: string[] };
 
 /**

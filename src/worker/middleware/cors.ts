@@ -88,8 +88,10 @@ export const tokenCors = cors({
   answers: "any",
   describeOnlyPreflights: false,
   methods: "POST",
-  allowHeaders: () => "Tenant-Id, Content-Type, Auth0-Client, Gatehouse-Client, Upgrade-Insecure-Requests",
+  allowHeaders: () => "Tenant-Id, Content-Type, Auth0-Client, Gatehouse-Client, Upgrade-Insecure-Requests, DPoP",
   maxAgeS: 86_400,
+  // RFC 9449 §8: a browser client must be able to read the server's nonce.
+  exposeHeaders: "DPoP-Nonce",
 });
 
 /**

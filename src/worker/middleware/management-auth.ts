@@ -5,7 +5,8 @@ import { isCurrentUserScope, MANAGEMENT_AUDIENCE, ORGANIZATION_TENANT_SCOPES } f
 import type { AppEnv } from "../context";
 import { explicitTenant, issuerFor, resolveHost, type TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
-import { parseBearer } from "../http/bearer";
+import { parseAuthorization } from "../http/bearer";
+import { managementDpop } from "./management-dpop";
 import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
 import { standingScopes } from "./user-standing";
@@ -27,8 +28,9 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
   return async (c, next) => {
     const header = c.req.header("authorization");
     if (!header) throw problem("missing_token");
-    const token = parseBearer(header);
-    if (!token) throw problem("invalid_authorization_header");
+    const presented = parseAuthorization(header);
+    if (!presented) throw problem("invalid_authorization_header");
+    const token = presented.token;
     const settings = c.var.settings;
 
     let tenantId: unknown;
@@ -57,6 +59,8 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     } catch {
       throw problem("invalid_token");
     }
+    // RFC 9449 §7: a DPoP-bound token needs the DPoP scheme and a proof of its key; a bearer token, the Bearer scheme.
+    await managementDpop(c, presented, payload, tenantId);
     // RFC 7009: a token revoked at /oauth/revoke is refused here too (looked up in the issuing tenant only).
     if (typeof payload.jti === "string" && (await source.revocations().isRevoked(payload.jti))) {
       throw problem("revoked_token");

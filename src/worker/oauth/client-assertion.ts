@@ -64,6 +64,9 @@ export async function verifyClientAssertion(
     throw invalid(`Invalid client_assertion: ${(error as Error).message}`);
   }
   if (payload.iss !== client.client_id || payload.sub !== client.client_id) throw invalid("client_assertion iss and sub must be the client_id");
+  // RFC 9101 §10.8, RFC 8725 §3.12: a request object (seen by the browser at /authorize) signed with the same
+  // key must never pass for a client assertion, whatever claims it carries.
+  if (payload.response_type !== undefined || payload.redirect_uri !== undefined) throw invalid("client_assertion must not be an authorization request object");
   const exp = payload.exp as number;
   const now = nowSeconds();
   const lifetime = typeof payload.iat === "number" ? exp - payload.iat : exp - now;

@@ -9,6 +9,7 @@ import { hashSecret } from "../login/session";
 import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantConfigSource, tenantObject } from "../tenant/stubs";
 import { parseAuthorizeRequest, RedirectableError } from "./authorize/request";
+import { requiresSignedRequestObject, verifyRequestObject } from "./authorize/request-object";
 import { authenticateClient, findClient, presentedClient } from "./client-auth";
 
 /** RFC 9126 §2.2: the request_uri's form, and its lifetime (short: the client uses it at once). */
@@ -36,8 +37,15 @@ export async function pushedAuthorizationEndpoint(c: AppContext): Promise<Respon
   const client = findClient(config, presented.clientId);
   await authenticateClient(c, client, presented);
 
-  const pushed: Record<string, string> = {};
-  for (const [key, value] of Object.entries(params)) if (!CLIENT_AUTH_PARAMS.has(key)) pushed[key] = value;
+  let pushed: Record<string, string> = {};
+  if (params.request !== undefined) {
+    // RFC 9126 §3: with a request object, its claims are the authorization request (parameters beside it
+    // other than client authentication are not used).
+    pushed = await verifyRequestObject(c, client, params.request);
+  } else {
+    if (requiresSignedRequestObject(client)) throw new OAuthError("invalid_request", "This client must send a signed request object (request)");
+    for (const [key, value] of Object.entries(params)) if (!CLIENT_AUTH_PARAMS.has(key)) pushed[key] = value;
+  }
   pushed.client_id = client.client_id;
   try {
     parseAuthorizeRequest(new URLSearchParams(pushed), config, tenant.issuer);
@@ -68,8 +76,9 @@ export async function authorizationQuery(c: AppContext, config: TenantConfig): P
   const client = clientId ? clientIn(config, clientId) : undefined;
   if (requestUri === null) {
     if (client && requiresPushedRequests(client)) throw new OAuthError("invalid_request", "This client must use pushed authorization requests");
-    return query;
+    return requestObjectQuery(c, query, client);
   }
+  if (query.has("request")) throw new OAuthError("invalid_request", "request and request_uri cannot be used together");
   if (query.getAll("request_uri").length > 1) throw new OAuthError("invalid_request", 'Parameter "request_uri" is repeated');
   if (!clientId) throw new OAuthError("invalid_request", "Missing required parameter: client_id");
   if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
@@ -80,4 +89,23 @@ export async function authorizationQuery(c: AppContext, config: TenantConfig): P
     throw new OAuthError("invalid_request_uri", `request_uri ${reason}`);
   }
   return new URLSearchParams(outcome.params);
+}
+
+/**
+ * RFC 9101 §5, §6: with a `request` parameter, the request object's parameters are the request (client_id in
+ * the query must name the client that signed it); without one, the query itself, unless the client must send
+ * request objects (`signed_request_object.required`). Failures answer directly (400), never a redirect: the
+ * redirect_uri of an unverified request object cannot be trusted.
+ */
+async function requestObjectQuery(c: AppContext, query: URLSearchParams, client: ClientRecord | undefined): Promise<URLSearchParams> {
+  const request = query.get("request");
+  if (request === null) {
+    if (client && requiresSignedRequestObject(client)) throw new OAuthError("invalid_request", "This client must send a signed request object (request)");
+    return query;
+  }
+  if (query.getAll("request").length > 1) throw new OAuthError("invalid_request", 'Parameter "request" is repeated');
+  const clientId = query.get("client_id");
+  if (!clientId) throw new OAuthError("invalid_request", "Missing required parameter: client_id");
+  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
+  return new URLSearchParams(await verifyRequestObject(c, client, request));
 }

@@ -7,6 +7,7 @@ import { tenantConfigSource } from "../tenant/stubs";
 import { assertGrantAllowed, authenticateClient, findClient, presentedClient } from "./client-auth";
 import type { GrantContext } from "./grants/context";
 import { GRANTS } from "./grants";
+import { dpopHeader, endpointUrls, offerDpopNonce, verifyDpopProof } from "./dpop/proof";
 
 /**
  * POST /oauth/token (SPEC §4.1). Order of checks: parameters, grant support, client lookup, the client's
@@ -21,13 +22,18 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const tenant = c.get("tenant");
   const settings = c.get("settings");
   const config = await tenantConfig(tenant.id, tenantConfigSource(c.env, tenant.id), settings);
+  if (grant.isAvailable && !grant.isAvailable(config)) throw new OAuthError("unsupported_grant_type", `Unsupported grant type: ${grantType}`);
   const presented = presentedClient(c.req.raw, params);
   const client = findClient(config, presented.clientId);
   assertGrantAllowed(client, grantType);
   const parsed = grant.parameters.safeParse(params);
   if (!parsed.success) throw new OAuthError("invalid_request", describeIssue(parsed.error).replace("Payload validation error: ", ""));
   await authenticateClient(c, client, presented);
-  const ctx: GrantContext = { c, params, config, signer: signerResolver(c.env, settings, tenant.id) };
+  // RFC 9449 §5: a DPoP proof binds what this request issues to the proof's key.
+  const proof = dpopHeader(c.req.raw);
+  const dpop = proof === null ? null : await verifyDpopProof(c, proof, { site: "token", urls: endpointUrls(c, "oauth/token"), config });
+  const ctx: GrantContext = { c, params, config, signer: signerResolver(c.env, settings, tenant.id), ...(dpop ? { dpopJkt: dpop.jkt } : {}) };
+  await offerDpopNonce(c, config);
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   return c.json(await grant.handler(ctx, client), 200, noStore);
 }

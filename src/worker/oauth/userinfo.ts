@@ -1,12 +1,13 @@
 import { OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { tenantObject } from "../tenant/stubs";
-import { bearerToken, verifyAccessToken } from "./access-token";
+import { presentedAccessToken, verifyAccessToken } from "./access-token";
 import { profileClaims, userinfoAudience } from "./tokens/user-tokens";
 
 /** GET/POST /userinfo (OIDC Core §5.3): claims of the token's user for the token's scopes. */
 export async function userinfoEndpoint(c: AppContext): Promise<Response> {
-  const payload = await verifyAccessToken(c, await bearerToken(c), userinfoAudience(c.var.tenant));
+  // RFC 9449 §7: a DPoP-bound token comes with `Authorization: DPoP` and a proof for this request.
+  const payload = await verifyAccessToken(c, await presentedAccessToken(c), userinfoAudience(c.var.tenant), "userinfo");
   const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : [];
   if (!scopes.includes("openid")) {
     throw new OAuthError("invalid_token", "The access token lacks the openid scope", 403).withHeader(

@@ -138,4 +138,27 @@ export class Assertions extends TenantRpc {
   consumeJti(clientId: string, jti: string, expiresAt: number): boolean {
     return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, jti, expiresAt, now));
   }
+
+  /**
+   * A request object's `jti` (RFC 9101, src/worker/oauth/authorize/request-object.ts), kept beside the
+   * client's assertion ids under its own prefix; false when it was already used.
+   */
+  consumeRequestObjectJti(clientId: string, jti: string, expiresAt: number): boolean {
+    return this.commit(({ sql, now }) => consumeAssertionJti(sql, clientId, `request_object:${jti}`, expiresAt, now));
+  }
+
+}
+
+/**
+ * A DPoP proof's `jti` (RFC 9449 §11.1), remembered per key (its JWK thumbprint) for the proof's acceptance
+ * window beside the client assertions' ids; false when the same key already used it. Each call also drops
+ * at most two expired rows (one index step), so the table stays bounded by the proofs of one window whether
+ * or not the sweep (login/cleanup.ts) has run.
+ */
+export function consumeDpopJti(sql: Sql, jkt: string, jti: string, expiresAt: number, now: number): boolean {
+  sql.run`DELETE FROM client_assertion_jtis WHERE rowid IN (SELECT rowid FROM client_assertion_jtis WHERE expires_at <= ${now} LIMIT 2)`;
+  const inserted = sql.run`INSERT OR IGNORE INTO client_assertion_jtis (client_id, jti, expires_at) VALUES (${`dpop:${jkt}`}, ${jti}, ${expiresAt})` > 0;
+  if (inserted) return true;
+  // A row past its expiry is a proof the window already refuses (iat); reclaim it for this one only if so.
+  return sql.run`UPDATE client_assertion_jtis SET expires_at = ${expiresAt} WHERE client_id = ${`dpop:${jkt}`} AND jti = ${jti} AND expires_at <= ${now}` > 0;
 }

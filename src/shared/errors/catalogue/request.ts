@@ -28,6 +28,10 @@ export const REQUEST_ERRORS = {
   },
   invalid_token: { status: 403, message: "Invalid token", errorCode: "invalid_token" },
   revoked_token: { status: 403, message: "The access token has been revoked", errorCode: "invalid_token" },
+  // RFC 9449 §7: a DPoP-bound token is used only in the DPoP scheme with a valid proof of its key.
+  dpop_bound_token: { status: 401, message: "The access token is DPoP-bound: present it with the DPoP scheme and a proof", errorCode: "invalid_token" },
+  invalid_dpop_proof: { status: 401, message: "Invalid DPoP proof: {detail}", errorCode: "invalid_dpop_proof" },
+  use_dpop_nonce: { status: 401, message: "{detail}", errorCode: "use_dpop_nonce" },
   // Issue 25 finding 5: a user's management token stops working once its user is blocked or deleted.
   token_user_unavailable: { status: 403, message: "The token's user is blocked or no longer exists", errorCode: "invalid_token" },
   insufficient_scope: { status: 403, message: "Insufficient scope, expected any of: {scope}", errorCode: "insufficient_scope" },

@@ -41,6 +41,7 @@ export async function authorizationCodeGrant(
     code: params.code,
     redirectUris: [params.redirect_uri],
     verifier,
+    ...(ctx.dpopJkt ? { dpopJkt: ctx.dpopJkt } : {}),
   });
   if (!redeemed.ok) throw invalidGrant(client, REASONS[redeemed.reason] ?? "Invalid grant");
   const { tokens, code } = redeemed;

@@ -10,7 +10,7 @@ import { withCustomClaims } from "../tokens/claims";
 
 export interface TokenResponse {
   access_token: string;
-  token_type: "Bearer";
+  token_type: "Bearer" | "DPoP";
   expires_in: number;
   scope?: string;
   id_token?: string;
@@ -30,6 +30,8 @@ export async function clientCredentialsGrant(
   now = nowSeconds(),
   /** Credentials-exchange actions (SPEC §6.1, inline): custom claims for the token, or a refusal thrown. */
   customize?: (exchange: { audience: string; scope: string }) => Promise<Record<string, unknown>>,
+  /** RFC 9449 §6: the DPoP key the token is bound to (`cnf.jkt`). */
+  dpopJkt?: string,
 ): Promise<TokenResponse> {
   if (client.token_endpoint_auth_method === "none") {
     throw new OAuthError("unauthorized_client", "Public clients cannot use the client_credentials grant");
@@ -70,11 +72,12 @@ export async function clientCredentialsGrant(
       gty: "client-credentials",
       azp: client.client_id,
       tenant_id: tenant.id,
+      ...(dpopJkt ? { cnf: { jkt: dpopJkt } } : {}),
     }, custom),
     signer.key,
     signer.kid,
     signer.alg,
     "at+jwt",
   );
-  return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope };
+  return { access_token: accessToken, token_type: dpopJkt ? "DPoP" : "Bearer", expires_in: expiresIn, scope };
 }

@@ -11,6 +11,11 @@ export interface GrantContext {
   config: TenantConfig;
   /** The key that signs now for an algorithm (RS256 unless an API or client chooses another); HS256 takes the API. */
   signer: SignerFor;
+  /**
+   * The thumbprint of the key of the request's DPoP proof (RFC 9449), verified by the endpoint: access tokens
+   * are then bound to it (`cnf.jkt`, `token_type: DPoP`), and so are public clients' refresh tokens.
+   */
+  dpopJkt?: string;
 }
 
 /**

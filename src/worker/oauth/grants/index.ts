@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { tokenRequestSchemas } from "../../../shared/schemas/oauth";
 import type { ClientRecord } from "../../../shared/schemas/clients";
+import type { TenantConfig } from "../../../shared/types";
 import { authorizationCodeGrant } from "./authorization-code";
 import { deviceCodeGrant } from "./device-code";
 import { clientCredentialsGrant, type TokenResponse } from "./client-credentials";
@@ -25,15 +26,30 @@ export interface Grant {
   parameters: z.ZodType<Record<string, unknown>>;
   /** The token response body (RFC 6749 §5.1); the endpoint adds `Cache-Control: no-store`. */
   handler: (ctx: GrantContext, client: ClientRecord) => Promise<TokenResponse | IssuedUserTokens>;
+  /**
+   * Whether the tenant can use the grant at all (absent: always). A grant unavailable in a tenant is
+   * `unsupported_grant_type` there and missing from its discovery document (issue 33 point 6).
+   */
+  isAvailable?: (config: TenantConfig) => boolean;
 }
+
+/** The passwordless grant needs a passwordless (`email` or `sms`) connection in the tenant. */
+const hasPasswordlessConnection = (config: TenantConfig) => config.connections.some((c) => c.strategy === "email" || c.strategy === "sms");
 
 const GRANT_LIST: readonly Grant[] = [
   {
     grantType: "client_credentials",
     parameters: tokenRequestSchemas.client_credentials,
     handler: async (ctx, client) => {
-      const issued = await clientCredentialsGrant(ctx.params, client, ctx.config, ctx.c.get("tenant"), ctx.signer, undefined, (exchange) =>
-        runCredentialsExchange(ctx.c, ctx.config, client, exchange),
+      const issued = await clientCredentialsGrant(
+        ctx.params,
+        client,
+        ctx.config,
+        ctx.c.get("tenant"),
+        ctx.signer,
+        undefined,
+        (exchange) => runCredentialsExchange(ctx.c, ctx.config, client, exchange),
+        ctx.dpopJkt,
       );
       // SPEC §6.1: credentials-exchange webhooks go through the outbox; nothing is written without one.
       if (ctx.config.hookTriggers.includes("credentials-exchange")) {
@@ -62,6 +78,7 @@ const GRANT_LIST: readonly Grant[] = [
     grantType: "http://auth0.com/oauth/grant-type/passwordless/otp",
     parameters: tokenRequestSchemas["http://auth0.com/oauth/grant-type/passwordless/otp"],
     handler: passwordlessOtpGrant,
+    isAvailable: hasPasswordlessConnection,
   },
   // RFC 8628: the device polls for the tokens of the login approved at /activate (../device/).
   {
@@ -90,5 +107,10 @@ const GRANT_LIST: readonly Grant[] = [
 /** The registered grants by type. A type not in this map is `unsupported_grant_type`, never a default. */
 export const GRANTS: ReadonlyMap<string, Grant> = new Map(GRANT_LIST.map((grant) => [grant.grantType, grant]));
 
-/** Grant types this server implements, in registration order (discovery's `grant_types_supported`). */
+/** Grant types this server implements, in registration order. */
 export const SUPPORTED_GRANTS: readonly string[] = GRANT_LIST.map((grant) => grant.grantType);
+
+/** The grant types a tenant can use, in registration order (its discovery's `grant_types_supported`). */
+export function grantsAvailableIn(config: TenantConfig): string[] {
+  return GRANT_LIST.filter((grant) => !grant.isAvailable || grant.isAvailable(config)).map((grant) => grant.grantType);
+}

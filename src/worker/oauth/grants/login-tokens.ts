@@ -28,6 +28,7 @@ export async function issueLoginTokens(ctx: GrantContext, client: ClientRecord, 
     sessionId,
     withAccessToken: true,
     withIdToken: true,
+    ...(ctx.dpopJkt ? { dpopJkt: ctx.dpopJkt } : {}),
   });
   if (!earnsRefreshToken(ctx, client, tokens.scope, grant.audience)) return tokens;
   const refresh_token = await issueRefreshToken(ctx, client, user, { ...grant, effectiveScope: tokens.scope }, sessionId);

@@ -31,6 +31,7 @@ const REASONS = {
   reused: "Refresh token has been revoked",
   expired: "Refresh token has expired",
   blocked: "user is blocked",
+  dpop_mismatch: "The refresh token is bound to a DPoP key: a proof of that key is required",
 } as const;
 
 /**
@@ -100,6 +101,9 @@ export async function issueRefreshToken(
     strategy: "auth0",
     auth_time: grant.auth_time,
     ...(grant.organization ? { organization: grant.organization } : {}),
+    // RFC 9449 §5: a public client's refresh token is bound to the DPoP key it was issued with (a confidential
+    // client's is already bound to its authentication).
+    ...(ctx.dpopJkt && client.token_endpoint_auth_method === "none" ? { dpop_jkt: ctx.dpopJkt } : {}),
   };
   const issued = await userObject(c.env, c.get("tenant").id, user.user_id).refreshTokens().issue({
     id: familyId,
@@ -149,6 +153,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     // A wider scope is refused in the user object before the rotation, so the token stays usable.
     scope: asked,
     revoked_before: clientTokensRevokedBefore(client),
+    dpop_jkt: ctx.dpopJkt ?? null,
   };
   const lifetimes = rotationLifetimes(client, ctx.config);
   const holder = userObject(c.env, parsed.tenantId, parsed.userId);
@@ -211,6 +216,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     sessionId: token.session_id,
     withAccessToken: true,
     withIdToken: true,
+    ...(ctx.dpopJkt ? { dpopJkt: ctx.dpopJkt } : {}),
   });
   const refresh_token = formatRefreshToken({ ...parsed, id: token.id, secret: nextSecret });
   return { ...tokens, refresh_token };

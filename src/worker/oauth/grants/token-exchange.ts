@@ -113,6 +113,8 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
       jti: randomToken(16),
       azp: client.client_id,
       tenant_id: tenant.id,
+      // RFC 9449: a proof binds the new token to its key; a bound subject token keeps its binding otherwise.
+      ...(ctx.dpopJkt ? { cnf: { jkt: ctx.dpopJkt } } : {}),
     },
     signer.key,
     signer.kid,
@@ -122,7 +124,7 @@ export async function tokenExchangeGrant(ctx: GrantContext, client: ClientRecord
   return {
     access_token: accessToken,
     issued_token_type: ACCESS_TOKEN_TYPE,
-    token_type: "Bearer" as const,
+    token_type: ctx.dpopJkt || kept.cnf ? ("DPoP" as const) : ("Bearer" as const),
     expires_in: Math.max(exp - now, 0),
     scope,
   };

@@ -24,6 +24,8 @@ export interface CodeRedemptionInput {
   /** The redirect URIs the request may stand for, tried in order while the only mismatch is the URI. */
   redirectUris: string[];
   verifier: string | null;
+  /** RFC 9449: the DPoP key the access token is bound to. */
+  dpopJkt?: string;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function redeemCode(
     withIdToken: true,
     accessJti,
     controlPlaneTenantId: c.var.settings.controlPlaneTenantId,
+    ...(input.dpopJkt ? { dpopJkt: input.dpopJkt } : {}),
   });
   const code = { user, grant: outcome.code.grant, sessionId: outcome.code.session_id, refreshFamilyId: refreshFamilyFor(accessJti) };
   return { ok: true, tokens, code };

@@ -51,7 +51,7 @@ export function organizationClaims(grant: Pick<CodeGrant, "organization" | "orga
 export interface IssuedUserTokens {
   access_token?: string;
   id_token?: string;
-  token_type: "Bearer";
+  token_type: "Bearer" | "DPoP";
   expires_in: number;
   scope: string;
 }
@@ -97,6 +97,8 @@ export interface UserTokenInput {
    * scopes the user holds in it (grantableUserScopes; issue 15 point 3). Absent: never.
    */
   controlPlaneTenantId?: string;
+  /** RFC 9449 §6: the DPoP key the access token is bound to (`cnf.jkt`), making it a DPoP token. */
+  dpopJkt?: string;
 }
 
 /** Whether a grant is a login on the control plane through one of its (tenant) organizations, to its management API. */
@@ -136,7 +138,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
   const lifetime = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
   const expiresIn = carriesTenantScopes ? Math.min(lifetime, ORGANIZATION_TENANT_TOKEN_TTL_S) : lifetime;
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
-  const result: IssuedUserTokens = { token_type: "Bearer", expires_in: expiresIn, scope };
+  const result: IssuedUserTokens = { token_type: input.dpopJkt && input.withAccessToken ? "DPoP" : "Bearer", expires_in: expiresIn, scope };
 
   if (input.withAccessToken) {
     // An HS256 token names only its API: /userinfo accepts asymmetric tokens only, since whoever holds an
@@ -154,6 +156,7 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
       tenant_id: tenant.id,
       ...(input.sessionId ? { sid: input.sessionId } : {}),
       ...organizationClaims(grant, config),
+      ...(input.dpopJkt ? { cnf: { jkt: input.dpopJkt } } : {}),
     }, grant.custom_claims?.access_token);
     // The API's algorithm, else the tenant's default (GET/PATCH /tenants/settings, RS256 unless set).
     const accessAlg = api?.signing_alg ?? String(config.settings.default_signing_alg ?? signer.alg);
