@@ -132,8 +132,9 @@ describe("universal login pages pass axe-core in Chromium", () => {
       await page.getByRole("button", { name: "Continue" }).click();
       await page.getByRole("heading", { name: "Save your recovery codes" }).waitFor();
       await expectNoViolations(page, "mfa-recovery-codes");
+      const done = callbacks.next("/callback");
       await page.getByRole("button", { name: "I have saved my codes" }).click();
-      await callbacks.next("/callback");
+      await done;
 
       const second = await context("mfa-challenge");
       await logIn(second.page, email);
