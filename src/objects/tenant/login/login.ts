@@ -14,7 +14,7 @@ import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { getUser, isRegistrationComplete, recordLogin } from "../users/users";
 import { recordUserGrant } from "../oauth/user-grants";
-import type { NewUserGrant } from "../../../shared/schemas/user-grants";
+import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
 type Row = Record<string, unknown>;
 const time = (v: unknown) => iso(v as number) as string;

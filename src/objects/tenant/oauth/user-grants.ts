@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from "../../../shared/errors";
 import type { ListPage, ListWindow } from "../../../shared/types";
-import type { NewUserGrant, UserGrantRecord } from "../../../shared/schemas/user-grants";
+import type { NewUserGrant, UserGrantRecord } from "../../../shared/schemas/client-grants";
 import { json, type Sql } from "../../sql";
 import { audited } from "../core/events";
 import { listRows } from "../core/listing";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
-import type { UserGrantRecord } from "../../../shared/schemas/user-grants";
+import type { UserGrantRecord } from "../../../shared/schemas/client-grants";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { LIST_QUERY, listResponse } from "../list-response";
