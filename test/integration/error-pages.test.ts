@@ -56,6 +56,13 @@ describe("the HTML error page", () => {
     expect(textOf(a, "trace-id")).not.toBe(textOf(b, "trace-id"));
   });
 
+  it("takes Cloudflare's ray id as the trace id, but never an arbitrary header value", async () => {
+    const ray = await call(authorizeUrl({ client_id: "nobody" }), { host, headers: { accept: BROWSER_ACCEPT, "cf-ray": "8f1e2d3c4b5a6978-AMS" } });
+    expect(textOf(await ray.text(), "trace-id")).toBe("8f1e2d3c4b5a6978-AMS");
+    const forged = await call(authorizeUrl({ client_id: "nobody" }), { host, headers: { accept: BROWSER_ACCEPT, "cf-ray": "<b>not-a-ray</b>" } });
+    expect(textOf(await forged.text(), "trace-id")).toMatch(/^[A-Za-z0-9_-]{12,}$/);
+  });
+
   it("escapes what the request put in the description", async () => {
     const res = await browse(authorizeUrl({ redirect_uri: "https://x.example/<script>alert(1)</script>" }));
     const html = await res.text();

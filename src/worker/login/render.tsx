@@ -65,7 +65,9 @@ export async function sendErrorPage(c: AppContext, status: ContentfulStatusCode,
   let config: TenantConfig | null = null;
   const tenantId = c.get("tenant")?.id;
   if (tenantId) config = await tenantConfig(tenantId, tenantObject(c.env, tenantId), c.var.settings).catch(() => null);
-  const traceId = c.req.header("cf-ray") ?? randomToken(12);
+  // Cloudflare's ray id when it is one (a client could send any header value), else a fresh id.
+  const ray = c.req.header("cf-ray") ?? "";
+  const traceId = /^[0-9a-f]{16}(?:-[A-Z]{3})?$/.test(ray) ? ray : randomToken(12);
   console.warn("error page", traceId, status, error, c.req.method, c.req.path);
   const shell = shellFor(config);
   c.header("X-Trace-Id", traceId);
