@@ -8,6 +8,7 @@ const RESOURCES = [
   "clients",
   "client_keys",
   "client_grants",
+  "grants",
   "connections",
   "resource_servers",
   "roles",

@@ -10,6 +10,7 @@ import { newPasswordPage, newPasswordSubmit, resetRequestPage, resetRequestSubmi
 import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
+import { consentPage, consentSubmit } from "./login/consent-flow";
 import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
 import { passkeyEnrollmentPage, passkeyEnrollmentSubmit, passkeyLoginSubmit } from "./login/mfa/passkey-flow";
 import { phoneChallengePage, phoneChallengeSubmit, phoneEnrollmentPage, phoneEnrollmentSubmit } from "./login/mfa/phone-flow";
@@ -129,6 +130,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("POST", "/u2/reset-password", resetRequestSubmit);
   login.on("GET", "/u2/reset-password/change", newPasswordPage);
   login.on("POST", "/u2/reset-password/change", newPasswordSubmit);
+  // Consent (issue 29 point 2): third-party applications and prompt=consent, once the user is signed in.
+  login.on("GET", "/u2/consent", consentPage);
+  login.on("POST", "/u2/consent", consentSubmit);
   login.on("GET", "/u2/organization", organizationPage);
   login.on("POST", "/u2/organization", organizationSubmit);
   login.on("GET", "/u2/invitation", invitationLanding);

@@ -10,7 +10,7 @@ import { type CallbackServer, launchChromium, newRecordedContext, screenshot, st
  * Issue 29 point 1 end to end against `wrangler dev`: headless Chromium follows the login page's
  * "Forgot password?" link, reads the reset email from the development sink, sets a new password and logs in
  * with it (the old one refused); the reference platform's SDK (`auth0` 7) makes a password-change ticket that
- * Chromium then uses. `@axe-core/playwright` is not installed in this repository, so no axe scan runs here.
+ * Chromium then uses. The reset pages' axe-core scan is in accessibility.e2e.test.ts.
  */
 
 const random = () => randomBytes(6).toString("hex");

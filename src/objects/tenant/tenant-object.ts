@@ -11,6 +11,7 @@ import { LOG_TYPES, SYSTEM_CONTEXT } from "./core/audit";
 import * as bench from "./bench";
 import { BrandingRpc } from "./settings/branding";
 import { ClientGrants } from "./oauth/client-grants";
+import { UserGrants } from "./oauth/user-grants";
 import { Clients } from "./oauth/clients";
 import { readConfig } from "./config";
 import { configVersion } from "./core/settings";
@@ -190,6 +191,11 @@ export class TenantObject extends DurableObject<Env> {
 
   clientGrants(audit: AuditContext = SYSTEM_CONTEXT): ClientGrants {
     return new ClientGrants(this.core, audit);
+  }
+
+  /** Users' consents (issue 29 point 2). */
+  userGrants(audit: AuditContext = SYSTEM_CONTEXT): UserGrants {
+    return new UserGrants(this.core, audit);
   }
 
   connections(audit: AuditContext = SYSTEM_CONTEXT): Connections {

@@ -6,7 +6,10 @@ import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageBranding } from "./branding";
 import { pageSecurityHeaders } from "./cookies";
+import { ErrorPage } from "./pages/error-page";
 import { MessagePage, type MessagePageProps } from "./pages/message-page";
+import { tenantConfig } from "../tenant/config-cache";
+import { tenantObject } from "../tenant/stubs";
 import type { PageShell } from "./pages/layout";
 
 /** What every page shares: validated branding, a fresh CSP nonce, and whose page it is. */
@@ -52,3 +55,21 @@ export const EXPIRED_LOGIN = {
   title: "Login link expired",
   message: "This login link has expired or is invalid",
 } as const;
+
+/**
+ * The HTML error page of a request that cannot go back to the application (issue 29 point 6), branded as
+ * the tenant's pages when the tenant is known. The trace id is logged with the error so an operator finds
+ * what the user reports.
+ */
+export async function sendErrorPage(c: AppContext, status: ContentfulStatusCode, error: string, description: string): Promise<Response> {
+  let config: TenantConfig | null = null;
+  const tenantId = c.get("tenant")?.id;
+  if (tenantId) config = await tenantConfig(tenantId, tenantObject(c.env, tenantId), c.var.settings).catch(() => null);
+  // Cloudflare's ray id when it is one (a client could send any header value), else a fresh id.
+  const ray = c.req.header("cf-ray") ?? "";
+  const traceId = /^[0-9a-f]{16}(?:-[A-Z]{3})?$/.test(ray) ? ray : randomToken(12);
+  console.warn("error page", traceId, status, error, c.req.method, c.req.path);
+  const shell = shellFor(config);
+  c.header("X-Trace-Id", traceId);
+  return sendPage(c, shell, <ErrorPage shell={shell} error={error} description={description} traceId={traceId} />, status);
+}

@@ -67,7 +67,7 @@ export async function hasValidCsrf(c: AppContext, form: Record<string, string>, 
 }
 
 /** The 403 page of a failed CSRF check, with a link that reloads the form (and re-sets the cookie). */
-export function csrfFailure(c: AppContext, t: LoginTransaction, page: "login" | "signup" | "organization" | "reset-password"): Response | Promise<Response> {
+export function csrfFailure(c: AppContext, t: LoginTransaction, page: "login" | "signup" | "organization" | "reset-password" | "consent"): Response | Promise<Response> {
   return sendMessage(
     c,
     t.shell,
@@ -113,7 +113,7 @@ export function badForm(c: AppContext, t: LoginTransaction): Response | Promise<
  */
 export async function submittedForm(
   c: AppContext,
-  page: "login" | "signup" | "organization" | "reset-password",
+  page: "login" | "signup" | "organization" | "reset-password" | "consent",
   alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
 ): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
   const t = await loadTransaction(c, alsoAccept);

@@ -10,6 +10,7 @@ import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./settings/branding";
 import { clientGrantRoutes } from "./oauth/client-grants";
+import { grantRoutes } from "./oauth/grants";
 import { clientRoutes } from "./oauth/clients";
 import { connectionRoutes } from "./oauth/connections";
 import { customDomainRoutes } from "./tenants/custom-domains";
@@ -51,6 +52,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...connectionRoutes,
   ...resourceServerRoutes,
   ...clientGrantRoutes,
+  ...grantRoutes,
   ...brandingRoutes,
   ...logRoutes,
   ...hookRoutes,

@@ -38,7 +38,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "token-exchange-profiles", paths: ["/token-exchange-profiles", "/token-exchange-profiles/*"] },
   { feature: "event-streams", paths: ["/event-streams", "/event-streams/*"] },
   { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
-  { feature: "grants", paths: ["/grants", "/grants/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
 ];

@@ -2,6 +2,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DbConnectionError, ManagementError, OAuthError, reasonPhrase } from "../../shared/errors";
 import { EncryptionKeyError } from "../../shared/crypto/encryption";
+import type { AppContext } from "../context";
+import { prefersHtml } from "../http/accept";
+import { sendErrorPage } from "../login/render";
 
 /** Management API body: the spec's shape plus the reference platform SDK's fields. */
 function managementBody(status: number, message: string, errorCode: string) {
@@ -18,7 +21,27 @@ export type ErrorShape = "oauth" | "management";
  * own shape wherever they are thrown; anything else gets the surface's shape, and anything unexpected becomes
  * a 500 `server_error` without internals in the body, and is logged.
  */
-export const errorSink = (shape: ErrorShape) => (error: Error, c: Context) => renderError(error, c, shape === "management");
+export const errorSink = (shape: ErrorShape) => (error: Error, c: Context) =>
+  shape === "oauth" && isBrowserNavigation(c) ? renderErrorPage(error, c as AppContext) : renderError(error, c, shape === "management");
+
+/**
+ * Issue 29 point 6: a browser that navigated here (GET, HTML preferred over JSON by its Accept header) gets
+ * the HTML error page; a client that asks for JSON, or names no HTML, keeps the JSON body.
+ */
+function isBrowserNavigation(c: Context): boolean {
+  return (c.req.method === "GET" || c.req.method === "HEAD") && prefersHtml(c.req.header("accept"));
+}
+
+function renderErrorPage(error: Error, c: AppContext): Promise<Response> {
+  if (error instanceof OAuthError) return sendErrorPage(c, error.status as 400, error.code, error.description);
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    return sendErrorPage(c, status, status >= 500 ? "server_error" : "invalid_request", error.message || reasonPhrase(status));
+  }
+  console.error("unhandled error", c.req.method, c.req.path, error);
+  const description = error instanceof EncryptionKeyError ? error.message : "An unexpected error occurred";
+  return sendErrorPage(c, 500, "server_error", description);
+}
 
 function renderError(error: Error, c: Context, management: boolean): Response {
   if (error instanceof OAuthError) {
@@ -50,7 +73,8 @@ function renderError(error: Error, c: Context, management: boolean): Response {
  * 404 for unknown routes, in the shape of the surface the path belongs to. Hono keeps one not-found
  * handler per application, so this one reads the path: `/api/v2` is the management surface.
  */
-export function notFound(c: Context): Response {
+export function notFound(c: Context): Response | Promise<Response> {
+  if (!isManagementPath(c.req.path) && isBrowserNavigation(c)) return sendErrorPage(c as AppContext, 404, "not_found", `No route for ${c.req.method} ${c.req.path}`);
   return isManagementPath(c.req.path)
     ? c.json(managementBody(404, "Not Found", "not_found"), 404)
     : c.json({ error: "not_found", error_description: `No route for ${c.req.method} ${c.req.path}` }, 404);

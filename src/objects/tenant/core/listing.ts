@@ -9,6 +9,7 @@ const TABLES = {
   resource_servers: { id: "id", filters: [] },
   client_grants: { id: "id", filters: ["audience", "client_id"] },
   connections: { id: "id", filters: ["strategy", "name"] },
+  user_grants: { id: "id", filters: ["user_id", "client_id", "audience"] },
 } as const;
 
 type Table = keyof typeof TABLES;

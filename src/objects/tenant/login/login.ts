@@ -13,6 +13,8 @@ import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { getUser, isRegistrationComplete, recordLogin } from "../users/users";
+import { recordUserGrant } from "../oauth/user-grants";
+import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
 type Row = Record<string, unknown>;
 const time = (v: unknown) => iso(v as number) as string;
@@ -175,6 +177,23 @@ export class Logins extends TenantRpc {
       if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
       if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
       return done;
+    });
+  }
+
+  /**
+   * The consent page's decision (issue 29 point 2), single use: the pending consent transaction is spent
+   * and, on "Accept", the scopes join the user's grant, in one commit. False when the transaction was
+   * already decided or has expired (double submit, replay): nothing is written then.
+   */
+  decideConsent(loginSessionId: string, userId: string, grant: NewUserGrant | null): boolean {
+    return this.commit((tx) => {
+      if (!completeLoginSession(tx.sql, loginSessionId, userId, tx.now)) return false;
+      if (grant) {
+        const existed = tx.sql.first`SELECT 1 FROM user_grants WHERE user_id = ${grant.user_id} AND client_id = ${grant.client_id} AND audience = ${grant.audience}`;
+        const saved = recordUserGrant(tx.sql, grant, tx.now);
+        audited(tx, this.audit, ok(saved), { entity: "grant", action: existed ? "updated" : "created", id: saved.id, after: () => saved });
+      }
+      return true;
     });
   }
 

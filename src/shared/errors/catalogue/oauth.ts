@@ -32,6 +32,7 @@ export const OAUTH_ERRORS = {
   system_api_immutable: { status: 400, message: "You cannot modify a system API", errorCode: "operation_not_supported" },
   system_api_undeletable: { status: 400, message: "You cannot delete a system API", errorCode: "operation_not_supported" },
   method_not_allowed: { status: 405, message: "Method {method} is not allowed on this path; allowed: {allowed}", errorCode: "method_not_allowed" },
+  inexistent_grant: { status: 404, message: "The grant does not exist", errorCode: "inexistent_grant" },
   inexistent_client_grant: { status: 404, message: "The client grant does not exist", errorCode: "inexistent_client_grant" },
   undefined_scopes: {
     status: 400,

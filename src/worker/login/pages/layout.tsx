@@ -34,6 +34,11 @@ th{width:35%;word-break:normal}
 h2{font-size:1.1rem;margin:24px 0 8px}
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:12px;border-radius:6px;font-size:.8rem}
 main.wide{max-width:720px}
+.scopes{margin:0 0 20px;padding-left:1.25em}
+.scopes li{margin:0 0 6px}
+.details{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0;font-size:.875rem}
+.details dt{font-weight:600}
+.details dd{margin:0;word-break:break-all}
 .qr{display:flex;justify-content:center;margin:0 0 16px}
 .secret{text-align:center;margin:0 0 20px}
 .secret code{font:600 1rem/1.6 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.05em;word-break:break-all}

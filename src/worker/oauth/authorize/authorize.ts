@@ -6,6 +6,7 @@ import { deviceContext } from "../../http/audit";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
 import { isMfaRequired } from "../../login/mfa/policy";
+import { consentNeeded } from "../../login/consent";
 import { startOrganization } from "../../login/organization";
 import { currentSession, hashSecret } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
@@ -52,9 +53,9 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
     const fresh = request.max_age === undefined || nowSeconds() - authTimeS <= request.max_age;
     const user = session && fresh ? await stub.users().get(session.user_id) : null;
     if (session && user && !user.blocked) {
-      if (prompts.includes("consent") || (!client.is_first_party && prompts.includes("none"))) {
-        // No consent screen exists yet: third-party clients cannot be answered silently.
-        if (prompts.includes("none")) throw redirectError("consent_required", "Consent required");
+      // Issue 29 point 2: a consent still owed cannot be answered silently (issueAuthorizationResponse asks it).
+      if (prompts.includes("none") && (await consentNeeded(c, config, client, request, user.user_id))) {
+        throw redirectError("consent_required", "Consent required");
       }
       if (await ssoNeedsMfa(c, config, session.id)) {
         // SPEC §3.5: a session that never passed MFA cannot answer silently under an MFA policy (step-up).

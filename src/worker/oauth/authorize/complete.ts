@@ -16,6 +16,7 @@ import { samlLoginResponse } from "../../samlp/respond";
 import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
 import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { linkAccountFor } from "../../actions/account-linking";
+import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
@@ -163,10 +164,16 @@ export async function issueAuthorizationResponse(
   user: UserRecord,
   sessionId: string | null,
   authTimeS: number,
+  /** The consent page answered (issue 29 point 2): it is not asked again. */
+  options: { consented?: boolean } = {},
 ): Promise<Response> {
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
   if (refused) return refused;
+  if (!options.consented && !request.samlp) {
+    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+    if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
+  }
   const actions = await postLoginActions(c, request, client, user, sessionId);
   if (!actions.ok) return deniedByAction(c, request, client, user, actions);
   const grant = { ...grantOf(request, authTimeS), ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}) };
@@ -245,14 +252,17 @@ async function completeInteractive(
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
-  const actions = await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr);
+  // Issue 29 point 2: the user is signed in first; the answer (and the post-login actions) wait for consent.
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  const needsConsent = await consentNeeded(c, config, client, loginSession.request, user.user_id);
+  const actions: PostLoginOutcome = needsConsent ? { ok: true, effects: null } : await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
   const grant = {
     ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
     ...(how.amr ? { amr: how.amr } : {}),
     ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
   };
-  const code = await prepareCode(loginSession.request, client, user, session.input.id, grant);
+  const code = needsConsent ? undefined : await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const stub = tenantObject(c.env, c.var.tenant.id);
   const audit = auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } });
   const completion: LoginCompletion = {
@@ -270,6 +280,7 @@ async function completeInteractive(
   // Before the answer is built: headers set after a Response exists do not reach it.
   if (how.mfaTransactionId) clearMfaCookie(c);
   setSessionCookie(c, session);
+  if (needsConsent) return redirectToConsent(c, loginSession.request);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
 }
 
