@@ -18,9 +18,7 @@ import sessionDevice from "../../../../migrations/tenant/0016_session_device.sql
 import sessionMetadata from "../../../../migrations/tenant/0017_session_metadata.sql";
 import passwordHistory from "../../../../migrations/tenant/0018_password_history.sql";
 import deviceCodesAndPushedRequests from "../../../../migrations/tenant/0019_device_codes_and_pushed_requests.sql";
-import reserved20 from "../../../../migrations/tenant/0020_reserved.sql";
-import reserved21 from "../../../../migrations/tenant/0021_reserved.sql";
-import userGrants from "../../../../migrations/tenant/0022_user_grants.sql";
+import userGrants from "../../../../migrations/tenant/0020_user_grants.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -43,9 +41,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0017_session_metadata", sql: sessionMetadata },
   { name: "0018_password_history", sql: passwordHistory },
   { name: "0019_device_codes_and_pushed_requests", sql: deviceCodesAndPushedRequests },
-  // Placeholders for 0020 and 0021, assigned to other branches (issue 29 helper "pages" took 0022): the
-  // list must be contiguous. At merge these two lines give way to the real 0020 and 0021.
-  { name: "0020_reserved", sql: reserved20 },
-  { name: "0021_reserved", sql: reserved21 },
-  { name: "0022_user_grants", sql: userGrants },
+  { name: "0020_user_grants", sql: userGrants },
 ]);
