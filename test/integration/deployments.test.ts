@@ -564,8 +564,8 @@ const UNDO_LAST: Record<string, string[]> = {
   "0017_session_metadata": ["ALTER TABLE sessions DROP COLUMN session_metadata"],
   "0018_password_history": ["DROP TRIGGER password_history_user_deleted", "DROP TABLE password_history"],
   "0019_device_codes_and_pushed_requests": ["DROP TABLE device_codes", "DROP TABLE device_code_attempts", "DROP TABLE pushed_authorization_requests"],
-  // Placeholders of this branch (see src/objects/tenant/core/migrations.ts): nothing to undo.
   "0020_user_grants": ["DROP TRIGGER user_grants_client_deleted", "DROP TRIGGER user_grants_user_deleted", "DROP TABLE user_grants"],
+  "0022_resource_server_proof_of_possession": ["ALTER TABLE resource_servers DROP COLUMN proof_of_possession"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;

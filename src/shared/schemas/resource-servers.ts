@@ -36,6 +36,28 @@ const tokenLifetime = z.int().min(60).max(2_592_000);
 export const TOKEN_DIALECTS = ["access_token", "access_token_authz"] as const;
 const tokenDialect = z.enum(TOKEN_DIALECTS, { message: `token_dialect must be one of ${TOKEN_DIALECTS.join(", ")}` });
 
+/**
+ * The reference platform's `proof_of_possession`: with `required`, the API's access tokens are issued only
+ * bound to a key. Gatehouse binds with DPoP (RFC 9449); mutual-TLS binding (`mtls`, RFC 8705) needs client
+ * certificates at the edge, which it does not take, so that mechanism is refused rather than stored unenforced.
+ */
+const proofOfPossession = z
+  .strictObject({
+    mechanism: z.enum(["dpop", "mtls"], { message: "proof_of_possession.mechanism must be one of dpop, mtls" }),
+    required: z.boolean(),
+  })
+  .refine((pop) => pop.mechanism === "dpop", {
+    message: "proof_of_possession.mechanism mtls is not available: Gatehouse binds access tokens with DPoP (RFC 9449)",
+    path: ["mechanism"],
+  })
+  .nullable();
+
+/** An API's token-binding requirement, as stored (`null`: none). */
+export interface ProofOfPossession {
+  mechanism: "dpop";
+  required: boolean;
+}
+
 /** POST /api/v2/resource-servers. Unknown properties are refused. */
 export const createResourceServerBody = z.strictObject({
   identifier: z.string().trim().min(1).max(600),
@@ -47,6 +69,7 @@ export const createResourceServerBody = z.strictObject({
   enforce_policies: z.boolean().optional(),
   token_dialect: tokenDialect.optional(),
   signing_secret: signingSecret.optional(),
+  proof_of_possession: proofOfPossession.optional(),
 });
 
 /** PATCH /api/v2/resource-servers/{id}: the identifier is immutable (it is the audience of issued tokens). */
@@ -60,6 +83,7 @@ export const updateResourceServerBody = z
     enforce_policies: z.boolean(),
     token_dialect: tokenDialect,
     signing_secret: signingSecret,
+    proof_of_possession: proofOfPossession,
   })
   .partial();
 
@@ -80,6 +104,8 @@ export interface ResourceServerRecord {
   token_dialect: "access_token" | "access_token_authz";
   /** The HS256 signing secret, encrypted (never shown; the worker opens it); null when the API has none. */
   signing_secret_enc: string | null;
+  /** With `required`, access tokens for this API are issued only DPoP-bound (issue 33); null: no setting. */
+  proof_of_possession: ProofOfPossession | null;
   is_system: boolean;
   created_at: string;
   updated_at: string;
@@ -88,8 +114,15 @@ export interface ResourceServerRecord {
 export type NewResourceServer = Omit<ResourceServerRecord, "is_system" | "created_at" | "updated_at">;
 
 export type ResourceServerPatch = Partial<
-  Pick<NewResourceServer, "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access" | "enforce_policies" | "token_dialect" | "signing_secret_enc">
+  Pick<
+    NewResourceServer,
+    "name" | "scopes" | "signing_alg" | "token_lifetime" | "allow_offline_access" | "enforce_policies" | "token_dialect" | "signing_secret_enc" | "proof_of_possession"
+  >
 > & {
   /** A generated encrypted secret, stored only when the API has none (switching to HS256). */
   signing_secret_enc_if_missing?: string;
 };
+
+/** Whether an API takes only DPoP-bound access tokens. */
+export const requiresDpop = (api: Pick<ResourceServerRecord, "proof_of_possession"> | undefined): boolean =>
+  api?.proof_of_possession?.mechanism === "dpop" && api.proof_of_possession.required === true;

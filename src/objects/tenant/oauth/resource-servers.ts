@@ -34,6 +34,7 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
     VALUES (${api.id}, ${api.identifier}, ${api.name}, ${api.scopes}, ${api.signing_alg}, ${api.token_lifetime},
       ${api.allow_offline_access}, ${api.enforce_policies}, ${api.token_dialect}, ${now}, ${now})`;
   if (api.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${api.signing_secret_enc} WHERE id = ${api.id}`;
+  if (api.proof_of_possession) sql.run`UPDATE resource_servers SET proof_of_possession = ${JSON.stringify(api.proof_of_possession)} WHERE id = ${api.id}`;
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
@@ -51,6 +52,10 @@ export function updateResourceServer(sql: Sql, id: string, patch: ResourceServer
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},
       enforce_policies = ${next.enforce_policies}, token_dialect = ${next.token_dialect}, updated_at = ${now}
     WHERE id = ${id}`;
+  if (patch.proof_of_possession !== undefined) {
+    const pop = patch.proof_of_possession === null ? null : JSON.stringify(patch.proof_of_possession);
+    sql.run`UPDATE resource_servers SET proof_of_possession = ${pop} WHERE id = ${id}`;
+  }
   if (patch.signing_secret_enc) sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc} WHERE id = ${id}`;
   else if (patch.signing_secret_enc_if_missing) {
     sql.run`UPDATE resource_servers SET signing_secret_enc = ${patch.signing_secret_enc_if_missing} WHERE id = ${id} AND signing_secret_enc IS NULL`;

@@ -56,6 +56,7 @@ export function toResourceServer(r: Row): ResourceServerRecord {
     enforce_policies: r.enforce_policies === 1,
     token_dialect: r.token_dialect === "access_token_authz" ? "access_token_authz" : "access_token",
     signing_secret_enc: text(r.signing_secret_enc),
+    proof_of_possession: json(text(r.proof_of_possession), null),
     is_system: r.is_system === 1,
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),

@@ -22,7 +22,9 @@ import { tenantDefaultSigningAlg } from "../settings/tenant-settings";
  * (the reference platform returns it with the API), never its ciphertext.
  */
 async function present(c: AppContext, api: ResourceServerRecord) {
-  const { created_at: _created, updated_at: _updated, signing_secret_enc, ...shown } = api;
+  const { created_at: _created, updated_at: _updated, signing_secret_enc, proof_of_possession, ...rest } = api;
+  // The reference platform shows `proof_of_possession` only on an API that has the setting.
+  const shown = proof_of_possession ? { ...rest, proof_of_possession } : rest;
   if (!signing_secret_enc) return shown;
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
   return { ...shown, signing_secret: await cipher.decrypt(signing_secret_enc, encryptionContext.resourceServerSigningSecret(api.id)) };
@@ -69,6 +71,7 @@ export const resourceServerRoutes = [
           enforce_policies: body.enforce_policies ?? false,
           token_dialect: body.token_dialect ?? "access_token",
           signing_secret_enc: secret ? await sealSigningSecret(c, id, secret) : null,
+          proof_of_possession: body.proof_of_possession ? { mechanism: "dpop", required: body.proof_of_possession.required } : null,
         }),
       );
       return c.json(await present(c, api), 201);
@@ -115,7 +118,11 @@ export const resourceServerRoutes = [
     invalidatesConfig: true,
     async handler(c, { params, body }) {
       refuseInherited((await inheritedItems(c)).resourceServers, params.id);
-      const { signing_secret, ...patch } = body;
+      const { signing_secret, proof_of_possession, ...rest } = body;
+      const patch =
+        proof_of_possession === undefined
+          ? rest
+          : { ...rest, proof_of_possession: proof_of_possession ? { mechanism: "dpop" as const, required: proof_of_possession.required } : null };
       if (patch.signing_alg) await prepareAlgorithm(c, patch.signing_alg);
       // Switching to HS256 without a secret given: the object keeps a generated one only if the API has none.
       const sealed = signing_secret

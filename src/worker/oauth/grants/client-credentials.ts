@@ -1,3 +1,5 @@
+import { requiresDpop } from "../../../shared/schemas/resource-servers";
+import { dpopRequired } from "../dpop/required";
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import { OAuthError } from "../../../shared/errors";
@@ -42,6 +44,7 @@ export async function clientCredentialsGrant(
   }
   const api = config.resourceServers.find((r) => r.identifier === audience);
   if (!api) throw new OAuthError("access_denied", `Service not found: ${audience}`);
+  if (requiresDpop(api) && !dpopJkt) throw dpopRequired(audience);
   const grant = config.clientGrants.find((g) => g.client_id === client.client_id && g.audience === audience);
   if (!grant) {
     throw new OAuthError(

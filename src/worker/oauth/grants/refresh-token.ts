@@ -1,3 +1,5 @@
+import { requiresDpop } from "../../../shared/schemas/resource-servers";
+import { dpopRequired } from "../dpop/required";
 import { OAuthError } from "../../../shared/errors";
 import type { CodeGrant, RefreshDevice, RefreshLogin, RefreshRotation, RotateOutcome } from "../../../shared/types";
 import { type ClientRecord, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
@@ -160,8 +162,12 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   // Post-login actions may deny the refresh: with actions bound, the token is first only checked, the
   // actions run on its facts, and it rotates only once they allow it (a denied refresh never spends it).
   const withActions = boundTo(ctx.config, "post-login").length > 0;
+  // Likewise, without a DPoP proof while some API takes only bound tokens, the token is first only checked:
+  // a refresh refused for its API's binding requirement must not spend it.
+  const checkBinding = !ctx.dpopJkt && ctx.config.resourceServers.some(requiresDpop);
+  const checkFirst = withActions || checkBinding;
   const [outcome, subject] = await Promise.all([
-    holder.rotateRefreshToken({ ...rotation, check_only: (Boolean(params.organization) && !switched) || withActions }, lifetimes),
+    holder.rotateRefreshToken({ ...rotation, check_only: (Boolean(params.organization) && !switched) || checkFirst }, lifetimes),
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user. A token rotated for a
     // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway.
@@ -173,6 +179,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   if (!user) throw invalidGrant(client, REASONS.revoked);
   if (params.organization && !switched) throw notAMember(client, params.organization);
   let token = outcome.token;
+  const api = token.audience ? ctx.config.resourceServers.find((r) => r.identifier === token.audience) : undefined;
+  if (requiresDpop(api) && !ctx.dpopJkt) throw dpopRequired(token.audience as string);
   // The organization the token was issued in must still count the user as a member.
   const organization = switched ?? (token.login.organization ? await currentMembership(ctx, client, token.login.organization, user.user_id) : null);
   const held = token.scope.split(" ").filter(Boolean);
@@ -193,7 +201,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     await tenantObject(c.env, parsed.tenantId).actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
   }
   if (!actions.ok) throw new OAuthError("access_denied", actions.description);
-  if (withActions) {
+  if (checkFirst) {
     const rotated = await holder.rotateRefreshToken(rotation, lifetimes);
     if (!rotated.ok) throw refusal(client, rotated, user);
     token = rotated.token;

@@ -1,9 +1,10 @@
+import { dpopRequired } from "../dpop/required";
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
 import { ORGANIZATION_TENANT_SCOPES } from "../../../shared/scopes";
 import type { CodeGrant, TenantConfig } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
-import type { ResourceServerRecord } from "../../../shared/schemas/resource-servers";
+import { type ResourceServerRecord, requiresDpop } from "../../../shared/schemas/resource-servers";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { TenantContext } from "../../routing/resolve-tenant";
 import type { Signer, SignerFor } from "../../tenant/keys";
@@ -130,6 +131,7 @@ export function permissionsClaim(api: ResourceServerRecord | undefined, permissi
 export async function issueUserTokens(input: UserTokenInput, now = nowSeconds()): Promise<IssuedUserTokens> {
   const { tenant, config, signer, client, user, grant } = input;
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
+  if (input.withAccessToken !== false && requiresDpop(api) && !input.dpopJkt) throw dpopRequired(api?.identifier as string);
   const controlPlaneOrganization = isControlPlaneOrganizationGrant(tenant.id, input.controlPlaneTenantId, api, grant.organization);
   const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization });
   const permissions = permissionsClaim(api, input.permissions);
