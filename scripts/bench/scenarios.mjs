@@ -65,6 +65,19 @@ export const SCENARIOS = [
     }),
   },
   {
+    id: "token_floor_replay",
+    label: "the token floor plus one DPoP replay check: one tenant-object RPC recording a jti in a transaction (POST /__bench/token-floor?replay=1)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: (ctx) => ({
+      method: "POST",
+      path: "/__bench/token-floor?replay=1",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form({ grant_type: "client_credentials", client_id: ctx.clientId, client_secret: ctx.clientSecret, audience: "urn:bench:floor" }),
+    }),
+  },
+  {
     id: "jwks",
     label: "JWKS (GET /.well-known/jwks.json)",
     unit: "req/s",
@@ -732,6 +745,7 @@ export const RATIOS = [
   { label: "ES256 tokens/s ÷ hello req/s (target ≥ 0.5)", numerator: "token_es256", denominator: "hello" },
   { label: "token floor (body read + one ES256 signature + JSON) ÷ hello req/s: the most the ES256 target could reach", numerator: "token_floor", denominator: "hello" },
   { label: "ES256 tokens/s ÷ token floor (1.0 = the endpoint costs nothing beyond reading, signing, answering)", numerator: "token_es256", denominator: "token_floor" },
+  { label: "token floor with one DPoP replay check ÷ token floor: the most a DPoP-bound token can reach against a plain one while each proof's jti is recorded durably (issue 33)", numerator: "token_floor_replay", denominator: "token_floor" },
   { label: "ES256 tokens/s ÷ RS256 tokens/s", numerator: "token_es256", denominator: "token" },
   { label: "EdDSA tokens/s ÷ RS256 tokens/s", numerator: "token_eddsa", denominator: "token" },
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },

@@ -26,8 +26,14 @@ export function benchRoutes(): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   router.get("/hello", (c) => c.text("ok"));
   // The floor of a token response: read a form body, sign one ES256 JWT, answer JSON (no tenant, no client).
+  // `?replay=1`: plus the one durable write a DPoP proof's replay check costs (issue 33): one RPC to a tenant
+  // object that records the proof's jti in its own transaction, as /oauth/token does for every DPoP request.
   router.post("/token-floor", async (c) => {
     const params = await readOAuthParams(c.req.raw);
+    if (c.req.query("replay") === "1") {
+      const fresh = await c.env.TENANT.getByName("bench-dpop-replay-floor").consumeDpopJti("bench-floor", crypto.randomUUID(), Date.now() + 65_000);
+      if (!fresh) return c.json({ error: "replayed" }, 500);
+    }
     const key = await keyFor("ES256");
     const now = Math.floor(Date.now() / 1000);
     const token = await signJwt({ iss: "bench", sub: `${params.client_id}@clients`, aud: params.audience, iat: now, exp: now + 86400, jti: crypto.randomUUID() }, key, "bench", "ES256", "at+jwt");
