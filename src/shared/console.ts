@@ -33,3 +33,18 @@ export const OPERATOR_ROLES = [
 export function operatorRoleScopes(verbs: readonly string[], managementScopes: readonly string[]): string[] {
   return managementScopes.filter((s) => verbs.includes(s.slice(0, s.indexOf(":"))));
 }
+
+/** A console session as the worker prepared it (issue 30): the cookie secret's hash, the encrypted token. */
+export interface NewConsoleSession {
+  id_hash: string;
+  access_token_enc: string;
+  token_expires_at: number;
+  csrf_token: string;
+  profile: Record<string, string>;
+}
+
+export interface ConsoleSessionRecord extends NewConsoleSession {
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
