@@ -1,0 +1,95 @@
+import type { ConsoleContext } from "./context";
+
+/** One management API call the console made for the page: what "Show the API call" prints (issue 30). */
+export interface ApiCall {
+  method: string;
+  url: string;
+  tenant: string | null;
+  body?: unknown;
+  status: number;
+}
+
+/** The API's answer: the parsed JSON body (or null) and the status. */
+export interface ApiResult<T = unknown> {
+  ok: boolean;
+  status: number;
+  body: T;
+  /** The management API's error message (its `message`), when it refused. */
+  error: string | null;
+}
+
+/**
+ * The console's only way to read or change anything (issue 30, ARCHITECTURE §9): a `/api/v2` request with
+ * the operator's own token, dispatched in-process through the service's route table, so scopes, audit,
+ * validation and error bodies are exactly the API's. The target tenant travels in the `tenant-id` header.
+ */
+export class ApiClient {
+  readonly calls: ApiCall[] = [];
+
+  constructor(
+    private readonly c: ConsoleContext,
+    private readonly token: string,
+  ) {}
+
+  get<T = unknown>(tenant: string | null, path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<ApiResult<T>> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+    const search = params.size ? `?${params}` : "";
+    return this.send<T>("GET", tenant, `${path}${search}`);
+  }
+
+  post<T = unknown>(tenant: string | null, path: string, body: unknown = {}): Promise<ApiResult<T>> {
+    return this.send<T>("POST", tenant, path, body);
+  }
+
+  patch<T = unknown>(tenant: string | null, path: string, body: unknown): Promise<ApiResult<T>> {
+    return this.send<T>("PATCH", tenant, path, body);
+  }
+
+  delete<T = unknown>(tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+    return this.send<T>("DELETE", tenant, path, body);
+  }
+
+  private async send<T>(method: string, tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+    const url = `${this.c.var.settings.issuer.replace(/\/+$/, "")}/api/v2${path}`;
+    const headers = new Headers({ authorization: `Bearer ${this.token}`, accept: "application/json" });
+    if (tenant) headers.set("tenant-id", tenant);
+    if (body !== undefined) headers.set("content-type", "application/json");
+    const forwarded = this.c.req.header("cf-connecting-ip");
+    if (forwarded) headers.set("cf-connecting-ip", forwarded);
+    const userAgent = this.c.req.header("user-agent");
+    if (userAgent) headers.set("user-agent", userAgent);
+    const request = new Request(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await this.c.var.dispatch(request, this.c);
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    this.calls.push({ method, url, tenant, ...(body !== undefined ? { body } : {}), status: response.status });
+    const ok = response.ok;
+    const message = !ok && parsed && typeof parsed === "object" && "message" in parsed ? String((parsed as { message: unknown }).message) : null;
+    return { ok, status: response.status, body: parsed as T, error: ok ? null : (message ?? `The API answered ${response.status}`) };
+  }
+}
+
+/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret). */
+const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token"]);
+
+function redacted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redacted);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? "REDACTED" : redacted(v)]));
+  }
+  return value;
+}
+
+/** The curl command that repeats a call, the token and any secret in the body redacted (issue 30 "Show the API call"). */
+export function curlOf(call: ApiCall): string {
+  const parts = [`curl -X ${call.method} '${call.url}'`, `-H 'authorization: Bearer $TOKEN'`];
+  if (call.tenant) parts.push(`-H 'tenant-id: ${call.tenant}'`);
+  if (call.body !== undefined) parts.push(`-H 'content-type: application/json'`, `-d '${JSON.stringify(redacted(call.body)).replaceAll("'", "'\\''")}'`);
+  return parts.join(" \\\n  ");
+}
