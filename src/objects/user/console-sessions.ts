@@ -30,7 +30,8 @@ interface Row {
 /** Records a session (and forgets this operator's expired ones). */
 export function createConsoleSession(sql: Sql, session: NewConsoleSession, at: number): ConsoleSessionRecord {
   sql.run`DELETE FROM console_sessions WHERE expires_at <= ${at} OR last_seen_at <= ${at - CONSOLE_IDLE_MS}`;
-  const expiresAt = at + CONSOLE_ABSOLUTE_MS;
+  // The session ends with its token at the latest (both are 12 hours unless the API's token lifetime is shorter).
+  const expiresAt = Math.min(at + CONSOLE_ABSOLUTE_MS, session.token_expires_at);
   sql.run`INSERT INTO console_sessions (id_hash, access_token_enc, token_expires_at, csrf_token, profile, created_at, last_seen_at, expires_at)
     VALUES (${session.id_hash}, ${session.access_token_enc}, ${session.token_expires_at}, ${session.csrf_token},
       ${JSON.stringify(session.profile)}, ${at}, ${at}, ${expiresAt})`;

@@ -50,6 +50,19 @@ export class ApiClient {
     return this.send<T>("DELETE", tenant, path, body);
   }
 
+  /**
+   * Revokes the operator's token at /oauth/revoke (RFC 7009), so it dies with the session at logout:
+   * management auth refuses a revoked token's jti.
+   */
+  async revokeToken(clientId: string, clientSecret: string): Promise<void> {
+    const request = new Request(`${this.c.var.settings.issuer.replace(/\/+$/, "")}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: this.token, client_id: clientId, client_secret: clientSecret }),
+    });
+    await this.c.var.dispatch(request, this.c);
+  }
+
   private async send<T>(method: string, tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
     const url = `${this.c.var.settings.issuer.replace(/\/+$/, "")}/api/v2${path}`;
     const headers = new Headers({ authorization: `Bearer ${this.token}`, accept: "application/json" });

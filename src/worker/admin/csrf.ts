@@ -11,7 +11,8 @@ import { sendConsoleError } from "./render";
  */
 export const checkCsrf: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (c.req.method === "GET" || c.req.method === "HEAD") return next();
-  const own = new URL(c.req.url).origin;
+  // The console's origin is the issuer's (its login redirects there; its cookies live there).
+  const own = new URL(c.var.settings.issuer).origin;
   const origin = c.req.header("origin");
   const site = c.req.header("sec-fetch-site");
   const sameOrigin = origin ? origin === own : site === undefined || site === "same-origin" || site === "none";

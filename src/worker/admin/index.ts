@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { CONSOLE_PATH } from "../../shared/console";
 import { requestContext } from "../middleware/request-context";
-import { isApexHost } from "../routing/resolve-tenant";
+import { isApexHost, requestHost } from "../routing/resolve-tenant";
 import type { ConsoleEnv, Dispatch } from "./context";
 import { checkCsrf } from "./csrf";
 import { loggedOut, loginCallback, loginStart, logout } from "./login";
@@ -24,7 +24,7 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
     return sendConsoleError(c, 500, "Something went wrong", "The console could not complete this request.");
   });
   app.use("*", requestContext as never, async (c, next) => {
-    if (!isApexHost(new URL(c.req.url).host, c.var.settings)) return c.notFound();
+    if (!isApexHost(requestHost(c.req.raw), c.var.settings)) return c.notFound();
     c.set("dispatch", dispatch);
     c.header("Cache-Control", "no-store");
     await next();

@@ -128,8 +128,9 @@ export async function loginCallback(c: ConsoleContext): Promise<Response> {
   return c.redirect(tx.returnTo, 302);
 }
 
-/** POST /admin/logout (CSRF-checked): the console session ends, then the login session at /v2/logout. */
+/** POST /admin/logout (CSRF-checked): the operator's token is revoked, the console session ends, then the login session at /v2/logout. */
 export async function logout(c: ConsoleContext): Promise<Response> {
+  await c.var.api.revokeToken(CONSOLE_CLIENT_ID, await consoleClientSecret(c.env.ENCRYPTION_KEY));
   await endSession(c);
   const params = new URLSearchParams({ client_id: CONSOLE_CLIENT_ID, returnTo: consoleLoggedOut(c.var.settings.issuer) });
   return c.redirect(`${c.var.settings.issuer.replace(/\/+$/, "")}/v2/logout?${params}`, 302);

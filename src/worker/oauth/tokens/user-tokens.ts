@@ -16,8 +16,11 @@ import { grantableUserScopes } from "./user-scopes";
 export const ID_TOKEN_TTL_S = 36_000;
 /** Access token lifetime when the audience is only /userinfo. */
 export const USERINFO_TOKEN_TTL_S = 86_400;
-/** Access token lifetime, at most, of an operator's console token (issue 30): the console logs in again through SSO. */
-export const CONSOLE_OPERATOR_TOKEN_TTL_S = 3_600;
+/**
+ * Access token lifetime, at most, of an operator's console token (issue 30): the console session's absolute
+ * lifetime. The token never leaves the server, its scopes are read again at each request, and logout revokes it.
+ */
+export const CONSOLE_OPERATOR_TOKEN_TTL_S = 12 * 3_600;
 /**
  * Access token lifetime, at most, of a control-plane user's token carrying tenants scopes through its
  * organization (issue 25 finding 5): minutes, whatever the management API's `token_lifetime`; the user
