@@ -6,6 +6,7 @@ import type { ConsoleEnv, Dispatch } from "./context";
 import { checkCsrf } from "./csrf";
 import { loggedOut, loginCallback, loginStart, logout } from "./login";
 import { sendConsoleError } from "./render";
+import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { listScreens } from "./screens/lists";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
@@ -57,6 +58,11 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/users/:id/delete", deleteUser);
   operator.post("/t/:tenant/users/:id/roles", changeRoles(true));
   operator.post("/t/:tenant/users/:id/roles/remove", changeRoles(false));
+  operator.get("/t/:tenant/actions", (c) => actionsScreen(c));
+  operator.post("/t/:tenant/actions", createAction);
+  operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
+  operator.post("/t/:tenant/actions/:id", saveAction);
+  operator.post("/t/:tenant/actions/:id/deploy", deployAction);
   for (const screen of listScreens) {
     operator.get(`/t/:tenant/${screen.key}`, screen.handler);
     if (screen.create) operator.post(`/t/:tenant/${screen.key}`, screen.create);

@@ -95,18 +95,6 @@ const SPECS: ListSpec[] = [
     ],
   },
   {
-    key: "actions",
-    title: "Actions",
-    path: "/actions/actions",
-    collection: "actions",
-    columns: [
-      { label: "Name", value: text("name") },
-      { label: "Trigger", value: (r) => (Array.isArray(r.supported_triggers) ? r.supported_triggers.map((t) => (t as Row).id).join(", ") : "") },
-      { label: "Status", value: text("status") },
-      { label: "Deployed", value: (r) => (r.all_changes_deployed ? "Yes" : "No") },
-    ],
-  },
-  {
     key: "logs",
     title: "Logs",
     path: "/logs",
