@@ -28,7 +28,7 @@ const txCookie = (c: ConsoleContext) => (isHttps(c) ? "__Host-gh_console_login" 
 
 /** Only a path inside the console (never `//host` or a scheme): the return target is not an open redirect. */
 export function safeReturnTo(value: string | undefined): string {
-  if (!value || !value.startsWith(`${CONSOLE_PATH}`) || value.startsWith("//") || /[\\\r\n]/.test(value)) return CONSOLE_PATH;
+  if (!value?.startsWith(CONSOLE_PATH) || value.startsWith("//") || /[\\\r\n]/.test(value)) return CONSOLE_PATH;
   const rest = value.slice(CONSOLE_PATH.length);
   return rest === "" || rest.startsWith("/") || rest.startsWith("?") ? value : CONSOLE_PATH;
 }

@@ -27,7 +27,7 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
     <>
       <h1>Tenants</h1>
       <ApiError message={error ?? list.error} />
-      <form method="get" action={`${CONSOLE_PATH}/tenants/go`} class="row card" role="search">
+      <form method="get" action={`${CONSOLE_PATH}/tenants/go`} class="row card">
         <div class="field">
           <label for="f-tenant">Go to a tenant by id</label>
           <input id="f-tenant" name="tenant" required />

@@ -44,7 +44,7 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
     <>
       <h1>Users</h1>
       <ApiError message={error ?? list.error} />
-      <form method="get" action={tenantPath(tenant, "/users")} class="row card" role="search">
+      <form method="get" action={tenantPath(tenant, "/users")} class="row card">
         <div class="field">
           <label for="f-q">Search</label>
           <input id="f-q" name="q" value={q} aria-describedby="h-q" />
@@ -183,6 +183,7 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
       </div>
       <h2>Roles</h2>
       <ApiError message={held.error ?? all.error} />
+      {held.ok && heldRoles.length === 0 ? <p class="muted">No roles assigned.</p> : null}
       <ul>
         {heldRoles.map((r) => (
           <li>
