@@ -1,4 +1,3 @@
-import type { ConsoleContext } from "./context";
 
 /** One management API call the console made for the page: what "Show the API call" prints (issue 30). */
 export interface ApiCall {
@@ -23,11 +22,19 @@ export interface ApiResult<T = unknown> {
  * the operator's own token, dispatched in-process through the service's route table, so scopes, audit,
  * validation and error bodies are exactly the API's. The target tenant travels in the `tenant-id` header.
  */
+/** How the client reaches the service: its issuer, the in-process dispatch, the browser's IP and user agent. */
+export interface ApiTransport {
+  issuer: string;
+  send(request: Request): Promise<Response>;
+  /** Headers passed on so the audit records the operator's browser (cf-connecting-ip, user-agent). */
+  forwarded: Record<string, string>;
+}
+
 export class ApiClient {
   readonly calls: ApiCall[] = [];
 
   constructor(
-    private readonly c: ConsoleContext,
+    private readonly transport: ApiTransport,
     private readonly token: string,
   ) {}
 
@@ -55,25 +62,22 @@ export class ApiClient {
    * management auth refuses a revoked token's jti.
    */
   async revokeToken(clientId: string, clientSecret: string): Promise<void> {
-    const request = new Request(`${this.c.var.settings.issuer.replace(/\/+$/, "")}/oauth/revoke`, {
+    const request = new Request(`${this.transport.issuer.replace(/\/+$/, "")}/oauth/revoke`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ token: this.token, client_id: clientId, client_secret: clientSecret }),
     });
-    await this.c.var.dispatch(request, this.c);
+    await this.transport.send(request);
   }
 
   private async send<T>(method: string, tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
-    const url = `${this.c.var.settings.issuer.replace(/\/+$/, "")}/api/v2${path}`;
+    const url = `${this.transport.issuer.replace(/\/+$/, "")}/api/v2${path}`;
     const headers = new Headers({ authorization: `Bearer ${this.token}`, accept: "application/json" });
     if (tenant) headers.set("tenant-id", tenant);
     if (body !== undefined) headers.set("content-type", "application/json");
-    const forwarded = this.c.req.header("cf-connecting-ip");
-    if (forwarded) headers.set("cf-connecting-ip", forwarded);
-    const userAgent = this.c.req.header("user-agent");
-    if (userAgent) headers.set("user-agent", userAgent);
+    for (const [name, value] of Object.entries(this.transport.forwarded)) headers.set(name, value);
     const request = new Request(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const response = await this.c.var.dispatch(request, this.c);
+    const response = await this.transport.send(request);
     const text = await response.text();
     let parsed: unknown = null;
     try {

@@ -96,6 +96,12 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     csrf: session.csrf_token,
     idHash,
   });
-  c.set("api", new ApiClient(c, token));
+  const forwarded: Record<string, string> = {};
+  for (const name of ["cf-connecting-ip", "user-agent"]) {
+    const value = c.req.header(name);
+    if (value) forwarded[name] = value;
+  }
+  const transport = { issuer: c.var.settings.issuer, send: async (request: Request) => c.var.dispatch(request, c), forwarded };
+  c.set("api", new ApiClient(transport, token));
   await next();
 };
