@@ -202,6 +202,39 @@ describe("admin console: operator login as a client of our own API (issue 30)", 
   });
 });
 
+describe("admin console: step-up before destructive actions (issue 30)", () => {
+  it("deleting an application needs a login of the last five minutes; an older one logs in again (max_age=0), back to the page", async () => {
+    const tenant = await createTenant();
+    const app = await mgmt("POST", "/clients", { headers: { "tenant-id": tenant }, body: { name: "doomed", app_type: "spa" } });
+    const clientId = ((await app.json()) as { client_id: string }).client_id;
+    const { browser } = await consoleLogin(ADMIN.email, ADMIN.password);
+    const page = `/admin/t/${tenant}/applications/${clientId}`;
+    const csrf = await csrfOf(browser, page);
+    const start = Date.now();
+    setClock(() => start + 10 * 60_000);
+    const refused = await browser.post(`${page}/delete`, { csrf });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get("location")).toBe(`/admin/login?step_up=1&return_to=${encodeURIComponent(page)}`);
+    expect(await applicationNames(tenant)).toContain("doomed");
+    // The fresh login: /authorize with max_age=0 shows the password form although the SSO session lives.
+    const login = await browser.get(refused.headers.get("location") as string);
+    const authorize = new URL(login.headers.get("location") ?? "");
+    expect(authorize.searchParams.get("max_age")).toBe("0");
+    const form = await browser.follow(login);
+    const loginPage = await browser.follow(form);
+    const html = await loginPage.text();
+    expect(loginPage.status).toBe(200);
+    const action = /<form[^>]+action="([^"]+)"/.exec(html)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    const posted = await browser.post(action, { _csrf: fieldOf(html, "_csrf"), email: ADMIN.email, password: ADMIN.password });
+    const callback = await browser.follow(posted);
+    expect(callback.headers.get("location")).toBe(page);
+    const fresh = await csrfOf(browser, page);
+    const deleted = await browser.post(`${page}/delete`, { csrf: fresh });
+    expect(deleted.status).toBe(303);
+    expect(await applicationNames(tenant)).not.toContain("doomed");
+  });
+});
+
 describe("admin console: CSRF (issue 30)", () => {
   it("refuses a form without the session's CSRF token, or from another origin, and calls nothing", async () => {
     const tenant = await createTenant();

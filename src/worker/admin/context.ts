@@ -8,6 +8,8 @@ export interface Operator {
   name: string;
   email: string;
   csrf: string;
+  /** When the operator last typed their credentials (the ID token's auth_time, seconds): step-up reads it. */
+  authTime: number;
   /** The session's key (the cookie secret's hash), for logout. */
   idHash: string;
 }

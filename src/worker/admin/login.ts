@@ -121,6 +121,7 @@ export async function loginCallback(c: ConsoleContext): Promise<Response> {
     return sendConsoleError(c, 403, "Login failed", "The ID token does not belong to this login.", `${CONSOLE_PATH}/login`);
   }
   const profile = {
+    auth_time: String(typeof claims.auth_time === "number" ? claims.auth_time : Math.floor(now() / 1_000)),
     ...(typeof claims.name === "string" ? { name: claims.name } : {}),
     ...(typeof claims.email === "string" ? { email: claims.email } : {}),
   };
@@ -139,4 +140,17 @@ export async function logout(c: ConsoleContext): Promise<Response> {
 /** GET /admin/logged-out. */
 export function loggedOut(c: ConsoleContext): Response | Promise<Response> {
   return sendConsoleMessage(c, "Logged out", "You have logged out of the Gatehouse console.", `${CONSOLE_PATH}/login`, "Log in again");
+}
+
+/** How recent a login must be for a destructive action (issue 30 step-up). @default 5 minutes */
+export const STEP_UP_MS = 5 * 60_000;
+
+/**
+ * Step-up before a destructive action (issue 30): unless the operator logged in (with a password, at the
+ * login page) in the last few minutes, the answer is a fresh login (`max_age=0`) that returns to `back`,
+ * where the operator confirms again. Null: recent enough, go ahead.
+ */
+export function stepUpRequired(c: ConsoleContext, back: string): Response | null {
+  if (now() - c.var.operator.authTime * 1_000 <= STEP_UP_MS) return null;
+  return c.redirect(`${CONSOLE_PATH}/login?step_up=1&return_to=${encodeURIComponent(safeReturnTo(back))}`, 303);
 }

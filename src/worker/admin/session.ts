@@ -94,6 +94,7 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     name: session.profile.name ?? parts.userId,
     email: session.profile.email ?? "",
     csrf: session.csrf_token,
+    authTime: Number(session.profile.auth_time ?? 0),
     idHash,
   });
   const forwarded: Record<string, string> = {};

@@ -1,4 +1,5 @@
 import type { ConsoleContext } from "../context";
+import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, listOf, Notice, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -157,6 +158,7 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
       <h2>Danger zone</h2>
       <form method="post" action={`${base}/delete`} class="card">
         <Csrf token={csrf} />
+        <p>Deleting asks for your password again unless you logged in during the last five minutes.</p>
         <button type="submit" class="danger">
           Delete application
         </button>
@@ -208,6 +210,8 @@ export async function rotateApplicationSecret(c: ConsoleContext): Promise<Respon
 export async function deleteApplication(c: ConsoleContext): Promise<Response> {
   const tenant = tenantOf(c);
   const id = c.req.param("id") as string;
+  const stepUp = stepUpRequired(c, tenantPath(tenant, `/applications/${encodeURIComponent(id)}`));
+  if (stepUp) return stepUp;
   const deleted = await c.var.api.delete(tenant, `/clients/${encodeURIComponent(id)}`);
   if (!deleted.ok) return applicationScreen(c, { error: deleted.error, status: deleted.status === 403 ? 403 : 400 });
   return c.redirect(tenantPath(tenant, "/applications"), 303);

@@ -1,4 +1,5 @@
 import type { ConsoleContext } from "../context";
+import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -235,6 +236,8 @@ export function setBlocked(blocked: boolean) {
 /** POST .../users/:id/delete: DELETE /users/{id}. */
 export async function deleteUser(c: ConsoleContext): Promise<Response> {
   const tenant = tenantOf(c);
+  const stepUp = stepUpRequired(c, tenantPath(tenant, userPath(c)));
+  if (stepUp) return stepUp;
   const deleted = await c.var.api.delete(tenant, userPath(c));
   if (!deleted.ok) return userScreen(c, { error: deleted.error, status: statusOf(deleted.status) });
   return c.redirect(tenantPath(tenant, "/users"), 303);
