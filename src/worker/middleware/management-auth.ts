@@ -65,10 +65,11 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     const operator = isOperatorToken(payload, tenantId, settings.controlPlaneTenantId);
     const kind = isClientToken(payload) ? "client" : operator ? "operator" : "user";
     // Defence in depth (issue 6): a token issued to a user is held to the current-user rules whatever
-    // scopes it carries, and never acts across tenants, even when its tenant is the control plane.
+    // scopes it carries, and never acts across tenants, even when its tenant is the control plane. Issue 30: an
+    // operator's console token is the exception; its scopes are its control-plane permissions, read again here.
     const granted = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
     const organizationId = typeof payload.org_id === "string" && payload.org_id ? payload.org_id : null;
-    // The one exception (issue 15 point 3): a control-plane user's token issued through a tenant organization
+    // Another exception (issue 15 point 3): a control-plane user's token issued through a tenant organization
     // keeps the tenants scopes it was issued; routes confine it to that organization's tenant.
     const organizationBound = kind === "user" && organizationId !== null && tenantId === settings.controlPlaneTenantId;
     const userScope = (s: string) => isCurrentUserScope(s) || (organizationBound && ORGANIZATION_TENANT_SCOPES.includes(s));
