@@ -349,3 +349,29 @@ describe("admin console: who can reach it (issue 30)", () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe("admin console: organizations (issue 30)", () => {
+  it("creates an organization and invites someone to it, through the API", async () => {
+    const tenant = await createTenant();
+    const app = await mgmt("POST", "/clients", { headers: { "tenant-id": tenant }, body: { name: "portal", app_type: "regular_web", initiate_login_uri: "https://portal.example.com/login" } });
+    expect(app.status, await app.clone().text()).toBe(201);
+    const { browser } = await consoleLogin(ADMIN.email, ADMIN.password);
+    const csrf = await csrfOf(browser, `/admin/t/${tenant}/organizations`);
+    const created = await browser.post(`/admin/t/${tenant}/organizations`, { csrf, name: "acme-corp", display_name: "Acme Corp" });
+    expect(created.status).toBe(303);
+    const list = await (await browser.get(`/admin/t/${tenant}/organizations`)).text();
+    const link = /href="(\/admin\/t\/[^"]+\/organizations\/org_[^"]+)"/.exec(list)?.[1] ?? "";
+    expect(link).not.toBe("");
+    const invited = await browser.post(`${link}/invitations`, { csrf, invitee: "bob@example.com", inviter: "Ops", client_id: ((await app.json()) as { client_id: string }).client_id });
+    const html = await invited.text();
+    expect(invited.status, html.slice(0, 600)).toBe(201);
+    expect(html).toContain("Invitation sent to bob@example.com.");
+    const orgId = decodeURIComponent(link.split("/").pop() as string);
+    const invitations = await mgmt("GET", `/organizations/${orgId}/invitations`, { headers: { "tenant-id": tenant } });
+    expect(((await invitations.json()) as { invitee: { email: string } }[]).map((i) => i.invitee.email)).toEqual(["bob@example.com"]);
+    // Bad input: the API's message on the page.
+    const bad = await browser.post(`${link}/invitations`, { csrf, invitee: "not-an-email", inviter: "Ops", client_id: "nope" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("invitee.email must be an email address");
+  });
+});

@@ -9,6 +9,7 @@ import { sendConsoleError } from "./render";
 import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { listScreens } from "./screens/lists";
+import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
 import { requireOperator } from "./session";
@@ -63,6 +64,8 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
   operator.post("/t/:tenant/actions/:id", saveAction);
   operator.post("/t/:tenant/actions/:id/deploy", deployAction);
+  operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));
+  operator.post("/t/:tenant/organizations/:id/invitations", createInvitation);
   for (const screen of listScreens) {
     operator.get(`/t/:tenant/${screen.key}`, screen.handler);
     if (screen.create) operator.post(`/t/:tenant/${screen.key}`, screen.create);

@@ -22,6 +22,8 @@ interface ListSpec {
   create?: { label: string; fields: { name: string; label: string; required?: boolean; hint?: string }[] };
   /** Extra query the list always sends (the logs' sort). */
   query?: Record<string, string>;
+  /** The row's own page under this screen, by the row's id (its first column links there). */
+  linkBy?: string;
 }
 
 const PER_PAGE = 50;
@@ -70,6 +72,7 @@ const SPECS: ListSpec[] = [
     title: "Organizations",
     path: "/organizations",
     collection: "organizations",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Display name", value: text("display_name") },
@@ -138,8 +141,10 @@ async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | nul
         <tbody>
           {rows.map((row) => (
             <tr>
-              {spec.columns.map((col) => (
-                <td>{col.value(row)}</td>
+              {spec.columns.map((col, i) => (
+                <td>
+                  {i === 0 && spec.linkBy ? <a href={tenantPath(tenant, `/${spec.key}/${encodeURIComponent(String(row[spec.linkBy]))}`)}>{col.value(row)}</a> : col.value(row)}
+                </td>
               ))}
             </tr>
           ))}
