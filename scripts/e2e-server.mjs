@@ -118,6 +118,10 @@ export async function secondaryConfig(config, configs, dir, vars) {
   let text = (await import("node:fs")).readFileSync(source, "utf8");
   text = text.replace(/^main\s*=\s*"([^"]+)"/m, (_m, main) => `main = ${JSON.stringify(join(ROOT, main))}`);
   text = text.replace(/^globs = \["\*\*\/\*(\.[^"]+)"\]/gm, (_m, ext) => `globs = ["**/*${ext}"]`);
+  // The console's static assets and their build (wrangler.toml [assets], [build]) resolve from the checkout too.
+  text = text.replace(/^directory\s*=\s*"([^"]+)"/m, (_m, dir) => `directory = ${JSON.stringify(join(ROOT, dir))}`);
+  text = text.replace(/^watch_dir\s*=\s*"([^"]+)"/m, (_m, dir) => `watch_dir = ${JSON.stringify(join(ROOT, dir))}`);
+  text = text.replace(/^command\s*=\s*"node ([^"]+)"/m, (_m, script) => `command = ${JSON.stringify(`node ${join(ROOT, script)}`)}`);
   const lines = Object.entries(vars).map(([k, v]) => `${k} = ${JSON.stringify(String(v))}`);
   text = text.replace(/^\[vars\]\n/m, `[vars]\n${lines.join("\n")}\n`);
   // The keys just added win over the file's own (TOML forbids duplicates: drop the file's later ones).

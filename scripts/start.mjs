@@ -222,7 +222,12 @@ if (!exited) {
     ` Control-plane client_id:     ${clientId}`,
     ` Control-plane client_secret: ${clientSecret}`,
     ` Child tenants:       ${tenantPattern}`,
-    devVars.ADMIN_EMAIL ? ` Admin email:         ${devVars.ADMIN_EMAIL}` : " Admin user:          none (set ADMIN_EMAIL and ADMIN_PASSWORD in .dev.vars)",
+    ` Admin console:       ${base}admin`,
+    devVars.ADMIN_EMAIL && devVars.ADMIN_PASSWORD
+      ? ` Admin login:         ${devVars.ADMIN_EMAIL} (password: ADMIN_PASSWORD in ${LOCAL_DIR === ROOT ? ".dev.vars" : DEV_VARS})`
+      : " Admin login:         none yet. Create the first admin: add ADMIN_EMAIL=you@example.com and ADMIN_PASSWORD=<a long password>\n" +
+        "                      to .dev.vars, then start on empty data (the first admin is created when the control plane is first\n" +
+        "                      seeded); on existing data, give a control-plane user the \"Gatehouse Admin\" role through the API.",
     devSink
       ? ` Dev messages:        ${base}__dev/messages (SMS and email codes; also printed below as [dev-sink])`
       : " Dev messages:        off (DEV_MESSAGE_SINK=0)",

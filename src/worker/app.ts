@@ -1,4 +1,5 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
+import { consoleApp } from "./admin";
 import { benchRoutes } from "./bench";
 import { copyDeployRoutes } from "./deploy/copy-endpoints";
 import { mfaBenchRoutes } from "./bench-mfa";
@@ -222,6 +223,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Management API (SPEC §4.2, §5): its router declares CORS, authentication (which resolves the target
   // tenant), the management error shape and no-store itself.
   app.route("/api/v2", managementRouter(options));
+  // The admin console (issue 30): server-rendered pages on the apex host, each action an in-process
+  // /api/v2 request with the operator's own token through this same route table.
+  app.route("/admin", consoleApp((request, c) => app.fetch(request, c.env, c.executionCtx)));
   // The multi-tenancy management app (SPEC §4.2 last paragraph): /management/tenants, main-tenant tokens only.
   app.route("/management", tenantsApp(options));
   return app;

@@ -6,9 +6,13 @@ import type { Settings } from "./settings";
 export interface ManagementAuth {
   /** The tenant that issued the token. */
   tenantId: string;
-  /** `client`: minted by client_credentials; `user`: issued to a user (held to the current-user rules). */
-  kind: "client" | "user";
-  /** A client token of the control-plane tenant (may act on other tenants). */
+  /**
+   * `client`: minted by client_credentials; `user`: issued to a user (held to the current-user rules);
+   * `operator`: a control-plane user's token issued to the admin console (issue 30), holding the management
+   * scopes that are the user's permissions there now.
+   */
+  kind: "client" | "user" | "operator";
+  /** A client token of the control-plane tenant, or an operator's token (may act on other tenants). */
   isControlPlane: boolean;
   scopes: Set<string>;
   subject: string;

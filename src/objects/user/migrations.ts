@@ -6,6 +6,7 @@ import loginFailureIp from "../../../migrations/user/0005_login_failure_ip.sql";
 import endedSessions from "../../../migrations/user/0006_ended_sessions.sql";
 import refreshMetadata from "../../../migrations/user/0007_refresh_metadata.sql";
 import refusedFamilies from "../../../migrations/user/0008_refused_families.sql";
+import consoleSessions from "../../../migrations/user/0009_console_sessions.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -18,4 +19,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0006_ended_sessions", sql: endedSessions },
   { name: "0007_refresh_metadata", sql: refreshMetadata },
   { name: "0008_refused_families", sql: refusedFamilies },
+  { name: "0009_console_sessions", sql: consoleSessions },
 ]);

@@ -2,6 +2,7 @@ import { DurableObject, RpcTarget } from "cloudflare:workers";
 import { now } from "../../shared/clock";
 import { applyMigrations, Sql } from "../sql";
 import { nextCleanupAt, runUserCleanup } from "./cleanup";
+import { ConsoleSessions } from "./console-sessions";
 import { activeBlocks, type AttemptAdmission, type AttemptOrigin, beginAttempt, clearFailures, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, type LoginBlock, settleAttempt } from "./login-throttle";
 import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
@@ -253,6 +254,11 @@ export class UserObject extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(
       () => this.ctx.storage.sql.exec("INSERT INTO bench_floor (id, hash) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET hash = excluded.hash RETURNING id", id, hash).toArray().length === 1,
     );
+  }
+
+  /** The admin console's sessions of this operator (issue 30): `stub.consoleSessions().touch(hash)`. */
+  consoleSessions(): ConsoleSessions {
+    return new ConsoleSessions(this.ctx.storage, this.sql);
   }
 
   /** Refresh-token families (SPEC §2.8, §3.3): `stub.refreshTokens().issue(...)`. */

@@ -29,4 +29,8 @@ export const encryptionContext = {
   queuedEmailText: (to: string) => `queued_email_text:${to}`,
   /** A per-tenant copy's generated secret (ENCRYPTION_KEY, CONTROL_PLANE_CLIENT_SECRET), kept by the control plane. */
   deploySecret: (tenantId: string, name: string) => `tenant_deploy_secret:${tenantId}:${name}`,
+  /** An admin console session's operator token (issue 30): opens only for that session (its cookie's hash). */
+  consoleSession: (idHash: string) => `console_session:${idHash}`,
+  /** The admin console's login transaction cookie (state, PKCE verifier, return path): opens only as that. */
+  consoleLogin: () => "console_login_transaction",
 } as const;

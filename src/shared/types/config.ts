@@ -48,4 +48,9 @@ export interface TenantSeed {
   /** The control plane's M2M client; absent for child tenants. */
   controlPlaneClient?: { client_id: string; name: string; client_secret_enc: string };
   admin?: { email: string; password_hash: string };
+  /**
+   * The admin console's application on the control plane (issue 30), with the operator roles; `adminEmail`
+   * names the user who gets the Admin role when the roles are first created.
+   */
+  console?: { client_id: string; name: string; client_secret_enc: string; callbacks: string[]; logout_urls: string[]; adminEmail?: string };
 }

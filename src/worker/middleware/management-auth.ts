@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { decodeJwt, jwtVerify } from "jose";
 import { problem } from "../../shared/errors";
+import { CONSOLE_CLIENT_ID } from "../../shared/console";
 import { isCurrentUserScope, MANAGEMENT_AUDIENCE, ORGANIZATION_TENANT_SCOPES } from "../../shared/scopes";
 import type { AppEnv } from "../context";
 import { explicitTenant, issuerFor, resolveHost, type TenantDirectory } from "../routing/resolve-tenant";
@@ -9,7 +10,7 @@ import { parseAuthorization } from "../http/bearer";
 import { managementDpop } from "./management-dpop";
 import { jwksVerifier } from "../tenant/keys";
 import { directory, tenantExists, tenantObject } from "../tenant/stubs";
-import { standingScopes } from "./user-standing";
+import { operatorScopes, standingScopes } from "./user-standing";
 
 /**
  * Host configuration hooks (SPEC §5.3). Each receives the token's tenant_id and returns extra values to
@@ -65,12 +66,14 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     if (typeof payload.jti === "string" && (await source.revocations().isRevoked(payload.jti))) {
       throw problem("revoked_token");
     }
-    const kind = isClientToken(payload) ? "client" : "user";
+    const operator = isOperatorToken(payload, tenantId, settings.controlPlaneTenantId);
+    const kind = isClientToken(payload) ? "client" : operator ? "operator" : "user";
     // Defence in depth (issue 6): a token issued to a user is held to the current-user rules whatever
-    // scopes it carries, and never acts across tenants, even when its tenant is the control plane.
+    // scopes it carries, and never acts across tenants, even when its tenant is the control plane. Issue 30: an
+    // operator's console token is the exception; its scopes are its control-plane permissions, read again here.
     const granted = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
     const organizationId = typeof payload.org_id === "string" && payload.org_id ? payload.org_id : null;
-    // The one exception (issue 15 point 3): a control-plane user's token issued through a tenant organization
+    // Another exception (issue 15 point 3): a control-plane user's token issued through a tenant organization
     // keeps the tenants scopes it was issued; routes confine it to that organization's tenant.
     const organizationBound = kind === "user" && organizationId !== null && tenantId === settings.controlPlaneTenantId;
     const userScope = (s: string) => isCurrentUserScope(s) || (organizationBound && ORGANIZATION_TENANT_SCOPES.includes(s));
@@ -82,13 +85,18 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     const scopes =
       kind === "client"
         ? granted
-        : await standingScopes(
+        : kind === "operator"
+          ? // Issue 30: the console's token holds only what the operator's roles on the control plane grant now.
+            await operatorScopes({ tenantId, userId: subject, organizationId: null, operator: true }, granted, settings.userStandingTtlMs, () =>
+              source.userAuthorization().operatorStanding(subject, MANAGEMENT_AUDIENCE),
+            )
+          : await standingScopes(
             { tenantId, userId: subject, organizationId: boundOrganization },
             granted.filter(userScope),
             settings.userStandingTtlMs,
             () => source.userAuthorization().managementStanding(subject, boundOrganization, MANAGEMENT_AUDIENCE),
           );
-    const isControlPlane = kind === "client" && tenantId === settings.controlPlaneTenantId;
+    const isControlPlane = (kind === "client" && tenantId === settings.controlPlaneTenantId) || kind === "operator";
     const target = (await explicitTenant(c.req.raw, settings, directory(c.env, settings))) ?? {
       id: tenantId,
       issuer: settings.issuer,
@@ -142,6 +150,15 @@ async function customDomainIssuer(
  */
 function isClientToken(payload: { gty?: unknown; sub?: unknown }): boolean {
   return payload.gty === "client-credentials" && typeof payload.sub === "string" && payload.sub.endsWith("@clients");
+}
+
+/**
+ * An operator's console token (issue 30): issued by the control plane to the console's own application, to a
+ * user, through no organization. The issuance rules (isConsoleOperatorGrant) put management scopes only in
+ * such a token; the scopes are checked again against the user's permissions at each request.
+ */
+function isOperatorToken(payload: Record<string, unknown>, tenantId: string, controlPlaneTenantId: string): boolean {
+  return tenantId === controlPlaneTenantId && payload.azp === CONSOLE_CLIENT_ID && payload.gty === undefined && !payload.org_id;
 }
 
 /** How a route may also be reached with a user's token: one current-user scope, on the user's own id. */

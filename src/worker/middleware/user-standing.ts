@@ -21,11 +21,13 @@ export interface StandingKey {
   tenantId: string;
   userId: string;
   organizationId: string | null;
+  /** An operator's console token (issue 30): its standing carries its permissions without an organization. */
+  operator?: boolean;
 }
 
 /** The user's standing, read through `load` at most once per `ttlMs` per isolate (0: at every request). */
 async function standingOf(key: StandingKey, ttlMs: number, load: () => Promise<ManagementStanding>): Promise<ManagementStanding> {
-  const id = JSON.stringify([key.tenantId, key.userId, key.organizationId]);
+  const id = JSON.stringify([key.tenantId, key.userId, key.organizationId, key.operator === true]);
   const at = now();
   const hit = cache.get(id);
   if (hit && hit.expiresAt > at) return hit.standing;
@@ -53,4 +55,20 @@ export async function standingScopes(
   const standing = await standingOf(key, ttlMs, load);
   if (standing.user !== "active") throw problem("token_user_unavailable");
   return scopes.filter((s) => !ORGANIZATION_TENANT_SCOPES.includes(s) || (standing.member && standing.permissions.includes(s)));
+}
+
+/**
+ * The scopes an operator's console token may use now (issue 30): those it carries that are still the user's
+ * permissions on the control plane's management API (a role taken away takes its scopes at once, within
+ * the standing cache's few seconds); a user gone or blocked is refused, as for every user token.
+ */
+export async function operatorScopes(
+  key: StandingKey,
+  scopes: readonly string[],
+  ttlMs: number,
+  load: () => Promise<ManagementStanding>,
+): Promise<string[]> {
+  const standing = await standingOf(key, ttlMs, load);
+  if (standing.user !== "active") throw problem("token_user_unavailable");
+  return scopes.filter((s) => standing.permissions.includes(s));
 }

@@ -1,7 +1,9 @@
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { hashPassword } from "../../shared/crypto/passwords";
+import { CONSOLE_CLIENT_ID, consoleCallback, consoleLoggedOut } from "../../shared/console";
 import { CURRENT_USER_SCOPES, MANAGEMENT_AUDIENCE, MANAGEMENT_SCOPES } from "../../shared/scopes";
+import { consoleClientSecret } from "../admin/credentials";
 import { requestControlPlaneSync } from "./control-plane-sync";
 import type { TenantConfig, TenantSeed } from "../../shared/types";
 import type { Settings } from "../settings";
@@ -20,7 +22,7 @@ export async function prepareSeed(
   env: Env,
   tenantId: string,
   existing: TenantConfig | null,
-  extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {},
+  extra: Pick<TenantSeed, "controlPlaneClient" | "admin" | "console"> = {},
 ): Promise<TenantSeed> {
   const key = existing && signingKeyAt(existing.signingKeys, now());
   const signingKey = key ? null : await generateSigningKey(env.ENCRYPTION_KEY, { commonName: tenantId });
@@ -65,11 +67,19 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
   const { seeded } = await registry.tenants().ensure({ id, name: "Control plane" });
   const tenant = tenantObject(env, id);
   const existing = seeded ? await tenant.getConfig(id) : null;
-  if (seeded && existing && managementApiInStep(existing) && (await controlPlaneClientInStep(env, settings, existing))) return;
+  if (
+    seeded &&
+    existing &&
+    managementApiInStep(existing) &&
+    (await controlPlaneClientInStep(env, settings, existing)) &&
+    (await consoleClientInStep(env, settings, existing))
+  ) {
+    return;
+  }
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   const secret = settings.controlPlaneClientSecret;
   if (!secret) console.warn("CONTROL_PLANE_CLIENT_SECRET is not set: no control-plane client will be seeded");
-  const extra: Pick<TenantSeed, "controlPlaneClient" | "admin"> = {};
+  const extra: Pick<TenantSeed, "controlPlaneClient" | "admin" | "console"> = {};
   if (secret) {
     extra.controlPlaneClient = {
       client_id: settings.controlPlaneClientId,
@@ -77,6 +87,15 @@ async function runBootstrap(env: Env, settings: Settings): Promise<void> {
       client_secret_enc: await cipher.encrypt(secret, encryptionContext.clientSecret(settings.controlPlaneClientId)),
     };
   }
+  // The admin console's application and the operator roles (issue 30); ADMIN_EMAIL's user gets the Admin role.
+  extra.console = {
+    client_id: CONSOLE_CLIENT_ID,
+    name: "Gatehouse admin console",
+    client_secret_enc: await cipher.encrypt(await consoleClientSecret(env.ENCRYPTION_KEY), encryptionContext.clientSecret(CONSOLE_CLIENT_ID)),
+    callbacks: [consoleCallback(settings.issuer)],
+    logout_urls: [consoleLoggedOut(settings.issuer)],
+    ...(settings.adminEmail ? { adminEmail: settings.adminEmail } : {}),
+  };
   if (!seeded && settings.adminEmail && settings.adminPassword) {
     extra.admin = { email: settings.adminEmail, password_hash: await hashPassword(settings.adminPassword) };
   }
@@ -102,6 +121,20 @@ async function controlPlaneClientInStep(env: Env, settings: Settings, config: Te
   try {
     const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(client.client_id));
     return stored === settings.controlPlaneClientSecret;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the console's application is seeded with this deployment's callback and secret (issue 30). */
+async function consoleClientInStep(env: Env, settings: Settings, config: TenantConfig): Promise<boolean> {
+  const client = clientIn(config, CONSOLE_CLIENT_ID);
+  if (!client?.client_secret_enc || client.callbacks.join(" ") !== consoleCallback(settings.issuer)) return false;
+  if (client.allowed_logout_urls.join(" ") !== consoleLoggedOut(settings.issuer)) return false;
+  const cipher = await fieldCipher(env.ENCRYPTION_KEY);
+  try {
+    const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(CONSOLE_CLIENT_ID));
+    return stored === (await consoleClientSecret(env.ENCRYPTION_KEY));
   } catch {
     return false;
   }

@@ -24,9 +24,11 @@ const FIELDS = ["email", "email_verified", "username", "phone_number", "phone_ve
  */
 function assertMayChange(c: AppContext, body: UpdateUserInput): void {
   const auth = c.var.auth;
-  if (auth.kind === "client" && auth.scopes.has("update:users")) return;
-  const allowed = auth.kind === "client" ? ["app_metadata"] : ["user_metadata"];
-  const scope = auth.kind === "client" ? "update:users" : "update:users, update:current_user_metadata";
+  // An operator's console token (issue 30) holds management scopes as a client token does.
+  const managing = auth.kind !== "user";
+  if (managing && auth.scopes.has("update:users")) return;
+  const allowed = managing ? ["app_metadata"] : ["user_metadata"];
+  const scope = managing ? "update:users" : "update:users, update:current_user_metadata";
   if (Object.keys(body).some((key) => !allowed.includes(key))) throw problem("insufficient_scope", { scope });
 }
 

@@ -16,10 +16,14 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.emailProvider("tenant-1")).toBe("email_provider:tenant-1");
     expect(encryptionContext.deploySecret("acme", "ENCRYPTION_KEY")).toBe("tenant_deploy_secret:acme:ENCRYPTION_KEY");
     expect(encryptionContext.queuedEmailText("ann@example.com")).toBe("queued_email_text:ann@example.com");
+    expect(encryptionContext.consoleSession("abc")).toBe("console_session:abc");
+    expect(encryptionContext.consoleLogin()).toBe("console_login_transaction");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
       "clientSecret",
       "connectionSecrets",
+      "consoleLogin",
+      "consoleSession",
       "deploySecret",
       "emailProvider",
       "logStreamSink",

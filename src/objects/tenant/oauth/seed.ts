@@ -1,6 +1,7 @@
 import { DEFAULT_DATABASE_CONNECTION } from "../../../shared/schemas/connections";
 import { normalizeEmail } from "../../../shared/schemas/users";
 import { randomId } from "../../../shared/crypto/random";
+import { OPERATOR_ROLES, operatorRoleScopes } from "../../../shared/console";
 import { CURRENT_USER_SCOPES } from "../../../shared/scopes";
 import type { TenantSeed } from "../../../shared/types";
 import type { Sql } from "../../sql";
@@ -41,6 +42,7 @@ export function seedTenant(sql: Sql, seed: TenantSeed, now: number): { created: 
         ${seed.admin.password_hash}, ${adminEmail}, ${now}, ${now})`;
     created.push("admin");
   }
+  if (seed.console) seedConsole(sql, seed, now, created);
   if (created.length) bumpConfigVersion(sql);
   return { created };
 }
@@ -59,4 +61,38 @@ function seedControlPlaneClient(sql: Sql, seed: TenantSeed, now: number, created
     VALUES (${randomId("cgr_")}, ${client.client_id}, ${seed.managementAudience}, ${scope}, ${now}, ${now})
     ON CONFLICT (client_id, audience) DO UPDATE SET scope = excluded.scope WHERE scope <> excluded.scope`;
   if (grant) created.push("control_plane_grant");
+}
+
+/**
+ * The admin console (issue 30): its first-party application (authorization code with PKCE, a secret; its
+ * callback follows the deployment's issuer) and the operator roles. The roles are created once, with their
+ * management permissions; the admin named then gets the Admin role. An operator edits them like any role.
+ */
+function seedConsole(sql: Sql, seed: TenantSeed, now: number, created: string[]): void {
+  const app = seed.console;
+  if (!app) return;
+  const grantTypes = JSON.stringify(["authorization_code"]);
+  const changed = sql.run`INSERT INTO clients (client_id, name, app_type, client_secret_enc, token_endpoint_auth_method,
+      grant_types, callbacks, allowed_logout_urls, is_first_party, is_system, created_at, updated_at)
+    VALUES (${app.client_id}, ${app.name}, 'regular_web', ${app.client_secret_enc}, 'client_secret_post', ${grantTypes},
+      ${JSON.stringify(app.callbacks)}, ${JSON.stringify(app.logout_urls)}, 1, 1, ${now}, ${now})
+    ON CONFLICT (client_id) DO UPDATE SET client_secret_enc = excluded.client_secret_enc, callbacks = excluded.callbacks,
+      allowed_logout_urls = excluded.allowed_logout_urls
+    WHERE client_secret_enc IS NOT excluded.client_secret_enc OR callbacks <> excluded.callbacks OR allowed_logout_urls <> excluded.allowed_logout_urls`;
+  if (changed) created.push("console_client");
+  let adminRole: string | null = null;
+  for (const role of OPERATOR_ROLES) {
+    if (sql.first`SELECT 1 FROM roles WHERE name = ${role.name}`) continue;
+    const id = randomId("rol_");
+    sql.run`INSERT INTO roles (id, name, description, created_at, updated_at) VALUES (${id}, ${role.name}, ${role.description}, ${now}, ${now})`;
+    for (const scope of operatorRoleScopes(role.verbs, seed.managementScopes)) {
+      sql.run`INSERT INTO role_permissions (role_id, resource_server_identifier, permission_name, created_at)
+        VALUES (${id}, ${seed.managementAudience}, ${scope}, ${now})`;
+    }
+    if ((role.verbs as readonly string[]).includes("delete")) adminRole = id;
+    created.push("operator_role");
+  }
+  const email = app.adminEmail ? normalizeEmail(app.adminEmail) : "";
+  const admin = email ? sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${email}` : null;
+  if (adminRole && admin) sql.run`INSERT OR IGNORE INTO user_roles (user_id, role_id, created_at) VALUES (${admin.user_id}, ${adminRole}, ${now})`;
 }

@@ -219,6 +219,19 @@ export class UserAuthorization extends TenantRpc {
     return this.read((sql) => permissionNames(sql, userId, identifier, organizationId));
   }
 
+  /**
+   * Management auth's read of an operator's console token (issue 30): the user and its permissions on the
+   * management API through its roles outside any organization and its direct permissions.
+   */
+  operatorStanding(userId: string, identifier: string): ManagementStanding {
+    return this.read((sql) => {
+      const row = sql.first<{ blocked: number }>`SELECT blocked FROM users WHERE user_id = ${userId}`;
+      if (!row) return { user: "missing", member: false, permissions: [] };
+      if (row.blocked) return { user: "blocked", member: false, permissions: [] };
+      return { user: "active", member: false, permissions: permissionNames(sql, userId, identifier, null) };
+    });
+  }
+
   /** Management auth's read of a user-shaped token's user, at each request (see {@link managementStanding}). */
   managementStanding(userId: string, organizationId: string | null, identifier: string): ManagementStanding {
     return this.read((sql) => managementStanding(sql, userId, organizationId, identifier));

@@ -7,6 +7,7 @@
  * (the child's state is made equal to the control plane's), so the relay's retries finish a pass that
  * failed half-way without doing anything twice.
  */
+import { OPERATOR_ROLES } from "../../../shared/console";
 import { ok } from "../../../shared/errors";
 import { randomId } from "../../../shared/crypto/random";
 import type { PermissionRef } from "../../../shared/schemas/roles";
@@ -53,7 +54,11 @@ export function readSyncState(sql: Sql, kinds: SyncKinds): SyncState {
     if (row) state.managementScopes = toResourceServer(row).scopes.map((s) => ({ value: s.value, description: s.description ?? s.value }));
   }
   if (kinds.roles) {
-    const roles = sql.all<{ id: string; name: string; description: string | null }>`SELECT id, name, description FROM roles ORDER BY name`;
+    // The console's operator roles (issue 30) govern the control plane itself: no child inherits them.
+    const operatorRoles = new Set<string>(OPERATOR_ROLES.map((r) => r.name));
+    const roles = sql
+      .all<{ id: string; name: string; description: string | null }>`SELECT id, name, description FROM roles ORDER BY name`
+      .filter((role) => !operatorRoles.has(role.name));
     state.roles = roles.map((role) => ({
       source_id: role.id,
       name: role.name,

@@ -16,12 +16,16 @@ export const OIDC_SCOPES = ["openid", "profile", "email", "address", "phone", "o
  * through one of its organizations (`controlPlaneOrganization`) may also carry the tenants scopes
  * (ORGANIZATION_TENANT_SCOPES) that the user holds as permissions on the management API, through its roles
  * in that organization; management auth then confines such a token to the tenant of that organization.
+ *
+ * And one more (issue 30): a login on the control plane to the admin console's own application, through no
+ * organization (`consoleOperator`), may carry the management scopes the user holds as permissions on the
+ * management API there; management auth reads those permissions again at every request.
  */
 export function grantableUserScopes(
   requested: readonly string[],
   api: ResourceServerRecord | undefined,
   permissions: readonly string[] = [],
-  context: { controlPlaneOrganization?: boolean } = {},
+  context: { controlPlaneOrganization?: boolean; consoleOperator?: boolean } = {},
 ): string[] {
   const defined = new Set(api?.scopes.map((s) => s.value) ?? []);
   const allowed = (scope: string): boolean => {
@@ -29,6 +33,7 @@ export function grantableUserScopes(
     if (!api) return false;
     if (api.is_system) {
       if (isCurrentUserScope(scope)) return true;
+      if (context.consoleOperator === true) return defined.has(scope) && permissions.includes(scope);
       return context.controlPlaneOrganization === true && ORGANIZATION_TENANT_SCOPES.includes(scope) && permissions.includes(scope);
     }
     if (!defined.has(scope)) return false;

@@ -1,6 +1,7 @@
 import { dpopRequired } from "../dpop/required";
 import { nowSeconds } from "../../../shared/clock";
 import { randomToken } from "../../../shared/crypto/random";
+import { CONSOLE_CLIENT_ID } from "../../../shared/console";
 import { ORGANIZATION_TENANT_SCOPES } from "../../../shared/scopes";
 import type { CodeGrant, TenantConfig } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
@@ -16,6 +17,11 @@ import { grantableUserScopes } from "./user-scopes";
 export const ID_TOKEN_TTL_S = 36_000;
 /** Access token lifetime when the audience is only /userinfo. */
 export const USERINFO_TOKEN_TTL_S = 86_400;
+/**
+ * Access token lifetime, at most, of an operator's console token (issue 30): the console session's absolute
+ * lifetime. The token never leaves the server, its scopes are read again at each request, and logout revokes it.
+ */
+export const CONSOLE_OPERATOR_TOKEN_TTL_S = 12 * 3_600;
 /**
  * Access token lifetime, at most, of a control-plane user's token carrying tenants scopes through its
  * organization (issue 25 finding 5): minutes, whatever the management API's `token_lifetime`; the user
@@ -113,6 +119,20 @@ export function isControlPlaneOrganizationGrant(
 }
 
 /**
+ * Whether a grant is an operator's login to the admin console (issue 30): on the control plane, to its
+ * management API, by the console's own (system) application, through no organization.
+ */
+export function isConsoleOperatorGrant(
+  tenantId: string,
+  controlPlaneTenantId: string | undefined,
+  api: ResourceServerRecord | undefined,
+  client: ClientRecord,
+  organization: string | undefined | null,
+): boolean {
+  return Boolean(controlPlaneTenantId && tenantId === controlPlaneTenantId && api?.is_system && client.is_system && client.client_id === CONSOLE_CLIENT_ID && !organization);
+}
+
+/**
  * The `permissions` claim of the reference platform's RBAC: with `enforce_policies` on and the
  * `access_token_authz` dialect, every permission the user holds on the API (not only those asked for as
  * scopes). The system (management) API never carries one: users reach it only through current-user scopes.
@@ -133,12 +153,14 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
   const api = grant.audience ? config.resourceServers.find((r) => r.identifier === grant.audience) : undefined;
   if (input.withAccessToken !== false && requiresDpop(api) && !input.dpopJkt) throw dpopRequired(api?.identifier as string);
   const controlPlaneOrganization = isControlPlaneOrganizationGrant(tenant.id, input.controlPlaneTenantId, api, grant.organization);
-  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization });
+  const consoleOperator = isConsoleOperatorGrant(tenant.id, input.controlPlaneTenantId, api, client, grant.organization);
+  const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization, consoleOperator });
   const permissions = permissionsClaim(api, input.permissions);
   const scope = scopes.join(" ");
   const carriesTenantScopes = controlPlaneOrganization && scopes.some((s) => ORGANIZATION_TENANT_SCOPES.includes(s));
   const lifetime = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
-  const expiresIn = carriesTenantScopes ? Math.min(lifetime, ORGANIZATION_TENANT_TOKEN_TTL_S) : lifetime;
+  const cap = carriesTenantScopes ? ORGANIZATION_TENANT_TOKEN_TTL_S : consoleOperator ? CONSOLE_OPERATOR_TOKEN_TTL_S : lifetime;
+  const expiresIn = Math.min(lifetime, cap);
   const common = { iss: tenant.issuer, sub: user.user_id, iat: now };
   const result: IssuedUserTokens = { token_type: input.dpopJkt && input.withAccessToken ? "DPoP" : "Bearer", expires_in: expiresIn, scope };
 

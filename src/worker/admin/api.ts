@@ -1,0 +1,112 @@
+
+/** One management API call the console made for the page: what "Show the API call" prints (issue 30). */
+export interface ApiCall {
+  method: string;
+  url: string;
+  tenant: string | null;
+  body?: unknown;
+  status: number;
+}
+
+/** The API's answer: the parsed JSON body (or null) and the status. */
+export interface ApiResult<T = unknown> {
+  ok: boolean;
+  status: number;
+  body: T;
+  /** The management API's error message (its `message`), when it refused. */
+  error: string | null;
+}
+
+/**
+ * The console's only way to read or change anything (issue 30, ARCHITECTURE §9): a `/api/v2` request with
+ * the operator's own token, dispatched in-process through the service's route table, so scopes, audit,
+ * validation and error bodies are exactly the API's. The target tenant travels in the `tenant-id` header.
+ */
+/** How the client reaches the service: its issuer, the in-process dispatch, the browser's IP and user agent. */
+export interface ApiTransport {
+  issuer: string;
+  send(request: Request): Promise<Response>;
+  /** Headers passed on so the audit records the operator's browser (cf-connecting-ip, user-agent). */
+  forwarded: Record<string, string>;
+}
+
+export class ApiClient {
+  readonly calls: ApiCall[] = [];
+
+  constructor(
+    private readonly transport: ApiTransport,
+    private readonly token: string,
+  ) {}
+
+  get<T = unknown>(tenant: string | null, path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<ApiResult<T>> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+    const search = params.size ? `?${params}` : "";
+    return this.send<T>("GET", tenant, `${path}${search}`);
+  }
+
+  post<T = unknown>(tenant: string | null, path: string, body: unknown = {}): Promise<ApiResult<T>> {
+    return this.send<T>("POST", tenant, path, body);
+  }
+
+  patch<T = unknown>(tenant: string | null, path: string, body: unknown): Promise<ApiResult<T>> {
+    return this.send<T>("PATCH", tenant, path, body);
+  }
+
+  delete<T = unknown>(tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+    return this.send<T>("DELETE", tenant, path, body);
+  }
+
+  /**
+   * Revokes the operator's token at /oauth/revoke (RFC 7009), so it dies with the session at logout:
+   * management auth refuses a revoked token's jti.
+   */
+  async revokeToken(clientId: string, clientSecret: string): Promise<void> {
+    const request = new Request(`${this.transport.issuer.replace(/\/+$/, "")}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: this.token, client_id: clientId, client_secret: clientSecret }),
+    });
+    await this.transport.send(request);
+  }
+
+  private async send<T>(method: string, tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+    const url = `${this.transport.issuer.replace(/\/+$/, "")}/api/v2${path}`;
+    const headers = new Headers({ authorization: `Bearer ${this.token}`, accept: "application/json" });
+    if (tenant) headers.set("tenant-id", tenant);
+    if (body !== undefined) headers.set("content-type", "application/json");
+    for (const [name, value] of Object.entries(this.transport.forwarded)) headers.set(name, value);
+    const request = new Request(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const response = await this.transport.send(request);
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    this.calls.push({ method, url, tenant, ...(body !== undefined ? { body } : {}), status: response.status });
+    const ok = response.ok;
+    const message = !ok && parsed && typeof parsed === "object" && "message" in parsed ? String((parsed as { message: unknown }).message) : null;
+    return { ok, status: response.status, body: parsed as T, error: ok ? null : (message ?? `The API answered ${response.status}`) };
+  }
+}
+
+/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret). */
+const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token"]);
+
+function redacted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redacted);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? "REDACTED" : redacted(v)]));
+  }
+  return value;
+}
+
+/** The curl command that repeats a call, the token and any secret in the body redacted (issue 30 "Show the API call"). */
+export function curlOf(call: ApiCall): string {
+  const parts = [`curl -X ${call.method} '${call.url}'`, `-H 'authorization: Bearer $TOKEN'`];
+  if (call.tenant) parts.push(`-H 'tenant-id: ${call.tenant}'`);
+  if (call.body !== undefined) parts.push(`-H 'content-type: application/json'`, `-d '${JSON.stringify(redacted(call.body)).replaceAll("'", "'\\''")}'`);
+  return parts.join(" \\\n  ");
+}

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { CONSOLE_PATH } from "../../shared/console";
+import { requestContext } from "../middleware/request-context";
+import { isApexHost, requestHost } from "../routing/resolve-tenant";
+import type { ConsoleEnv, Dispatch } from "./context";
+import { checkCsrf } from "./csrf";
+import { loggedOut, loginCallback, loginStart, logout } from "./login";
+import { sendConsoleError } from "./render";
+import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
+import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
+import { listScreens } from "./screens/lists";
+import { createInvitation, organizationScreen } from "./screens/organizations";
+import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
+import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
+import { requireOperator } from "./session";
+
+/**
+ * The admin console at /admin (issue 30): server-rendered pages, each a client of /api/v2 with the operator's
+ * own token (ARCHITECTURE §9). Served on the apex host only; every unsafe request passes the CSRF check.
+ * The one route table of the console.
+ */
+export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  app.onError((error, c) => {
+    console.error("console error", error);
+    return sendConsoleError(c, 500, "Something went wrong", "The console could not complete this request.");
+  });
+  app.use("*", requestContext as never, async (c, next) => {
+    if (!isApexHost(requestHost(c.req.raw), c.var.settings)) return c.notFound();
+    c.set("dispatch", dispatch);
+    c.header("Cache-Control", "no-store");
+    await next();
+  });
+  // The login: no session yet.
+  app.get("/login", loginStart);
+  app.get("/callback", loginCallback);
+  app.get("/logged-out", loggedOut);
+
+  // Everything else needs an operator; every unsafe method a CSRF token.
+  const operator = new Hono<ConsoleEnv>();
+  operator.use("*", requireOperator, checkCsrf);
+  operator.get("/", (c) => c.redirect(`${CONSOLE_PATH}/tenants`, 302));
+  operator.post("/logout", logout);
+  operator.get("/tenants", (c) => tenantsScreen(c));
+  operator.get("/tenants/go", goToTenant);
+  operator.post("/tenants", createTenant);
+  operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/applications`, 302));
+  operator.get("/t/:tenant/applications", (c) => applicationsScreen(c));
+  operator.post("/t/:tenant/applications", createApplication);
+  operator.get("/t/:tenant/applications/:id", (c) => applicationScreen(c));
+  operator.post("/t/:tenant/applications/:id", updateApplication);
+  operator.post("/t/:tenant/applications/:id/rotate-secret", rotateApplicationSecret);
+  operator.post("/t/:tenant/applications/:id/delete", deleteApplication);
+  operator.get("/t/:tenant/users", (c) => usersScreen(c));
+  operator.post("/t/:tenant/users", createUser);
+  operator.get("/t/:tenant/users/:id", (c) => userScreen(c));
+  operator.post("/t/:tenant/users/:id/block", setBlocked(true));
+  operator.post("/t/:tenant/users/:id/unblock", setBlocked(false));
+  operator.post("/t/:tenant/users/:id/delete", deleteUser);
+  operator.post("/t/:tenant/users/:id/roles", changeRoles(true));
+  operator.post("/t/:tenant/users/:id/roles/remove", changeRoles(false));
+  operator.get("/t/:tenant/actions", (c) => actionsScreen(c));
+  operator.post("/t/:tenant/actions", createAction);
+  operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
+  operator.post("/t/:tenant/actions/:id", saveAction);
+  operator.post("/t/:tenant/actions/:id/deploy", deployAction);
+  operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));
+  operator.post("/t/:tenant/organizations/:id/invitations", createInvitation);
+  for (const screen of listScreens) {
+    operator.get(`/t/:tenant/${screen.key}`, screen.handler);
+    if (screen.create) operator.post(`/t/:tenant/${screen.key}`, screen.create);
+  }
+  app.route("/", operator);
+  app.notFound((c) => sendConsoleError(c, 404, "Not found", "There is no console page here."));
+  return app;
+}
+
+export { CONSOLE_PATH };

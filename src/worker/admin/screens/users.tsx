@@ -1,0 +1,256 @@
+import type { ConsoleContext } from "../context";
+import { stepUpRequired } from "../login";
+import { Csrf } from "../pages/layout";
+import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { sendConsolePage, shellOf } from "../render";
+
+interface User {
+  user_id: string;
+  email?: string;
+  name?: string;
+  blocked?: boolean;
+  logins_count?: number;
+  last_login?: string;
+  created_at?: string;
+  identities?: { connection: string; provider: string; user_id: string }[];
+}
+interface Role {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+const PER_PAGE = 50;
+const DEFAULT_CONNECTION = "Username-Password-Authentication";
+const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
+type Status = 200 | 201 | 400 | 403 | 404 | 409;
+const statusOf = (s: number): Status => (s === 403 || s === 404 || s === 409 ? s : 400);
+
+/** GET /admin/t/:tenant/users: search with the Lucene `q` (GET /users), totals, and the create form. */
+export async function usersScreen(c: ConsoleContext, error: string | null = null, status: Status = 200): Promise<Response> {
+  const tenant = tenantOf(c);
+  const page = pageOf(c.req.query("page"));
+  const q = (c.req.query("q") ?? "").trim();
+  const list = await c.var.api.get<{ users: User[]; total: number }>(tenant, "/users", {
+    page,
+    per_page: PER_PAGE,
+    include_totals: true,
+    ...(q ? { q, search_engine: "v3" } : {}),
+  });
+  const users = list.ok ? list.body.users : [];
+  const shell = shellOf(c, "Users", { tenant, section: "users" });
+  return sendConsolePage(
+    c,
+    shell,
+    <>
+      <h1>Users</h1>
+      <ApiError message={error ?? list.error} />
+      <form method="get" action={tenantPath(tenant, "/users")} class="row card">
+        <div class="field">
+          <label for="f-q">Search</label>
+          <input id="f-q" name="q" value={q} aria-describedby="h-q" />
+          <p class="hint" id="h-q">
+            Lucene syntax, for example <code>email:"ann@example.com"</code>, <code>name:ann*</code> or <code>user_id:"auth0|123"</code>.
+          </p>
+        </div>
+        <div class="field">
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </div>
+      </form>
+      <table>
+        <caption class="muted">{list.ok ? `${list.body.total ?? users.length} users` : "Users"}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Name</th>
+            <th scope="col">Logins</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((u) => (
+            <tr>
+              <td>
+                <a href={tenantPath(tenant, `/users/${encodeURIComponent(u.user_id)}`)}>{u.email ?? u.user_id}</a>
+              </td>
+              <td>{u.name ?? ""}</td>
+              <td>{u.logins_count ?? 0}</td>
+              <td>{u.blocked ? "Blocked" : "Active"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.ok ? <Pager base={tenantPath(tenant, "/users")} page={page} perPage={PER_PAGE} total={list.body.total ?? users.length} extra={q ? { q } : {}} /> : null}
+      <h2>Create a user</h2>
+      <form method="post" action={tenantPath(tenant, "/users")} class="card">
+        <Csrf token={c.var.operator.csrf} />
+        <Field name="email" label="Email" type="email" required />
+        <Field name="password" label="Password" type="password" required />
+        <Field name="connection" label="Connection" value={DEFAULT_CONNECTION} required />
+        <button type="submit">Create user</button>
+      </form>
+    </>,
+    status,
+  );
+}
+
+/** POST /admin/t/:tenant/users: POST /users. */
+export async function createUser(c: ConsoleContext): Promise<Response> {
+  const tenant = tenantOf(c);
+  const form = await c.req.parseBody();
+  const body = { email: str(form.email).trim(), password: str(form.password), connection: str(form.connection).trim() || DEFAULT_CONNECTION };
+  const created = await c.var.api.post<User>(tenant, "/users", body);
+  if (!created.ok) return usersScreen(c, created.error, statusOf(created.status));
+  return userScreen(c, { user: created.body, notice: "User created.", status: 201 });
+}
+
+interface DetailOptions {
+  user?: User;
+  error?: string | null;
+  notice?: string;
+  status?: Status;
+}
+
+/** GET /admin/t/:tenant/users/:id: profile, raw JSON, roles, block/unblock, delete. */
+export async function userScreen(c: ConsoleContext, options: DetailOptions = {}): Promise<Response> {
+  const tenant = tenantOf(c);
+  const api = c.var.api;
+  let user = options.user;
+  const id = user?.user_id ?? (c.req.param("id") as string);
+  if (!user) {
+    const read = await api.get<User>(tenant, `/users/${encodeURIComponent(id)}`);
+    if (!read.ok) return usersScreen(c, read.error, statusOf(read.status));
+    user = read.body;
+  }
+  const path = `/users/${encodeURIComponent(id)}`;
+  const [held, all] = await Promise.all([api.get<Role[]>(tenant, `${path}/roles`), api.get<Role[]>(tenant, "/roles", { per_page: 100 })]);
+  const heldRoles = held.ok ? held.body : [];
+  const offered = (all.ok ? all.body : []).filter((r) => !heldRoles.some((h) => h.id === r.id));
+  const base = tenantPath(tenant, path);
+  const csrf = c.var.operator.csrf;
+  const shell = shellOf(c, user.email ?? user.user_id, { tenant, section: "users" });
+  return sendConsolePage(
+    c,
+    shell,
+    <>
+      <p>
+        <a href={tenantPath(tenant, "/users")}>All users</a>
+      </p>
+      <h1>{user.email ?? user.user_id}</h1>
+      <Notice message={options.notice} />
+      <ApiError message={options.error} />
+      <table>
+        <caption class="muted">Profile</caption>
+        <tbody>
+          <tr>
+            <th scope="row">User ID</th>
+            <td>
+              <code>{user.user_id}</code>
+            </td>
+          </tr>
+          <tr>
+            <th scope="row">Name</th>
+            <td>{user.name ?? ""}</td>
+          </tr>
+          <tr>
+            <th scope="row">Status</th>
+            <td>{user.blocked ? "Blocked" : "Active"}</td>
+          </tr>
+          <tr>
+            <th scope="row">Created</th>
+            <td>{when(user.created_at)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Last login</th>
+            <td>{when(user.last_login)}</td>
+          </tr>
+        </tbody>
+      </table>
+      <div class="row">
+        <form method="post" action={`${base}/${user.blocked ? "unblock" : "block"}`} class="inline">
+          <Csrf token={csrf} />
+          <button type="submit" class="secondary">
+            {user.blocked ? "Unblock user" : "Block user"}
+          </button>
+        </form>
+        <form method="post" action={`${base}/delete`} class="inline">
+          <Csrf token={csrf} />
+          <button type="submit" class="danger">
+            Delete user
+          </button>
+        </form>
+      </div>
+      <h2>Roles</h2>
+      <ApiError message={held.error ?? all.error} />
+      {held.ok && heldRoles.length === 0 ? <p class="muted">No roles assigned.</p> : null}
+      <ul>
+        {heldRoles.map((r) => (
+          <li>
+            <form method="post" action={`${base}/roles/remove`} class="inline">
+              <Csrf token={csrf} />
+              <input type="hidden" name="role" value={r.id} />
+              {r.name}{" "}
+              <button type="submit" class="secondary" aria-label={`Remove role ${r.name}`}>
+                Remove
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+      {offered.length ? (
+        <form method="post" action={`${base}/roles`} class="row card">
+          <Csrf token={csrf} />
+          <div class="field">
+            <label for="f-role">Assign a role</label>
+            <select id="f-role" name="role">
+              {offered.map((r) => (
+                <option value={r.id}>{r.name}</option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <button type="submit">Assign</button>
+          </div>
+        </form>
+      ) : null}
+      <h2>Raw JSON</h2>
+      <pre>{JSON.stringify(user, null, 2)}</pre>
+    </>,
+    options.status ?? 200,
+  );
+}
+
+const userPath = (c: ConsoleContext) => `/users/${encodeURIComponent(c.req.param("id") as string)}`;
+
+/** POST .../users/:id/block and /unblock: PATCH /users/{id} {blocked}. */
+export function setBlocked(blocked: boolean) {
+  return async (c: ConsoleContext): Promise<Response> => {
+    const updated = await c.var.api.patch<User>(tenantOf(c), userPath(c), { blocked });
+    if (!updated.ok) return userScreen(c, { error: updated.error, status: statusOf(updated.status) });
+    return userScreen(c, { user: updated.body, notice: blocked ? "User blocked." : "User unblocked." });
+  };
+}
+
+/** POST .../users/:id/delete: DELETE /users/{id}. */
+export async function deleteUser(c: ConsoleContext): Promise<Response> {
+  const tenant = tenantOf(c);
+  const stepUp = stepUpRequired(c, tenantPath(tenant, userPath(c)));
+  if (stepUp) return stepUp;
+  const deleted = await c.var.api.delete(tenant, userPath(c));
+  if (!deleted.ok) return userScreen(c, { error: deleted.error, status: statusOf(deleted.status) });
+  return c.redirect(tenantPath(tenant, "/users"), 303);
+}
+
+/** POST .../users/:id/roles (assign) and /roles/remove: POST or DELETE /users/{id}/roles {roles}. */
+export function changeRoles(assign: boolean) {
+  return async (c: ConsoleContext): Promise<Response> => {
+    const form = await c.req.parseBody();
+    const body = { roles: [str(form.role)] };
+    const api = c.var.api;
+    const result = assign ? await api.post(tenantOf(c), `${userPath(c)}/roles`, body) : await api.delete(tenantOf(c), `${userPath(c)}/roles`, body);
+    if (!result.ok) return userScreen(c, { error: result.error, status: statusOf(result.status) });
+    return userScreen(c, { notice: assign ? "Role assigned." : "Role removed." });
+  };
+}
