@@ -564,6 +564,8 @@ const UNDO_LAST: Record<string, string[]> = {
   "0017_session_metadata": ["ALTER TABLE sessions DROP COLUMN session_metadata"],
   "0018_password_history": ["DROP TRIGGER password_history_user_deleted", "DROP TABLE password_history"],
   "0019_device_codes_and_pushed_requests": ["DROP TABLE device_codes", "DROP TABLE device_code_attempts", "DROP TABLE pushed_authorization_requests"],
+  // Data only (the connections' enabled_clients copies folded into the clients' lists): no schema to undo.
+  "0021_connection_enabled_clients": [],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;

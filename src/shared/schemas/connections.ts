@@ -52,6 +52,17 @@ export const updateConnectionBody = z
   })
   .partial();
 
+/**
+ * PATCH /api/v2/connections/{id}/clients: which clients to turn the connection on (`status: true`) or off
+ * for; 1 to 50 items per request, as the reference platform allows.
+ */
+export const connectionClientsBody = z
+  .array(z.strictObject({ client_id: z.string().min(1).max(64), status: z.boolean() }))
+  .min(1, "give at least one {client_id, status}")
+  .max(50, "at most 50 clients per request");
+
+export type ConnectionClientChange = z.infer<typeof connectionClientsBody>[number];
+
 /** The database connection every tenant starts with (reference platform default). */
 export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
 
@@ -63,6 +74,11 @@ export interface ConnectionRecord {
   options: Record<string, Json>;
   /** Credential options (client_secret ...) as one encrypted JSON object; the worker opens it. */
   secrets_enc: string | null;
+  /**
+   * The clients that have this connection enabled, read from the one store (each client's connection list,
+   * SPEC §4.2); set by the object on every read, absent on rows of other origins (inherited connections).
+   */
+  enabled_clients?: string[];
   created_at: string;
   updated_at: string;
 }

@@ -12,6 +12,8 @@ import { brandingRoutes } from "./settings/branding";
 import { clientGrantRoutes } from "./oauth/client-grants";
 import { clientRoutes } from "./oauth/clients";
 import { connectionRoutes } from "./oauth/connections";
+import { connectionClientRoutes } from "./oauth/connection-clients";
+import { connectionUserRoutes } from "./users/connection-users";
 import { customDomainRoutes } from "./tenants/custom-domains";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./outbox/failed-events";
@@ -49,6 +51,8 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...proxyRouteRoutes,
   ...clientRoutes,
   ...connectionRoutes,
+  ...connectionClientRoutes,
+  ...connectionUserRoutes,
   ...resourceServerRoutes,
   ...clientGrantRoutes,
   ...brandingRoutes,

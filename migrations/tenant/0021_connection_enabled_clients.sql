@@ -1,0 +1,22 @@
+-- One store for which applications may use a connection (issue 28 point 1): each client's ordered
+-- `extra.enabled_connections` (login reads it; absent = every connection). Connections used to keep an
+-- `enabled_clients` copy in their options that login never read. Folded in without taking anything away:
+-- a client with an explicit list gains each connection whose copy named it (appended in the tenant's order);
+-- a client offering every connection already has it. Then the copies are dropped.
+-- Data only: code of this release ignores the copy, so an object left before this migration is served too.
+UPDATE clients SET extra = json_set(extra, '$.enabled_connections', json((
+  SELECT json_group_array(id) FROM (
+    SELECT e.value AS id, 0 AS grp, e.key AS ord FROM json_each(clients.extra, '$.enabled_connections') AS e
+    UNION ALL
+    SELECT c.id AS id, 1 AS grp, c.created_at AS ord
+      FROM connections AS c, json_each(c.options, '$.enabled_clients') AS n
+      WHERE json_type(c.options, '$.enabled_clients') = 'array'
+        AND n.value = clients.client_id
+        AND c.id NOT IN (SELECT value FROM json_each(clients.extra, '$.enabled_connections'))
+    ORDER BY grp, ord
+  )
+)))
+WHERE json_type(extra, '$.enabled_connections') = 'array';
+
+UPDATE connections SET options = json_remove(options, '$.enabled_clients')
+WHERE json_type(options, '$.enabled_clients') IS NOT NULL;
