@@ -20,3 +20,17 @@ WHERE json_type(extra, '$.enabled_connections') = 'array';
 
 UPDATE connections SET options = json_remove(options, '$.enabled_clients')
 WHERE json_type(options, '$.enabled_clients') IS NOT NULL;
+
+-- Organizations a client grant may be used for (issue 28 point 2: /organizations/{id}/client-grants and
+-- GET /client-grants/{id}/organizations), and the grant's own organization settings. Expand-only: code of
+-- this release writes the new columns only when a caller sets them.
+ALTER TABLE client_grants ADD COLUMN organization_usage TEXT;
+ALTER TABLE client_grants ADD COLUMN allow_any_organization INTEGER;
+
+CREATE TABLE organization_client_grants (
+  organization_id TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  grant_id TEXT NOT NULL REFERENCES client_grants (id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (organization_id, grant_id)
+);
+CREATE INDEX organization_client_grants_grant ON organization_client_grants (grant_id, organization_id);

@@ -16,6 +16,7 @@ const RESOURCES = [
   "organization_members",
   "organization_invitations",
   "organization_connections",
+  "organization_client_grants",
   "organization_member_roles",
   "refresh_tokens",
   "sessions",

@@ -564,8 +564,12 @@ const UNDO_LAST: Record<string, string[]> = {
   "0017_session_metadata": ["ALTER TABLE sessions DROP COLUMN session_metadata"],
   "0018_password_history": ["DROP TRIGGER password_history_user_deleted", "DROP TABLE password_history"],
   "0019_device_codes_and_pushed_requests": ["DROP TABLE device_codes", "DROP TABLE device_code_attempts", "DROP TABLE pushed_authorization_requests"],
-  // Data only (the connections' enabled_clients copies folded into the clients' lists): no schema to undo.
-  "0021_connection_enabled_clients": [],
+  // The enabled_clients fold is data only; the organization client grants are schema.
+  "0021_connection_enabled_clients": [
+    "DROP TABLE organization_client_grants",
+    "ALTER TABLE client_grants DROP COLUMN organization_usage",
+    "ALTER TABLE client_grants DROP COLUMN allow_any_organization",
+  ],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;

@@ -25,6 +25,7 @@ import { Passwordless } from "./login/passwordless";
 import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
 import { Organizations } from "./organizations/organizations-rpc";
+import { OrganizationClientGrants } from "./organizations/organization-client-grants";
 import type { Publisher } from "./core/publisher";
 import { ResourceServers } from "./oauth/resource-servers";
 import { Roles } from "./roles/roles";
@@ -182,6 +183,11 @@ export class TenantObject extends DurableObject<Env> {
 
   clientGrants(audit: AuditContext = SYSTEM_CONTEXT): ClientGrants {
     return new ClientGrants(this.core, audit);
+  }
+
+  /** Organizations and the client grants associated with them (issue 28 point 2). */
+  organizationClientGrants(audit: AuditContext = SYSTEM_CONTEXT): OrganizationClientGrants {
+    return new OrganizationClientGrants(this.core, audit);
   }
 
   connections(audit: AuditContext = SYSTEM_CONTEXT): Connections {

@@ -10,6 +10,7 @@ import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./settings/branding";
 import { clientGrantRoutes } from "./oauth/client-grants";
+import { organizationClientGrantRoutes } from "./oauth/organization-client-grants";
 import { clientRoutes } from "./oauth/clients";
 import { connectionRoutes } from "./oauth/connections";
 import { connectionClientRoutes } from "./oauth/connection-clients";
@@ -55,6 +56,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...connectionUserRoutes,
   ...resourceServerRoutes,
   ...clientGrantRoutes,
+  ...organizationClientGrantRoutes,
   ...brandingRoutes,
   ...logRoutes,
   ...hookRoutes,
