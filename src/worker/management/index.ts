@@ -19,6 +19,7 @@ import { customDomainRoutes } from "./tenants/custom-domains";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./outbox/failed-events";
 import { guardianRoutes } from "./mfa/guardian";
+import { userMfaRoutes } from "./mfa/user-mfa";
 import { hookRoutes } from "./outbox/hooks";
 import { emailProviderRoutes } from "./settings/email-provider";
 import { jobRoutes } from "./jobs/jobs";
@@ -77,6 +78,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...logStreamRoutes,
   ...authenticationMethodRoutes,
   ...guardianRoutes,
+  ...userMfaRoutes,
   ...ticketRoutes,
 ];
 
