@@ -34,3 +34,19 @@ CREATE TABLE organization_client_grants (
   PRIMARY KEY (organization_id, grant_id)
 );
 CREATE INDEX organization_client_grants_grant ON organization_client_grants (grant_id, organization_id);
+
+-- Public keys of a client for private_key_jwt (issue 28 point 2: /clients/{id}/credentials), beside the
+-- client's `jwks`. Only the public JWK is kept; an expired credential no longer verifies.
+CREATE TABLE client_credentials (
+  id TEXT PRIMARY KEY,
+  client_id TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+  name TEXT,
+  credential_type TEXT NOT NULL,
+  kid TEXT NOT NULL,
+  alg TEXT NOT NULL,
+  public_jwk TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER
+);
+CREATE INDEX client_credentials_client ON client_credentials (client_id, created_at);

@@ -7,6 +7,7 @@ const RESOURCES = [
   "users_app_metadata",
   "clients",
   "client_keys",
+  "client_credentials",
   "client_grants",
   "connections",
   "resource_servers",

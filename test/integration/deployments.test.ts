@@ -566,6 +566,7 @@ const UNDO_LAST: Record<string, string[]> = {
   "0019_device_codes_and_pushed_requests": ["DROP TABLE device_codes", "DROP TABLE device_code_attempts", "DROP TABLE pushed_authorization_requests"],
   // The enabled_clients fold is data only; the organization client grants are schema.
   "0021_connection_enabled_clients": [
+    "DROP TABLE client_credentials",
     "DROP TABLE organization_client_grants",
     "ALTER TABLE client_grants DROP COLUMN organization_usage",
     "ALTER TABLE client_grants DROP COLUMN allow_any_organization",

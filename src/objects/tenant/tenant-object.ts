@@ -26,6 +26,7 @@ import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
 import { Organizations } from "./organizations/organizations-rpc";
 import { OrganizationClientGrants } from "./organizations/organization-client-grants";
+import { ClientCredentials } from "./oauth/client-credentials";
 import type { Publisher } from "./core/publisher";
 import { ResourceServers } from "./oauth/resource-servers";
 import { Roles } from "./roles/roles";
@@ -183,6 +184,11 @@ export class TenantObject extends DurableObject<Env> {
 
   clientGrants(audit: AuditContext = SYSTEM_CONTEXT): ClientGrants {
     return new ClientGrants(this.core, audit);
+  }
+
+  /** A client's public keys for private_key_jwt (/clients/{id}/credentials). */
+  clientCredentials(audit: AuditContext = SYSTEM_CONTEXT): ClientCredentials {
+    return new ClientCredentials(this.core, audit);
   }
 
   /** Organizations and the client grants associated with them (issue 28 point 2). */

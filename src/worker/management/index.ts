@@ -12,6 +12,7 @@ import { brandingRoutes } from "./settings/branding";
 import { clientGrantRoutes } from "./oauth/client-grants";
 import { organizationClientGrantRoutes } from "./oauth/organization-client-grants";
 import { clientRoutes } from "./oauth/clients";
+import { clientCredentialRoutes } from "./oauth/client-credentials";
 import { connectionRoutes } from "./oauth/connections";
 import { connectionClientRoutes } from "./oauth/connection-clients";
 import { connectionUserRoutes } from "./users/connection-users";
@@ -52,6 +53,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...copyCredentialRoutes,
   ...proxyRouteRoutes,
   ...clientRoutes,
+  ...clientCredentialRoutes,
   ...connectionRoutes,
   ...connectionClientRoutes,
   ...connectionUserRoutes,
