@@ -176,6 +176,22 @@ const settings = {
   oidc_conformant: z.boolean(),
 };
 
+/**
+ * Fields a client read shows that no write sets (issue 28 point 6): accepted and ignored, as the reference
+ * platform does, so what auth0-deploy-cli exported can be sent back unchanged.
+ */
+export const CLIENT_READ_ONLY_FIELDS = ["tenant", "global", "client_id", "created_at", "updated_at", "signing_keys", "callback_url_template"] as const;
+
+const readOnly = {
+  tenant: z.string().max(256).optional(),
+  global: z.boolean().optional(),
+  client_id: z.string().max(256).optional(),
+  created_at: z.string().max(64).optional(),
+  updated_at: z.string().max(64).optional(),
+  signing_keys: z.array(z.json()).max(10).optional(),
+  callback_url_template: z.boolean().optional(),
+};
+
 /** POST /api/v2/clients. Unknown properties are refused. */
 export const createClientBody = z.strictObject({
   name,
@@ -199,6 +215,7 @@ export const createClientBody = z.strictObject({
   allowed_origins: allowedOrigins.optional(),
   /** RFC 9126 §6: /authorize accepts this client's requests only through POST /oauth/par. */
   require_pushed_authorization_requests: z.boolean().optional(),
+  ...readOnly,
 });
 
 /**
@@ -222,6 +239,7 @@ export const updateClientBody = z.strictObject({
   initiate_login_uri: initiateLoginUri.nullable().optional(),
   allowed_origins: allowedOrigins.nullable().optional(),
   require_pushed_authorization_requests: z.boolean().nullable().optional(),
+  ...readOnly,
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;

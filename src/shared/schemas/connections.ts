@@ -5,7 +5,7 @@ import type { Json } from "../types/json";
  * Connection fields shown top-level but stored inside the `options` column (the table has no columns for
  * them); options given by a caller never set them.
  */
-export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection"] as const;
+export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection", "realms"] as const;
 
 /** Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`. */
 export const CONNECTION_SECRET_OPTIONS = ["client_secret", "twilio_token"] as const;
@@ -26,6 +26,8 @@ const strategy = z
 const options = z.record(z.string(), z.json());
 const displayName = z.string().trim().min(1).max(128);
 const enabledClients = z.array(z.string().min(1).max(64)).max(1000);
+/** The reference platform's `realms` (documented as settable on create and update); default: the connection's name. */
+const realms = z.array(z.string().min(1).max(255)).min(1).max(10);
 const metadata = z
   .record(z.string().min(1).max(255), z.string().max(255))
   .refine((m) => Object.keys(m).length <= 10, "metadata allows at most 10 properties");
@@ -39,6 +41,7 @@ export const createConnectionBody = z.strictObject({
   enabled_clients: enabledClients.optional(),
   metadata: metadata.optional(),
   is_domain_connection: z.boolean().optional(),
+  realms: realms.optional(),
 });
 
 /** PATCH /api/v2/connections/{id}: name and strategy are immutable; `options` replaces the whole object. */
@@ -49,6 +52,7 @@ export const updateConnectionBody = z
     enabled_clients: enabledClients,
     metadata: metadata.nullable(),
     is_domain_connection: z.boolean(),
+    realms: realms.nullable(),
   })
   .partial();
 
