@@ -7,7 +7,8 @@ import { explicitTenant, issuerFor, resolveHost, type TenantDirectory } from "..
 import type { Settings } from "../settings";
 import { parseBearer } from "../http/bearer";
 import { jwksVerifier } from "../tenant/keys";
-import { directory, tenantExists, tenantObject } from "../tenant/stubs";
+import { directory, tenantDeployment, tenantExists, tenantObject } from "../tenant/stubs";
+import { copyIssuer } from "../deploy/provisioner";
 import { standingScopes } from "./user-standing";
 
 /**
@@ -93,6 +94,12 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     };
     // SPEC §5.4: acting on another tenant needs a control-plane token.
     if (target.id !== tenantId && !isControlPlane) throw problem("cross_tenant_forbidden");
+    // Issue 28 point 7: a tenant with its own deployment is served there, never by a stand-in here.
+    if ((target.via === "header" || target.via === "query") && target.id !== settings.controlPlaneTenantId) {
+      if ((await tenantDeployment(c.env, settings, target.id)) === "wfp") {
+        throw problem("tenant_served_by_copy", { tenant_id: target.id, host: new URL(copyIssuer(c.env, target.id)).host });
+      }
+    }
     c.set("auth", {
       tenantId,
       kind,
