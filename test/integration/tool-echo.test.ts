@@ -21,7 +21,7 @@ describe("echoed reads are accepted", () => {
     const created = await json<Record<string, unknown>>(await mgmt("POST", "/clients", t({ body: { name: uniqueId("app"), app_type: "spa", callbacks: ["https://a.example/cb"] } })));
     const read = await json<Record<string, unknown>>(await mgmt("GET", `/clients/${created.client_id}`, t()));
     expect(read).toMatchObject({ tenant, global: false, created_at: expect.any(String), updated_at: expect.any(String) });
-    const { client_secret: _secret, ...echo } = read;
+    const { client_secret: _secret, client_id: _id, ...echo } = read;
     const copy = await mgmt("POST", "/clients", t({ body: { ...echo, name: uniqueId("copy") } }));
     expect(copy.status, await copy.clone().text()).toBe(201);
     const copied = await json<Record<string, unknown>>(copy);
@@ -29,12 +29,13 @@ describe("echoed reads are accepted", () => {
     expect(copied.created_at).not.toBe("2000-01-01T00:00:00.000Z");
     expect(copied).toMatchObject({ app_type: "spa", callbacks: ["https://a.example/cb"] });
 
-    const patched = await mgmt("PATCH", `/clients/${created.client_id}`, t({ body: { ...echo, client_id: "someone-else", created_at: "2000-01-01T00:00:00.000Z", description: "changed" } }));
+    const patched = await mgmt("PATCH", `/clients/${created.client_id}`, t({ body: { ...echo, created_at: "2000-01-01T00:00:00.000Z", description: "changed" } }));
     expect(patched.status, await patched.clone().text()).toBe(200);
     const after = await json<Record<string, unknown>>(patched);
     expect(after).toMatchObject({ client_id: created.client_id, created_at: read.created_at, description: "changed" });
     // Still strict about what is not a field at all.
     expect((await mgmt("PATCH", `/clients/${created.client_id}`, t({ body: { not_a_field: 1 } }))).status).toBe(400);
+    expect((await mgmt("PATCH", `/clients/${created.client_id}`, t({ body: { client_id: "someone-else" } }))).status).toBe(400);
     expect((await mgmt("POST", "/clients", t({ body: { name: "x", global: "yes" } }))).status).toBe(400);
   });
 

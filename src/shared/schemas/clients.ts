@@ -178,14 +178,14 @@ const settings = {
 
 /**
  * Fields a client read shows that no write sets (issue 28 point 6): accepted and ignored, as the reference
- * platform does, so what auth0-deploy-cli exported can be sent back unchanged.
+ * platform does, so what auth0-deploy-cli exported can be sent back unchanged. `client_id` is not among
+ * them: a body naming one is refused (the CLI drops it; a caller sending another id has made a mistake).
  */
-export const CLIENT_READ_ONLY_FIELDS = ["tenant", "global", "client_id", "created_at", "updated_at", "signing_keys", "callback_url_template"] as const;
+export const CLIENT_READ_ONLY_FIELDS = ["tenant", "global", "created_at", "updated_at", "signing_keys", "callback_url_template"] as const;
 
 const readOnly = {
   tenant: z.string().max(256).optional(),
   global: z.boolean().optional(),
-  client_id: z.string().max(256).optional(),
   created_at: z.string().max(64).optional(),
   updated_at: z.string().max(64).optional(),
   signing_keys: z.array(z.json()).max(10).optional(),
