@@ -31,9 +31,18 @@ export function listOrganizationClientGrants(
   if (!getOrganization(sql, organizationId)) return fail("inexistent_organization");
   const where = ["o.organization_id = ?"];
   const values: (string | number)[] = [organizationId];
-  if (filter.audience) (where.push("g.audience = ?"), values.push(filter.audience));
-  if (filter.client_id) (where.push("g.client_id = ?"), values.push(filter.client_id));
-  if (filter.grant_ids?.length) (where.push(`g.id IN (${filter.grant_ids.map(() => "?").join(",")})`), values.push(...filter.grant_ids));
+  if (filter.audience) {
+    where.push("g.audience = ?");
+    values.push(filter.audience);
+  }
+  if (filter.client_id) {
+    where.push("g.client_id = ?");
+    values.push(filter.client_id);
+  }
+  if (filter.grant_ids?.length) {
+    where.push(`g.id IN (${filter.grant_ids.map(() => "?").join(",")})`);
+    values.push(...filter.grant_ids);
+  }
   const from = `FROM organization_client_grants o JOIN client_grants g ON g.id = o.grant_id WHERE ${where.join(" AND ")}`;
   const rows = sql.exec<Row>(`SELECT g.* ${from} ORDER BY o.created_at, g.id LIMIT ? OFFSET ?`, ...values, window.limit, window.offset);
   const total = sql.exec<{ n: number }>(`SELECT count(*) AS n ${from}`, ...values)[0]?.n ?? 0;
