@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { ClientCredentialRecord, NewClientCredential } from "../../../shared/schemas/client-credentials";
+import type { ClientCredentialRecord, NewClientCredential } from "../../../shared/schemas/clients";
 import { iso, json, type Sql } from "../../sql";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";

@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, importSPKI } from "jose";
 import { randomId } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
-import { type ClientCredentialRecord, createClientCredentialBody, updateClientCredentialBody } from "../../../shared/schemas/client-credentials";
+import { type ClientCredentialRecord, createClientCredentialBody, updateClientCredentialBody } from "../../../shared/schemas/clients";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { targetTenant } from "../tenant-scoped";
