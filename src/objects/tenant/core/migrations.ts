@@ -18,7 +18,6 @@ import sessionDevice from "../../../../migrations/tenant/0016_session_device.sql
 import sessionMetadata from "../../../../migrations/tenant/0017_session_metadata.sql";
 import passwordHistory from "../../../../migrations/tenant/0018_password_history.sql";
 import deviceCodesAndPushedRequests from "../../../../migrations/tenant/0019_device_codes_and_pushed_requests.sql";
-import placeholderLocal from "../../../../migrations/tenant/0020_placeholder_local.sql";
 import connectionEnabledClients from "../../../../migrations/tenant/0021_connection_enabled_clients.sql";
 
 /** TenantObject schema, append-only. */
@@ -42,6 +41,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0017_session_metadata", sql: sessionMetadata },
   { name: "0018_password_history", sql: passwordHistory },
   { name: "0019_device_codes_and_pushed_requests", sql: deviceCodesAndPushedRequests },
-  { name: "0020_placeholder_local", sql: placeholderLocal },
   { name: "0021_connection_enabled_clients", sql: connectionEnabledClients },
 ]);
