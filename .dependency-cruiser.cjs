@@ -11,7 +11,8 @@
 const TENANT_CAPABILITIES = {
   core: [],
   users: [],
-  organizations: [],
+  // An organization names the client grants its members' applications may use (issue 28 point 2).
+  organizations: ["oauth"],
   oauth: [],
   outbox: [],
   roles: ["oauth", "organizations", "users"],
@@ -51,7 +52,8 @@ const MANAGEMENT_CAPABILITIES = {
   // A resource server's default signing algorithm is a tenant setting; changing that setting ensures the key.
   oauth: ["settings"],
   settings: ["oauth"],
-  organizations: [],
+  // An organization names the client grants its members' applications may use (issue 28 point 2).
+  organizations: ["oauth"],
   outbox: [],
   roles: [],
   tenants: [],

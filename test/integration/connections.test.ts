@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createTenant, mgmt } from "../helpers/api";
-import { seedUser } from "../helpers/flows";
+import { seedClient, seedUser } from "../helpers/flows";
 
 type Connection = { id: string; name: string; strategy: string; options: Record<string, unknown>; [field: string]: unknown };
 const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
@@ -19,13 +19,14 @@ async function childTarget() {
 
 describe("connections API (SPEC §4.2)", () => {
   it("creates a connection in the reference platform's shape and reads it back", async () => {
-    const { target } = await childTarget();
+    const { child, target } = await childTarget();
+    const app = await seedClient(child);
     const body = {
       name: "staff-db",
       strategy: "auth0",
       display_name: "Staff",
       options: { password_policy: "good", brute_force_protection: true },
-      enabled_clients: ["abc"],
+      enabled_clients: [app.client_id],
       metadata: { team: "ops" },
     };
     const res = await mgmt("POST", "/connections", { body, ...target });
@@ -65,14 +66,16 @@ describe("connections API (SPEC §4.2)", () => {
   });
 
   it("PATCH replaces options as a whole but keeps the fields it does not name; name and strategy are immutable", async () => {
-    const { target } = await childTarget();
+    const { child, target } = await childTarget();
+    const [c1, c2] = [await seedClient(child), await seedClient(child)];
     const created = await json<Connection>(
       await mgmt("POST", "/connections", { body: { name: "social", strategy: "oauth2", display_name: "Social", options: { a: 1, client_secret: "s1" } }, ...target }),
     );
-    const res = await mgmt("PATCH", `/connections/${created.id}`, { body: { options: { b: 2 }, enabled_clients: ["c1", "c2"] }, ...target });
+    const res = await mgmt("PATCH", `/connections/${created.id}`, { body: { options: { b: 2 }, enabled_clients: [c1?.client_id, c2?.client_id] }, ...target });
     expect(res.status).toBe(200);
     const patched = await json<Connection>(res);
-    expect(patched).toMatchObject({ name: "social", strategy: "oauth2", display_name: "Social", options: { b: 2 }, enabled_clients: ["c1", "c2"] });
+    expect(patched).toMatchObject({ name: "social", strategy: "oauth2", display_name: "Social", options: { b: 2 } });
+    expect(new Set(patched.enabled_clients as string[])).toEqual(new Set([c1?.client_id, c2?.client_id]));
     expect(await json(await mgmt("GET", `/connections/${created.id}`, target))).toEqual(patched);
     const cleared = await json<Connection>(await mgmt("PATCH", `/connections/${created.id}`, { body: { display_name: null }, ...target }));
     expect(cleared.display_name).toBeUndefined();

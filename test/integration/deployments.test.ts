@@ -565,6 +565,13 @@ const UNDO_LAST: Record<string, string[]> = {
   "0018_password_history": ["DROP TRIGGER password_history_user_deleted", "DROP TABLE password_history"],
   "0019_device_codes_and_pushed_requests": ["DROP TABLE device_codes", "DROP TABLE device_code_attempts", "DROP TABLE pushed_authorization_requests"],
   "0020_user_grants": ["DROP TRIGGER user_grants_client_deleted", "DROP TRIGGER user_grants_user_deleted", "DROP TABLE user_grants"],
+  // The enabled_clients fold is data only; the organization client grants are schema.
+  "0021_connection_enabled_clients": [
+    "DROP TABLE client_credentials",
+    "DROP TABLE organization_client_grants",
+    "ALTER TABLE client_grants DROP COLUMN organization_usage",
+    "ALTER TABLE client_grants DROP COLUMN allow_any_organization",
+  ],
   "0022_resource_server_proof_of_possession": ["ALTER TABLE resource_servers DROP COLUMN proof_of_possession"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;

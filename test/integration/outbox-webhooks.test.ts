@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createTenant, token, uniqueId } from "../helpers/api";
+import { call, createTenant, mgmt, token, uniqueId } from "../helpers/api";
 import { createApi, createClient, grantClient } from "../helpers/management";
 import { createHook, deliveries, fireAlarm, hookUrl, injectClock, outboxRows, relay, tenantSql } from "../helpers/outbox";
 
@@ -46,6 +46,9 @@ describe("webhooks through the outbox (SPEC §6.2)", () => {
     const [user] = await tenantSql<{ at: number | null }>(tenantId, "SELECT registration_completed_at AS at FROM users WHERE user_id = ?", userId);
     expect(user?.at).toEqual(expect.any(Number));
     expect((await outboxRows(tenantId, "hook.post-user-registration"))[0]?.processed_at).toEqual(expect.any(Number));
+    // Issue 28 point 5: the management API's user reads show it (SPEC §2.12).
+    const read = (await (await mgmt("GET", `/users/${encodeURIComponent(userId)}`, { headers: { "tenant-id": tenantId } })).json()) as Record<string, unknown>;
+    expect(read.registration_completed_at).toBe(new Date(user?.at as number).toISOString());
   });
 
   it("retries a failing receiver with backoff and the same Idempotency-Key, and registration completes only after success", async () => {

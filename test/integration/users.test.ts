@@ -27,8 +27,13 @@ describe("POST /users", () => {
     expect(JSON.stringify(user)).not.toMatch(/password|hash/);
     expect(user).not.toHaveProperty("linked_to");
     expect(user).not.toHaveProperty("phone_number");
+    // Registration completes after the create answers (the post-user-registration finalizer, SPEC §6);
+    // until then the field is left out, afterwards a read shows when (issue 28 point 5).
+    expect(user).not.toHaveProperty("registration_completed_at");
     const read = await api(tenant, "GET", path(user.user_id));
-    expect(await read.json()).toEqual(user);
+    const { registration_completed_at: completed, ...rest } = (await read.json()) as Record<string, unknown>;
+    expect(rest).toEqual(user);
+    if (completed !== undefined) expect(Date.parse(String(completed))).toBeGreaterThanOrEqual(Date.parse(String(user.created_at)));
   });
 
   it("stores a bcrypt hash of the password, made in the worker", async () => {

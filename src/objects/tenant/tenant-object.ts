@@ -26,6 +26,8 @@ import { Passwordless } from "./login/passwordless";
 import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
 import { Organizations } from "./organizations/organizations-rpc";
+import { OrganizationClientGrants } from "./organizations/organization-client-grants";
+import { ClientCredentials } from "./oauth/client-credentials";
 import type { Publisher } from "./core/publisher";
 import { ResourceServers } from "./oauth/resource-servers";
 import { Roles } from "./roles/roles";
@@ -196,6 +198,16 @@ export class TenantObject extends DurableObject<Env> {
   /** Users' consents (issue 29 point 2). */
   userGrants(audit: AuditContext = SYSTEM_CONTEXT): UserGrants {
     return new UserGrants(this.core, audit);
+  }
+
+  /** A client's public keys for private_key_jwt (/clients/{id}/credentials). */
+  clientCredentials(audit: AuditContext = SYSTEM_CONTEXT): ClientCredentials {
+    return new ClientCredentials(this.core, audit);
+  }
+
+  /** Organizations and the client grants associated with them (issue 28 point 2). */
+  organizationClientGrants(audit: AuditContext = SYSTEM_CONTEXT): OrganizationClientGrants {
+    return new OrganizationClientGrants(this.core, audit);
   }
 
   connections(audit: AuditContext = SYSTEM_CONTEXT): Connections {

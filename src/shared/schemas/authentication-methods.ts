@@ -160,3 +160,14 @@ export const EMPTY_METHOD_FIELDS = {
 
 /** A method as the worker prepared it (id generated, TOTP secret already encrypted). */
 export type NewAuthenticationMethod = Omit<AuthenticationMethodRecord, "created_at" | "enrolled_at" | "last_auth_at">;
+
+/** PUT /api/v2/users/{id}/authentication-methods: the user's whole set of methods, replacing every other one. */
+export const replaceAuthenticationMethodsBody = z.array(createAuthenticationMethodBody).max(20, "at most 20 authentication methods");
+
+/** PATCH /api/v2/users/{id}/authentication-methods/{method_id}: a method's name, or how a phone is reached. */
+export const updateAuthenticationMethodBody = z
+  .strictObject({ name: z.string().trim().min(1).max(64), preferred_authentication_method: z.enum(["sms", "voice"]) })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, "give name or preferred_authentication_method");
+
+export type AuthenticationMethodPatch = z.infer<typeof updateAuthenticationMethodBody>;

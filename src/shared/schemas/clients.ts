@@ -185,6 +185,22 @@ const settings = {
   oidc_conformant: z.boolean(),
 };
 
+/**
+ * Fields a client read shows that no write sets (issue 28 point 6): accepted and ignored, as the reference
+ * platform does, so what auth0-deploy-cli exported can be sent back unchanged. `client_id` is not among
+ * them: a body naming one is refused (the CLI drops it; a caller sending another id has made a mistake).
+ */
+export const CLIENT_READ_ONLY_FIELDS = ["tenant", "global", "created_at", "updated_at", "signing_keys", "callback_url_template"] as const;
+
+const readOnly = {
+  tenant: z.string().max(256).optional(),
+  global: z.boolean().optional(),
+  created_at: z.string().max(64).optional(),
+  updated_at: z.string().max(64).optional(),
+  signing_keys: z.array(z.json()).max(10).optional(),
+  callback_url_template: z.boolean().optional(),
+};
+
 /** POST /api/v2/clients. Unknown properties are refused. */
 export const createClientBody = z.strictObject({
   name,
@@ -209,6 +225,7 @@ export const createClientBody = z.strictObject({
   /** RFC 9126 §6: /authorize accepts this client's requests only through POST /oauth/par. */
   require_pushed_authorization_requests: z.boolean().optional(),
   signed_request_object: signedRequestObject.optional(),
+  ...readOnly,
 });
 
 /**
@@ -233,6 +250,7 @@ export const updateClientBody = z.strictObject({
   allowed_origins: allowedOrigins.nullable().optional(),
   require_pushed_authorization_requests: z.boolean().nullable().optional(),
   signed_request_object: signedRequestObject.nullable().optional(),
+  ...readOnly,
 });
 
 export type CreateClientBody = z.infer<typeof createClientBody>;
@@ -306,3 +324,42 @@ export interface ClientPatch {
   /** A fresh encrypted secret, used only when the patched client needs one and has none. */
   client_secret_enc_if_missing?: string;
 }
+
+// Client credentials (issue 28 point 2: /clients/{id}/credentials).
+
+/** Signing algorithms the reference platform allows for a public-key credential. @default RS256 */
+export const CREDENTIAL_ALGS = ["RS256", "RS384", "PS256"] as const;
+
+/**
+ * POST /api/v2/clients/{id}/credentials. Gatehouse keeps public keys for private_key_jwt; the certificate
+ * kinds (`x509_cert`, `cert_subject_dn`: mutual-TLS client authentication) are refused with a clear 400.
+ */
+export const createClientCredentialBody = z.strictObject({
+  credential_type: z.enum(["public_key", "x509_cert", "cert_subject_dn"]),
+  name: z.string().trim().min(1).max(128).optional(),
+  pem: z.string().min(1).max(20_000).optional(),
+  subject_dn: z.string().max(256).optional(),
+  alg: z.enum(CREDENTIAL_ALGS).optional(),
+  parse_expiry_from_cert: z.boolean().optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** PATCH /api/v2/clients/{id}/credentials/{credential_id}: only the expiry changes (null: never expires). */
+export const updateClientCredentialBody = z.strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable() });
+
+export interface ClientCredentialRecord {
+  id: string;
+  client_id: string;
+  name: string | null;
+  credential_type: "public_key";
+  /** RFC 7638 thumbprint of the key: the `kid` an assertion names. */
+  kid: string;
+  alg: (typeof CREDENTIAL_ALGS)[number];
+  /** The public key as a JWK (with kid and alg). */
+  public_jwk: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+}
+
+export type NewClientCredential = Omit<ClientCredentialRecord, "created_at" | "updated_at" | "expires_at"> & { expires_at: number | null };

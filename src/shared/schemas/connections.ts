@@ -5,7 +5,7 @@ import type { Json } from "../types/json";
  * Connection fields shown top-level but stored inside the `options` column (the table has no columns for
  * them); options given by a caller never set them.
  */
-export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection"] as const;
+export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection", "realms"] as const;
 
 /** Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`. */
 export const CONNECTION_SECRET_OPTIONS = ["client_secret", "twilio_token"] as const;
@@ -26,6 +26,8 @@ const strategy = z
 const options = z.record(z.string(), z.json());
 const displayName = z.string().trim().min(1).max(128);
 const enabledClients = z.array(z.string().min(1).max(64)).max(1000);
+/** The reference platform's `realms` (documented as settable on create and update); default: the connection's name. */
+const realms = z.array(z.string().min(1).max(255)).min(1).max(10);
 const metadata = z
   .record(z.string().min(1).max(255), z.string().max(255))
   .refine((m) => Object.keys(m).length <= 10, "metadata allows at most 10 properties");
@@ -39,6 +41,7 @@ export const createConnectionBody = z.strictObject({
   enabled_clients: enabledClients.optional(),
   metadata: metadata.optional(),
   is_domain_connection: z.boolean().optional(),
+  realms: realms.optional(),
 });
 
 /** PATCH /api/v2/connections/{id}: name and strategy are immutable; `options` replaces the whole object. */
@@ -49,8 +52,20 @@ export const updateConnectionBody = z
     enabled_clients: enabledClients,
     metadata: metadata.nullable(),
     is_domain_connection: z.boolean(),
+    realms: realms.nullable(),
   })
   .partial();
+
+/**
+ * PATCH /api/v2/connections/{id}/clients: which clients to turn the connection on (`status: true`) or off
+ * for; 1 to 50 items per request, as the reference platform allows.
+ */
+export const connectionClientsBody = z
+  .array(z.strictObject({ client_id: z.string().min(1).max(64), status: z.boolean() }))
+  .min(1, "give at least one {client_id, status}")
+  .max(50, "at most 50 clients per request");
+
+export type ConnectionClientChange = z.infer<typeof connectionClientsBody>[number];
 
 /** The database connection every tenant starts with (reference platform default). */
 export const DEFAULT_DATABASE_CONNECTION = "Username-Password-Authentication";
@@ -63,6 +78,11 @@ export interface ConnectionRecord {
   options: Record<string, Json>;
   /** Credential options (client_secret ...) as one encrypted JSON object; the worker opens it. */
   secrets_enc: string | null;
+  /**
+   * The clients that have this connection enabled, read from the one store (each client's connection list,
+   * SPEC §4.2); set by the object on every read, absent on rows of other origins (inherited connections).
+   */
+  enabled_clients?: string[];
   created_at: string;
   updated_at: string;
 }

@@ -187,6 +187,11 @@ export interface UserRecord {
   logins_count: number;
   /** The primary user this account is linked to (a secondary account); null for a primary user. */
   linked_to: string | null;
+  /**
+   * When the post-user-registration work finished (SPEC §2.12, §6: set by the registration finalizer after
+   * every delivery succeeded); null until then, and left out of API answers while null.
+   */
+  registration_completed_at: string | null;
   /** The primary identity first, then linked accounts (SPEC §2.12). */
   identities: UserIdentity[];
   created_at: string;

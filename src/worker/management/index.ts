@@ -11,12 +11,17 @@ import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./settings/branding";
 import { clientGrantRoutes } from "./oauth/client-grants";
 import { grantRoutes } from "./oauth/grants";
+import { organizationClientGrantRoutes } from "./oauth/organization-client-grants";
 import { clientRoutes } from "./oauth/clients";
+import { clientCredentialRoutes } from "./oauth/client-credentials";
 import { connectionRoutes } from "./oauth/connections";
+import { connectionClientRoutes } from "./oauth/connection-clients";
+import { connectionUserRoutes } from "./users/connection-users";
 import { customDomainRoutes } from "./tenants/custom-domains";
 import { type ManagementRoute, mountRoutes, openApiDocument } from "./define";
 import { failedEventRoutes } from "./outbox/failed-events";
 import { guardianRoutes } from "./mfa/guardian";
+import { userMfaRoutes } from "./mfa/user-mfa";
 import { hookRoutes } from "./outbox/hooks";
 import { emailProviderRoutes } from "./settings/email-provider";
 import { jobRoutes } from "./jobs/jobs";
@@ -49,10 +54,14 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...copyCredentialRoutes,
   ...proxyRouteRoutes,
   ...clientRoutes,
+  ...clientCredentialRoutes,
   ...connectionRoutes,
+  ...connectionClientRoutes,
+  ...connectionUserRoutes,
   ...resourceServerRoutes,
   ...clientGrantRoutes,
   ...grantRoutes,
+  ...organizationClientGrantRoutes,
   ...brandingRoutes,
   ...logRoutes,
   ...hookRoutes,
@@ -73,6 +82,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...logStreamRoutes,
   ...authenticationMethodRoutes,
   ...guardianRoutes,
+  ...userMfaRoutes,
   ...ticketRoutes,
 ];
 

@@ -9,7 +9,8 @@ import type { Settings } from "../settings";
 import { parseAuthorization } from "../http/bearer";
 import { managementDpop } from "./management-dpop";
 import { jwksVerifier } from "../tenant/keys";
-import { directory, tenantExists, tenantObject } from "../tenant/stubs";
+import { directory, tenantDeployment, tenantExists, tenantObject } from "../tenant/stubs";
+import { copyIssuer } from "../deploy/provisioner";
 import { operatorScopes, standingScopes } from "./user-standing";
 
 /**
@@ -105,6 +106,12 @@ export function managementAuth(options: ManagementAuthOptions = {}): MiddlewareH
     };
     // SPEC §5.4: acting on another tenant needs a control-plane token.
     if (target.id !== tenantId && !isControlPlane) throw problem("cross_tenant_forbidden");
+    // Issue 28 point 7: a tenant with its own deployment is served there, never by a stand-in here.
+    if ((target.via === "header" || target.via === "query") && target.id !== settings.controlPlaneTenantId) {
+      if ((await tenantDeployment(c.env, settings, target.id)) === "wfp") {
+        throw problem("tenant_served_by_copy", { tenant_id: target.id, host: new URL(copyIssuer(c.env, target.id)).host });
+      }
+    }
     c.set("auth", {
       tenantId,
       kind,

@@ -103,7 +103,10 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
     if (presented.method !== "client_assertion" || !presented.assertion) throw fail(`The client must authenticate with ${registered}`);
     const issuer = c.get("tenant").issuer;
     const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
-    const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, client, c.get("settings"), c.env.ENCRYPTION_KEY, audiences);
+    // A private_key_jwt client's keys: its `jwks` and its unexpired credentials (/clients/{id}/credentials).
+    const credentials = registered === "private_key_jwt" ? await tenantObject(c.env, c.get("tenant").id).clientCredentials().activeKeys(client.client_id) : [];
+    const keyed = credentials.length ? { ...client, jwks: { keys: [...(client.jwks?.keys ?? []), ...credentials] } } : client;
+    const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, keyed, c.get("settings"), c.env.ENCRYPTION_KEY, audiences);
     const fresh = await tenantObject(c.env, c.get("tenant").id).assertions().consumeJti(client.client_id, jti, expiresAtMs);
     if (!fresh) throw fail("client_assertion jti has already been used");
     return;

@@ -46,6 +46,24 @@ export async function tenantExists(env: Env, settings: Settings, id: string): Pr
   return exists;
 }
 
+let deployments: HostCache<"wfp" | "shared"> | undefined;
+
+/**
+ * Whether a tenant runs in its own deployment (`wfp`) or in this shared service, read from the registry and
+ * cached like host lookups (issue 28 point 7: a request addressed to a wfp tenant here would reach an empty
+ * stand-in). Null for an unknown tenant.
+ */
+export async function tenantDeployment(env: Env, settings: Settings, id: string): Promise<"wfp" | "shared" | null> {
+  deployments ??= new HostCache<"wfp" | "shared">(settings.hostCacheTtlMs, settings.hostCacheNegativeTtlMs);
+  const now = currentTime();
+  const cached = deployments.get(id, now);
+  if (cached !== undefined) return cached;
+  const tenant = await platform(env).tenants().get(id);
+  const kind = tenant ? (tenant.deployment_type === "wfp" ? "wfp" : "shared") : null;
+  deployments.set(id, kind, now);
+  return kind;
+}
+
 /** The registry as the tenant resolver sees it. */
 export function directory(env: Env, settings: Settings): TenantDirectory {
   // The stub only when a lookup misses the host cache (most requests never need it).

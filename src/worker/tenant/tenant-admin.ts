@@ -127,9 +127,10 @@ export async function updateTenantAs(c: AppContext, id: string, body: UpdateBody
   }
   const hooks = c.var.tenantHooks ?? {};
   const before = await loadTenant(c, id);
-  if (before.deployment_type === "wfp" && ("worker_version" in body || "bundle_configuration" in body || "storage_kind" in body)) {
+  const pinned = ["worker_version", "bundle_configuration", "storage_kind"].filter((field) => field in body);
+  if (before.deployment_type === "wfp" && pinned.length) {
     // A copy's pin moves only through a journaled upgrade that verified the new release (issue 16).
-    throw problem("tenant_not_wfp", { tenant_id: id, detail: "no: its release pin moves only through POST /tenants/{id}/operations (kind upgrade)" });
+    throw problem("tenant_pin_by_operation", { tenant_id: id, fields: pinned.join(", ") });
   }
   await runBefore(hooks.onTenantUpdating, { tenant: before, patch: body, actor: actorOf(c) });
   const tenant = unwrap(await platform(c.env).tenants(auditContext(c), c.var.auth.tenantId).update(id, body));

@@ -2,7 +2,7 @@ import { problem } from "../../shared/errors";
 import type { UserIdentity, UserRecord } from "../../shared/schemas/users";
 
 /** Fields the reference platform leaves out of a user while they have no value. */
-const OPTIONAL = ["username", "phone_number", "given_name", "family_name", "picture", "last_login", "last_ip"] as const;
+const OPTIONAL = ["username", "phone_number", "given_name", "family_name", "picture", "last_login", "last_ip", "registration_completed_at"] as const;
 
 /**
  * A user in the reference platform's shape (SPEC §2.12): identities with the bare id, unset optional fields

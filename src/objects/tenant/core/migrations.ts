@@ -19,6 +19,7 @@ import sessionMetadata from "../../../../migrations/tenant/0017_session_metadata
 import passwordHistory from "../../../../migrations/tenant/0018_password_history.sql";
 import deviceCodesAndPushedRequests from "../../../../migrations/tenant/0019_device_codes_and_pushed_requests.sql";
 import userGrants from "../../../../migrations/tenant/0020_user_grants.sql";
+import connectionEnabledClients from "../../../../migrations/tenant/0021_connection_enabled_clients.sql";
 import resourceServerProofOfPossession from "../../../../migrations/tenant/0022_resource_server_proof_of_possession.sql";
 
 /** TenantObject schema, append-only. */
@@ -43,5 +44,6 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0018_password_history", sql: passwordHistory },
   { name: "0019_device_codes_and_pushed_requests", sql: deviceCodesAndPushedRequests },
   { name: "0020_user_grants", sql: userGrants },
+  { name: "0021_connection_enabled_clients", sql: connectionEnabledClients },
   { name: "0022_resource_server_proof_of_possession", sql: resourceServerProofOfPossession },
 ]);

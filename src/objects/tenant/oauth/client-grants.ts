@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from "../../../shared/errors";
 import type { ListPage, ListWindow, NewClientGrant } from "../../../shared/types";
-import type { ClientGrantRecord } from "../../../shared/schemas/client-grants";
+import type { ClientGrantPatch, ClientGrantRecord } from "../../../shared/schemas/client-grants";
 import type { Sql } from "../../sql";
 import { getClient } from "./clients";
 import { listRows } from "../core/listing";
@@ -48,19 +48,36 @@ export function createClientGrant(sql: Sql, grant: NewClientGrant, now: number):
   }
   sql.run`INSERT INTO client_grants (id, client_id, audience, scope, created_at, updated_at)
     VALUES (${grant.id}, ${grant.client_id}, ${grant.audience}, ${scope.value}, ${now}, ${now})`;
+  setOrganizationSettings(sql, grant.id, grant);
   return ok(getClientGrant(sql, grant.id) as ClientGrantRecord);
+}
+
+/**
+ * Writes the organization settings a caller gave (null clears one). Only then are the columns written, so a
+ * tenant whose schema predates them (migration 0021) still takes grants without them.
+ */
+function setOrganizationSettings(sql: Sql, id: string, patch: Pick<ClientGrantPatch, "organization_usage" | "allow_any_organization">): void {
+  if (patch.organization_usage !== undefined) sql.run`UPDATE client_grants SET organization_usage = ${patch.organization_usage} WHERE id = ${id}`;
+  if (patch.allow_any_organization !== undefined) {
+    const value = patch.allow_any_organization === null ? null : patch.allow_any_organization ? 1 : 0;
+    sql.run`UPDATE client_grants SET allow_any_organization = ${value} WHERE id = ${id}`;
+  }
 }
 
 /** The grants of system clients (the control plane's own access) are kept in step by the seed alone. */
 const isSystemGrant = (sql: Sql, grant: ClientGrantRecord) => getClient(sql, grant.client_id)?.is_system === true;
 
-export function updateClientGrant(sql: Sql, id: string, scope: string[], now: number): Result<ClientGrantRecord> {
+export function updateClientGrant(sql: Sql, id: string, patch: ClientGrantPatch, now: number): Result<ClientGrantRecord> {
   const current = getClientGrant(sql, id);
   if (!current) return notFound();
   if (isSystemGrant(sql, current)) return fail("system_grant_immutable");
-  const checked = checkScopes(sql, current.audience, scope);
-  if (!checked.ok) return checked;
-  sql.run`UPDATE client_grants SET scope = ${checked.value}, updated_at = ${now} WHERE id = ${id}`;
+  if (patch.scope) {
+    const checked = checkScopes(sql, current.audience, patch.scope);
+    if (!checked.ok) return checked;
+    sql.run`UPDATE client_grants SET scope = ${checked.value} WHERE id = ${id}`;
+  }
+  setOrganizationSettings(sql, id, patch);
+  sql.run`UPDATE client_grants SET updated_at = ${now} WHERE id = ${id}`;
   return ok(getClientGrant(sql, id) as ClientGrantRecord);
 }
 
@@ -86,10 +103,10 @@ export class ClientGrants extends TenantRpc {
     return this.commit((tx) => audited(tx, this.audit, createClientGrant(tx.sql, grant, tx.now), { entity: "client_grant", action: "created", id: (g) => g.id, after: (g) => g }), { config: true });
   }
 
-  update(id: string, scope: string[]): Result<ClientGrantRecord> {
+  update(id: string, patch: ClientGrantPatch): Result<ClientGrantRecord> {
     return this.commit((tx) => {
       const before = getClientGrant(tx.sql, id);
-      return audited(tx, this.audit, updateClientGrant(tx.sql, id, scope, tx.now), { entity: "client_grant", action: "updated", id, before, after: (g) => g });
+      return audited(tx, this.audit, updateClientGrant(tx.sql, id, patch, tx.now), { entity: "client_grant", action: "updated", id, before, after: (g) => g });
     }, { config: true });
   }
 

@@ -38,6 +38,16 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
   return ok(getResourceServer(sql, api.id) as ResourceServerRecord);
 }
 
+const canonical = (key: string, value: unknown) =>
+  JSON.stringify(key === "scopes" && Array.isArray(value) ? [...value].sort((a, b) => String(a.value).localeCompare(String(b.value))) : value);
+
+/** Whether every field the patch names already has that value (a generated secret counts as a change). */
+function changesNothing(current: ResourceServerRecord, patch: ResourceServerPatch): boolean {
+  if (patch.signing_secret_enc !== undefined) return false;
+  const { signing_secret_enc_if_missing: _generated, ...fields } = definedOnly(patch) as ResourceServerPatch;
+  return Object.entries(fields).every(([key, value]) => canonical(key, (current as unknown as Record<string, unknown>)[key]) === canonical(key, value));
+}
+
 /**
  * Updates a resource server. When scopes are removed, client grants for this API lose them too, so that a
  * grant never holds a scope its API does not define (the rule POST /client-grants enforces), and so do the
@@ -46,7 +56,11 @@ export function createResourceServer(sql: Sql, api: NewResourceServer, now: numb
 export function updateResourceServer(sql: Sql, id: string, patch: ResourceServerPatch, now: number): Result<ResourceServerRecord> {
   const current = getResourceServer(sql, id);
   if (!current) return notFound();
-  if (current.is_system) return fail("system_api_immutable");
+  if (current.is_system) {
+    // A tool sending back what it read (auth0-deploy-cli's import, issue 28 point 6) changes nothing: that
+    // succeeds without a write; any real change to the system API stays refused.
+    return changesNothing(current, patch) ? ok(current) : fail("system_api_immutable");
+  }
   const next = { ...current, ...definedOnly(patch) };
   sql.run`UPDATE resource_servers SET name = ${next.name}, scopes = ${next.scopes}, signing_alg = ${next.signing_alg},
       token_lifetime = ${next.token_lifetime}, allow_offline_access = ${next.allow_offline_access},

@@ -39,6 +39,8 @@ export function toClientGrant(r: Row): ClientGrantRecord {
     client_id: String(r.client_id),
     audience: String(r.audience),
     scope: json(text(r.scope), []),
+    organization_usage: r.organization_usage === "deny" || r.organization_usage === "allow" || r.organization_usage === "require" ? r.organization_usage : null,
+    allow_any_organization: r.allow_any_organization === null || r.allow_any_organization === undefined ? null : r.allow_any_organization === 1,
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),
   };

@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from "../../../shared/errors";
 import type { ListPage } from "../../../shared/types";
-import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
+import type { AuthenticationMethodPatch, AuthenticationMethodRecord, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../../sql";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
@@ -145,6 +145,27 @@ export function deleteMfaDataOfUser(sql: Sql, userId: string): void {
   sql.run`DELETE FROM mfa_transactions WHERE user_id = ${userId}`;
 }
 
+/**
+ * PATCH /users/{id}/authentication-methods/{method_id}: renames a method; a phone's preferred way (sms or
+ * voice) changes only on a phone method.
+ */
+export function updateAuthenticationMethod(sql: Sql, userId: string, id: string, patch: AuthenticationMethodPatch): Result<AuthenticationMethodRecord> {
+  if (!userExists(sql, userId)) return fail("inexistent_user");
+  const current = getAuthenticationMethod(sql, userId, id);
+  if (!current || current.type === "recovery-code") return fail("inexistent_authentication_method");
+  if (patch.preferred_authentication_method !== undefined && current.type !== "phone") {
+    return fail("authentication_method_not_phone");
+  }
+  if (patch.name !== undefined) sql.run`UPDATE authentication_methods SET name = ${patch.name} WHERE id = ${id}`;
+  if (patch.preferred_authentication_method !== undefined) {
+    sql.run`UPDATE authentication_methods SET preferred_authentication_method = ${patch.preferred_authentication_method} WHERE id = ${id}`;
+  }
+  return ok(getAuthenticationMethod(sql, userId, id) as AuthenticationMethodRecord);
+}
+
+/** Thrown inside the savepoint of `replaceAll` to undo its deletions when one method is refused. */
+class ReplaceRefused extends Error {}
+
 /** The authentication-methods facade (`stub.authenticationMethods(audit)`). Not configuration. */
 export class AuthenticationMethods extends TenantRpc {
   list(userId: string): AuthenticationMethodRecord[] {
@@ -192,6 +213,50 @@ export class AuthenticationMethods extends TenantRpc {
       const before = getAuthenticationMethod(tx.sql, userId, id);
       const result = deleteAuthenticationMethod(tx.sql, userId, id);
       return audited(tx, this.audit, result, { entity: "authentication_method", action: "deleted", id, before: before ? auditView(before) : undefined });
+    });
+  }
+
+  update(userId: string, id: string, patch: AuthenticationMethodPatch): Result<AuthenticationMethodRecord> {
+    return this.commit((tx) => {
+      const before = getAuthenticationMethod(tx.sql, userId, id);
+      return audited(tx, this.audit, updateAuthenticationMethod(tx.sql, userId, id, patch), {
+        entity: "authentication_method",
+        action: "updated",
+        id,
+        before: before ? auditView(before) : undefined,
+        after: auditView,
+      });
+    });
+  }
+
+  /**
+   * PUT /users/{id}/authentication-methods: the user's methods become exactly these (recovery codes are
+   * kept). All or nothing: a refused method (a credential another user holds ...) undoes the deletions.
+   */
+  replaceAll(userId: string, methods: NewAuthenticationMethod[]): Result<AuthenticationMethodRecord[]> {
+    return this.commit((tx) => {
+      const before = listAuthenticationMethods(tx.sql, userId).map(auditView);
+      let result: Result<AuthenticationMethodRecord[]> = fail("inexistent_user");
+      if (userExists(tx.sql, userId)) {
+        try {
+          this.core.storage.transactionSync(() => {
+            tx.sql.run`DELETE FROM authentication_methods WHERE user_id = ${userId}`;
+            const created: AuthenticationMethodRecord[] = [];
+            for (const method of methods) {
+              const one = createAuthenticationMethod(tx.sql, { ...method, user_id: userId }, tx.now);
+              if (!one.ok) {
+                result = one;
+                throw new ReplaceRefused();
+              }
+              created.push(one.value);
+            }
+            result = ok(created);
+          });
+        } catch (error) {
+          if (!(error instanceof ReplaceRefused)) throw error;
+        }
+      }
+      return audited(tx, this.audit, result, { entity: "authentication_method", action: "updated", id: userId, before, after: (list) => list.map(auditView) });
     });
   }
 

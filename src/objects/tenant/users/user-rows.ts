@@ -33,6 +33,7 @@ export function toUserBase(r: UserRow): UserRecord {
     last_ip: text(r.last_ip),
     logins_count: Number(r.logins_count ?? 0),
     linked_to: text(r.linked_to),
+    registration_completed_at: iso((r.registration_completed_at as number | null) ?? null),
     identities: [],
     created_at: iso(r.created_at as number) as string,
     updated_at: iso(r.updated_at as number) as string,

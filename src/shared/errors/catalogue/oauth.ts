@@ -4,6 +4,16 @@ import type { ErrorEntry } from "../classes";
 export const OAUTH_ERRORS = {
   // Clients.
   inexistent_client: { status: 404, message: "The client does not exist", errorCode: "inexistent_client" },
+  // /clients/{id}/credentials (issue 28 point 2): public keys for private_key_jwt.
+  inexistent_client_credential: { status: 404, message: "The credential does not exist", errorCode: "inexistent_client_credential" },
+  client_credential_conflict: { status: 409, message: "The client already has a credential with this key", errorCode: "conflict" },
+  client_credentials_limit: { status: 400, message: "A client holds at most {max} credentials", errorCode: "invalid_body" },
+  client_credential_type_unsupported: {
+    status: 400,
+    message: "Only public_key credentials (private_key_jwt) are supported; {type} is for mutual TLS, which Gatehouse does not offer",
+    errorCode: "invalid_body",
+  },
+  client_credential_pem_invalid: { status: 400, message: "pem must be a PEM public key (BEGIN PUBLIC KEY) of RSA 2048 bits or more: {detail}", errorCode: "invalid_body" },
   client_exists: { status: 409, message: "A client with this client_id already exists", errorCode: "client_exists" },
   invalid_client_settings: { status: 400, message: "{detail}", errorCode: "invalid_body" },
   system_client_settings: {

@@ -10,6 +10,18 @@ export const ORGANIZATION_ERRORS = {
     message: "The connection is already enabled for this organization",
     errorCode: "organization_connection_conflict",
   },
+  // /organizations/{id}/client-grants (issue 28 point 2).
+  client_grant_organization_usage: {
+    status: 400,
+    message: "The client grant's organization_usage must be allow or require to associate it with an organization",
+    errorCode: "invalid_body",
+  },
+  organization_client_grant_conflict: { status: 409, message: "The client grant is already associated with this organization", errorCode: "conflict" },
+  inexistent_organization_client_grant: {
+    status: 404,
+    message: "The client grant is not associated with this organization",
+    errorCode: "inexistent_organization_client_grant",
+  },
   inexistent_organization_connection: {
     status: 404,
     message: "The connection is not enabled for this organization",

@@ -35,6 +35,17 @@ export const TENANT_ERRORS = {
     message: 'Tenant "{tenant_id}" is a shared tenant: {detail}',
     errorCode: "invalid_body",
   },
+  tenant_served_by_copy: {
+    status: 400,
+    message:
+      'Tenant "{tenant_id}" runs in its own deployment at {host}: call that host\'s /api/v2 with a token from POST /api/v2/tenants/{tenant_id}/management-token (this service holds no data of it)',
+    errorCode: "tenant_served_elsewhere",
+  },
+  tenant_pin_by_operation: {
+    status: 400,
+    message: 'Tenant "{tenant_id}" runs in its own deployment: {fields} change only through POST /api/v2/tenants/{tenant_id}/operations (kind upgrade)',
+    errorCode: "invalid_body",
+  },
   copy_not_ready: {
     status: 409,
     message: 'Tenant "{tenant_id}" has no ready copy (provisioning_state is {state})',

@@ -20,6 +20,11 @@ export const USER_ERRORS = {
     message: "Connection does not support user creation through the API. It must either be a database or passwordless connection.",
     errorCode: "operation_not_supported",
   },
+  // DELETE /connections/{id}/users?email= (issue 28 point 1): database connections only, as the reference platform.
+  authentication_method_not_phone: { status: 400, message: "preferred_authentication_method applies only to phone methods", errorCode: "invalid_body" },
+  multifactor_provider_unknown: { status: 400, message: "Unknown multifactor provider {provider}: duo or google-authenticator", errorCode: "invalid_uri" },
+  connection_users_unsupported: { status: 400, message: "Only database connections support deleting users by email.", errorCode: "operation_not_supported" },
+  connection_user_not_found: { status: 404, message: "The connection has no user with this email", errorCode: "inexistent_user" },
   user_field_required: { status: 400, message: "Payload validation error: 'Missing required property: {field}'", errorCode: "invalid_body" },
   user_field_not_allowed: { status: 400, message: "{detail}", errorCode: "invalid_body" },
   password_too_weak: { status: 400, message: "PasswordStrengthError: {detail}", errorCode: "password_strength_error" },

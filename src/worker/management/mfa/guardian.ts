@@ -26,7 +26,7 @@ import { targetTenant } from "../tenant-scoped";
 const presentTwilio = (t: TwilioSettings) => ({ sid: t.sid, from: t.from, messaging_service_sid: t.messaging_service_sid });
 
 /** An authentication method as a guardian enrollment (the reference platform's `GetGuardianEnrollmentResponseContent`). */
-function presentEnrollment(m: AuthenticationMethodRecord) {
+export function presentEnrollment(m: AuthenticationMethodRecord) {
   return {
     id: m.id,
     status: m.confirmed ? "confirmed" : "pending",

@@ -8,10 +8,18 @@ import { defineRoute } from "../define";
 import { LIST_QUERY, listResponse } from "../list-response";
 import { targetTenant } from "../tenant-scoped";
 
-/** The reference platform's shape (no timestamps). */
-function present(grant: ClientGrantRecord) {
-  return { id: grant.id, client_id: grant.client_id, audience: grant.audience, scope: grant.scope };
+/** The reference platform's shape (no timestamps; the organization settings once set). */
+export function presentClientGrant(grant: ClientGrantRecord) {
+  return {
+    id: grant.id,
+    client_id: grant.client_id,
+    audience: grant.audience,
+    scope: grant.scope,
+    ...(grant.organization_usage === null ? {} : { organization_usage: grant.organization_usage }),
+    ...(grant.allow_any_organization === null ? {} : { allow_any_organization: grant.allow_any_organization }),
+  };
 }
+const present = presentClientGrant;
 
 export const clientGrantRoutes = [
   defineRoute({
@@ -61,12 +69,12 @@ export const clientGrantRoutes = [
     method: "patch",
     path: "/client-grants/{id}",
     scope: "update:client_grants",
-    summary: "Replace a client grant's scopes (each must be defined on its API)",
+    summary: "Replace a client grant's scopes (each must be defined on its API) and/or set its organization settings",
     body: updateClientGrantBody,
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
-      const grant = unwrap(await targetTenant(c).clientGrants(auditContext(c)).update(params.id, body.scope));
+      const grant = unwrap(await targetTenant(c).clientGrants(auditContext(c)).update(params.id, body));
       return c.json(present(grant));
     },
   }),

@@ -2,7 +2,8 @@ import { auditContext } from "../../http/audit";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
-import { CLIENT_EXTRA_FIELDS, CLIENT_TOKENS_REVOKED_BEFORE, createClientBody, updateClientBody } from "../../../shared/schemas/clients";
+import { CLIENT_EXTRA_FIELDS, CLIENT_READ_ONLY_FIELDS, CLIENT_TOKENS_REVOKED_BEFORE, createClientBody, updateClientBody } from "../../../shared/schemas/clients";
+import { z } from "zod";
 import type { ClientPatch, Json } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { AppContext } from "../../context";
@@ -36,6 +37,7 @@ function refuseLogoutUrls(c: AppContext, body: { oidc_logout?: LogoutSettings; o
 }
 
 type ExtraField = (typeof CLIENT_EXTRA_FIELDS)[number];
+const isReadOnly = (key: string) => (CLIENT_READ_ONLY_FIELDS as readonly string[]).includes(key);
 const isExtra = (key: string): key is ExtraField => (CLIENT_EXTRA_FIELDS as readonly string[]).includes(key);
 
 /** Splits a body into column fields and the settings kept in `extra` (null clears one on update). */
@@ -43,7 +45,7 @@ function splitExtra<T extends object>(body: T): { fields: Omit<T, ExtraField>; e
   const fields: Record<string, unknown> = {};
   const extra: Record<string, Json | null> = {};
   for (const [key, value] of Object.entries(body)) {
-    if (value === undefined) continue;
+    if (value === undefined || isReadOnly(key)) continue;
     if (isExtra(key)) extra[key] = value as Json | null;
     else fields[key] = value;
   }
@@ -124,11 +126,14 @@ export const clientRoutes = [
     method: "get",
     path: "/clients",
     scope: "read:clients",
-    summary: "List applications, newest first (client_secret only with read:client_keys)",
-    query: LIST_QUERY,
+    summary: "List applications, newest first (client_secret only with read:client_keys); is_global=true lists none (no global client here)",
+    query: LIST_QUERY.extend({ is_global: z.enum(["true", "false"]).optional().describe("true: the tenant's global client (Gatehouse has none: empty list)") }),
     status: 200,
     handler(c) {
       const withSecret = canReadSecrets(c);
+      // The reference platform's "All Applications" client carries tenant-wide login settings; Gatehouse has no
+      // such client, so asking for it answers an empty list (never an ordinary application in its place).
+      if (c.req.query("is_global") === "true") return listResponse(c, "clients", async () => ({ items: [], total: 0 }), (client: ClientRecord) => client.client_id, (client) => present(c, client, withSecret));
       return listResponse(
         c,
         "clients",

@@ -61,9 +61,11 @@ async function present(c: AppContext, connection: ConnectionRecord) {
     ...(fields.display_name === undefined ? {} : { display_name: fields.display_name }),
     strategy: connection.strategy,
     options: { ...options, ...secrets },
-    enabled_clients: fields.enabled_clients ?? [],
+    // The one store is the clients' connection lists (issue 28 point 1); a copy older code left in options is not read.
+    enabled_clients: connection.enabled_clients ?? [],
     is_domain_connection: fields.is_domain_connection ?? false,
-    realms: [connection.name],
+    // Shown as set (issue 28 point 6); the password-realm grant and login name a connection by its name.
+    realms: fields.realms ?? [connection.name],
     ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
     // Read from the control plane at run time (issue 15 point 2): shown, never writable here.
     ...((connection as { inherited?: boolean }).inherited ? { inherited: true } : {}),

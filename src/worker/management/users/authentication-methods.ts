@@ -3,7 +3,13 @@ import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { randomId } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
-import { type CreateAuthenticationMethodInput, createAuthenticationMethodBody, EMPTY_METHOD_FIELDS } from "../../../shared/schemas/authentication-methods";
+import {
+  type CreateAuthenticationMethodInput,
+  createAuthenticationMethodBody,
+  EMPTY_METHOD_FIELDS,
+  replaceAuthenticationMethodsBody,
+  updateAuthenticationMethodBody,
+} from "../../../shared/schemas/authentication-methods";
 import type { AuthenticationMethodRecord, AuthenticationMethodType, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
@@ -161,6 +167,32 @@ export const authenticationMethodRoutes = [
     async handler(c, { params }) {
       unwrap(await targetTenant(c).authenticationMethods(auditContext(c)).deleteAll(params.id));
       return c.body(null, 204);
+    },
+  }),
+  defineRoute({
+    method: "put",
+    path: PATH,
+    scope: "update:authentication_methods",
+    summary: "Replace every authentication method of the user with these (recovery codes kept); all or nothing",
+    body: replaceAuthenticationMethodsBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      await requireUser(c, params.id);
+      const methods = await Promise.all(body.map((item) => prepareMethod(c, params.id, item)));
+      const replaced = unwrap(await targetTenant(c).authenticationMethods(auditContext(c)).replaceAll(params.id, methods));
+      return c.json(replaced.map(presentMethod));
+    },
+  }),
+  defineRoute({
+    method: "patch",
+    path: `${PATH}/{method_id}`,
+    scope: "update:authentication_methods",
+    summary: "Rename an authentication method, or choose sms or voice for a phone",
+    body: updateAuthenticationMethodBody,
+    status: 200,
+    async handler(c, { params, body }) {
+      const method = unwrap(await targetTenant(c).authenticationMethods(auditContext(c)).update(params.id, params.method_id, body));
+      return c.json(presentMethod(method));
     },
   }),
 ];

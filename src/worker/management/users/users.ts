@@ -25,7 +25,7 @@ const FIELDS_QUERY = z.looseObject({
  * `user.deleted`, the post-user-deletion hook), then each removed account's user object is wiped (refresh
  * tokens, throttles ...). A wipe is idempotent, so a retry after a failure here converges.
  */
-async function deleteUser(c: AppContext, userId: string): Promise<void> {
+export async function deleteUser(c: AppContext, userId: string): Promise<void> {
   const tenant = targetTenant(c);
   if (!(await tenant.users().get(userId))) throw problem("inexistent_user");
   await runUserHooks(c, "pre-user-deletion", { user_id: userId });
