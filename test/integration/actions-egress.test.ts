@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, createTenant, uniqueId } from "../helpers/api";
 import { bindAction, onTenant } from "../helpers/actions";
 import { pendingLogin, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
-import { deliveries, logsOf, receiverUrl, relay } from "../helpers/outbox";
+import { attemptedRows, deliveries, logsOf, receiverUrl, relay, tenantSql } from "../helpers/outbox";
 
 /**
  * Issue 32 point 1: tenant code reaches the network only through the egress gateway (the sandbox's
@@ -177,6 +177,32 @@ describe("tenant code's outbound requests go through the egress gateway (issue 3
     await bindAction(tenant, "post-login", probe(`${receiverUrl()}/data/${uniqueId("hop")}?to=${encodeURIComponent("http://169.254.169.254/")}`));
     const hop = await idToken(tenant, client, await login(tenant, client, email));
     expect(hop[`${NS}/error`]).toMatch(/169\.254\.169\.254 is a private, link-local, metadata or reserved address/);
+  });
+
+  it("actions run by the tenant object's relay (post-user-deletion) reach the network through the same gateway", async () => {
+    const { tenant } = await setup();
+    const name = uniqueId("crm");
+    await bindAction(
+      tenant,
+      "post-user-deletion",
+      `exports.onExecutePostUserDeletion = async (event) => {
+        await fetch("${receiverUrl()}/data/${name}", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ gone: event.user.email }) });
+        await fetch("http://10.1.2.3/").catch((e) => console.log(e.message));
+      };`,
+    );
+    const email = `${uniqueId("gone")}@example.com`;
+    const created = await onTenant(tenant, "POST", "/users", { connection: "Username-Password-Authentication", email, password: "Deleted-pass-123" });
+    const { user_id } = (await created.json()) as { user_id: string };
+    expect((await onTenant(tenant, "DELETE", `/users/${encodeURIComponent(user_id)}`)).status).toBe(204);
+    const [event] = await attemptedRows(tenant, "hook.post-user-deletion");
+    expect(event?.processed_at, event?.error ?? "").toEqual(expect.any(Number));
+    expect(JSON.parse((await deliveries(name))[0]?.raw ?? "{}")).toEqual({ gone: email });
+    const [row] = await tenantSql<{ results: string }>(tenant, "SELECT results FROM action_executions WHERE trigger_id = 'post-user-deletion'");
+    const [result] = JSON.parse(row?.results ?? "[]") as ExecutionView["results"];
+    expect(result?.egress?.map((c) => [c.method, c.status, c.error ?? null])).toEqual([
+      ["POST", 200, null],
+      ["GET", null, "Refused by the egress policy: 10.1.2.3 is a private, link-local, metadata or reserved address, which this service does not send requests to"],
+    ]);
   });
 
   it("an allowlist entry that is not a host name is refused with 400", async () => {
