@@ -90,7 +90,7 @@ describe("tenant code's outbound requests go through the egress gateway (issue 3
     const res = await login(tenant, client, email);
     expect(res.status).toBe(302);
     expect((await idToken(tenant, client, res))[`${NS}/plan`]).toBe("gold");
-    const [seen] = await deliveries(name);
+    const [seen] = (await deliveries(name)) as unknown as { headers: { authorization: string | null } }[];
     expect(seen?.headers.authorization).toBe("Bearer k-123");
     const execution = await lastExecution(tenant, user.user_id);
     const host = new URL(receiverUrl()).host;
@@ -196,7 +196,7 @@ describe("tenant code's outbound requests go through the egress gateway (issue 3
     expect((await onTenant(tenant, "DELETE", `/users/${encodeURIComponent(user_id)}`)).status).toBe(204);
     const [event] = await attemptedRows(tenant, "hook.post-user-deletion");
     expect(event?.processed_at, event?.error ?? "").toEqual(expect.any(Number));
-    expect(JSON.parse((await deliveries(name))[0]?.raw ?? "{}")).toEqual({ gone: email });
+    expect(JSON.parse(((await deliveries(name)) as unknown as { raw: string }[])[0]?.raw ?? "{}")).toEqual({ gone: email });
     const [row] = await tenantSql<{ results: string }>(tenant, "SELECT results FROM action_executions WHERE trigger_id = 'post-user-deletion'");
     const [result] = JSON.parse(row?.results ?? "[]") as ExecutionView["results"];
     expect(result?.egress?.map((c) => [c.method, c.status, c.error ?? null])).toEqual([

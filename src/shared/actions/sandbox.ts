@@ -132,13 +132,13 @@ export interface SandboxRequest {
 }
 
 /** A short digest of an allowlist, for the loader id (the same list, the same isolate). */
-async function egressIdentity(allowlist: string[] | null): Promise<string> {
+export async function egressIdentity(allowlist: string[] | null): Promise<string> {
   if (!allowlist) return "any";
   return toBase64Url(await sha256(JSON.stringify([...allowlist].sort()))).slice(0, 16);
 }
 
 /** Extra time the host waits beyond the in-isolate deadline before it gives up on an answer. */
-const HOST_GRACE_MS = 1000;
+export const HOST_GRACE_MS = 1000;
 
 /**
  * Runs one action version in its own Worker Loader isolate (PLATFORM.md): no network
