@@ -1,14 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { createTenant, uniqueId } from "../helpers/api";
+import { call, createTenant, uniqueId } from "../helpers/api";
+import { runAlarm, sinkTo } from "../helpers/jobs";
+import { TestBrowser } from "../helpers/mfa";
 import { onTenant } from "../helpers/actions";
 import { customConnection, importModeSetup, LEGACY_SCRIPTS, legacyStore, loginThrough } from "../helpers/custom-db";
 import { logsOf, relay, tenantSql } from "../helpers/outbox";
+import { seedClient } from "../helpers/flows";
 
 /**
  * Issue 32 point 2: custom database connections. A legacy user store with its own bcrypt hashes is served
  * by the test receiver over HTTP; the connection's scripts reach it through the egress gateway.
  */
 const email = () => `${uniqueId("legacy")}@example.com`;
+const host = (tenant: string) => `${tenant}.localhost:8787`;
+
+const signup = (tenant: string, clientId: string, connection: string, who: string, password: string) =>
+  call("/dbconnections/signup", {
+    method: "POST",
+    host: host(tenant),
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_id: clientId, email: who, password, connection }),
+  });
+
+/** Asks for a reset link, follows the email, sets the new password; answers the last page's status. */
+async function resetPassword(tenant: string, clientId: string, connection: string, who: string, password: string): Promise<number> {
+  const asked = await call("/dbconnections/change_password", {
+    method: "POST",
+    host: host(tenant),
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_id: clientId, email: who, connection }),
+  });
+  expect(asked.status).toBe(200);
+  await runAlarm(tenant);
+  const [mail] = await sinkTo(tenant, who);
+  const link = /https?:\/\/\S+\/u2\/reset-password\/change\?\S+/.exec(mail?.text ?? "")?.[0];
+  expect(link, `no reset email to ${who}`).toBeTruthy();
+  const ticket = new URL(link as string).searchParams.get("ticket") as string;
+  return (await new TestBrowser(host(tenant)).post("/u2/reset-password/change", { ticket, password, password_confirm: password })).status;
+}
 
 const usersOf = (tenant: string, connection: string) =>
   tenantSql<{ user_id: string; email: string; name: string; password_hash: string | null; app_metadata: string }>(
@@ -59,5 +88,66 @@ describe("import mode: users move with their password on their first login (lazy
     await relay(tenant);
     const [failure] = await logsOf(tenant, "?q=type:fp");
     expect(failure?.description).toMatch(/^Wrong email or password\./);
+  });
+});
+
+describe("import mode: get_user serves sign-up duplicate checks and password resets for users not moved yet", () => {
+  it("sign-up of an address the legacy store has is a duplicate; a new address signs up locally", async () => {
+    const tenant = await createTenant();
+    const known = email();
+    const store = await legacyStore([{ email: known, password: "legacy-pass-1" }]);
+    const { connection, client } = await importModeSetup(tenant, store.base);
+    const dup = await signup(tenant, client.client_id, connection.name, known, "Another-pass-9!");
+    expect(dup.status).toBe(400);
+    // The reference's answer to a duplicate, local or legacy alike (no account enumeration).
+    expect(await dup.json()).toMatchObject({ code: "invalid_signup" });
+    expect(await usersOf(tenant, connection.name)).toHaveLength(0);
+    const fresh = email();
+    const created = await signup(tenant, client.client_id, connection.name, fresh, "Fresh-pass-9!");
+    expect(created.status, await created.clone().text()).toBe(200);
+    expect((await usersOf(tenant, connection.name)).map((u) => u.email)).toEqual([fresh]);
+    expect(await store.calls()).toEqual({ get_user: 2 });
+    expect((await loginThrough(tenant, client, connection.name, fresh, "Fresh-pass-9!")).status).toBe(302);
+  });
+
+  it("a user never seen resets their password through get_user, then logs in locally with it", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "forgotten-1", name: "Never Seen" }]);
+    const { connection, client } = await importModeSetup(tenant, store.base);
+    expect(await resetPassword(tenant, client.client_id, connection.name, who, "Brand-new-pass-7!")).toBe(200);
+    const [moved] = await usersOf(tenant, connection.name);
+    expect(moved).toMatchObject({ user_id: "auth0|1000", email: who, name: "Never Seen" });
+    await store.off();
+    expect((await loginThrough(tenant, client, connection.name, who, "Brand-new-pass-7!")).status).toBe(302);
+    expect((await loginThrough(tenant, client, connection.name, who, "forgotten-1")).status).toBe(403);
+    expect((await store.calls()).login).toBeUndefined();
+  });
+});
+
+describe("without import mode the scripts are the store", () => {
+  it("sign-up runs create, every login runs login, a reset runs change_password; no password is kept here", async () => {
+    const tenant = await createTenant();
+    const store = await legacyStore([]);
+    const connection = await customConnection(tenant, {
+      enabledDatabaseCustomization: true,
+      customScripts: LEGACY_SCRIPTS,
+      configuration: { BASE: store.base },
+    });
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/callback"] });
+    const who = email();
+    const created = await signup(tenant, client.client_id, connection.name, who, "Script-pass-1!");
+    expect(created.status, await created.clone().text()).toBe(200);
+    const [user] = await usersOf(tenant, connection.name);
+    expect(user).toMatchObject({ user_id: "auth0|1000", email: who, password_hash: null });
+    expect((await signup(tenant, client.client_id, connection.name, who, "Script-pass-1!")).status).toBe(400);
+
+    expect((await loginThrough(tenant, client, connection.name, who, "Script-pass-1!")).status).toBe(302);
+    expect((await loginThrough(tenant, client, connection.name, who, "Script-pass-1!")).status).toBe(302);
+    expect((await loginThrough(tenant, client, connection.name, who, "wrong-pass-1!")).status).toBe(403);
+    expect(await resetPassword(tenant, client.client_id, connection.name, who, "Changed-pass-2!")).toBe(200);
+    expect((await loginThrough(tenant, client, connection.name, who, "Changed-pass-2!")).status).toBe(302);
+    expect((await usersOf(tenant, connection.name))[0]?.password_hash).toBeNull();
+    expect(await store.calls()).toMatchObject({ create: 2, login: 4, change_password: 1 });
   });
 });

@@ -1,4 +1,4 @@
-import { type CustomDatabase, runScript, type ScriptName, type ScriptOutcome } from "../../shared/actions/db-scripts";
+import { type CustomDatabase, customDatabaseOf, runScript, type ScriptName, type ScriptOutcome } from "../../shared/actions/db-scripts";
 import { sandboxEgressFrom, sandboxLimitsFrom } from "../../shared/actions/sandbox";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
@@ -163,4 +163,76 @@ export async function migrateFoundUser(c: AppContext, connection: ConnectionReco
   if (existing) return existing;
   const created = await stub.users(auditContext(c, { actor: { type: "anonymous", id: null } })).migrate(made.user);
   return created.ok ? created.value : await stub.users().get(made.user.user_id);
+}
+
+export type CustomSignup =
+  | { ok: true; local: true }
+  | { ok: true; local: false; user: NewUser }
+  | { ok: false; code: "USER_EXISTS" | "REGISTRATION_DENIED"; message: string };
+
+const SIGNUP_TROUBLE = "We're sorry, something went wrong when attempting to sign up.";
+
+/**
+ * A sign-up on a custom database. Import mode: `get_user` tells whether the legacy store already has this
+ * person (then it is a duplicate), and the user is created here as usual (`local`). Without import mode the
+ * `create` script stores the person, and `get_user` reads the profile back (its user_id is the id every
+ * later login script returns), which the caller stores without a password.
+ */
+export async function signupThroughScripts(
+  c: AppContext,
+  config: TenantConfig,
+  connection: ConnectionRecord,
+  db: CustomDatabase,
+  input: { email: string; password: string; username?: string | undefined; user_metadata?: Record<string, Json> | undefined },
+  clientId: string | null,
+): Promise<CustomSignup> {
+  if (db.importMode) {
+    const legacy = await legacyUser(c, config, connection, db, input.email);
+    if (!legacy.ok) return { ok: false, code: "REGISTRATION_DENIED", message: SIGNUP_TROUBLE };
+    return legacy.profile ? { ok: false, code: "USER_EXISTS", message: "This email is already registered." } : { ok: true, local: true };
+  }
+  if (!db.scripts.create) return { ok: false, code: "REGISTRATION_DENIED", message: "Sign-up is not available for this connection." };
+  const user: Record<string, Json> = { email: input.email, password: input.password, tenant: c.var.tenant.id, client_id: clientId, connection: connection.name, user_metadata: input.user_metadata ?? {} };
+  if (input.username !== undefined) user.username = input.username;
+  const created = await runConnectionScript(c, config, connection, db, "create", [user]);
+  if (!created.ok) {
+    if (created.kind === "validation" && created.code === "user_exists") return { ok: false, code: "USER_EXISTS", message: "This email is already registered." };
+    if (created.kind === "validation") return { ok: false, code: "REGISTRATION_DENIED", message: created.message.slice(0, 300) };
+    return { ok: false, code: "REGISTRATION_DENIED", message: SIGNUP_TROUBLE };
+  }
+  const legacy = await legacyUser(c, config, connection, db, input.email);
+  const made = legacy.ok ? userFromProfile(legacy.profile, connection.name, input.email, null) : null;
+  return made?.ok ? { ok: true, local: false, user: made.user } : { ok: false, code: "REGISTRATION_DENIED", message: SIGNUP_TROUBLE };
+}
+
+/**
+ * A password reset asked for an address with no Gatehouse user: on a custom database, `get_user` may know
+ * the person (import mode: not moved yet). The user is then moved without a password, which the reset sets.
+ */
+export async function resetAccountFromScripts(c: AppContext, config: TenantConfig, connectionName: string, email: string): Promise<UserRecord | null> {
+  const connection = config.connections.find((x) => x.name === connectionName);
+  const db = connection ? customDatabaseOf(connection) : null;
+  if (!connection || !db) return null;
+  const legacy = await legacyUser(c, config, connection, db, email);
+  if (!legacy.ok || !legacy.profile) return null;
+  return migrateFoundUser(c, connection, legacy.profile, email);
+}
+
+/**
+ * A new password chosen through a reset, on a custom database without import mode: the `change_password`
+ * script stores it in the legacy store (`changed`: keep no hash here). `local` for any other connection.
+ */
+export async function changePasswordThroughScript(
+  c: AppContext,
+  config: TenantConfig,
+  connectionName: string,
+  email: string,
+  password: string,
+): Promise<{ kind: "local" | "changed" } | { kind: "refused"; message: string }> {
+  const connection = config.connections.find((x) => x.name === connectionName);
+  const db = connection ? customDatabaseOf(connection) : null;
+  if (!connection || !db || db.importMode) return { kind: "local" };
+  if (!db.scripts.change_password) return { kind: "refused", message: "Password changes are not available for this connection." };
+  const outcome = await runConnectionScript(c, config, connection, db, "change_password", [email, password]);
+  return outcome.ok && outcome.value !== false ? { kind: "changed" } : { kind: "refused", message: "We're sorry, something went wrong when changing your password." };
 }
