@@ -151,3 +151,84 @@ describe("without import mode the scripts are the store", () => {
     expect(await store.calls()).toMatchObject({ create: 2, login: 4, change_password: 1 });
   });
 });
+
+describe("scripts that misbehave give the reference's answers and store no one", () => {
+  const cases: [string, string, number, RegExp][] = [
+    ["throws", `function login(email, password, callback) { throw new Error("db driver exploded"); }`, 403, /The login script failed: db driver exploded/],
+    ["never calls back", `function login(email, password, callback) { /* forgot the callback */ }`, 403, /The login script failed: Script execution timed out/],
+    ["returns a malformed profile", `function login(email, password, callback) { callback(null, { email: "not an address", user_id: "a b" }); }`, 403, /malformed profile: The profile's user_id/],
+    ["reads a huge body", `function login(email, password, callback) { fetch(configuration.BASE.replace(/\\/legacy\\/.*/, "/data/huge?size=2000000")).then((r) => r.text()).then(() => callback(null, { user_id: "x", email })).catch(callback); }`, 403, /the response is larger than 1048576 bytes/],
+    ["loops forever", `function login(email, password, callback) { for (;;) {} }`, 403, /Script execution timed out/],
+  ];
+  for (const [what, script, status, description] of cases) {
+    it(`a login script that ${what}: 403 with the generic message, an f log with the cause, no user`, async () => {
+      const tenant = await createTenant();
+      const who = email();
+      const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+      const { connection, client } = await importModeSetup(tenant, store.base, { customScripts: { login: script, get_user: LEGACY_SCRIPTS.get_user } });
+      const res = await loginThrough(tenant, client, connection.name, who, "legacy-pass-1");
+      expect(res.status).toBe(status);
+      expect(await res.text()).toContain("something went wrong when attempting to log in");
+      expect(await usersOf(tenant, connection.name)).toHaveLength(0);
+      await relay(tenant);
+      const [failure] = await logsOf(tenant, "?q=type:f");
+      expect(failure?.description).toMatch(description);
+    });
+  }
+
+  it("a script that calls back twice keeps the first answer", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([]);
+    const twice = `function login(email, password, callback) { callback(null, { user_id: "first", email }); callback(null, { user_id: "second", email }); }`;
+    const { connection, client } = await importModeSetup(tenant, store.base, { customScripts: { login: twice, get_user: LEGACY_SCRIPTS.get_user } });
+    expect((await loginThrough(tenant, client, connection.name, who, "any-pass-1")).status).toBe(302);
+    expect((await usersOf(tenant, connection.name)).map((u) => u.user_id)).toEqual(["auth0|first"]);
+  });
+});
+
+describe("custom database options are checked when saved (400, nothing stored)", () => {
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ["a script with a syntax error", { enabledDatabaseCustomization: true, customScripts: { login: "function login(email, password, callback) {" } }, /customScripts\.login: Unexpected token \(1:43\)/],
+    ["an unknown script name", { enabledDatabaseCustomization: true, customScripts: { login: LEGACY_SCRIPTS.login, fetch_user: "function f() {}" } }, /customScripts takes the scripts login, get_user, create, verify, change_password, delete, change_email/],
+    ["customization without a login script", { enabledDatabaseCustomization: true, customScripts: { get_user: LEGACY_SCRIPTS.get_user } }, /customScripts\.login is required/],
+    ["import mode without get_user", { enabledDatabaseCustomization: true, import_mode: true, customScripts: { login: LEGACY_SCRIPTS.login } }, /customScripts\.get_user is required in import mode/],
+    ["a script that is no function", { enabledDatabaseCustomization: true, customScripts: { login: "const x = 1;" } }, /customScripts\.login must define one function, such as function login\(email, password, callback\)/],
+    ["a script loading a module it may not", { enabledDatabaseCustomization: true, customScripts: { login: `function login(e, p, cb) { require("cloudflare:sockets"); }` } }, /require of this module is not allowed/],
+    ["configuration values that are not strings", { enabledDatabaseCustomization: true, customScripts: { login: LEGACY_SCRIPTS.login }, configuration: { BASE: 1 } }, /expected string/i],
+    ["import_mode that is not a boolean", { import_mode: "yes" }, /import_mode must be a boolean/],
+  ];
+  for (const [what, options, message] of refusals) {
+    it(`refuses ${what}`, async () => {
+      const tenant = await createTenant();
+      const name = uniqueId("bad-db").replaceAll("_", "-");
+      const res = await onTenant(tenant, "POST", "/connections", { name, strategy: "auth0", options });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { message: string; statusCode: number };
+      expect(body.message).toMatch(message);
+      expect(((await (await onTenant(tenant, "GET", `/connections?name=${name}`)).json()) as unknown[]).length).toBe(0);
+    });
+  }
+
+  it("refuses custom database options on a connection of another strategy, and on a PATCH", async () => {
+    const tenant = await createTenant();
+    const social = await onTenant(tenant, "POST", "/connections", { name: uniqueId("gh").replaceAll("_", "-"), strategy: "github", options: { customScripts: { login: LEGACY_SCRIPTS.login } } });
+    expect(social.status).toBe(400);
+    const store = await legacyStore([]);
+    const { connection } = await importModeSetup(tenant, store.base);
+    const patched = await onTenant(tenant, "PATCH", `/connections/${connection.id}`, { options: { enabledDatabaseCustomization: true, customScripts: { login: "function login( {" } } });
+    expect(patched.status).toBe(400);
+  });
+
+  it("stores configuration sealed: not in the options column, and read back through the API", async () => {
+    const tenant = await createTenant();
+    const store = await legacyStore([]);
+    const { connection } = await importModeSetup(tenant, store.base, { configuration: { BASE: store.base, API_KEY: "s3cret-value" } });
+    const [row] = await tenantSql<{ options: string; secrets_enc: string }>(tenant, "SELECT options, secrets_enc FROM connections WHERE id = ?", connection.id);
+    expect(row?.options).not.toContain("s3cret-value");
+    expect(row?.secrets_enc).not.toContain("s3cret-value");
+    expect(row?.secrets_enc).toBeTruthy();
+    const read = (await (await onTenant(tenant, "GET", `/connections/${connection.id}`)).json()) as { options: Record<string, unknown> };
+    expect(read.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true, configuration: { API_KEY: "s3cret-value" } });
+  });
+});

@@ -44,10 +44,8 @@ function scriptFunction(name: ScriptName, source: string): string | null {
 /** A script ready for the sandbox (`script.js`), or why it cannot run. */
 export function compileScript(name: ScriptName, source: string): { ok: true; code: string } | { ok: false; message: string } {
   const instrumented = instrumentAction(source);
-  if (!instrumented.ok) {
-    const at = instrumented.line !== undefined ? ` (line ${instrumented.line}, column ${instrumented.column})` : "";
-    return { ok: false, message: `customScripts.${name}: ${instrumented.message}${at}` };
-  }
+  // acorn's message names the line and column (`Unexpected token (1:43)`).
+  if (!instrumented.ok) return { ok: false, message: `customScripts.${name}: ${instrumented.message}` };
   const fn = scriptFunction(name, source);
   if (!fn) return { ok: false, message: `customScripts.${name} must define one function, such as ${DB_SCRIPTS[name].signature}` };
   return { ok: true, code: scriptFactory(instrumented.code, fn) };
@@ -83,6 +81,8 @@ export function customDatabaseRefusal(strategy: string, options: Record<string, 
   }
   if (enabledDatabaseCustomization && !customScripts.login) return "customScripts.login is required when enabledDatabaseCustomization is true";
   if (enabledDatabaseCustomization && import_mode && !customScripts.get_user) return "customScripts.get_user is required in import mode";
+  // Without import mode a sign-up's profile (its user_id) is read back through get_user.
+  if (enabledDatabaseCustomization && !import_mode && customScripts.create && !customScripts.get_user) return "customScripts.get_user is required with create";
   return null;
 }
 
