@@ -43,7 +43,9 @@ export const LEGACY_SCRIPTS = {
     .catch(callback);
 }`,
   delete: `function remove(id, callback) {
-  fetch(configuration.BASE + "/users/" + id, { method: "DELETE" }).then(() => callback(null)).catch(callback);
+  fetch(configuration.BASE + "/users/" + id, { method: "DELETE" })
+    .then((res) => (res.ok ? callback(null) : callback(new Error("legacy store answered " + res.status))))
+    .catch(callback);
 }`,
 };
 

@@ -152,6 +152,27 @@ describe("without import mode the scripts are the store", () => {
   });
 });
 
+describe("deleting a user of a custom database", () => {
+  it("runs the delete script first; when it fails the user stays and the API answers 400", async () => {
+    const tenant = await createTenant();
+    const keep = email();
+    const gone = email();
+    const store = await legacyStore([{ email: keep, password: "legacy-pass-1" }, { email: gone, password: "legacy-pass-2" }]);
+    const connection = await customConnection(tenant, { enabledDatabaseCustomization: true, customScripts: LEGACY_SCRIPTS, configuration: { BASE: store.base } });
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/callback"] });
+    expect((await loginThrough(tenant, client, connection.name, gone, "legacy-pass-2")).status).toBe(302);
+    expect((await loginThrough(tenant, client, connection.name, keep, "legacy-pass-1")).status).toBe(302);
+    const ids = Object.fromEntries((await usersOf(tenant, connection.name)).map((u) => [u.email, u.user_id]));
+    expect((await onTenant(tenant, "DELETE", `/users/${encodeURIComponent(ids[gone] as string)}`)).status).toBe(204);
+    expect((await loginThrough(tenant, client, connection.name, gone, "legacy-pass-2")).status).toBe(403);
+    await store.off();
+    const refused = await onTenant(tenant, "DELETE", `/users/${encodeURIComponent(ids[keep] as string)}`);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ errorCode: "custom_db_script_error", message: "The custom database's delete script failed: legacy store answered 503" });
+    expect((await usersOf(tenant, connection.name)).map((u) => u.email)).toEqual([keep]);
+  });
+});
+
 describe("scripts that misbehave give the reference's answers and store no one", () => {
   const cases: [string, string, number, RegExp][] = [
     ["throws", `function login(email, password, callback) { throw new Error("db driver exploded"); }`, 403, /The login script failed: db driver exploded/],

@@ -236,3 +236,17 @@ export async function changePasswordThroughScript(
   const outcome = await runConnectionScript(c, config, connection, db, "change_password", [email, password]);
   return outcome.ok && outcome.value !== false ? { kind: "changed" } : { kind: "refused", message: "We're sorry, something went wrong when changing your password." };
 }
+
+/**
+ * DELETE /users/{id} of a user of a custom database with a `delete` script: the script removes the person
+ * from the legacy store first (the reference platform's moment), with the bare id (`auth0|` removed). Null
+ * when it did or has nothing to do, else why it failed (the user stays).
+ */
+export async function deleteThroughScript(c: AppContext, config: TenantConfig, user: Pick<UserRecord, "user_id" | "connection">): Promise<string | null> {
+  const connection = config.connections.find((x) => x.name === user.connection);
+  const db = connection ? customDatabaseOf(connection) : null;
+  if (!connection || !db?.scripts.delete) return null;
+  const bareId = user.user_id.slice(user.user_id.indexOf("|") + 1);
+  const outcome = await runConnectionScript(c, config, connection, db, "delete", [bareId]);
+  return outcome.ok ? null : outcome.message.slice(0, 300);
+}
