@@ -15,6 +15,8 @@
  * `signRate(alg, n)`.
  */
 
+import { CUSTOM_DB_RATIOS, CUSTOM_DB_SCENARIOS } from "./custom-db.mjs";
+
 const form = (fields) => new URLSearchParams(fields).toString();
 
 /** @type {Array<object>} */
@@ -751,3 +753,7 @@ export const RATIOS = [
   { label: "walk users/s at 100,000 ÷ at 10,000 (1.0 = linear in the user count)", numerator: "users_walk_100k", denominator: "users_walk_10k" },
   { label: "full walk of 100,000 users, ms ÷ point read p50 ms", numerator: "users_walk_100k", denominator: "users_get", fields: ["ms", "p50"] },
 ];
+
+// Issue 32: custom database logins, before the row that binds a post-login action (every later login runs it).
+SCENARIOS.splice(SCENARIOS.findIndex((s) => s.id === "sso_login_action"), 0, ...CUSTOM_DB_SCENARIOS);
+RATIOS.push(...CUSTOM_DB_RATIOS);
