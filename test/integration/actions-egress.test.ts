@@ -205,6 +205,29 @@ describe("tenant code's outbound requests go through the egress gateway (issue 3
     ]);
   });
 
+  it("tenant code that replaces Request or Headers methods sees nothing of what the sandbox's fetch sends", async () => {
+    const { tenant, client, email } = await setup();
+    await bindAction(
+      tenant,
+      "post-login",
+      `const seen = [];
+      const set = Headers.prototype.set;
+      Headers.prototype.set = function (name, value) { seen.push(String(name) + "=" + String(value)); return set.call(this, name, value); };
+      const R = Request;
+      globalThis.Request = function (...args) { seen.push("Request"); return new R(...args); };
+      exports.onExecutePostLogin = async (event, api) => {
+        const res = await fetch("${receiverUrl()}/data/${uniqueId("spy")}");
+        api.idToken.setCustomClaim("${NS}/status", res.status);
+        api.idToken.setCustomClaim("${NS}/seen", seen.join(","));
+        api.idToken.setCustomClaim("${NS}/headers", [...res.headers.keys()].filter((k) => k.startsWith("x-gatehouse")).join(","));
+      };`,
+    );
+    const claims = await idToken(tenant, client, await login(tenant, client, email));
+    expect(claims[`${NS}/status`]).toBe(200);
+    expect(claims[`${NS}/seen`]).toBe("");
+    expect(claims[`${NS}/headers`]).toBe("");
+  });
+
   it("an allowlist entry that is not a host name is refused with 400", async () => {
     const { tenant } = await setup();
     const res = await onTenant(tenant, "PATCH", "/tenants/settings", { egress_allowlist: ["https://api.example.com/path"] });

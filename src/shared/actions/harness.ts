@@ -7,7 +7,7 @@ import { ALLOWED_MODULES } from "./module-access";
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h4";
+export const HARNESS_VERSION = "h5";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
@@ -89,6 +89,10 @@ export function takeControls() {
  */
 const egressFetch = (mark: string) => `
 const rawFetch = globalThis.fetch;
+// Captured before tenant code runs: a tenant that replaces Request, Headers or their methods later can
+// neither read the mark nor change what this fetch sends.
+const { Request: Req, Response: Res, Headers: Hdr } = globalThis;
+const hset = Hdr.prototype.set, hget = Hdr.prototype.get, hdelete = Hdr.prototype.delete;
 const MARK = ${JSON.stringify(mark)};
 const H = ${JSON.stringify(EGRESS_HEADERS)};
 const note = (run, call) => {
@@ -99,7 +103,7 @@ const note = (run, call) => {
 async function fetch(input, init) {
   const run = runs.getStore();
   if (!run || run.closed) throw new TypeError("fetch can only be used while the code runs");
-  const request = new Request(input, init);
+  const request = new Req(input, init);
   const method = request.method;
   let host = "";
   try { host = new URL(request.url).host; } catch {}
@@ -108,28 +112,28 @@ async function fetch(input, init) {
     note(run, { method, host, status: null, duration_ms: 0, bytes: 0, error: message });
     throw new TypeError(message);
   }
-  const headers = new Headers(request.headers);
-  headers.set(H.mark, MARK);
+  const headers = new Hdr(request.headers);
+  hset.call(headers, H.mark, MARK);
   const started = clock();
   let response;
   try {
-    response = await rawFetch(new Request(request, { headers }));
+    response = await rawFetch(new Req(request, { headers }));
   } catch (error) {
     const message = String((error && error.message) || error).slice(0, 300);
     note(run, { method, host, status: null, duration_ms: clock() - started, bytes: 0, error: message });
     throw error;
   }
-  const refused = response.headers.get(H.refused);
+  const refused = hget.call(response.headers, H.refused);
   if (refused) {
     note(run, { method, host, status: null, duration_ms: clock() - started, bytes: 0, error: refused });
     throw new TypeError(refused);
   }
-  const out = new Headers(response.headers);
-  const bytes = Number(out.get(H.bytes)) || 0;
-  const duration = Number(out.get(H.duration));
-  for (const name of Object.values(H)) out.delete(name);
+  const out = new Hdr(response.headers);
+  const bytes = Number(hget.call(out, H.bytes)) || 0;
+  const duration = Number(hget.call(out, H.duration));
+  for (const name of [H.mark, H.refused, H.bytes, H.duration]) hdelete.call(out, name);
   note(run, { method, host, status: response.status, duration_ms: Number.isFinite(duration) ? duration : clock() - started, bytes });
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: out });
+  return new Res(response.body, { status: response.status, statusText: response.statusText, headers: out });
 }
 Object.defineProperty(globalThis, "fetch", { value: fetch, writable: false, configurable: false, enumerable: false });
 `;
