@@ -123,6 +123,26 @@ describe("import mode: get_user serves sign-up duplicate checks and password res
     expect((await loginThrough(tenant, client, connection.name, who, "forgotten-1")).status).toBe(403);
     expect((await store.calls()).login).toBeUndefined();
   });
+
+  it("a user moved without a password (a reset asked for, never finished) is finished by their first login", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const { connection, client } = await importModeSetup(tenant, store.base);
+    const asked = await call("/dbconnections/change_password", {
+      method: "POST",
+      host: host(tenant),
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: client.client_id, email: who, connection: connection.name }),
+    });
+    expect(asked.status).toBe(200);
+    expect((await usersOf(tenant, connection.name))[0]?.password_hash).toBeNull();
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    expect((await usersOf(tenant, connection.name))[0]?.password_hash).toMatch(/^\$2[aby]\$/);
+    await store.off();
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    expect(await store.calls()).toMatchObject({ get_user: 1, login: 1 });
+  });
 });
 
 describe("without import mode the scripts are the store", () => {

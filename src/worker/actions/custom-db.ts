@@ -124,8 +124,12 @@ export async function loginThroughScript(
   if (!made.ok) return { ok: false, kind: "error", message: `The login script returned a malformed profile: ${made.message}` };
   const users = tenantObject(c.env, c.var.tenant.id);
   const existing = await users.users().get(made.user.user_id);
-  if (existing) return { ok: true, user: existing, migrated: false };
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId }, body: { connection: connection.name } });
+  if (existing) {
+    // Import mode, a user moved without a password (a reset never finished): this login completes the move.
+    if (hash && existing.connection === connection.name) await users.users(audit).update(existing.user_id, { fields: {}, password_hash: hash });
+    return { ok: true, user: existing, migrated: false };
+  }
   const created = await users.users(audit).migrate(made.user);
   if (created.ok) return { ok: true, user: created.value, migrated: true };
   // A concurrent first login moved the same person: the user is there now.
