@@ -42,6 +42,12 @@ export const LEGACY_SCRIPTS = {
     .then((res) => callback(null, res.ok))
     .catch(callback);
 }`,
+  verify: `function verify(email, callback) {
+  ${post("/verify", "{ email }")}.then((res) => callback(null, res.ok)).catch(callback);
+}`,
+  change_email: `function changeEmail(email, newEmail, verified, callback) {
+  ${post("/email", "{ email, new_email: newEmail, verified }")}.then((res) => callback(null, res.ok)).catch(callback);
+}`,
   delete: `function remove(id, callback) {
   fetch(configuration.BASE + "/users/" + id, { method: "DELETE" })
     .then((res) => (res.ok ? callback(null) : callback(new Error("legacy store answered " + res.status))))

@@ -172,6 +172,30 @@ describe("without import mode the scripts are the store", () => {
   });
 });
 
+describe("management updates of a user of a custom database without import mode", () => {
+  it("a new email runs change_email, email_verified runs verify, a password runs change_password (no hash here); a failing script writes nothing", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const connection = await customConnection(tenant, { enabledDatabaseCustomization: true, customScripts: LEGACY_SCRIPTS, configuration: { BASE: store.base } });
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/callback"] });
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    const path = `/users/${encodeURIComponent("auth0|1000")}`;
+    const renamed = email();
+    expect((await onTenant(tenant, "PATCH", path, { email: renamed, email_verified: true })).status).toBe(200);
+    expect((await onTenant(tenant, "PATCH", path, { email_verified: true })).status).toBe(200);
+    expect((await onTenant(tenant, "PATCH", path, { password: "Changed-by-api-3!" })).status).toBe(200);
+    expect(await store.calls()).toMatchObject({ change_email: 1, verify: 1, change_password: 1 });
+    expect((await usersOf(tenant, connection.name))[0]).toMatchObject({ email: renamed, password_hash: null });
+    expect((await loginThrough(tenant, client, connection.name, renamed, "Changed-by-api-3!")).status).toBe(302);
+    await store.off();
+    const refused = await onTenant(tenant, "PATCH", path, { email: email() });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ errorCode: "custom_db_script_error" });
+    expect((await usersOf(tenant, connection.name))[0]?.email).toBe(renamed);
+  });
+});
+
 describe("deleting a user of a custom database", () => {
   it("runs the delete script first; when it fails the user stays and the API answers 400", async () => {
     const tenant = await createTenant();

@@ -4,6 +4,7 @@ import { encryptionContext } from "../../shared/crypto/contexts";
 import { fieldCipher } from "../../shared/crypto/encryption";
 import { hashPassword } from "../../shared/crypto/passwords";
 import { isEmailAddress } from "../../shared/email-address";
+import { problem } from "../../shared/errors";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import { type NewUser, normalizeEmail, type UserRecord } from "../../shared/schemas/users";
 import type { Json, TenantConfig } from "../../shared/types";
@@ -253,4 +254,34 @@ export async function deleteThroughScript(c: AppContext, config: TenantConfig, u
   const bareId = user.user_id.slice(user.user_id.indexOf("|") + 1);
   const outcome = await runConnectionScript(c, config, connection, db, "delete", [bareId]);
   return outcome.ok ? null : outcome.message.slice(0, 300);
+}
+
+/**
+ * PATCH /users/{id} of a user of a custom database without import mode (the scripts are the store): a new
+ * email runs `change_email(email, newEmail, verified)`, a new password `change_password(email, password)`
+ * (no hash is kept here then), `email_verified: true` alone runs `verify(email)`. Answers whether the
+ * password went to the store, or throws 400 `custom_db_script_failed` (nothing written).
+ */
+export async function updateThroughScripts(
+  c: AppContext,
+  config: TenantConfig,
+  user: Pick<UserRecord, "email" | "connection">,
+  body: { email?: string | null | undefined; email_verified?: boolean | null | undefined; password?: string | null | undefined },
+): Promise<{ passwordStored: boolean }> {
+  const connection = config.connections.find((x) => x.name === user.connection);
+  const db = connection ? customDatabaseOf(connection) : null;
+  if (!connection || !db || db.importMode || !user.email) return { passwordStored: false };
+  const run = async (name: ScriptName, args: Json[]) => {
+    if (!db.scripts[name]) return;
+    const outcome = await runConnectionScript(c, config, connection, db, name, args);
+    if (!outcome.ok || outcome.value === false) throw problem("custom_db_script_failed", { script: name, detail: outcome.ok ? "the script answered false" : outcome.message.slice(0, 300) });
+  };
+  const email = user.email;
+  if (typeof body.email === "string" && normalizeEmail(body.email) !== email) await run("change_email", [email, normalizeEmail(body.email), body.email_verified === true]);
+  else if (body.email_verified === true) await run("verify", [email]);
+  if (typeof body.password === "string" && db.scripts.change_password) {
+    await run("change_password", [typeof body.email === "string" ? normalizeEmail(body.email) : email, body.password]);
+    return { passwordStored: true };
+  }
+  return { passwordStored: false };
 }
