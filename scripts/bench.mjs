@@ -137,6 +137,8 @@ async function main() {
     ENCRYPTION_KEY: randomSecret(),
     CONTROL_PLANE_CLIENT_SECRET: randomSecret(),
     BENCH_ROUTES: "1",
+    // The custom database rows' legacy store listens on 127.0.0.1 (scripts/bench/custom-db.mjs).
+    ALLOW_LOOPBACK_EGRESS: "1",
     ...EXTRA_VARS,
   };
   const clientSecret = vars.CONTROL_PLANE_CLIENT_SECRET;

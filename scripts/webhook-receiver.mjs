@@ -8,14 +8,20 @@
  *   GET  /log/{name}   the recorded deliveries of {name}: [{ key, body, raw, form, contentType, headers, status, at }]
  *                      (headers: authorization, contentType and x-custom, for log-stream tests)
  *   GET  /counts       { name: { deliveries, keys } } for every name
+ *   ANY  /data/{name}[?status=S][&delay=ms][&size=bytes][&to=url]
+ *        tenant code's outbound calls (issue 32): recorded under {name} like a hook; answers S (200) with
+ *        { name, method, query, body }, or `size` bytes of text, or a 302 to `to`; `delay` waits first.
+ *   ANY  /legacy/...   a legacy user store (test/receiver/legacy-store.mjs) for custom database scripts.
  *
  * Only 127.0.0.1 is bound.
  */
 import { createServer } from "node:http";
+import { legacyStore } from "../test/receiver/legacy-store.mjs";
 
 export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true } = {}) {
   const deliveries = new Map();
   const seen = new Map();
+  const legacy = legacyStore();
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://receiver");
     const chunks = [];
@@ -31,6 +37,26 @@ export async function startReceiver({ port = 0, host = "127.0.0.1", quiet = true
         const out = {};
         for (const [n, list] of deliveries) out[n] = { deliveries: list.length, keys: new Set(list.map((d) => d.key)).size };
         return send(200, out);
+      }
+      if (kind === "legacy") return legacy.handle(req, res, url, Buffer.concat(chunks).toString("utf8"));
+      if (kind === "data") {
+        const raw = Buffer.concat(chunks).toString("utf8");
+        const list = deliveries.get(name) ?? [];
+        list.push({ key: null, body: null, raw, form: null, contentType: req.headers["content-type"] ?? null, headers: { authorization: req.headers.authorization ?? null, contentType: req.headers["content-type"] ?? null, custom: req.headers["x-custom"] ?? null }, status: 200, at: Date.now() });
+        deliveries.set(name, list);
+        const delay = Number(url.searchParams.get("delay") ?? 0);
+        if (delay) await new Promise((r) => setTimeout(r, delay));
+        const to = url.searchParams.get("to");
+        if (to) {
+          res.writeHead(302, { location: to });
+          return res.end();
+        }
+        const size = Number(url.searchParams.get("size") ?? 0);
+        if (size) {
+          res.writeHead(200, { "content-type": "text/plain" });
+          return res.end("x".repeat(size));
+        }
+        return send(Number(url.searchParams.get("status") ?? 200), { name, method: req.method, query: Object.fromEntries(url.searchParams), body: raw });
       }
       if (req.method !== "POST" || kind !== "hook") return send(404, { error: "not found" });
       const count = (seen.get(name) ?? 0) + 1;

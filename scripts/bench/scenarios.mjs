@@ -20,6 +20,7 @@
  */
 
 import { MODERN_OAUTH_RATIOS, modernOAuthScenarios } from "./modern-oauth.mjs";
+import { CUSTOM_DB_RATIOS, CUSTOM_DB_SCENARIOS } from "./custom-db.mjs";
 
 const form = (fields) => new URLSearchParams(fields).toString();
 
@@ -775,3 +776,6 @@ export const RATIOS = [
 
 // Issue 33 rows (DPoP, PAR), defined beside their helpers in ./modern-oauth.mjs.
 SCENARIOS.push(...modernOAuthScenarios({ loginApp, callback: CALLBACK }));
+// Issue 32: custom database logins, before the row that binds a post-login action (every later login runs it).
+SCENARIOS.splice(SCENARIOS.findIndex((s) => s.id === "sso_login_action"), 0, ...CUSTOM_DB_SCENARIOS);
+RATIOS.push(...CUSTOM_DB_RATIOS);

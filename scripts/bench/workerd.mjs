@@ -110,7 +110,11 @@ using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .gatehouse),
-    (name = "disk", disk = (path = ${capnpText(diskDir)}, writable = true)),
+    (name = "disk", disk = (path = ${capnpText(diskDir)}, writable = true)),${
+      // The worker's own fetches (webhooks, the egress gateway): public addresses, plus loopback when the
+      // deployment allows it (the custom database rows' legacy store on 127.0.0.1).
+      allVars.ALLOW_LOOPBACK_EGRESS === "1" ? `\n    (name = "internet", network = (allow = ["public", "local"])),` : ""
+    }
   ],
   sockets = [
     (name = "http", address = ${capnpText(`127.0.0.1:${port}`)}, http = (), service = "main"),

@@ -92,13 +92,13 @@ describe("post-login actions (SPEC §6.1 inline, §6.2 claim rules)", () => {
     expect(execution).toMatchObject({ trigger_id: "post-login", status: "final", results: [{ logs: "" }] });
   });
 
-  it("an action that tries fetch fails (no network in the sandbox) and the login answers access_denied with its message", async () => {
+  it("an action whose fetch is refused by the egress gateway (issue 32) fails and the login answers access_denied with its message", async () => {
     const { tenant, client, email } = await setup();
-    await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async () => { await fetch("https://example.com/"); };`);
+    await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async () => { await fetch("http://192.168.1.1/"); };`);
     const res = await login(tenant, client, email);
     const answer = redirectError(res);
     expect(answer.error).toBe("access_denied");
-    expect(answer.description).toMatch(/not permitted to access the internet/);
+    expect(answer.description).toMatch(/^Refused by the egress policy: 192\.168\.1\.1 is a private, link-local, metadata or reserved address/);
   });
 
   it("an endless loop is stopped by the timeout: the login answers an error, and this and other tenants keep being served", async () => {

@@ -61,9 +61,10 @@ function syncTargetsOf(tenantId: string, env: Env) {
 }
 
 /** Builds one tenant object's parts over its storage. */
-export function composeTenant(storage: DurableObjectStorage, sql: Sql, tenantId: string, env: Env): TenantParts {
+export function composeTenant(storage: DurableObjectStorage, sql: Sql, tenantId: string, env: Env, exports?: unknown): TenantParts {
   const vars = env as unknown as Record<string, unknown>;
-  const extensions = tenantExtensions(sql, tenantId, env);
+  // `exports`: the object's ctx.exports, whose EgressGateway is tenant code's way out (issue 32).
+  const extensions = tenantExtensions(sql, tenantId, env, exports);
   const cascade = { users: env.USER, encryptionKey: env.ENCRYPTION_KEY, issuer: env.ISSUER, egress: extensions.egress };
   // Relay order: logs, webhooks, code hooks, registration finalizer (SPEC §6.2), then the internal ones.
   const destinations: Destination[] = [

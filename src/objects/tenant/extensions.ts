@@ -23,9 +23,14 @@ export type PipelineConfig = { endpoint: string; token: string | undefined } | u
  * LOG_STREAM_SUSPEND_AFTER_MS (86,400,000), ACTIONS_TIMEOUT_MS, ACTIONS_STEP_BUDGET, ACTIONS_CPU_MS (docs/actions.md,
  * "Sandbox"), ALLOW_LOOPBACK_EGRESS and ISSUER (docs/security.md, "Egress policy").
  */
-export function tenantExtensions(sql: Sql, tenantId: string, env: Env): { codeHooks: Destination; jobs: AlarmJob[]; pipeline: PipelineConfig; egress: EgressPolicy } {
+export function tenantExtensions(
+  sql: Sql,
+  tenantId: string,
+  env: Env,
+  exports?: unknown,
+): { codeHooks: Destination; jobs: AlarmJob[]; pipeline: PipelineConfig; egress: EgressPolicy } {
   const vars = env as unknown as Record<string, unknown>;
-  const codeHooks = codeHookDestination(sql, tenantId, { loader: env.LOADER, encryptionKey: env.ENCRYPTION_KEY, limits: sandboxLimitsFrom(vars) });
+  const codeHooks = codeHookDestination(sql, tenantId, { loader: env.LOADER, encryptionKey: env.ENCRYPTION_KEY, limits: sandboxLimitsFrom(vars), exports, vars });
   const retention = vars.ACTIONS_EXECUTION_RETENTION_DAYS === "0" ? 0 : positive(vars.ACTIONS_EXECUTION_RETENTION_DAYS, 10);
   const suspendAfterMs = positive(vars.LOG_STREAM_SUSPEND_AFTER_MS, 86_400_000);
   const endpoint = vars.OUTBOX_PIPELINE_ENDPOINT;

@@ -68,7 +68,7 @@ export class TenantObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = new Sql(ctx.storage.sql);
-    const parts = composeTenant(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), env);
+    const parts = composeTenant(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), env, (ctx as unknown as { exports?: unknown }).exports);
     this.core = parts.core;
     this.outbox = parts.outbox;
     this.cleanup = parts.cleanup;

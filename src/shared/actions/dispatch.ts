@@ -5,7 +5,7 @@ import { fieldCipher } from "../crypto/encryption";
 import { randomId } from "../crypto/random";
 import type { Json } from "../types";
 import type { ActionExecutionRecord, ActionExecutionResult, BoundAction } from "../schemas/actions";
-import { type ActionCommand, type ActionRun, runSandboxed, type SandboxLimits } from "./sandbox";
+import { type ActionCommand, type ActionRun, runSandboxed, type SandboxEgress, type SandboxLimits } from "./sandbox";
 import { triggerSpec } from "./triggers";
 
 /** What a trigger's dispatch needs: where the code comes from and how secrets open. */
@@ -16,6 +16,8 @@ export interface DispatchEnv {
   limits: SandboxLimits;
   /** The instrumented module of a version (the tenant object's `actions().compiled`). */
   loadCode(versionId: string): Promise<string | null>;
+  /** Outbound requests through the egress gateway (issue 32); absent: the code has no network. */
+  egress?: SandboxEgress | undefined;
 }
 
 /** How a dispatch ended for the flow that called it. */
@@ -64,6 +66,7 @@ function resultOf(bound: Pick<BoundAction, "action_id" | "action_name" | "versio
     duration_ms: run.duration_ms,
     logs: run.logs,
     logs_truncated: false,
+    ...(run.egress?.length ? { egress: run.egress } : {}),
   };
 }
 
@@ -88,6 +91,7 @@ export async function dispatchTrigger(env: DispatchEnv, triggerId: string, bound
         {
           tenantId: env.tenantId,
           versionId: action.version_id,
+          egress: env.egress,
           loadCode: async () => {
             const code = await env.loadCode(action.version_id);
             if (code === null) throw new Error("The action version no longer exists");

@@ -1,3 +1,4 @@
+import { EGRESS_HEADERS } from "./egress";
 import { GUARD } from "./instrument";
 import { ALLOWED_MODULES } from "./module-access";
 
@@ -6,7 +7,7 @@ import { ALLOWED_MODULES } from "./module-access";
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h3";
+export const HARNESS_VERSION = "h5";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
@@ -21,7 +22,8 @@ export const HARNESS_VERSION = "h3";
  * built-ins, so `createRequire` cannot reach it either). If tenant code ever took the controls first, the
  * harness refuses to start and every run fails closed.
  */
-const guardModule = (allowedModules: readonly string[]) => `
+const guardModule = (allowedModules: readonly string[], mark: string) => `
+import { AsyncLocalStorage } from "node:async_hooks";
 // Captured before tenant code runs: replacing Date.now later cannot stop the clock of the guard.
 const clock = Date.now;
 let deadline = clock() + 2000;
@@ -58,6 +60,9 @@ if (proc && typeof proc.getBuiltinModule === "function") {
   };
   Object.defineProperty(proc, "getBuiltinModule", { value: narrowed, writable: false, configurable: false, enumerable: false });
 }
+// The run each call belongs to (console output, outbound calls); handed to the harness with the controls.
+const runs = new AsyncLocalStorage();
+${egressFetch(mark)}
 let taken = false;
 export function takeControls() {
   if (taken) return null;
@@ -70,8 +75,67 @@ export function takeControls() {
       spent = false;
     },
     isSpent() { return spent; },
+    runs,
   };
 }
+`;
+
+/**
+ * The sandbox's `fetch` (issue 32 point 1), installed by the guard before tenant code runs, as a
+ * non-writable global: it counts the run's requests (the per-execution cap), stamps each with the isolate's
+ * mark (the gateway refuses anything without it, so a raw WebSocket or socket gets nowhere), turns the
+ * gateway's refusals into a thrown TypeError, and records every call (method, host, status, duration, bytes)
+ * in the run. The original `fetch` stays in this closure.
+ */
+const egressFetch = (mark: string) => `
+const rawFetch = globalThis.fetch;
+// Captured before tenant code runs: a tenant that replaces Request, Headers or their methods later can
+// neither read the mark nor change what this fetch sends.
+const { Request: Req, Response: Res, Headers: Hdr } = globalThis;
+const hset = Hdr.prototype.set, hget = Hdr.prototype.get, hdelete = Hdr.prototype.delete;
+const MARK = ${JSON.stringify(mark)};
+const H = ${JSON.stringify(EGRESS_HEADERS)};
+const note = (run, call) => {
+  run.egress.push(call);
+  const what = call.error ? "refused: " + call.error : call.status + " " + call.duration_ms + "ms " + call.bytes + "B";
+  if (run.logs.length < 4096) run.logs += "egress " + call.method + " " + call.host + " " + what + "\\n";
+};
+async function fetch(input, init) {
+  const run = runs.getStore();
+  if (!run || run.closed) throw new TypeError("fetch can only be used while the code runs");
+  const request = new Req(input, init);
+  const method = request.method;
+  let host = "";
+  try { host = new URL(request.url).host; } catch {}
+  if (run.egress.length >= run.egressMax) {
+    const message = "Refused by the egress policy: at most " + run.egressMax + " outbound requests per execution";
+    note(run, { method, host, status: null, duration_ms: 0, bytes: 0, error: message });
+    throw new TypeError(message);
+  }
+  const headers = new Hdr(request.headers);
+  hset.call(headers, H.mark, MARK);
+  const started = clock();
+  let response;
+  try {
+    response = await rawFetch(new Req(request, { headers }));
+  } catch (error) {
+    const message = String((error && error.message) || error).slice(0, 300);
+    note(run, { method, host, status: null, duration_ms: clock() - started, bytes: 0, error: message });
+    throw error;
+  }
+  const refused = hget.call(response.headers, H.refused);
+  if (refused) {
+    note(run, { method, host, status: null, duration_ms: clock() - started, bytes: 0, error: refused });
+    throw new TypeError(refused);
+  }
+  const out = new Hdr(response.headers);
+  const bytes = Number(hget.call(out, H.bytes)) || 0;
+  const duration = Number(hget.call(out, H.duration));
+  for (const name of [H.mark, H.refused, H.bytes, H.duration]) hdelete.call(out, name);
+  note(run, { method, host, status: response.status, duration_ms: Number.isFinite(duration) ? duration : clock() - started, bytes });
+  return new Res(response.body, { status: response.status, statusText: response.statusText, headers: out });
+}
+Object.defineProperty(globalThis, "fetch", { value: fetch, writable: false, configurable: false, enumerable: false });
 `;
 
 /**
@@ -81,16 +145,14 @@ export function takeControls() {
  */
 const HARNESS_MODULE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { takeControls, ActionTimeout } from "./guard.js";
 import * as loaded from "./action.js";
 
 const controls = takeControls();
 if (!controls) throw new Error("The action took the sandbox's controls");
-const { beginRun, isSpent } = controls;
+const { beginRun, isSpent, runs } = controls;
 
 const LOG_CAP = 4096;
-const runs = new AsyncLocalStorage();
 const show = (value) => {
   if (typeof value === "string") return value;
   try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
@@ -152,17 +214,17 @@ export default class Sandbox extends WorkerEntrypoint {
     // Called from inside a run, this is tenant code that reached the harness: it gets no fresh deadline.
     if (runs.getStore()) throw new Error("A run cannot start another");
     beginRun(request.timeoutMs, request.stepBudget);
-    const run = { commands: [], logs: "", closed: false };
+    const run = { commands: [], logs: "", closed: false, egress: [], egressMax: request.egressMax ?? 0 };
     try {
       const handler = handlerOf(request.handler);
-      if (!handler) return { ok: true, missing: true, commands: [], logs: "" };
+      if (!handler) return { ok: true, missing: true, commands: [], logs: "", egress: [] };
       const api = buildApi(request.api, run);
       await runs.run(run, () => handler(request.event, api));
-      return { ok: true, commands: run.commands, logs: run.logs };
+      return { ok: true, commands: run.commands, logs: run.logs, egress: run.egress };
     } catch (error) {
       const timeout = error instanceof ActionTimeout || isSpent();
       const message = timeout ? "Action execution timed out" : String((error && error.message) || error).slice(0, 1000);
-      return { ok: false, error: { name: timeout ? "ActionTimeout" : String((error && error.name) || "Error"), message }, commands: run.commands, logs: run.logs };
+      return { ok: false, error: { name: timeout ? "ActionTimeout" : String((error && error.name) || "Error"), message }, commands: run.commands, logs: run.logs, egress: run.egress };
     } finally {
       run.closed = true;
     }
@@ -171,6 +233,6 @@ export default class Sandbox extends WorkerEntrypoint {
 `;
 
 /** The modules of a sandbox isolate: the harness, the guard and the tenant's instrumented CommonJS module. */
-export function sandboxModules(compiledAction: string): Record<string, string | { cjs: string }> {
-  return { "harness.js": HARNESS_MODULE, "guard.js": guardModule([...ALLOWED_MODULES]), "action.js": { cjs: compiledAction } };
+export function sandboxModules(compiledAction: string, mark: string): Record<string, string | { cjs: string }> {
+  return { "harness.js": HARNESS_MODULE, "guard.js": guardModule([...ALLOWED_MODULES], mark), "action.js": { cjs: compiledAction } };
 }

@@ -2,6 +2,10 @@ import { z } from "zod";
 import { now } from "../clock";
 import { isReservedKey, reservedKeyIn } from "../object-keys";
 import type { Json } from "../types";
+import { sha256 } from "../crypto/compare";
+import { toBase64Url } from "../crypto/encoding";
+import { randomToken } from "../crypto/random";
+import { type EgressCall, type EgressProps, egressLimitsFrom } from "./egress";
 import { HARNESS_VERSION, sandboxModules } from "./harness";
 
 /** Sandbox limits (docs/actions.md): a wall-clock timeout guarded inside the isolate, and CPU in production. */
@@ -38,12 +42,22 @@ const command = z.discriminatedUnion("type", [
 ]);
 export type ActionCommand = z.infer<typeof command>;
 
+const egressCall = z.object({
+  method: z.string().max(32),
+  host: z.string().max(300),
+  status: z.number().int().nullable(),
+  duration_ms: z.number(),
+  bytes: z.number(),
+  error: z.string().max(1000).optional(),
+});
+
 const sandboxAnswer = z.object({
   ok: z.boolean(),
   missing: z.boolean().optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
   commands: z.array(command).max(10_000),
   logs: z.string(),
+  egress: z.array(egressCall).max(1000).optional(),
 });
 
 /** The `api` call of each command type, as the execution log names it. */
@@ -85,6 +99,8 @@ export interface ActionRun {
   error?: { name: string; message: string };
   commands: ActionCommand[];
   logs: string;
+  /** The run's outbound calls through the egress gateway, refused ones included. */
+  egress?: EgressCall[];
   started_at: string;
   ended_at: string;
   duration_ms: number;
@@ -95,6 +111,17 @@ export interface SandboxTarget {
   versionId: string;
   /** The instrumented module, fetched only when the loader has no isolate for this id yet. */
   loadCode: () => Promise<string>;
+  /** Where the isolate's `fetch` goes: the egress gateway with these props; absent: no network at all. */
+  egress?: SandboxEgress | undefined;
+}
+
+/** The egress gateway of a sandbox (issue 32 point 1): the host's entrypoint and what it applies. */
+export interface SandboxEgress {
+  gateway: (props: EgressProps) => Fetcher;
+  /** The tenant's allowlist (null: any host the policy allows); part of the isolate's identity. */
+  allowlist: string[] | null;
+  /** Outbound requests per run. */
+  maxRequests: number;
 }
 
 export interface SandboxRequest {
@@ -104,8 +131,14 @@ export interface SandboxRequest {
   event: Json;
 }
 
+/** A short digest of an allowlist, for the loader id (the same list, the same isolate). */
+export async function egressIdentity(allowlist: string[] | null): Promise<string> {
+  if (!allowlist) return "any";
+  return toBase64Url(await sha256(JSON.stringify([...allowlist].sort()))).slice(0, 16);
+}
+
 /** Extra time the host waits beyond the in-isolate deadline before it gives up on an answer. */
-const HOST_GRACE_MS = 1000;
+export const HOST_GRACE_MS = 1000;
 
 /**
  * Runs one action version in its own Worker Loader isolate (PLATFORM.md): no network
@@ -124,28 +157,48 @@ export async function runSandboxed(loader: WorkerLoader, target: SandboxTarget, 
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const worker = loader.get(`action:${HARNESS_VERSION}:${target.tenantId}:${target.versionId}`, async () => ({
-      compatibilityDate: "2026-08-01",
-      compatibilityFlags: ["nodejs_compat"],
-      mainModule: "harness.js",
-      modules: sandboxModules(await target.loadCode()),
-      env: {},
-      globalOutbound: null,
-      limits: { cpuMs: limits.cpuMs },
-    }));
+    const egress = target.egress;
+    // The allowlist is fixed in the isolate's gateway props, so a changed list is another isolate.
+    const egressId = egress ? `:${await egressIdentity(egress.allowlist)}` : ":offline";
+    const worker = loader.get(`action:${HARNESS_VERSION}:${target.tenantId}:${target.versionId}${egressId}`, async () => {
+      const mark = randomToken(24);
+      return {
+        compatibilityDate: "2026-08-01",
+        compatibilityFlags: ["nodejs_compat"],
+        mainModule: "harness.js",
+        modules: sandboxModules(await target.loadCode(), mark),
+        env: {},
+        globalOutbound: egress ? egress.gateway({ tenantId: target.tenantId, mark, allowlist: egress.allowlist }) : null,
+        limits: { cpuMs: limits.cpuMs },
+      };
+    });
     const entry = worker.getEntrypoint() as unknown as { run(input: unknown): Promise<unknown> };
     const hostTimeout = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), limits.timeoutMs + HOST_GRACE_MS);
     });
     const answer = await Promise.race([
-      entry.run({ handler: request.handler, api: request.api, event: request.event, timeoutMs: limits.timeoutMs, stepBudget: limits.stepBudget }),
+      entry.run({
+        handler: request.handler,
+        api: request.api,
+        event: request.event,
+        timeoutMs: limits.timeoutMs,
+        stepBudget: limits.stepBudget,
+        egressMax: egress?.maxRequests ?? 0,
+      }),
       hostTimeout,
     ]);
     if (answer === "timeout") return finish({ ok: false, error: { name: "ActionTimeout", message: "Action execution timed out" }, commands: [], logs: "" });
     const parsed = sandboxAnswer.safeParse(refuseReservedNames(answer));
     if (!parsed.success) return finish({ ok: false, error: { name: "ActionError", message: "The action returned an unreadable result" }, commands: [], logs: "" });
-    const { ok, missing, error, commands, logs } = parsed.data;
-    return finish({ ok, ...(missing ? { missing } : {}), ...(error ? { error } : {}), commands: ok ? commands : commands.filter((c) => c.type !== "deny"), logs });
+    const { ok, missing, error, commands, logs, egress: calls } = parsed.data;
+    return finish({
+      ok,
+      ...(missing ? { missing } : {}),
+      ...(error ? { error } : {}),
+      commands: ok ? commands : commands.filter((c) => c.type !== "deny"),
+      logs,
+      ...(calls?.length ? { egress: calls.map(({ error: e, ...call }) => (e === undefined ? call : { ...call, error: e })) } : {}),
+    });
   } catch (error) {
     // The isolate failed to start (syntax the parser accepted but the runtime refused, a missing module).
     const message = error instanceof Error ? error.message.replace(/^Error: /, "") : String(error);
@@ -153,4 +206,16 @@ export async function runSandboxed(loader: WorkerLoader, target: SandboxTarget, 
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/**
+ * The egress of sandboxes run from a context whose `exports` (ctx.exports: loopback bindings to this
+ * worker's entrypoints) hold the `EgressGateway` entrypoint; none: the code runs without network. The
+ * per-request timeout never outlasts the run itself, so a slow server is cut with a log line the run keeps.
+ */
+export function sandboxEgressFrom(exports: unknown, vars: Record<string, unknown>, allowlist: unknown): SandboxEgress | undefined {
+  const gateway = (exports as { EgressGateway?: (options: { props: EgressProps }) => Fetcher } | undefined)?.EgressGateway;
+  if (typeof gateway !== "function") return undefined;
+  const list = Array.isArray(allowlist) ? allowlist.filter((h): h is string => typeof h === "string") : null;
+  return { gateway: (props) => gateway({ props }), allowlist: list, maxRequests: egressLimitsFrom(vars).maxRequests };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACTION_RUNTIMES } from "../actions/triggers";
+import type { EgressCall } from "../actions/egress";
 import type { Json } from "../types/json";
 
 /** The reference platform's limits: names up to 128 characters, code up to 100 KB. */
@@ -173,6 +174,8 @@ export interface ActionExecutionResult {
   /** Console output, cut to 256 characters plus a truncation marker. */
   logs: string;
   logs_truncated: boolean;
+  /** Gatehouse: each outbound request of the run (host, status, duration, bytes), kept whole (issue 32). */
+  egress?: EgressCall[];
 }
 
 export interface ActionExecutionRecord {

@@ -7,8 +7,11 @@ import type { Json } from "../types/json";
  */
 export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection", "realms"] as const;
 
-/** Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`. */
-export const CONNECTION_SECRET_OPTIONS = ["client_secret", "twilio_token"] as const;
+/**
+ * Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`.
+ * `configuration`: a custom database's settings for its scripts (issue 32), sealed like action secrets.
+ */
+export const CONNECTION_SECRET_OPTIONS = ["client_secret", "twilio_token", "configuration"] as const;
 
 /** The reference platform's connection-name rule (e.g. `Username-Password-Authentication`). */
 const name = z

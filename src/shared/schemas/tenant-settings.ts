@@ -56,6 +56,17 @@ export const updateTenantSettingsBody = z
     allow_organization_name_in_authentication_api: z.boolean().nullable(),
     // The tenant's login route (reference platform): where invitation links point when the application has
     // no `initiate_login_uri`. https only, like the reference platform's.
+    // Gatehouse (issue 32): the hosts tenant code (actions, database scripts) may call, `*.` for subdomains;
+    // null or unset: any host the deployment's egress policy allows.
+    egress_allowlist: z
+      .array(
+        z
+          .string()
+          .toLowerCase()
+          .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, "egress_allowlist entries are host names, optionally starting with *."),
+      )
+      .max(100, "egress_allowlist holds at most 100 hosts")
+      .nullable(),
     default_redirection_uri: z
       .url({ protocol: /^https$/, message: "default_redirection_uri must be an https URL" })
       .max(2048)

@@ -1,22 +1,33 @@
 import type { ActionWarning } from "../../shared/schemas/actions";
 import { customClaims, type DroppedClaim } from "../../shared/actions/claims";
 import { type DispatchEnv, type DispatchOutcome, dispatchTrigger } from "../../shared/actions/dispatch";
-import { sandboxLimitsFrom } from "../../shared/actions/sandbox";
+import { sandboxEgressFrom, sandboxLimitsFrom } from "../../shared/actions/sandbox";
 import type { Json, TenantConfig } from "../../shared/types";
 import type { BoundAction } from "../../shared/schemas/actions";
 import type { AppContext } from "../context";
 import { tenantObject } from "../tenant/stubs";
 
 /** What the front worker's dispatches share: the loader, the key, the limits, the tenant's code. */
-export function workerDispatchEnv(c: AppContext): DispatchEnv {
+export function workerDispatchEnv(c: AppContext, allowlist?: unknown): DispatchEnv {
   const stub = tenantObject(c.env, c.var.tenant.id);
+  const vars = c.env as unknown as Record<string, unknown>;
   return {
     loader: c.env.LOADER,
     encryptionKey: c.env.ENCRYPTION_KEY,
     tenantId: c.var.tenant.id,
-    limits: sandboxLimitsFrom(c.env as unknown as Record<string, unknown>),
+    limits: sandboxLimitsFrom(vars),
     loadCode: (versionId) => stub.actions().compiled(versionId),
+    egress: sandboxEgressFrom(loopbackExports(c), vars, allowlist),
   };
+}
+
+/** `ctx.exports` of the request (loopback bindings to this worker's entrypoints), when the runtime has it. */
+function loopbackExports(c: AppContext): unknown {
+  try {
+    return (c.executionCtx as unknown as { exports?: unknown }).exports;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bound actions of a trigger in the configuration snapshot (none: the hot path does nothing). */
@@ -24,7 +35,7 @@ export const boundTo = (config: TenantConfig, triggerId: string): BoundAction[] 
 
 /** Runs a trigger's bound actions for a request of the front worker. */
 export function dispatch(c: AppContext, config: TenantConfig, triggerId: string, event: Record<string, Json>): Promise<DispatchOutcome> {
-  return dispatchTrigger(workerDispatchEnv(c), triggerId, boundTo(config, triggerId), event);
+  return dispatchTrigger(workerDispatchEnv(c, config.settings.egress_allowlist), triggerId, boundTo(config, triggerId), event);
 }
 
 /** One warning per dropped claim (SPEC §6.2: the exchange continues, the tenant's logs say why). */

@@ -24,6 +24,7 @@ import { assertClientOrigin } from "./cors";
 import { hashSecret } from "./session";
 import { isEmailAddress } from "../../shared/email-address";
 import { ticketUrl } from "./ticket-links";
+import { resetAccountFromScripts } from "../actions/custom-db";
 
 /**
  * How long a self-service reset link stays valid. Shorter than the reference platform's 5-day template
@@ -51,7 +52,9 @@ export interface ResetRequest {
 export async function requestPasswordReset(c: AppContext, request: ResetRequest): Promise<void> {
   const email = normalizeEmail(request.email);
   const tenant = tenantObject(c.env, c.var.tenant.id);
-  const account = isEmailAddress(email) ? await tenant.users().findByEmail(request.connection.name, email) : null;
+  const found = isEmailAddress(email) ? await tenant.users().findByEmail(request.connection.name, email) : null;
+  // Issue 32: on a custom database, `get_user` may know a person not moved yet.
+  const account = found ?? (isEmailAddress(email) ? await resetAccountFromScripts(c, request.config, request.connection.name, email) : null);
   const clientId = request.client.client_id;
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
   const ticket = randomToken(32);

@@ -9,6 +9,8 @@ import { tenantObject, userObject } from "../tenant/stubs";
 import { configOf, defaultDirectory, requiresVerifiedEmail } from "./connection";
 import { isAllowlisted } from "../../shared/ip";
 import { clientIp, isIpThrottled } from "./ip-throttle";
+import { customDatabaseOf } from "../../shared/actions/db-scripts";
+import { loginThroughScript } from "../actions/custom-db";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
@@ -17,7 +19,8 @@ export type LoginFailureCode =
   | "TOO_MANY_FAILED_LOGINS"
   | "TOO_MANY_REQUESTS"
   | "USER_BLOCKED"
-  | "EMAIL_NOT_VERIFIED";
+  | "EMAIL_NOT_VERIFIED"
+  | "CUSTOM_DB_ERROR";
 
 export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
 
@@ -29,6 +32,7 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
   TOO_MANY_REQUESTS: "Too many login attempts from your network. Wait a minute, then try again.",
   USER_BLOCKED: "This account is blocked. Contact the application's administrator.",
   EMAIL_NOT_VERIFIED: "Verify your email address before logging in.",
+  CUSTOM_DB_ERROR: "We're sorry, something went wrong when attempting to log in.",
 };
 
 /**
@@ -66,7 +70,7 @@ export async function verifyPassword(
   connection?: Pick<ConnectionRecord, "name" | "options">,
   clientId: string | null = null,
 ): Promise<PasswordCheck> {
-  const check = await verify(c, email, password, connection);
+  const check = await verify(c, email, password, connection, clientId);
   if (!check.ok) {
     // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
     const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
@@ -81,7 +85,8 @@ async function verify(
   c: AppContext,
   email: string,
   password: string,
-  connection?: Pick<ConnectionRecord, "name" | "options">,
+  connection: Pick<ConnectionRecord, "name" | "options"> | undefined,
+  clientId: string | null,
 ): Promise<{ ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null; description?: string }> {
   const config = await configOf(c);
   const directory = defaultDirectory(config);
@@ -104,6 +109,19 @@ async function verify(
   const admission = await throttle.attempts().begin(lockout, origin);
   if (!admission.admitted) return known("TOO_MANY_FAILED_LOGINS");
 
+  // Issue 32: a custom database's `login` script decides, unless import mode already moved this user.
+  const record = config.connections.find((x) => x.name === connection.name);
+  const db = record ? customDatabaseOf(record) : null;
+  if (db && record && (!db.importMode || !found?.password_hash)) {
+    const scripted = await loginThroughScript(c, config, record, db, email, password, clientId);
+    if (!scripted.ok) {
+      if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
+      // WrongUsernameOrPasswordError reads as any wrong password (fp); anything else is `f` with the cause.
+      if (scripted.kind === "wrong_credentials") return { ...known("INVALID_PASSWORD"), description: `Wrong email or password. (${scripted.message})`.slice(0, 500) };
+      return { ...known("CUSTOM_DB_ERROR"), description: scripted.message.slice(0, 500) };
+    }
+    return admit(scripted.user);
+  }
   // Always one full bcrypt comparison, known user or not (no timing difference).
   const checked = await checkPassword(password, found?.password_hash);
   if (checked === "cost_exceeded") {
@@ -116,12 +134,18 @@ async function verify(
     if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
     return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
-  await throttle.attempts().settle(true, origin);
   const { password_hash: _hash, ...account } = found;
-  // A linked account logs its person in as the primary user (SPEC §2.12: it is an identity of the primary).
-  const user = account.linked_to ? await tenantObject(c.env, tenantId).users().get(account.linked_to) : account;
-  if (!user) return known("USER_NOT_FOUND");
-  if (account.blocked || user.blocked) return known("USER_BLOCKED");
-  if (requiresVerifiedEmail(connection) && !account.email_verified) return known("EMAIL_NOT_VERIFIED");
-  return { ok: true, user };
+  return admit(account);
+
+  /** After a proven password: the lockout forgiven, then the account's own standing. */
+  async function admit(account: UserRecord & { linked_to?: string | null }) {
+    const refused = (code: LoginFailureCode) => ({ ok: false as const, code, status: 403 as const, userId: account.user_id });
+    await throttle.attempts().settle(true, origin);
+    // A linked account logs its person in as the primary user (SPEC §2.12: it is an identity of the primary).
+    const user = account.linked_to ? await tenantObject(c.env, tenantId).users().get(account.linked_to) : account;
+    if (!user) return refused("USER_NOT_FOUND");
+    if (account.blocked || user.blocked) return refused("USER_BLOCKED");
+    if (requiresVerifiedEmail(connection ?? { options: {} }) && !account.email_verified) return refused("EMAIL_NOT_VERIFIED");
+    return { ok: true as const, user };
+  }
 }

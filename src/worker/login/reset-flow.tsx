@@ -24,6 +24,7 @@ import { hashSecret } from "./session";
 import { isEmailAddress } from "../../shared/email-address";
 import { applicationLoginRoute, resultRedirect } from "./ticket-links";
 import { type LoginTransaction, loadTransaction, readForm, setCsrfCookie, submittedForm } from "./transaction";
+import { changePasswordThroughScript } from "../actions/custom-db";
 
 const RESET_UNAVAILABLE = { code: "RESET_DISABLED", title: "Password reset unavailable", message: "Passwords cannot be reset for this application." } as const;
 const INVALID_LINK = { code: "INVALID_TICKET", title: "Link expired", message: "This password reset link has expired or was already used. Ask for a new one." } as const;
@@ -132,7 +133,11 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
     await tenantObject(c.env, c.var.tenant.id).userTickets(audit).refuseReset(opened.hash, view.user_id, view.data.client_id, refused.message);
     return renderNewPassword(c, opened, ticket, { ...refused, field: "password" }, 400);
   }
-  const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).completeReset(opened.hash, { password_hash: await hashPassword(password), history_size: size });
+  // Issue 32: without import mode, a custom database's change_password script keeps the password.
+  const scripted = await changePasswordThroughScript(c, opened.config, view.data.connection, view.data.email, password);
+  if (scripted.kind === "refused") return renderNewPassword(c, opened, ticket, { code: "PASSWORD_CHANGE_FAILED", message: scripted.message, field: "password" }, 400);
+  const hash = scripted.kind === "changed" ? null : await hashPassword(password);
+  const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).completeReset(opened.hash, { password_hash: hash, history_size: size });
   if (!outcome.ok) return sendMessage(c, shellFor(opened.config), INVALID_LINK, 400);
   return successPage(c, opened.config, outcome.data);
 }

@@ -4,7 +4,9 @@ import { hashPassword } from "../../shared/crypto/passwords";
 import { randomId } from "../../shared/crypto/random";
 import type { Json } from "../../shared/types";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
-import type { UserRecord } from "../../shared/schemas/users";
+import type { NewUser, UserRecord } from "../../shared/schemas/users";
+import { customDatabaseOf } from "../../shared/actions/db-scripts";
+import { signupThroughScripts } from "../actions/custom-db";
 import type { AppContext } from "../context";
 import { linkAccountFor } from "../actions/account-linking";
 import { runPreRegistration } from "../actions/pre-registration";
@@ -74,6 +76,16 @@ export async function signUpDatabaseUser(
   const actions = await runPreRegistration(c, { user: { ...(shown as Record<string, Json>), email }, connection: connection.name, client_id: clientId });
   if (!actions.ok) return fail("REGISTRATION_DENIED", actions.message, "email");
   const userMetadata = { ...input.user_metadata, ...actions.effects?.user_metadata };
+  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+  // Issue 32: a custom database checks (import mode) or stores (scripts as the store) the person first.
+  const record = config.connections.find((x) => x.name === connection.name);
+  const db = record ? customDatabaseOf(record) : null;
+  let scripted: NewUser | null = null;
+  if (db && record) {
+    const custom = await signupThroughScripts(c, config, record, db, { email, password: input.password, username: input.username, user_metadata: userMetadata }, clientId);
+    if (!custom.ok) return fail(custom.code, custom.message, "email");
+    if (!custom.local) scripted = custom.user;
+  }
   const actor = { type: "anonymous" as const, id: null, client_id: clientId };
   const audit = auditContext(c, { actor, body: { ...input, connection: connection.name } });
   const result = await tenantObject(c.env, c.var.tenant.id).users(audit).create({
@@ -81,11 +93,12 @@ export async function signUpDatabaseUser(
     connection: connection.name,
     email,
     email_verified: false,
-    password_hash: await hashPassword(input.password),
+    password_hash: scripted ? null : await hashPassword(input.password),
     ...(input.name ? { name: input.name } : {}),
     ...(input.nickname ? { nickname: input.nickname } : {}),
     ...(input.username !== undefined ? { username: input.username } : {}),
-    ...(Object.keys(userMetadata).length ? { user_metadata: userMetadata } : {}),
+    ...scripted,
+    ...(Object.keys(userMetadata).length ? { user_metadata: { ...scripted?.user_metadata, ...userMetadata } } : {}),
   });
   if (!result.ok) {
     if (result.error.code === "user_exists") return fail("USER_EXISTS", "This email is already registered.", "email");
@@ -100,7 +113,6 @@ export async function signUpDatabaseUser(
     if (Object.keys(effects.app_metadata).length) user = (await tenantObject(c.env, c.var.tenant.id).users().get(user.user_id)) ?? user;
   }
   // Account linking at registration (SPEC §6.2); the login that follows continues as the primary.
-  const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const client = clientId ? clientIn(config, clientId) : undefined;
   if (client) await linkAccountFor(c, config, client, user, "post-user-registration");
   return { ok: true, user };

@@ -9,6 +9,7 @@ import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { configOf } from "../login/connection";
 import { tenantObject } from "../tenant/stubs";
+import { updateThroughScripts } from "../actions/custom-db";
 import { checkStrategyFields, hashChecked } from "./create";
 import { runUserHooks } from "./hooks";
 
@@ -58,13 +59,17 @@ export async function updateManagedUser(c: AppContext, userId: string, body: Upd
   }
   const { password, ...shown } = body;
   await runUserHooks(c, "pre-user-update", { user_id: userId, updates: shown });
+  // The password policy first (hashChecked refuses a weak one), before any script stores it.
+  const hash = password != null && connection ? await hashChecked(password, connection) : undefined;
+  // Issue 32: a custom database without import mode stores the change through its scripts first.
+  const scripted = secondary ? { passwordStored: false } : await updateThroughScripts(c, await configOf(c), current, body);
   const fields: UserFieldPatch = {};
   for (const key of FIELDS) if (body[key] !== undefined) (fields as Record<string, unknown>)[key] = body[key];
   const patch: UserPatch = {
     fields,
     ...(body.app_metadata !== undefined ? { app_metadata: body.app_metadata } : {}),
     ...(body.user_metadata !== undefined ? { user_metadata: body.user_metadata } : {}),
-    ...(password != null && connection ? { password_hash: await hashChecked(password, connection) } : {}),
+    ...(hash !== undefined && !scripted.passwordStored ? { password_hash: hash } : {}),
     ...(body.connection !== undefined ? { connection: body.connection } : {}),
   };
   return unwrap(await tenant.users(auditContext(c)).update(userId, patch));

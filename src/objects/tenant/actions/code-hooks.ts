@@ -1,8 +1,9 @@
 import { dispatchTrigger } from "../../../shared/actions/dispatch";
-import type { SandboxLimits } from "../../../shared/actions/sandbox";
+import { type SandboxLimits, sandboxEgressFrom } from "../../../shared/actions/sandbox";
 import type { Json } from "../../../shared/types";
 import { MAX_TRIGGER_BINDINGS } from "../../../shared/schemas/actions";
 import type { Sql } from "../../sql";
+import { getSetting } from "../core/settings";
 import { boundActions, compiledVersion } from "./actions";
 import { recordExecution } from "./executions";
 import type { HookEventPayload } from "../core/outbox";
@@ -15,6 +16,9 @@ export interface CodeHookEnv {
   loader: WorkerLoader | undefined;
   encryptionKey: string | undefined;
   limits: SandboxLimits;
+  /** The object's `ctx.exports` (the egress gateway) and the deployment's variables (its limits). */
+  exports?: unknown;
+  vars?: Record<string, unknown>;
 }
 
 /**
@@ -39,7 +43,14 @@ export function codeHookDestination(sql: Sql, tenantId: string, env: CodeHookEnv
       if (!bound.length) return;
       const payload = event.payload as unknown as HookEventPayload;
       const outcome = await dispatchTrigger(
-        { loader, encryptionKey: env.encryptionKey, tenantId, limits: env.limits, loadCode: async (versionId) => compiledVersion(sql, versionId) },
+        {
+          loader,
+          encryptionKey: env.encryptionKey,
+          tenantId,
+          limits: env.limits,
+          loadCode: async (versionId) => compiledVersion(sql, versionId),
+          egress: sandboxEgressFrom(env.exports, env.vars ?? {}, getSetting<Record<string, unknown>>(sql, "tenant", {}).egress_allowlist),
+        },
         trigger,
         bound,
         { ...(payload.data as Record<string, Json>), tenant: { id: tenantId }, idempotency_key: event.id },

@@ -88,7 +88,8 @@ export function peekResetTicket(sql: Sql, ticketHash: string, historySize: numbe
 
 /** What a completed reset writes: the new hash, and how much history the connection keeps (0: none). */
 export interface ResetCompletion {
-  password_hash: string;
+  /** Null: the password lives in a custom database's store (issue 32), none is kept here. */
+  password_hash: string | null;
   history_size: number;
 }
 

@@ -80,6 +80,30 @@ export class Users extends TenantRpc {
     });
   }
 
+  /**
+   * A user moved from a custom database (issue 32: import mode's first login, or a profile a script
+   * served): the user with the profile the script returned and, from a login, the password hashed by the
+   * worker, and one `user.created` event naming the connection, in one commit. No registration hook: the
+   * person registered in the legacy store long ago. An existing id or email answers `user_exists`.
+   */
+  migrate(user: NewUser): Result<UserRecord> {
+    return this.commit((tx) => {
+      const result = createUser(tx.sql, user, tx.now);
+      if (!result.ok) return result;
+      const created = result.value;
+      emitAudit(tx, this.audit, {
+        event_type: "user.created",
+        log_type: LOG_TYPES.signup,
+        category: "user_action",
+        description: `User moved from the custom database of connection ${user.connection}`,
+        target: { type: "user", id: created.user_id, after: hookUser(created) },
+        user_id: created.user_id,
+        client_id: this.audit.actor.client_id ?? null,
+      });
+      return result;
+    });
+  }
+
   /** POST /users: the user, `user.created` (sapi / fapi) and the post-user-registration hook, one commit. */
   add(user: NewUser): Result<UserRecord> {
     return this.commit((tx) => {

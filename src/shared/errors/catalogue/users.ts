@@ -11,6 +11,8 @@ export const USER_ERRORS = {
     errorCode: "connection_has_users",
   },
   inexistent_user: { status: 404, message: "The user does not exist.", errorCode: "inexistent_user" },
+  // Issue 32: a custom database's script refused or failed; nothing was written here.
+  custom_db_script_failed: { status: 400, message: "The custom database's {script} script failed: {detail}", errorCode: "custom_db_script_error" },
   user_exists: { status: 409, message: "The user already exists.", errorCode: "user_exists" },
   username_exists: { status: 409, message: "The username provided is in use already.", errorCode: "username_exists" },
   // Users (issue 9): creation, PATCH, linking.

@@ -1,3 +1,4 @@
+import { customDatabaseRefusal } from "../../../shared/actions/db-scripts";
 import { z } from "zod";
 import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
@@ -80,6 +81,12 @@ function presentClientConnections(list: ConnectionRecord[]) {
   };
 }
 
+/** 400 when a database connection's custom database options cannot run (issue 32: types, scripts that do not compile). */
+function refuseCustomDatabase(strategy: string, options: Record<string, Json> | undefined): void {
+  const refusal = options ? customDatabaseRefusal(strategy, options) : null;
+  if (refusal) throw problem("invalid_body", { detail: `Payload validation error: ${refusal}` });
+}
+
 export const connectionRoutes = [
   defineRoute({
     method: "post",
@@ -90,6 +97,7 @@ export const connectionRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
+      refuseCustomDatabase(body.strategy, body.options);
       const id = randomId("con_");
       const { options, secretsEnc } = await sealOptions(c, id, body.options ?? {});
       const fields = topLevelFields(body) as Record<string, Json>;
@@ -150,6 +158,10 @@ export const connectionRoutes = [
     async handler(c, { params, body }) {
       const id = params.id;
       refuseInherited((await inheritedItems(c)).connections, id);
+      if (body.options) {
+        const current = await targetTenant(c).connections().get(id);
+        if (current) refuseCustomDatabase(current.strategy, body.options);
+      }
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
       const connection = unwrap(await targetTenant(c).connections(auditContext(c)).update(id, patch));

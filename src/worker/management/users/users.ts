@@ -8,6 +8,8 @@ import { createManagedUser } from "../../users/create";
 import { runUserHooks } from "../../users/hooks";
 import { fieldSelector, presentUser } from "../../users/present";
 import { updateManagedUser } from "../../users/update";
+import { deleteThroughScript } from "../../actions/custom-db";
+import { configOf } from "../../login/connection";
 import { defineRoute } from "../define";
 import { userIdentityRoutes } from "./user-identities";
 import { userListRoutes } from "./user-lists";
@@ -27,8 +29,12 @@ const FIELDS_QUERY = z.looseObject({
  */
 export async function deleteUser(c: AppContext, userId: string): Promise<void> {
   const tenant = targetTenant(c);
-  if (!(await tenant.users().get(userId))) throw problem("inexistent_user");
+  const user = await tenant.users().get(userId);
+  if (!user) throw problem("inexistent_user");
   await runUserHooks(c, "pre-user-deletion", { user_id: userId });
+  // Issue 32: a custom database's delete script goes first; its failure leaves the user in place.
+  const scriptFailure = await deleteThroughScript(c, await configOf(c), user);
+  if (scriptFailure) throw problem("custom_db_script_failed", { script: "delete", detail: scriptFailure });
   const removed = unwrap(await tenant.users(auditContext(c)).delete(userId));
   await Promise.all(removed.map((id) => userObject(c.env, c.var.tenant.id, id).wipe()));
 }
