@@ -34,7 +34,6 @@ const WALK = [
   "/connection-profiles",
   "/token-exchange-profiles",
   "/event-streams",
-  "/grants",
   "/device-credentials",
   "/blacklists/tokens",
 ];
