@@ -155,8 +155,9 @@ export async function secondaryConfig(config, configs, dir, vars) {
  *   topology: `["wrangler.dispatcher.toml", "wrangler.toml"]`); ISSUER then goes in the env file for all.
  * @param {boolean} [options.shareable] the caller needs only a default server and touches no state another file
  *   reads: it gets the suite's shared server when one runs (test/e2e/global-setup.mjs), which it must not stop
- *   or kill. Files that sign users in to the control plane itself, count its logs or rotate its keys start their
- *   own (the control plane's login throttles and logs are shared by every file that uses it).
+ *   or kill. Files that sign users in to the control plane itself, count its logs, rotate its keys or bind
+ *   actions to its logins start their own (the control plane's login throttles, logs and bound post-login
+ *   actions would reach every file that uses it).
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */

@@ -26,7 +26,7 @@ describe("actions through the auth0 SDK and a Chromium login", () => {
   const user = { email: `actions-${random()}@example.com`, password: `Correct-Horse-${random()}` };
 
   beforeAll(async () => {
-    server = await startServer({ shareable: true });
+    server = await startServer();
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     redirectUri = `${callbacks.origin}/callback`;
