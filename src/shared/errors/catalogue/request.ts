@@ -19,6 +19,10 @@ export const REQUEST_ERRORS = {
   payload_too_large: { status: 413, message: "Request body exceeds {bytes} bytes", errorCode: "payload_too_large" },
   unsupported_media_type: { status: 415, message: "Content-Type must be application/json", errorCode: "unsupported_media_type" },
   not_implemented: { status: 501, message: "{detail}", errorCode: "not_implemented" },
+  // Issue 28 point 4: the management API's rate limits (src/worker/management/rate-limit.ts); the reference
+  // platform's 429 reads "Global limit has been reached" for its tenant-wide limit.
+  tenant_rate_limited: { status: 429, message: "Global limit has been reached ({limit} requests per {period} s for this tenant)", errorCode: "too_many_requests" },
+  client_rate_limited: { status: 429, message: "Rate limit reached for this client ({limit} requests per {period} s)", errorCode: "too_many_requests" },
   // Management authentication and authorization.
   missing_token: { status: 401, message: "Missing authentication", errorCode: "missing_token" },
   invalid_authorization_header: {
