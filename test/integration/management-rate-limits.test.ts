@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { seedClient } from "../helpers/flows";
 import { mintWithTenantKey } from "../helpers/mint";
 
 /**
@@ -85,6 +86,17 @@ describe("management API rate limits", () => {
     const elsewhere = await mgmt("GET", "/clients", { token: await clientToken(other, "client-a") });
     expect(elsewhere.status).toBe(200);
     expect(headersOf(elsewhere)).toMatchObject({ limit: 3, remaining: 2 });
+  });
+
+  it("a browser on an allowed origin may read the headers (CORS exposes them)", async () => {
+    const tenant = await createTenant();
+    const origin = "https://admin-console.example.com";
+    await seedClient(tenant, { web_origins: [origin] });
+    const res = await mgmt("GET", "/clients", { token: await clientToken(tenant, "client-a"), headers: { origin }, host: `${tenant}.localhost:8787` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe(origin);
+    const exposed = (res.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"]));
   });
 
   it("a tenant without an override has the generous defaults, on errors as on successes", async () => {
