@@ -36,10 +36,13 @@ describe("management rate limit", () => {
 
   it("refuses when the binding says no although this isolate still has room: 429, nothing left, a whole period to wait", async () => {
     const keys: string[] = [];
-    const env = {
-      MANAGEMENT_CLIENT_LIMITER: { limit: async ({ key }: { key: string }) => (keys.push(key), { success: false }) },
-      MANAGEMENT_TENANT_LIMITER: { limit: async ({ key }: { key: string }) => (keys.push(key), { success: true }) },
-    };
+    const limiter = (success: boolean) => ({
+      limit: async ({ key }: { key: string }) => {
+        keys.push(key);
+        return { success };
+      },
+    });
+    const env = { MANAGEMENT_CLIENT_LIMITER: limiter(false), MANAGEMENT_TENANT_LIMITER: limiter(true) };
     const tenant = `unit-${crypto.randomUUID().slice(0, 8)}`;
     const res = await app(tenant).request("/x", {}, env);
     expect(res.status).toBe(429);
