@@ -19,6 +19,9 @@ export const TEST_BINDINGS = {
   // Webhooks, log streams and back-channel logout reach the local receiver on 127.0.0.1 (issue 25 point 8:
   // off in production, where loopback is refused; test/unit/shared/egress-policy.test.ts covers it off).
   ALLOW_LOOPBACK_EGRESS: "1",
+  // Management rate limits (issue 28 point 4): low only for tenants whose id starts with "rl-", so every other
+  // file keeps the generous defaults (test/integration/management-rate-limits.test.ts).
+  MANAGEMENT_RATE_LIMIT_TENANTS: JSON.stringify({ "rl-*": { client: 3, tenant: 5, period: 3 } }),
   // Per-tenant deployments: quick step retries (the namespace is an in-process fake, test/helpers/fake-cloudflare.ts).
   DEPLOY_STEP_RETRIES: "2",
   DEPLOY_STEP_RETRY_DELAY_MS: "50",

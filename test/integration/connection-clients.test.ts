@@ -188,7 +188,7 @@ describe("migration 0021: the connections' enabled_clients copies fold into the 
     const listed = await seedClient(tenant);
     const open = await seedClient(tenant);
     // The migration's data fold (its first part; the tables it then creates already exist on this tenant).
-    const migration = (tenantMigrations.find((m) => m.name === "0021_connection_enabled_clients")?.sql as string).split("\n-- Organizations a client grant")[0] as string;
+    const migration = (tenantMigrations.find((m) => m.name === "0021_connection_enabled_clients")?.sql ?? "").split("\n-- Organizations a client grant")[0] as string;
     expect(migration).toContain("UPDATE connections SET options = json_remove");
     expect(migration).not.toContain("CREATE TABLE");
     const result = await runInDurableObject(env.TENANT.getByName(tenant), (_o, state) => {

@@ -40,6 +40,7 @@ import { copyCredentialRoutes } from "./tenants/copy-credentials";
 import { proxyRouteRoutes } from "./tenants/proxy-routes";
 import { tenantRoutes } from "./tenants/tenants";
 import { ticketRoutes } from "./users/tickets";
+import { managementRateLimit } from "./rate-limit";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./users/user-blocks";
 import { userRoleRoutes } from "./roles/user-roles";
@@ -104,6 +105,7 @@ export function managementRouter(options: ManagementAuthOptions): Hono<AppEnv> {
   router.use("*", requestContext, noStore, managementCors);
   router.get("/spec", (c) => c.body(managementSpec(), 200, { "Content-Type": "application/json" }));
   router.use("*", managementAuth(options));
+  router.use("*", managementRateLimit);
   // Resource types this service does not offer answer 403 feature_not_enabled; real routes win over them.
   mountUnoffered(router, managementRoutes);
   mountRoutes(router, managementRoutes);

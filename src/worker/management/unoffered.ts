@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { problem } from "../../shared/errors";
+import { type ErrorCode, problem } from "../../shared/errors";
 import type { AppEnv } from "../context";
 import type { ManagementRoute } from "./define";
 
@@ -40,6 +40,73 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
+  // supplementalSignals.ts tolerates only a 403 (the reference's answer without the attack_protection entitlement).
+  { feature: "supplemental-signals", paths: ["/supplemental-signals"] },
+];
+
+/**
+ * What a read of an unoffered resource answers when the true answer is "you have none" (issue 28 point 2):
+ * the reference platform's answer on a tenant without any, in the shape auth0-deploy-cli's handler for it
+ * tolerates, so a default `a0deploy export` skips the resource instead of aborting. A write to the same path
+ * still answers 403 `feature_not_enabled` (UNOFFERED_ROUTES), and a real route wins over a read as over a row.
+ * Each row names the handler (auth0-deploy-cli `src/tools/auth0/handlers/<name>.ts`) that reads the path.
+ * - "empty": 200 with nothing in it: a list, an offset page (`include_totals=true`) or settings that say off.
+ * - "absent": 404, where the handler reads "not found" as "none" and would abort on a 403.
+ */
+type ReadAnswer = { kind: "empty"; body: (query: URLSearchParams) => unknown } | { kind: "absent"; error: ErrorCode };
+
+/** An offset-paginated list with nothing in it: `{start, limit, total, <key>: []}` with totals, else `[]`. */
+const emptyPage =
+  (key: string) =>
+  (query: URLSearchParams): unknown => {
+    if (query.get("include_totals") !== "true") return [];
+    const perPage = Number(query.get("per_page") ?? "50");
+    return { start: 0, limit: Number.isInteger(perPage) && perPage > 0 ? perPage : 50, total: 0, [key]: [] };
+  };
+const empty = (body: (query: URLSearchParams) => unknown): ReadAnswer => ({ kind: "empty", body });
+const absent = (error: ErrorCode): ReadAnswer => ({ kind: "absent", error });
+
+export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = [
+  // emailTemplates.ts: every template is read in a Promise.all that rethrows anything but a 404.
+  { path: "/email-templates/{template_name}", answer: absent("inexistent_email_template") },
+  // prompts.ts: getSettings() and each custom text (per enabled locale) are read unguarded. Gatehouse's login
+  // pages are its own universal login, ask for the identifier and the password together, and offer passkeys
+  // as a second factor only; no prompt has custom text.
+  {
+    path: "/prompts",
+    answer: empty(() => ({ universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false })),
+  },
+  { path: "/prompts/{prompt}/custom-text/{language}", answer: empty(() => ({})) },
+  // attackProtection.ts: breached-password detection is read in an unguarded Promise.all (bot detection and
+  // captcha tolerate the 403 of UNOFFERED_ROUTES). Gatehouse checks no breach list: detection is off.
+  {
+    path: "/attack-protection/breached-password-detection",
+    answer: empty(() => ({
+      enabled: false,
+      shields: [],
+      admin_notification_frequency: [],
+      method: "standard",
+      stage: { "pre-user-registration": { shields: [] }, "pre-change-password": { shields: [] } },
+    })),
+  },
+  // riskAssessment.ts: both settings reads tolerate only a 404 (read as `settings: {enabled: false}`).
+  { path: "/risk-assessments/settings", answer: absent("inexistent_risk_assessment") },
+  { path: "/risk-assessments/settings/new-device", answer: absent("inexistent_risk_assessment") },
+  // themes.ts: getDefault() reads 404 as "no theme" and 400 as "no-code not enabled"; anything else aborts.
+  { path: "/branding/themes/default", answer: absent("inexistent_default_theme") },
+  // branding.ts: the universal-login template tolerates 403 (logged as a missing scope, untrue here) and 404.
+  { path: "/branding/templates/universal-login", answer: absent("inexistent_branding_template") },
+  // phoneProvider.ts and phoneTemplates.ts: both lists are read unguarded (`response.providers ?? []`).
+  { path: "/branding/phone/providers", answer: empty(() => ({ providers: [] })) },
+  { path: "/branding/phone/templates", answer: empty(() => ({ templates: [] })) },
+  // forms.ts (forms and flows), flows.ts and flowVaultConnections.ts (flows and vault connections),
+  // selfServiceProfiles.ts, eventStreams.ts: lists read unguarded through the SDK's paginators.
+  { path: "/forms", answer: empty(emptyPage("forms")) },
+  { path: "/flows", answer: empty(emptyPage("flows")) },
+  { path: "/flows/vault/connections", answer: empty(emptyPage("connections")) },
+  { path: "/self-service-profiles", answer: empty(emptyPage("self_service_profiles")) },
+  // Checkpoint-paginated: no `next`, so the SDK asks for no further page.
+  { path: "/event-streams", answer: empty(() => ({ eventStreams: [] })) },
 ];
 
 const segments = (path: string) => path.split("/").filter(Boolean);
@@ -80,6 +147,14 @@ const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
  * and before the real routes, which they defer to (`realRouteWins`).
  */
 export function mountUnoffered(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
+  for (const { path: pattern, answer } of UNOFFERED_READS) {
+    router.get(toHonoPath(pattern), async (c, next) => {
+      const path = c.req.path.replace(/^\/api\/v2/, "");
+      if (realRouteWins(routes, "GET", path, pattern)) return next();
+      if (answer.kind === "absent") throw problem(answer.error);
+      return c.json(answer.body(new URL(c.req.url).searchParams) as object, 200);
+    });
+  }
   for (const { feature, paths } of UNOFFERED_ROUTES) {
     for (const pattern of paths) {
       router.all(toHonoPath(pattern), async (c, next) => {

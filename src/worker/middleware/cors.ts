@@ -109,7 +109,8 @@ export const managementCors = cors({
   methods: "GET, POST, PATCH, PUT, DELETE",
   allowHeaders: (c) => c.req.header("access-control-request-headers") ?? "Authorization, Content-Type",
   maxAgeS: 600,
-  exposeHeaders: "Content-Type",
+  // A browser client reads the rate-limit headers (issue 28 point 4) only when they are exposed.
+  exposeHeaders: "Content-Type, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset",
 });
 
 /**

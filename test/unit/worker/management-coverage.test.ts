@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { managementRoutes } from "../../../src/worker/management/index";
-import { matchSpecificity, UNOFFERED_ROUTES } from "../../../src/worker/management/unoffered";
+import { matchSpecificity, UNOFFERED_READS, UNOFFERED_ROUTES } from "../../../src/worker/management/unoffered";
 
 /**
  * Issue 28 proof: which of the reference platform SDK's management operations Gatehouse serves, answers
@@ -38,9 +38,13 @@ function sdkOperations(): Operation[] {
 /** A concrete path for an OpenAPI-style one, so routes and rows can be matched against it. */
 const sample = (path: string) => path.replace(/\{[A-Za-z_]+\}/g, "x1");
 
-function status(op: Operation): "served" | "403 feature_not_enabled" | "404" {
+type Status = "served" | "200 empty (unoffered)" | "404 none (unoffered)" | "403 feature_not_enabled" | "404";
+
+function status(op: Operation): Status {
   const concrete = sample(op.path);
   if (managementRoutes.some((r) => r.method.toUpperCase() === op.method && matchSpecificity(r.path.replace(/\{[A-Za-z_]+\}/g, "{p}"), concrete) >= 0)) return "served";
+  const read = op.method === "GET" ? UNOFFERED_READS.find((row) => matchSpecificity(row.path, concrete) >= 0) : undefined;
+  if (read) return read.answer.kind === "empty" ? "200 empty (unoffered)" : "404 none (unoffered)";
   if (UNOFFERED_ROUTES.some((row) => row.paths.some((p) => matchSpecificity(p, concrete) >= 0))) return "403 feature_not_enabled";
   return "404";
 }
@@ -61,7 +65,7 @@ function coverageMarkdown(): string {
     "(`src/worker/management/index.ts`, `unoffered.ts`) and the operations of the reference platform's Node SDK",
     "(`auth0` in `node_modules`, its generated management clients). Do not edit: run that test with `-u`.",
     "",
-    `SDK operations: ${rows.length}. Served: ${count("served")}. Answered 403 \`feature_not_enabled\`: ${count("403 feature_not_enabled")}. Not found (404): ${count("404")}.`,
+    `SDK operations: ${rows.length}. Served: ${count("served")}. Unoffered reads answering "none" (issue 28 point 2): ${count("200 empty (unoffered)")} empty 200s and ${count("404 none (unoffered)")} 404s. Answered 403 \`feature_not_enabled\`: ${count("403 feature_not_enabled")}. Not found (404): ${count("404")}.`,
     "",
     "| Method | Path | Gatehouse |",
     "|---|---|---|",

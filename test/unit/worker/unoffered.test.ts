@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { managementRoutes } from "../../../src/worker/management";
-import { matchSpecificity, realRouteWins, UNOFFERED_ROUTES } from "../../../src/worker/management/unoffered";
+import { matchSpecificity, realRouteWins, UNOFFERED_READS, UNOFFERED_ROUTES } from "../../../src/worker/management/unoffered";
 
 /** The table of routes this service does not offer (issue 9 point 8) and its precedence rules. */
 describe("unoffered management routes", () => {
@@ -21,6 +21,16 @@ describe("unoffered management routes", () => {
     expect(realRouteWins(real, "DELETE", "/rules/rul_1", "/rules/*")).toBe(false);
     const tenants = [{ method: "get", path: "/tenants/{id}" }] as never;
     expect(realRouteWins(tenants, "GET", "/tenants/settings", "/tenants/settings")).toBe(false);
+  });
+
+  it("no unoffered read answers a path a real GET route serves, and each sits under a 403 row for its writes", () => {
+    for (const { path } of UNOFFERED_READS) {
+      const concrete = path.replace(/\{[A-Za-z_]+\}/g, "x");
+      for (const route of managementRoutes.filter((r) => r.method.toUpperCase() === "GET")) {
+        expect(matchSpecificity(route.path.replace(/\{[a-z_]+\}/g, "{p}"), concrete), `${path} is served by GET ${route.path}`).toBe(-1);
+      }
+      expect(UNOFFERED_ROUTES.some((row) => row.paths.some((p) => matchSpecificity(p, concrete) >= 0)), `${path} has no 403 row`).toBe(true);
+    }
   });
 
   it("no row covers a route this service serves (a later issue that implements one removes its row)", () => {

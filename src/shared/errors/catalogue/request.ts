@@ -19,6 +19,10 @@ export const REQUEST_ERRORS = {
   payload_too_large: { status: 413, message: "Request body exceeds {bytes} bytes", errorCode: "payload_too_large" },
   unsupported_media_type: { status: 415, message: "Content-Type must be application/json", errorCode: "unsupported_media_type" },
   not_implemented: { status: 501, message: "{detail}", errorCode: "not_implemented" },
+  // Issue 28 point 4: the management API's rate limits (src/worker/management/rate-limit.ts); the reference
+  // platform's 429 reads "Global limit has been reached" for its tenant-wide limit.
+  tenant_rate_limited: { status: 429, message: "Global limit has been reached ({limit} requests per {period} s for this tenant)", errorCode: "too_many_requests" },
+  client_rate_limited: { status: 429, message: "Rate limit reached for this client ({limit} requests per {period} s)", errorCode: "too_many_requests" },
   // Management authentication and authorization.
   missing_token: { status: 401, message: "Missing authentication", errorCode: "missing_token" },
   invalid_authorization_header: {
@@ -59,6 +63,12 @@ export const REQUEST_ERRORS = {
     errorCode: "cross_tenant_forbidden",
   },
   // Routes of the reference platform that this service does not offer (deploy tools skip a 403).
+  // Issue 28 point 2: what the reference platform answers where a tenant has none of a resource Gatehouse
+  // does not offer (src/worker/management/unoffered.ts, UNOFFERED_READS).
+  inexistent_email_template: { status: 404, message: "The template does not exist.", errorCode: "inexistent_email_template" },
+  inexistent_branding_template: { status: 404, message: "Template does not exist.", errorCode: "inexistent_template" },
+  inexistent_default_theme: { status: 404, message: "There is no default theme: no theme has been created", errorCode: "theme_not_found" },
+  inexistent_risk_assessment: { status: 404, message: "Risk assessment settings do not exist: the feature is not available on this tenant", errorCode: "not_found" },
   feature_not_enabled: {
     status: 403,
     message: 'The feature "{feature}" is not enabled on this tenant',
