@@ -18,7 +18,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
-  { feature: "email-templates", paths: ["/email-templates", "/email-templates/*"] },
   { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
   {
     feature: "attack-protection",
