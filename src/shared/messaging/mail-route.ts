@@ -18,6 +18,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** The sender, when a tenant's template names one (else the deployment's EMAIL_FROM). */
+  from?: string;
 }
 
 export type MailRoute =
