@@ -42,7 +42,7 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
 ];
 
 const segments = (path: string) => path.split("/").filter(Boolean);
-const isParam = (segment: string) => /^\{[a-z_]+\}$/.test(segment);
+const isParam = (segment: string) => /^\{[A-Za-z_]+\}$/.test(segment);
 
 /**
  * How specifically an OpenAPI-style path (optionally ending in `/*`) matches a request path: the number of
