@@ -9,6 +9,7 @@ import { z } from "zod";
 export const EMAIL_TEMPLATE_NAMES = [
   "verify_email",
   "verify_email_by_code",
+  "auth_email_by_code",
   "reset_email",
   "reset_email_by_code",
   "welcome_email",
