@@ -4,6 +4,7 @@ import { seedClient, seedUser } from "../helpers/flows";
 import { runAlarm, sinkTo } from "../helpers/jobs";
 import { TestBrowser } from "../helpers/mfa";
 import { expectRefusals, reachKit } from "../helpers/route-reach";
+import { createOrg, freshTenant } from "../helpers/organizations";
 import { api, DB } from "../helpers/users";
 
 /**
@@ -221,5 +222,28 @@ describe("emails rendered from the tenant's templates", () => {
     expect(followed.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/verified\?/);
     const after = (await (await api(t, "GET", `/users/${encodeURIComponent(user.user_id)}`)).json()) as { email_verified: boolean };
     expect(after.email_verified).toBe(true);
+  });
+
+  it("an organization invitation: inviter, organization and the invitation's url from the user_invitation template", async () => {
+    const { tenantId } = await freshTenant();
+    const org = await createOrg(tenantId, { display_name: "Acme & Co" });
+    const client = await seedClient(tenantId);
+    const invitee = newEmail("invited");
+    const created = await api(tenantId, "POST", "/email-templates", {
+      template: "user_invitation",
+      subject: "{{ inviter.name }} invites you to {{ organization.display_name }}",
+      body: '<p>{{ inviter.name }} invited {{ user.email }} to {{ organization.display_name }} ({{ organization.name }}).</p><a href="{{ url }}">Join</a>',
+      enabled: true,
+    });
+    expect(created.status).toBe(200);
+    const invited = await api(tenantId, "POST", `/organizations/${org.id}/invitations`, { inviter: { name: "Ann <admin>" }, invitee: { email: invitee }, client_id: client.client_id });
+    expect(invited.status).toBe(201);
+    const { invitation_url } = (await invited.json()) as { invitation_url: string };
+    const [mail] = await sinkTo(tenantId, invitee);
+    expect(mail?.subject).toBe("Ann <admin> invites you to Acme & Co");
+    const html = (mail as { html?: string }).html ?? "";
+    expect(html).toContain(`<p>Ann &lt;admin&gt; invited ${invitee} to Acme &amp; Co (${org.name}).</p>`);
+    expect(html).toContain(`<a href="${invitation_url.replaceAll("&", "&amp;")}">Join</a>`);
+    expect(mail?.text).toContain(`Join (${invitation_url})`);
   });
 });
