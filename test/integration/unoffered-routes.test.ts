@@ -15,7 +15,6 @@ const WALK = [
   "/rules",
   "/rules-configs",
   "/hooks/hk_x/secrets",
-  "/email-templates/verify_email",
   "/prompts",
   "/prompts/login/custom-text/en",
   "/attack-protection/breached-password-detection",
@@ -34,7 +33,6 @@ const WALK = [
   "/connection-profiles",
   "/token-exchange-profiles",
   "/event-streams",
-  "/grants",
   "/device-credentials",
   "/blacklists/tokens",
 ];
@@ -74,6 +72,8 @@ describe("routes the service does not offer", () => {
     expect((await mgmt("GET", "/branding", asTenant)).status).toBe(200);
     expect((await mgmt("GET", "/attack-protection/brute-force-protection", asTenant)).status).toBe(200);
     expect((await mgmt("GET", "/roles", asTenant)).status).toBe(200);
+    // Email templates are served (issue 29 point 4): a template never created is 404, not 403.
+    await expectError(await mgmt("GET", "/email-templates/verify_email", asTenant), 404, "inexistent_email_template");
     await expectError(await mgmt("GET", "/no-such-resource", asTenant), 404);
   });
 });
