@@ -246,4 +246,29 @@ describe("emails rendered from the tenant's templates", () => {
     expect(html).toContain(`<a href="${invitation_url.replaceAll("&", "&amp;")}">Join</a>`);
     expect(mail?.text).toContain(`Join (${invitation_url})`);
   });
+
+  it("a welcome email after sign-up only while the welcome_email template is enabled (no built-in welcome)", async () => {
+    const t = await createTenant();
+    const client = await seedClient(t, {});
+    const signup = (email: string) =>
+      call("/dbconnections/signup", {
+        method: "POST",
+        host: `${t}.localhost:8787`,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_id: client.client_id, email, password: "p4ssw0rd!long", connection: DB }),
+      });
+    const before = newEmail("nowelcome");
+    expect((await signup(before)).status).toBe(200);
+    expect(await sinkTo(t, before)).toEqual([]);
+    expect((await api(t, "POST", "/email-templates", template("welcome_email", { subject: "Welcome to {{ application.name }}", body: "<p>Welcome, {{ user.email }}</p>" }))).status).toBe(200);
+    const welcomed = newEmail("welcome");
+    expect((await signup(welcomed)).status).toBe(200);
+    const [mail] = await sinkTo(t, welcomed);
+    expect(mail?.subject).toMatch(/^Welcome to /);
+    expect((mail as { html?: string }).html).toBe(`<p>Welcome, ${welcomed}</p>`);
+    expect((await api(t, "PATCH", "/email-templates/welcome_email", { enabled: false })).status).toBe(200);
+    const disabled = newEmail("disabledwelcome");
+    expect((await signup(disabled)).status).toBe(200);
+    expect(await sinkTo(t, disabled)).toEqual([]);
+  });
 });

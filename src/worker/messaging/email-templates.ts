@@ -14,6 +14,7 @@ import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { tenantObject } from "../tenant/stubs";
 import { htmlToText, renderLiquid, TemplateError } from "./liquid";
+import { sendEmail } from "./senders";
 
 /** What a template can refer to; every field optional (each email fills what it has). */
 export interface TemplateFacts {
@@ -107,5 +108,21 @@ export async function composeEmail(c: AppContext, name: EmailTemplateName, facts
     if (!(err instanceof TemplateError)) throw err;
     console.warn(`[email-templates] tenant ${c.var.tenant.id} template ${name} failed to render, the built-in email goes: ${err.message}`);
     return { message: builtIn, template };
+  }
+}
+
+/**
+ * The welcome email after a self-service sign-up (the reference platform's `welcome_email`, sent at sign-up
+ * when no verification email is): only when the tenant has the template and it is enabled (there is no
+ * built-in welcome, so a disabled or absent template sends nothing). A failure is logged, never the sign-up's.
+ */
+export async function sendWelcomeEmail(c: AppContext, to: string, facts: TemplateFacts): Promise<void> {
+  try {
+    const template = await usableTemplate(c, "welcome_email");
+    if (!template) return;
+    const rendered = await renderTemplate(template, templateVariables(c.var.tenant.id, facts));
+    await sendEmail(c, { to, ...rendered, subject: rendered.subject || "Welcome" });
+  } catch (err) {
+    console.warn(`[email-templates] tenant ${c.var.tenant.id}: the welcome email to ${to} was not sent: ${(err as Error).message}`);
   }
 }
