@@ -43,6 +43,7 @@ const RESOURCES = [
   "attack_protection",
   "jobs",
   "email_provider",
+  "email_templates",
   "user_tickets",
 ] as const;
 

@@ -7,7 +7,7 @@ import { sendgridSender } from "./messaging/providers";
  * - `http`: POSTs `{from, to, subject, text, html}` as JSON to EMAIL_HTTP_URL with
  *   `Authorization: Bearer EMAIL_HTTP_TOKEN` (a transactional-mail relay); a non-2xx answer is an error.
  * - `sendgrid`: SendGrid's v3 mail send API with EMAIL_API_KEY (at EMAIL_API_BASE), the provider the MFA and
- *   passwordless emails use too (src/worker/messaging); the plain-text part is sent.
+ *   passwordless emails use too (src/worker/messaging); the plain-text part, and the HTML part when there is one.
  * - `dev`: the development sink, which is the tenant's (src/worker/messaging/senders.ts `sendEmail`,
  *   read at GET /__dev/messages): this module has no mailbox of its own.
  * EMAIL_FROM is the sender address. @default "no-reply@gatehouse.local"
@@ -33,7 +33,7 @@ export function emailProvider(env: unknown): EmailProvider | null {
       kind: "sendgrid",
       async send(message) {
         const sender = sendgridSender({ apiKey: route.apiKey, from: route.from }, route.apiBase);
-        await sender.send({ to: message.to, subject: message.subject, body: message.text });
+        await sender.send({ to: message.to, subject: message.subject, body: message.text, ...(message.html ? { html: message.html } : {}), ...(message.from ? { from: message.from } : {}) });
       },
     };
   }

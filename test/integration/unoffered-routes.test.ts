@@ -35,8 +35,6 @@ const WALK = [
  * names the handler beside each row): 200 with nothing in it, or 404 where the handler reads 404 as none.
  */
 const NONE: [path: string, status: number, body: unknown][] = [
-  ["/email-templates/verify_email", 404, { statusCode: 404, error: "Not Found", errorCode: "inexistent_email_template", message: "The template does not exist." }],
-  ["/email-templates/welcome_email", 404, { statusCode: 404, errorCode: "inexistent_email_template" }],
   ["/prompts", 200, { universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false }],
   ["/prompts/login/custom-text/en", 200, {}],
   ["/attack-protection/breached-password-detection", 200, { enabled: false, shields: [], admin_notification_frequency: [], method: "standard" }],
@@ -80,7 +78,6 @@ describe("routes the service does not offer", () => {
       expect(JSON.stringify(json), path).not.toMatch(/Insufficient scope/);
     }
     for (const [method, path] of [
-      ["PUT", "/email-templates/verify_email"],
       ["PATCH", "/prompts"],
       ["PUT", "/prompts/login/custom-text/en"],
       ["PATCH", "/attack-protection/breached-password-detection"],
@@ -120,6 +117,8 @@ describe("routes the service does not offer", () => {
     expect((await mgmt("GET", "/branding", asTenant)).status).toBe(200);
     expect((await mgmt("GET", "/attack-protection/brute-force-protection", asTenant)).status).toBe(200);
     expect((await mgmt("GET", "/roles", asTenant)).status).toBe(200);
+    // Email templates are served (issue 29 point 4): a template never created is 404, not 403.
+    await expectError(await mgmt("GET", "/email-templates/verify_email", asTenant), 404, "inexistent_email_template");
     await expectError(await mgmt("GET", "/no-such-resource", asTenant), 404);
   });
 });

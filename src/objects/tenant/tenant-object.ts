@@ -37,6 +37,7 @@ import { SigningKeys } from "./oauth/signing-keys";
 import { TenantSettingsRpc } from "./settings/tenant-settings";
 import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
+import { EmailTemplates } from "./settings/email-templates";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
@@ -341,10 +342,9 @@ export class TenantObject extends DurableObject<Env> {
 
   // Outbox resources (facades: one round trip by promise pipelining)
 
-  /** The email provider (`/api/v2/emails/provider`). */
-  emailProvider(audit: AuditContext = SYSTEM_CONTEXT): EmailProviders {
-    return new EmailProviders(this.core, audit);
-  }
+  /** The email provider (`/api/v2/emails/provider`) and the email templates (`/api/v2/email-templates`). */
+  emailProvider(audit: AuditContext = SYSTEM_CONTEXT): EmailProviders { return new EmailProviders(this.core, audit); }
+  emailTemplates(audit: AuditContext = SYSTEM_CONTEXT): EmailTemplates { return new EmailTemplates(this.core, audit); }
 
   /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
   controlPlaneSync(): ControlPlaneSync {

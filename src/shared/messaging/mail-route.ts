@@ -18,6 +18,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** The sender, when a tenant's template names one (else the deployment's EMAIL_FROM). */
+  from?: string;
 }
 
 export type MailRoute =
@@ -75,7 +77,7 @@ export function httpRelaySend(route: Extract<MailRoute, { kind: "http" }>, messa
 export function providerSend(route: MailRoute): ((message: MailMessage) => Promise<void>) | null {
   if (route.kind === "sendgrid") {
     const sender: MessageSender = sendgridSender({ apiKey: route.apiKey, from: route.from }, route.apiBase);
-    return (m) => sender.send({ to: m.to, subject: m.subject, body: m.text });
+    return (m) => sender.send({ to: m.to, subject: m.subject, body: m.text, ...(m.html ? { html: m.html } : {}), ...(m.from ? { from: m.from } : {}) });
   }
   if (route.kind === "http") return (m) => httpRelaySend(route, m);
   return null;

@@ -10,6 +10,18 @@ export interface OutgoingMessage {
   to: string;
   subject?: string;
   body: string;
+  /** The HTML part (email; a tenant's template), sent beside the text. */
+  html?: string;
+  /** The sender (email; a tenant's template), `address` or `Name <address>`, instead of the configured one. */
+  from?: string;
+}
+
+/** `Name <address>` or `address` as SendGrid's `{email, name?}`. */
+function sendgridAddress(from: string): { email: string; name?: string } {
+  const named = /^\s*(.*?)\s*<([^<>\s]+)>\s*$/.exec(from);
+  if (!named) return { email: from.trim() };
+  const name = (named[1] ?? "").replace(/^"|"$/g, "");
+  return name ? { email: named[2] as string, name } : { email: named[2] as string };
 }
 
 /** A way to deliver messages of one channel. Throws {@link DeliveryError} when the provider refuses. */
@@ -82,9 +94,9 @@ export function sendgridSender(credentials: { apiKey: string; from: string }, ap
         headers: { authorization: `Bearer ${credentials.apiKey}`, "content-type": "application/json" },
         body: JSON.stringify({
           personalizations: [{ to: [{ email: message.to }] }],
-          from: { email: credentials.from },
+          from: sendgridAddress(message.from ?? credentials.from),
           subject: message.subject ?? "Your verification code",
-          content: [{ type: "text/plain", value: message.body }],
+          content: [{ type: "text/plain", value: message.body }, ...(message.html ? [{ type: "text/html", value: message.html }] : [])],
         }),
       });
     },

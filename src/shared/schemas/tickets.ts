@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AuditContext } from "../types";
+import type { SealedEmail } from "../messaging/sealed-mail";
 
 /**
  * User tickets (issue 29 point 1): password-change links (sent by POST /dbconnections/change_password or made
@@ -74,7 +75,7 @@ export interface NewResetTicket {
   expires_at: number;
   data: ResetTicketData;
   /** The email's text sealed for its recipient (src/shared/messaging/sealed-mail.ts); absent for a management ticket. */
-  message?: { subject: string; sealed_text: string };
+  message?: SealedEmail;
   audit?: AuditContext;
 }
 

@@ -1,5 +1,6 @@
 import type { ExportField, RowError } from "../schemas/jobs";
 import type { AuditContext } from "./audit";
+import type { SealedEmail } from "../messaging/sealed-mail";
 
 /** One failed row of an import: the row as given (password hashes removed) and its errors. */
 export interface ImportRowFailure {
@@ -40,7 +41,10 @@ export interface NewVerificationEmailJob {
   ticket_hash: string;
   expires_at: number;
   /** The email to queue with the job: its text (which holds the link) sealed for the recipient. */
-  message: { subject: string; sealed_text: string };
+  message: SealedEmail;
+  /** Where the verified address goes next (the verify_email template's resultUrl), and whether with the address. */
+  result_url?: string | null;
+  include_email_in_redirect?: boolean;
   audit: AuditContext;
 }
 

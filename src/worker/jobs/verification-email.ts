@@ -11,6 +11,7 @@ import { randomToken } from "../../shared/crypto/random";
 import { now } from "../../shared/clock";
 import type { VerificationEmailInput } from "../../shared/schemas/jobs";
 import type { JobRecord } from "../../shared/types";
+import type { UserRecord } from "../../shared/schemas/users";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { configOf } from "../login/connection";
@@ -18,7 +19,8 @@ import { sendMessage, shellFor } from "../login/render";
 import { hashSecret } from "../login/session";
 import { resultRedirect } from "../login/ticket-links";
 import { mailRoute } from "../../shared/messaging/mail-route";
-import { sealEmailText } from "../../shared/messaging/sealed-mail";
+import { sealEmail } from "../../shared/messaging/sealed-mail";
+import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
@@ -38,7 +40,7 @@ function verificationUrl(c: AppContext, ticket: string): string {
 }
 
 /** Which address the link verifies: the user's own, or the chosen linked identity's. */
-async function addressOf(c: AppContext, body: VerificationEmailInput): Promise<{ email: string; connection: string | null }> {
+async function addressOf(c: AppContext, body: VerificationEmailInput): Promise<{ email: string; connection: string | null; user: UserRecord }> {
   const user = await targetTenant(c).users().get(body.user_id);
   if (!user) throw problem("inexistent_user");
   let email = user.email;
@@ -57,7 +59,7 @@ async function addressOf(c: AppContext, body: VerificationEmailInput): Promise<{
     }
   }
   if (!email) throw problem("verification_email_no_address");
-  return { email, connection };
+  return { email, connection, user };
 }
 
 /** The route's work; answers the pending job (GET /jobs/{id} says when the email went). */
@@ -65,8 +67,9 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
   const config = await configOf(c);
   const client = body.client_id === undefined ? undefined : clientIn(config, body.client_id);
   if (body.client_id !== undefined && !client) throw problem("inexistent_client");
-  if (body.organization_id !== undefined && !(await targetTenant(c).organizations().get(body.organization_id))) throw problem("inexistent_organization");
-  const { email, connection } = await addressOf(c, body);
+  const organization = body.organization_id === undefined ? null : await targetTenant(c).organizations().get(body.organization_id);
+  if (body.organization_id !== undefined && !organization) throw problem("inexistent_organization");
+  const { email, connection, user } = await addressOf(c, body);
   // Refuse before creating anything when no way out is configured (never a job that cannot run).
   if (mailRoute(c.env).kind === "none") throw problem("email_provider_missing");
   const ticket = randomToken(32);
@@ -74,6 +77,10 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
   const friendly = config.settings.friendly_name;
   const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
   const text = `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`;
+  // The tenant's verify_email template, when enabled: its text, its link lifetime and where the link leads after.
+  const facts = { config, user: { ...user, email }, client: client ?? null, connection: connection ?? user.identities[0]?.connection ?? null, organization, url };
+  const { message, template } = await composeEmail(c, "verify_email", facts, { subject: "Verify your email", text });
+  const ttlS = template?.urlLifetimeInSeconds || VERIFICATION_LINK_TTL_S;
   const audit = auditContext(c);
   return targetTenant(c)
     .emailVerification(audit)
@@ -84,8 +91,9 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
       client_id: body.client_id ?? null,
       organization_id: body.organization_id ?? null,
       ticket_hash: await hashSecret(ticket),
-      expires_at: now() + VERIFICATION_LINK_TTL_S * 1000,
-      message: { subject: "Verify your email", sealed_text: await sealEmailText(c.env.ENCRYPTION_KEY, email, text) },
+      expires_at: now() + ttlS * 1000,
+      message: await sealEmail(c.env.ENCRYPTION_KEY, email, message),
+      ...(template?.resultUrl ? { result_url: template.resultUrl, include_email_in_redirect: template.includeEmailInRedirect !== false } : {}),
       audit,
     });
 }

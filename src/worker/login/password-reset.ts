@@ -9,7 +9,7 @@ import { z } from "zod";
 import { now } from "../../shared/clock";
 import { randomToken } from "../../shared/crypto/random";
 import { OAuthError } from "../../shared/errors";
-import { sealEmailText } from "../../shared/messaging/sealed-mail";
+import { sealEmail } from "../../shared/messaging/sealed-mail";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import { normalizeEmail } from "../../shared/schemas/users";
@@ -25,6 +25,7 @@ import { hashSecret } from "./session";
 import { isEmailAddress } from "../../shared/email-address";
 import { ticketUrl } from "./ticket-links";
 import { resetAccountFromScripts } from "../actions/custom-db";
+import { composeEmail } from "../messaging/email-templates";
 
 /**
  * How long a self-service reset link stays valid. Shorter than the reference platform's 5-day template
@@ -77,12 +78,17 @@ export async function requestPasswordReset(c: AppContext, request: ResetRequest)
     `Someone asked to reset the password of your ${request.client.name} account (${email}).\n\n` +
     `Choose a new password by opening this link (valid for 24 hours, once):\n\n${url}\n\n` +
     "If you did not ask for this, ignore this email: your password stays the same.";
+  // The tenant's reset_email template, when enabled: its text, its link lifetime and where the link leads after.
+  const facts = { config: request.config, user: "user_id" in account ? account : { email }, client: request.client, connection: request.connection.name, url };
+  const { message, template } = await composeEmail(c, "reset_email", facts, { subject: "Reset your password", text });
+  const ttlS = template?.urlLifetimeInSeconds || RESET_LINK_TTL_S;
+  const after = template?.resultUrl ? { result_url: template.resultUrl, include_email_in_redirect: template.includeEmailInRedirect !== false } : {};
   await tenant.userTickets(audit).requestReset({
     user_id: account.user_id,
     ticket_hash: await hashSecret(ticket),
-    expires_at: now() + RESET_LINK_TTL_S * 1000,
-    data,
-    message: { subject: "Reset your password", sealed_text: await sealEmailText(c.env.ENCRYPTION_KEY, email, text) },
+    expires_at: now() + ttlS * 1000,
+    data: { ...data, ...after },
+    message: await sealEmail(c.env.ENCRYPTION_KEY, email, message),
   });
 }
 

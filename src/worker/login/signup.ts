@@ -1,3 +1,4 @@
+import { sendWelcomeEmail } from "../messaging/email-templates";
 import { isEmailAddress } from "../../shared/email-address";
 import { normalizeEmail } from "../../shared/schemas/users";
 import { hashPassword } from "../../shared/crypto/passwords";
@@ -115,5 +116,6 @@ export async function signUpDatabaseUser(
   // Account linking at registration (SPEC §6.2); the login that follows continues as the primary.
   const client = clientId ? clientIn(config, clientId) : undefined;
   if (client) await linkAccountFor(c, config, client, user, "post-user-registration");
+  if (user.email) await sendWelcomeEmail(c, user.email, { config, user, client: client ?? null, connection: connection.name });
   return { ok: true, user };
 }

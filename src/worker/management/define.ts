@@ -69,7 +69,7 @@ function readQuery(c: AppContext, route: ManagementRoute): QueryValues {
 const queryShape = (route: ManagementRoute): Record<string, z.ZodType> =>
   (route.query as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
 
-const toHonoPath = (path: string) => path.replace(/\{([a-z_]+)\}/g, ":$1");
+const toHonoPath = (path: string) => path.replace(/\{([A-Za-z_]+)\}/g, ":$1");
 
 /** Registers routes on a router, each behind its scope check and body validation. */
 export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
@@ -90,7 +90,7 @@ export function openApiDocument(title: string, serverPath: string, routes: reado
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const parameters = [
-      ...[...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+      ...[...route.path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
       ...Object.entries(queryShape(route)).map(([name, field]) => ({
         name,
         in: "query",

@@ -24,6 +24,7 @@ import { guardianRoutes } from "./mfa/guardian";
 import { userMfaRoutes } from "./mfa/user-mfa";
 import { hookRoutes } from "./outbox/hooks";
 import { emailProviderRoutes } from "./settings/email-provider";
+import { emailTemplateRoutes } from "./settings/email-templates";
 import { jobRoutes } from "./jobs/jobs";
 import { logRoutes } from "./outbox/logs";
 import { organizationsRoutes } from "./organizations/organizations";
@@ -67,6 +68,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...logRoutes,
   ...hookRoutes,
   ...emailProviderRoutes,
+  ...emailTemplateRoutes,
   ...failedEventRoutes,
   ...userRoutes,
   ...jobRoutes,

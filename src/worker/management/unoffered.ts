@@ -18,7 +18,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
-  { feature: "email-templates", paths: ["/email-templates", "/email-templates/*"] },
   { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
   {
     feature: "attack-protection",
@@ -67,8 +66,8 @@ const empty = (body: (query: URLSearchParams) => unknown): ReadAnswer => ({ kind
 const absent = (error: ErrorCode): ReadAnswer => ({ kind: "absent", error });
 
 export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = [
-  // emailTemplates.ts: every template is read in a Promise.all that rethrows anything but a 404.
-  { path: "/email-templates/{template_name}", answer: absent("inexistent_email_template") },
+  // emailTemplates.ts reads every template in a Promise.all that rethrows anything but a 404: email templates
+  // are served now (issue 29 point 4), and a template never created is that 404 (inexistent_email_template).
   // prompts.ts: getSettings() and each custom text (per enabled locale) are read unguarded. Gatehouse's login
   // pages are its own universal login, ask for the identifier and the password together, and offer passkeys
   // as a second factor only; no prompt has custom text.
@@ -110,7 +109,7 @@ export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = 
 ];
 
 const segments = (path: string) => path.split("/").filter(Boolean);
-const isParam = (segment: string) => /^\{[a-z_]+\}$/.test(segment);
+const isParam = (segment: string) => /^\{[A-Za-z_]+\}$/.test(segment);
 
 /**
  * How specifically an OpenAPI-style path (optionally ending in `/*`) matches a request path: the number of

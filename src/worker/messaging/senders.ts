@@ -67,7 +67,7 @@ function devSink(c: AppContext, channel: "sms" | "email"): MessageSender {
 export async function sendEmail(c: AppContext, message: MailMessage): Promise<void> {
   const route = mailRoute(c.env);
   if (route.kind === "dev") {
-    await keepInSink(c, { channel: "email", recipient: message.to, subject: message.subject, body: message.text, sender: route.from, html: message.html ?? null });
+    await keepInSink(c, { channel: "email", recipient: message.to, subject: message.subject, body: message.text, sender: message.from ?? route.from, html: message.html ?? null });
     console.log(`[dev-sink] email to ${message.to} [${message.subject}]: ${message.text}`);
     return;
   }

@@ -54,7 +54,11 @@ describe("the email provider (src/worker/email.ts)", () => {
       personalizations: [{ to: [{ email: "someone@example.com" }] }],
       from: { email: "team@example.com" },
       subject: "Hello",
-      content: [{ type: "text/plain", value: "Hi there" }],
+      // The HTML part goes beside the text (issue 29 point 4: templates are HTML).
+      content: [
+        { type: "text/plain", value: "Hi there" },
+        { type: "text/html", value: "<p>Hi there</p>" },
+      ],
     });
     await expect(provider({ EMAIL_PROVIDER: "sendgrid" }).send(message)).rejects.toThrow(/EMAIL_API_KEY/);
   });

@@ -46,6 +46,18 @@ describe("messaging providers", () => {
     });
   });
 
+  it("SendGrid: a template's HTML part goes beside the text, and its named sender as {email, name}", async () => {
+    const { calls, fetcher } = recorder(202);
+    const sender = sendgridSender({ apiKey: "SG.key", from: "no-reply@example.com" }, "https://sg.test", fetcher);
+    await sender.send({ to: "a@example.com", subject: "Reset", body: "Reset (https://x)", html: '<a href="https://x">Reset</a>', from: "Acme Help <help@acme.example>" });
+    const sent = JSON.parse(String(calls[0]?.init.body));
+    expect(sent.from).toEqual({ email: "help@acme.example", name: "Acme Help" });
+    expect(sent.content).toEqual([
+      { type: "text/plain", value: "Reset (https://x)" },
+      { type: "text/html", value: '<a href="https://x">Reset</a>' },
+    ]);
+  });
+
   it("an unreachable provider is a DeliveryError too", async () => {
     const sender = twilioSender({ sid: "AC1", authToken: "t", from: "+1", messagingServiceSid: null }, undefined, async () => {
       throw new TypeError("connection refused");

@@ -37,7 +37,7 @@ describe("unoffered management routes", () => {
     for (const { paths } of UNOFFERED_ROUTES) {
       for (const pattern of paths) {
         for (const route of managementRoutes) {
-          const concrete = route.path.replace(/\{[a-z_]+\}/g, "x");
+          const concrete = route.path.replace(/\{[A-Za-z_]+\}/g, "x");
           expect(matchSpecificity(pattern, concrete), `${pattern} covers ${route.method} ${route.path}`).toBe(-1);
         }
       }

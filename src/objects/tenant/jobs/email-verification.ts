@@ -28,8 +28,8 @@ export function startVerificationEmail(tx: WriteTx, input: NewVerificationEmailJ
   tx.sql.run`DELETE FROM auth_challenges WHERE expires_at <= ${tx.now}`;
   tx.sql.run`INSERT INTO auth_challenges (id, purpose, subject, client_id, secret_hash, data, created_at, expires_at)
     VALUES (${randomId("ch_", 16)}, ${EMAIL_VERIFICATION_PURPOSE}, ${input.user_id}, ${input.client_id}, ${input.ticket_hash},
-      ${{ email: input.email, connection: input.connection, job_id: id, organization_id: input.organization_id }}, ${tx.now}, ${input.expires_at})`;
-  queueEmail(tx, { to: input.email, subject: input.message.subject, sealed_text: input.message.sealed_text, job_id: id });
+      ${{ email: input.email, connection: input.connection, job_id: id, organization_id: input.organization_id, result_url: input.result_url ?? null, include_email_in_redirect: input.include_email_in_redirect === true }}, ${tx.now}, ${input.expires_at})`;
+  queueEmail(tx, { to: input.email, ...input.message, job_id: id });
   return getJob(tx.sql, id) as JobRecord;
 }
 

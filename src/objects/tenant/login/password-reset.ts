@@ -58,7 +58,7 @@ export function issueResetTicket(tx: WriteTx, input: NewResetTicket, audit: Audi
   tx.sql.run`DELETE FROM auth_challenges WHERE expires_at <= ${tx.now}`;
   tx.sql.run`INSERT INTO auth_challenges (id, purpose, subject, client_id, secret_hash, data, created_at, expires_at)
     VALUES (${randomId("ch_", 16)}, ${PASSWORD_RESET_PURPOSE}, ${input.user_id}, ${data.client_id}, ${input.ticket_hash}, ${{ ...data }}, ${tx.now}, ${input.expires_at})`;
-  if (input.message) queueEmail(tx, { to: data.email, subject: input.message.subject, sealed_text: input.message.sealed_text });
+  if (input.message) queueEmail(tx, { to: data.email, ...input.message });
   const userId = primaryOf(tx.sql, input.user_id);
   if (input.message) {
     emitAudit(tx, audit, { ...event, event_type: "user.password_change_requested", log_type: RESET_LOG_TYPES.changePasswordRequest, description: "Password change request sent", user_id: userId, target: { type: "user", id: userId } });

@@ -23,7 +23,7 @@ export const SEND_EMAIL = "internal.send_email";
  * One queued email: the message, or its text sealed (`sealed_text`, src/shared/messaging/sealed-mail.ts) when it carries a
  * secret; `job_id` names the verification_email job its delivery settles.
  */
-export type QueuedEmail = (MailMessage | (Omit<MailMessage, "text"> & { sealed_text: string })) & { job_id?: string };
+export type QueuedEmail = (MailMessage | (Omit<MailMessage, "text" | "html"> & { sealed_text: string; sealed_html?: string })) & { job_id?: string };
 
 /** Queues one email in the caller's transaction (sent by the relay once the transaction commits). */
 export function queueEmail(tx: Pick<WriteTx, "emit">, message: QueuedEmail): void {
@@ -33,8 +33,9 @@ export function queueEmail(tx: Pick<WriteTx, "emit">, message: QueuedEmail): voi
 async function openMessage(encryptionKey: string | undefined, queued: QueuedEmail): Promise<MailMessage> {
   const { job_id: _job, ...rest } = queued;
   if (!("sealed_text" in rest)) return rest;
-  const { sealed_text, ...message } = rest;
-  return { ...message, text: await openEmailText(encryptionKey, message.to, sealed_text) };
+  const { sealed_text, sealed_html, ...message } = rest;
+  const html = sealed_html ? { html: await openEmailText(encryptionKey, message.to, sealed_html) } : {};
+  return { ...message, text: await openEmailText(encryptionKey, message.to, sealed_text), ...html };
 }
 
 /**
@@ -63,7 +64,7 @@ export function emailDestination(sql: Sql, env: unknown, effects: EmailEffects):
         // Idempotent: a redelivered event (after a lost acknowledgement) keeps one message.
         const id = `msg_${event.id.slice(4)}`;
         if (!sql.first`SELECT 1 FROM dev_messages WHERE id = ${id}`) {
-          recordDevMessage(sql, { id, channel: "email", recipient: message.to, subject: message.subject, body: message.text, sender: route.from, html: message.html ?? null }, now);
+          recordDevMessage(sql, { id, channel: "email", recipient: message.to, subject: message.subject, body: message.text, sender: message.from ?? route.from, html: message.html ?? null }, now);
           console.log(`[dev-sink] email to ${message.to} [${message.subject}]: ${message.text}`);
         }
       } else {

@@ -31,4 +31,18 @@ export const MFA_ERRORS = {
   },
   inexistent_email_provider: { status: 404, message: "Email provider has not been configured", errorCode: "inexistent_email_provider" },
   email_provider_conflict: { status: 409, message: "An email provider is already configured (PATCH changes it)", errorCode: "email_provider_conflict" },
+  // Email templates (issue 29 point 4).
+  inexistent_email_template: { status: 404, message: "The template does not exist.", errorCode: "inexistent_email_template" },
+  email_template_exists: { status: 409, message: "Template {template} already exists.", errorCode: "email_template_conflict" },
+  email_template_invalid: { status: 400, message: "Payload validation error: '{detail}' on property {property}", errorCode: "invalid_body" },
+  email_template_name_mismatch: {
+    status: 400,
+    message: "Payload validation error: 'template must match the path's templateName ({template})' on property template",
+    errorCode: "invalid_body",
+  },
+  unknown_email_template: {
+    status: 400,
+    message: "Path validation error: 'must be one of the email template names' on property templateName ({template})",
+    errorCode: "invalid_uri",
+  },
 } as const satisfies Record<string, ErrorEntry>;

@@ -65,7 +65,6 @@ export const REQUEST_ERRORS = {
   // Routes of the reference platform that this service does not offer (deploy tools skip a 403).
   // Issue 28 point 2: what the reference platform answers where a tenant has none of a resource Gatehouse
   // does not offer (src/worker/management/unoffered.ts, UNOFFERED_READS).
-  inexistent_email_template: { status: 404, message: "The template does not exist.", errorCode: "inexistent_email_template" },
   inexistent_branding_template: { status: 404, message: "Template does not exist.", errorCode: "inexistent_template" },
   inexistent_default_theme: { status: 404, message: "There is no default theme: no theme has been created", errorCode: "theme_not_found" },
   inexistent_risk_assessment: { status: 404, message: "Risk assessment settings do not exist: the feature is not available on this tenant", errorCode: "not_found" },

@@ -17,6 +17,7 @@ import type { TwilioSettings } from "../../../shared/schemas/guardian";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { hashSecret } from "../../login/session";
+import { composeEmail } from "../../messaging/email-templates";
 import { emailSender } from "../../messaging/senders";
 import { tenantConfig } from "../../tenant/config-cache";
 import { defineRoute } from "../define";
@@ -181,7 +182,12 @@ export const guardianRoutes = [
       const url = ticketUrl(c, ticket);
       if (sender) {
         const to = body.email ?? (await targetTenant(c).users().get(body.user_id))?.email;
-        if (to) await sender.send({ to, subject: "Set up multi-factor authentication", body: `Secure your account: open ${url} (valid for 5 days, once).` });
+        if (to) {
+          // The tenant's enrollment_email template, when enabled (plain text: this sender takes text only).
+          const builtIn = { subject: "Set up multi-factor authentication", text: `Secure your account: open ${url} (valid for 5 days, once).` };
+          const { message } = await composeEmail(c, "enrollment_email", { config: await config(c), user: { email: to }, url }, builtIn);
+          await sender.send({ to, subject: message.subject, body: message.text });
+        }
       }
       return c.json({ ticket_id: ticket, ticket_url: url });
     },

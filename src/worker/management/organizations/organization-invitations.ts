@@ -6,6 +6,7 @@ import { createInvitationBody, DEFAULT_INVITATION_TTL_S } from "../../../shared/
 import type { TenantConfig } from "../../../shared/types";
 import type { InvitationRecord, OrganizationRecord } from "../../../shared/schemas/organizations";
 import type { AppContext } from "../../context";
+import { composeEmail } from "../../messaging/email-templates";
 import { sendEmail } from "../../messaging/senders";
 import { auditContext } from "../../http/audit";
 import { clientIn, tenantConfig } from "../../tenant/config-cache";
@@ -105,9 +106,13 @@ export const invitationRoutes = [
         }),
       );
       if (body.send_invitation_email !== false) {
-        const appName = clientIn(config, body.client_id)?.name ?? "the application";
+        const client = clientIn(config, body.client_id) ?? null;
         try {
-          await sendEmail(c, invitationEmail(invitation, org, appName));
+          // The tenant's user_invitation template, when enabled (with `inviter` and the invitation's `url`).
+          const { to, ...builtIn } = invitationEmail(invitation, org, client?.name ?? "the application");
+          const facts = { config, client, organization: org, user: { email: to }, url: invitation.invitation_url, extra: { inviter: { name: invitation.inviter.name } } };
+          const { message } = await composeEmail(c, "user_invitation", facts, builtIn);
+          await sendEmail(c, { to, ...message });
         } catch (error) {
           // The invitation stands (its URL is in this response); the failed delivery is reported, not hidden.
           console.error(`invitation ${invitation.id}: email not sent: ${(error as Error).message}`);
