@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { encryptionContext } from "../../src/shared/crypto/contexts";
 import { fieldCipher } from "../../src/shared/crypto/encryption";
 import { Sql } from "../../src/objects/sql";
