@@ -11,7 +11,7 @@
  *    writes and webhook deliveries are in flight, restarts it on the same state folder and a new port, and
  *    sends the remaining writes.
  * 4. Waits for the relay to catch up (events claimed when the server died wait for their claim lease: relay.ts
- *    `leaseMs`, sized to the claimed events' destinations: 150 s for hook events) and
+ *    `leaseMs`, sized to the claimed events' destinations and the actions bound: 30 s for these hook events) and
  *    checks: every write that answered 2xx has its log row, every sign-up that answered 2xx reached the
  *    receiver at least once, duplicates carry the same Idempotency-Key, and (reading the objects' SQLite
  *    files) nothing is left unprocessed, claimed or dead-lettered. Prints the counts; exits 1 on failure.
@@ -24,7 +24,7 @@ import { startReceiver } from "./webhook-receiver.mjs";
 const { values } = parseArgs({ options: { writes: { type: "string", default: "1000" }, concurrency: { type: "string", default: "6" } } });
 const WRITES = Number(values.writes);
 const CONCURRENCY = Number(values.concurrency);
-/** Longest wait for the relay after the restart: the claim lease (relay.ts `leaseMs`, 150 s for the hook events here) plus alarm delays. */
+/** Longest wait for the relay after the restart: the claim lease (relay.ts `leaseMs`, 30 s for the hook events here) plus alarm delays. */
 const CATCH_UP_MS = 300_000;
 
 const { start, managementToken, forEachTenantDatabase, remove } = await crashServer("gatehouse-crash-");

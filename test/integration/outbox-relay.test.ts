@@ -4,6 +4,7 @@ import { LOCAL_BATCH, leaseMs, RETENTION_BATCH } from "../../src/objects/tenant/
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import worker from "../../src/worker/index";
 import { createTenant, mgmt, uniqueId } from "../helpers/api";
+import { bindAction } from "../helpers/actions";
 import { createClient } from "../helpers/management";
 import { collectMetrics, createHook, deliveries, fireAlarm, hookUrl, injectClock, outboxRows, relay, tenantSql } from "../helpers/outbox";
 import { expectReachability } from "../helpers/reach";
@@ -117,22 +118,31 @@ describe("relay: leases, retention and the alarm (ARCHITECTURE.md §3)", () => {
     expect((await outboxRows(tenantId, "hook.post-user-login"))[0]).toMatchObject({ claim_id: null, lease_until: null, processed_at: clock.now });
   });
 
-  it("a pass's lease follows the events it claimed: a crash holds hook events 150 s, not every destination's worst case", async () => {
+  it("a pass's lease follows the events it claimed and the actions bound now: a crash holds hook events 30 s, not every destination's worst case", async () => {
     const tenantId = await createTenant();
-    await runInDurableObject(env.TENANT.getByName(tenantId), (o: TenantObject) => {
-      const destinations = o.outbox.destinations;
-      const network = destinations.filter((d) => d.lane === "network");
-      const hooks = network.filter((d) => d.accepts("hook.post-user-registration"));
-      expect(hooks.length).toBeGreaterThan(0);
-      const hookBound = hooks.reduce((sum, d) => sum + d.timeoutMs, 0);
-      // Five webhook events: one wave of deliveries, each bounded by the destinations that take a hook event.
-      expect(leaseMs(destinations, Array(5).fill("hook.post-user-registration"))).toBe(hookBound + 20_000);
-      // Nine events need two waves of eight.
-      expect(leaseMs(destinations, Array(9).fill("hook.post-user-registration"))).toBe(2 * hookBound + 20_000);
-      // The bound for a full batch that every network destination accepts stays the ceiling.
-      expect(leaseMs(destinations, Array(5).fill("hook.post-user-registration"))).toBeLessThan(leaseMs(destinations));
-      expect(leaseMs(destinations)).toBe(4 * network.reduce((sum, d) => sum + d.timeoutMs, 0) + 20_000);
-    });
+    const leases = () =>
+      runInDurableObject(env.TENANT.getByName(tenantId), (o: TenantObject) => {
+        const destinations = o.outbox.destinations;
+        const network = destinations.filter((d) => d.lane === "network");
+        return {
+          five: leaseMs(destinations, Array(5).fill("hook.post-user-registration")),
+          nine: leaseMs(destinations, Array(9).fill("hook.post-user-registration")),
+          ceiling: leaseMs(destinations),
+          everyDestination: network.reduce((sum, d) => sum + d.timeoutMs, 0),
+        };
+      });
+    // No action bound: five webhook events are one wave, bounded by the webhook timeout (10 s) plus the margin.
+    const before = await leases();
+    expect(before.five).toBe(10_000 + 20_000);
+    // Nine events need two waves of eight.
+    expect(before.nine).toBe(2 * 10_000 + 20_000);
+    // The bound for a full batch that every network destination accepts stays the ceiling.
+    expect(before.ceiling).toBe(4 * before.everyDestination + 20_000);
+    // One action bound to the trigger adds one run's bound (ACTIONS_TIMEOUT_MS + 1 s) per wave.
+    await bindAction(tenantId, "post-user-registration", "exports.onExecutePostUserRegistration = async () => {};");
+    const after = await leases();
+    expect(after.five - before.five).toBe(Number((env as { ACTIONS_TIMEOUT_MS?: string }).ACTIONS_TIMEOUT_MS ?? 5000) + 1000);
+    expect(after.five).toBeLessThan(after.ceiling);
   });
 
   it("a real pass claims with that lease (read while the event is claimed)", async () => {

@@ -34,6 +34,8 @@ export function codeHookDestination(sql: Sql, tenantId: string, env: CodeHookEnv
     // Every action a trigger may bind, in a row, each bounded by the sandbox timeout and its grace (the
     // claim lease is sized from this: it must bound a delivery, relay.ts `leaseMs`).
     timeoutMs: (env.limits.timeoutMs + 1000) * MAX_TRIGGER_BINDINGS,
+    // The lease of a claimed event needs only the actions bound to its trigger now (none: nothing to wait for).
+    boundMs: (type) => (env.loader ? (env.limits.timeoutMs + 1000) * (boundActions(sql)[type.slice("hook.".length)]?.length ?? 0) : 0),
     accepts: (type) => type.startsWith("hook.") && RELAYED.has(type.slice("hook.".length)),
     async deliver(event, now) {
       const loader = env.loader;

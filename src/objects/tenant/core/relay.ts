@@ -22,6 +22,11 @@ export interface Destination {
   lane: Lane;
   /** Upper bound of one delivery, used to size the claim lease. */
   timeoutMs: number;
+  /**
+   * Optional tighter bound for one event type as things stand at claim time (e.g. the code hooks: the actions
+   * bound to that trigger now, not every binding a trigger may have). Defaults to `timeoutMs`.
+   */
+  boundMs?(eventType: string): number;
   accepts(eventType: string): boolean;
   deliver(event: DeliverableEvent, now: number): void | Promise<void>;
   /**
@@ -94,13 +99,17 @@ export const RUN_BUDGET_MS = 20_000;
  * Claim lease of a network pass: longer than the worst case of delivering the claimed events, i.e. the
  * waves of NETWORK_CONCURRENCY deliveries, each bounded by the sum of the timeouts of the destinations
  * that accept the event, plus a margin. A crashed pass's events become due again when it ends, so the
- * lease follows what was claimed (up to eight hook events wait 150 s after a crash, not the 13
- * minutes every destination together would allow). Without `eventTypes`: the bound for a full batch of
- * events that every network destination accepts.
+ * lease follows what was claimed: the destinations that take those event types, each as bounded at claim time
+ * (`boundMs`: up to eight hook events of a trigger with no action bound wait 30 s after a crash, one more
+ * action bound adds its run's timeout; never the 13 minutes every destination together would allow). A binding
+ * added between the claim and the delivery can outlast the lease; the event may then be delivered twice, with
+ * the same idempotency key, which the at-least-once contract allows. Without `eventTypes`: the bound for a
+ * full batch of events that every network destination accepts.
  */
 export function leaseMs(destinations: readonly Destination[], eventTypes?: readonly string[]): number {
   const network = destinations.filter((d) => d.lane === "network");
-  const boundOf = (type: string | null) => network.filter((d) => type === null || d.accepts(type)).reduce((sum, d) => sum + d.timeoutMs, 0);
+  const boundOf = (type: string | null) =>
+    network.filter((d) => type === null || d.accepts(type)).reduce((sum, d) => sum + (type !== null && d.boundMs ? d.boundMs(type) : d.timeoutMs), 0);
   const perEvent = eventTypes ? Math.max(0, ...[...new Set(eventTypes)].map(boundOf)) : boundOf(null);
   const waves = Math.ceil((eventTypes ? eventTypes.length : NETWORK_BATCH) / NETWORK_CONCURRENCY);
   return waves * perEvent + 20_000;
