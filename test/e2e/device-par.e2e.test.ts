@@ -3,7 +3,7 @@ import * as oidc from "openid-client";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { MANAGEMENT_AUDIENCE } from "./helpers/auth0";
+import { managementToken as fetchManagementToken, managementCall } from "./helpers/auth0";
 import { type CallbackServer, launchChromium, newRecordedContext, screenshot, startCallbackServer } from "./helpers/browser";
 
 /**
@@ -31,24 +31,8 @@ describe("device flow and PAR through openid-client", () => {
     });
   });
 
-  async function api<T>(token: string, path: string, body: unknown): Promise<T> {
-    const res = await fetch(`${server.baseUrl}/api/v2${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`POST /api/v2${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  }
-
-  async function managementToken(): Promise<string> {
-    const res = await fetch(`${server.baseUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ grant_type: "client_credentials", client_id: server.clientId, client_secret: server.clientSecret, audience: MANAGEMENT_AUDIENCE }),
-    });
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
+  const api = <T>(token: string, path: string, body: unknown) => managementCall<T>(server, token, "POST", path, body);
+  const managementToken = () => fetchManagementToken(server);
 
   beforeAll(async () => {
     server = await startServer({ shareable: true });

@@ -4,7 +4,7 @@ import * as oidc from "openid-client";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { MANAGEMENT_AUDIENCE } from "./helpers/auth0";
+import { managementToken as fetchManagementToken, MANAGEMENT_AUDIENCE, managementCall } from "./helpers/auth0";
 import { type CallbackServer, launchChromium, newRecordedContext, startCallbackServer } from "./helpers/browser";
 
 /**
@@ -33,24 +33,8 @@ describe("JAR, PAR and DPoP through openid-client", () => {
     });
   });
 
-  async function api<T>(token: string, method: string, path: string, body: unknown, expected = 201): Promise<T> {
-    const res = await fetch(`${server.baseUrl}/api/v2${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== expected) throw new Error(`${method} /api/v2${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  }
-
-  async function managementToken(): Promise<string> {
-    const res = await fetch(`${server.baseUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ grant_type: "client_credentials", client_id: server.clientId, client_secret: server.clientSecret, audience: MANAGEMENT_AUDIENCE }),
-    });
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
+  const api = <T>(token: string, method: string, path: string, body: unknown, expected = 201) => managementCall<T>(server, token, method, path, body, expected);
+  const managementToken = () => fetchManagementToken(server);
 
   beforeAll(async () => {
     server = await startServer();

@@ -4,7 +4,7 @@ import * as oidc from "openid-client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { MANAGEMENT_AUDIENCE } from "./helpers/auth0";
+import { managementToken as fetchManagementToken, MANAGEMENT_AUDIENCE, managementCall } from "./helpers/auth0";
 import {
   type CallbackServer,
   type ContextLog,
@@ -65,30 +65,8 @@ describe("universal login through openid-client and headless Chromium", () => {
     });
   });
 
-  async function managementToken(): Promise<string> {
-    const res = await fetch(`${server.baseUrl}/oauth/token`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        grant_type: "client_credentials",
-        client_id: server.clientId,
-        client_secret: server.clientSecret,
-        audience: MANAGEMENT_AUDIENCE,
-      }),
-    });
-    if (res.status !== 200) throw new Error(`management token: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { access_token: string }).access_token;
-  }
-
-  async function create<T>(token: string, path: string, body: unknown): Promise<T> {
-    const res = await fetch(`${server.baseUrl}/api/v2${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`POST /api/v2${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  }
+  const managementToken = () => fetchManagementToken(server);
+  const create = <T>(token: string, path: string, body: unknown) => managementCall<T>(server, token, "POST", path, body);
 
   /** An authorization URL built by openid-client: code flow, PKCE S256, state and nonce. */
   async function authorization(extra: Record<string, string> = {}): Promise<PendingAuthorization> {

@@ -40,3 +40,25 @@ export function sdkOptions(server: RunningServer) {
  * `client.fetch("/tenants?page=0")` would request `/api/v2/tenants%3Fpage=0`.
  */
 export const sdkApiBase = (server: RunningServer) => `https://localhost:${server.port}/api/v2`;
+
+/** A management API token of the server's control-plane client (client_credentials over plain HTTP). */
+export async function managementToken(server: RunningServer): Promise<string> {
+  const res = await fetch(`${server.baseUrl}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ grant_type: "client_credentials", client_id: server.clientId, client_secret: server.clientSecret, audience: MANAGEMENT_AUDIENCE }),
+  });
+  if (res.status !== 200) throw new Error(`POST /oauth/token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** One management API call with a JSON body; throws with the answer unless the status is the expected one. */
+export async function managementCall<T>(server: RunningServer, token: string, method: string, path: string, body: unknown, expected = 201): Promise<T> {
+  const res = await fetch(`${server.baseUrl}/api/v2${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== expected) throw new Error(`${method} /api/v2${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
