@@ -86,16 +86,13 @@ export function buildAssertion(input: SamlResponseInput): XmlElement {
   ]);
 }
 
-/**
- * A signed Response carrying only a status (saml-core-2.0-os §3.2.2.2), for a request the IdP answers
- * without an assertion: `IsPassive` with no session is Responder / NoPassive.
- */
-export async function buildStatusResponse(
+/** The `samlp:Response` envelope: issuer, the status made of `statusChildren`, then the assertion if any. */
+function responseElement(
   input: Pick<SamlResponseInput, "issuer" | "destination" | "inResponseTo" | "now">,
-  status: { code: string; subcode?: string; message?: string },
-  signer: XmlSigner,
-): Promise<XmlElement> {
-  const response = el(
+  statusChildren: Array<XmlElement | null>,
+  assertion?: XmlElement,
+): XmlElement {
+  return el(
     "samlp:Response",
     {
       "xmlns:samlp": SAML.protocol,
@@ -106,14 +103,23 @@ export async function buildStatusResponse(
       IssueInstant: instant(input.now),
       Version: "2.0",
     },
-    [
-      el("saml:Issuer", {}, [input.issuer]),
-      el("samlp:Status", {}, [
-        el("samlp:StatusCode", { Value: status.code }, [status.subcode ? el("samlp:StatusCode", { Value: status.subcode }) : null]),
-        status.message ? el("samlp:StatusMessage", {}, [status.message]) : null,
-      ]),
-    ],
+    [el("saml:Issuer", {}, [input.issuer]), el("samlp:Status", {}, statusChildren), assertion ?? null],
   );
+}
+
+/**
+ * A signed Response carrying only a status (saml-core-2.0-os §3.2.2.2), for a request the IdP answers
+ * without an assertion: `IsPassive` with no session is Responder / NoPassive.
+ */
+export async function buildStatusResponse(
+  input: Pick<SamlResponseInput, "issuer" | "destination" | "inResponseTo" | "now">,
+  status: { code: string; subcode?: string; message?: string },
+  signer: XmlSigner,
+): Promise<XmlElement> {
+  const response = responseElement(input, [
+    el("samlp:StatusCode", { Value: status.code }, [status.subcode ? el("samlp:StatusCode", { Value: status.subcode }) : null]),
+    status.message ? el("samlp:StatusMessage", {}, [status.message]) : null,
+  ]);
   await signEnveloped(response, response, signer, afterChild(response, "Issuer"));
   return response;
 }
@@ -124,23 +130,7 @@ export async function buildStatusResponse(
  */
 export async function buildSignedResponse(input: SamlResponseInput, signer: XmlSigner): Promise<XmlElement> {
   const assertion = buildAssertion(input);
-  const response = el(
-    "samlp:Response",
-    {
-      "xmlns:samlp": SAML.protocol,
-      "xmlns:saml": SAML.assertion,
-      Destination: input.destination,
-      ID: samlId(),
-      InResponseTo: input.inResponseTo,
-      IssueInstant: instant(input.now),
-      Version: "2.0",
-    },
-    [
-      el("saml:Issuer", {}, [input.issuer]),
-      el("samlp:Status", {}, [el("samlp:StatusCode", { Value: SAML.success })]),
-      assertion,
-    ],
-  );
+  const response = responseElement(input, [el("samlp:StatusCode", { Value: SAML.success })], assertion);
   await signEnveloped(response, assertion, signer, afterChild(assertion, "Issuer"));
   if (input.signResponse) await signEnveloped(response, response, signer, afterChild(response, "Issuer"));
   return response;
