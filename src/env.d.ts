@@ -6,7 +6,7 @@ interface __BaseEnv_Env {
   ADMIN_PASSWORD?: string;
   MANAGEMENT_ALLOWED_ORIGINS?: string;
   BENCH_ROUTES?: string;
-  /** "1": bench and test builds meter their objects' round trips and transactions (src/objects/meter.ts). */
+  /** "1" (the bench) or tenant id prefixes (tests): objects meter their round trips and transactions (src/objects/meter.ts). */
   OBJECT_METER?: string;
   /**
    * "1": tenant-chosen URLs (webhooks, log streams, back-channel logout) may point at loopback addresses and

@@ -44,8 +44,15 @@ const meters = new Map<string, Meter>();
 
 const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0 });
 
-/** Whether this deployment meters its objects (bench and test builds set OBJECT_METER=1). */
-export const meterEnabled = (env: unknown) => (env as { OBJECT_METER?: string }).OBJECT_METER === "1";
+/**
+ * Whether this deployment meters the objects of a tenant: OBJECT_METER=1 (the bench) meters every tenant's,
+ * a comma-separated list of tenant id prefixes (the tests: "meter-") only theirs.
+ */
+export function meterEnabled(env: unknown, tenantId: string): boolean {
+  const setting = (env as { OBJECT_METER?: string }).OBJECT_METER;
+  if (!setting) return false;
+  return setting === "1" || setting.split(",").some((prefix) => prefix && tenantId.startsWith(prefix));
+}
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
@@ -117,21 +124,22 @@ function wrapPrototype(proto: object, find: Resolve, topLevel: boolean): void {
   }
 }
 
-/** Starts a window: zeroes the counts of the named objects (all objects whose name starts with `prefix`) and records. */
-export function meterStart(prefix: string): void {
+/** Starts a window: zeroes the counts of the objects whose names `which` accepts, and records their calls. */
+export function meterStart(which: (name: string) => boolean): void {
   for (const [name, meter] of meters) {
-    if (!name.startsWith(prefix)) continue;
+    if (!which(name)) continue;
     meter.counts = zero();
     meter.recording = [];
   }
 }
 
-/** Ends a window: the summed counts of the objects whose name starts with `prefix`, and how many of them worked. */
-export function meterStop(prefix: string): MeterCounts & { objects: number } {
-  const total = { ...zero(), objects: 0 };
+/** Ends a window: the summed counts of the objects `which` accepts, how many of them worked, their calls. */
+export function meterStop(which: (name: string) => boolean): MeterCounts & { objects: number; recorded: string[] } {
+  const total = { ...zero(), objects: 0, recorded: [] as string[] };
   for (const [name, meter] of meters) {
-    if (!name.startsWith(prefix)) continue;
+    if (!which(name)) continue;
     if (meter.recording) meter.last = meter.recording;
+    total.recorded.push(...meter.last.map((path) => path.map((step) => step.method).join(".")));
     meter.recording = null;
     const busy = meter.counts.calls + meter.counts.transactions + meter.counts.background_transactions > 0;
     if (busy) total.objects++;

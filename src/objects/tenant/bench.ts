@@ -133,14 +133,14 @@ export class TenantBench extends RpcTarget {
    * and the outbox events recorded meanwhile.
    */
   meterStart(tenantId: string): void {
-    meterStart(`tenant:${tenantId}`);
-    meterStart(`user:${tenantId}/`);
+    meterStart(tenantObjectNamed(tenantId));
+    meterStart(usersOf(tenantId));
     windows.set(tenantId, { outbox: outboxHead(this.sql), rows: dumpTables(this.sql) });
   }
 
   meterStop(tenantId: string) {
-    const tenant = meterStop(`tenant:${tenantId}`);
-    const users = meterStop(`user:${tenantId}/`);
+    const tenant = meterStop(tenantObjectNamed(tenantId));
+    const users = meterStop(usersOf(tenantId));
     return { tenant, users, outbox_events: outboxHead(this.sql) - (windows.get(tenantId)?.outbox ?? 0) };
   }
 
@@ -151,7 +151,7 @@ export class TenantBench extends RpcTarget {
   meterReplay(tenantId: string, n: number) {
     const rows = windows.get(tenantId)?.rows;
     if (!rows) return { error: "no metering window" };
-    return this.env.TENANT.getByName(`bench-replay-${crypto.randomUUID()}`).bench().replayOn(rows, meterLast(this.object), n);
+    return this.env.TENANT.getByName(`${tenantId}~replay-${crypto.randomUUID()}`).bench().replayOn(rows, meterLast(this.object), n);
   }
 
   /** Restores `rows` into this (scratch) object, then times `calls` on them. */
@@ -161,5 +161,7 @@ export class TenantBench extends RpcTarget {
   }
 }
 
+const tenantObjectNamed = (tenantId: string) => (name: string) => name === `tenant:${tenantId}`;
+const usersOf = (tenantId: string) => (name: string) => name.startsWith(`user:${tenantId}/`);
 const windows = new Map<string, { outbox: number; rows: TableRows }>();
 const outboxHead = (sql: Sql) => sql.first<{ id: number | null }>`SELECT max(rowid) AS id FROM outbox`?.id ?? 0;

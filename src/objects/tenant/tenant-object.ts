@@ -70,7 +70,7 @@ export class TenantObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sqlStorage = ctx.storage.sql;
-    if (meterEnabled(env)) installMeter(this, ctx.storage, sqlStorage, `tenant:${ctx.id.name}`);
+    if (meterEnabled(env, ctx.id.name ?? "")) installMeter(this, ctx.storage, sqlStorage, `tenant:${ctx.id.name}`);
     const sql = new Sql(sqlStorage);
     const parts = composeTenant(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), env, (ctx as unknown as { exports?: unknown }).exports);
     this.core = parts.core;

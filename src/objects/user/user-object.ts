@@ -219,7 +219,7 @@ export class UserObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sqlStorage = ctx.storage.sql;
-    if (meterEnabled(env)) installMeter(this, ctx.storage, sqlStorage, `user:${ctx.id.name}`);
+    if (meterEnabled(env, ctx.id.name?.split("/")[0] ?? "")) installMeter(this, ctx.storage, sqlStorage, `user:${ctx.id.name}`);
     this.sql = new Sql(sqlStorage);
     this.alarmKeeper = new AlarmKeeper(ctx.storage);
     ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
