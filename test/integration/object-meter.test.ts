@@ -110,6 +110,16 @@ describe("object meter: round trips and transactions per request class", () => {
     expect(((await again.json()) as { error: string }).error).toBe("invalid_grant");
   });
 
+  it("userinfo is one read: the token's revocation and its user in one round trip", async () => {
+    const { access_token } = await exchange(await code());
+    const counts = await metered(async () => {
+      const res = await call("/userinfo", { host, headers: { authorization: `Bearer ${access_token}` } });
+      expect(res.status).toBe(200);
+    });
+    expect(steady(counts.tenant)).toEqual({ recorded: ["userinfoRead"], round_trips: 1, transactions: 0 });
+    expect(counts.users.round_trips).toBe(0);
+  });
+
   it("a refresh rotation", async () => {
     let refresh = (await exchange(await code("openid offline_access"))).refresh_token ?? "";
     expect(refresh).not.toBe("");

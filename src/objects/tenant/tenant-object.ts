@@ -40,7 +40,7 @@ import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
 import { EmailTemplates } from "./settings/email-templates";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
-import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, Revocations, Tickets } from "./login/single-use";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, isAccessTokenRevoked, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
 import { getUser, Users } from "./users/users";
 import { EmailVerifications } from "./jobs/email-verification";
@@ -100,6 +100,14 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /**
+   * /userinfo's one read (hot, issue 31: one round trip instead of two): whether the access token's `jti` was
+   * revoked, and the token's user.
+   */
+  userinfoRead(jti: string | null, userId: string): { revoked: boolean; user: UserRecord | null } {
+    return { revoked: jti !== null && isAccessTokenRevoked(this.core.sql, jti), user: getUser(this.core.sql, userId) };
   }
 
   /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
