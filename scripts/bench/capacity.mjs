@@ -167,7 +167,10 @@ function requestClasses(ctx) {
     {
       id: "mgmt_write",
       label: "management write (PATCH /api/v2/users/{id})",
-      run: async (t) => void (await t.mgmt("PATCH", `/users/${encodeURIComponent(t.userId)}`, { user_metadata: { n: (t.writes = (t.writes ?? 0) + 1) } })),
+      run: async (t) => {
+        t.writes = (t.writes ?? 0) + 1;
+        await t.mgmt("PATCH", `/users/${encodeURIComponent(t.userId)}`, { user_metadata: { n: t.writes } });
+      },
     },
     {
       id: "user_search",

@@ -34,7 +34,11 @@ describe("authentication overload answers", () => {
 
   it("refuses with 429 and a whole period's Retry-After when the binding says no although this isolate has room", async () => {
     const keys: string[] = [];
-    const env = { AUTH_TENANT_LIMITER: { limit: async ({ key }: { key: string }) => (keys.push(key), { success: false }) } };
+    const limit = async ({ key }: { key: string }) => {
+      keys.push(key);
+      return { success: false };
+    };
+    const env = { AUTH_TENANT_LIMITER: { limit } };
     const tenant = `unit-${crypto.randomUUID().slice(0, 8)}`;
     const res = await app(tenant).request("/oauth/token", { method: "POST" }, env);
     expect(res.status).toBe(429);
