@@ -227,6 +227,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
       backgroundTransactions: counts.tenant.background_transactions,
       outboxEvents: counts.outbox_events,
       tenantCallNames: counts.tenant.recorded,
+      tenantCallUs: replay.per_call_us,
       userCallNames: counts.users.recorded,
       userRoundTrips: counts.users.round_trips,
       userTransactions: counts.users.transactions,
@@ -297,8 +298,11 @@ export function printCapacity(result) {
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const row of table) console.log(line(row));
-  console.log("\nObject calls per class (tenant | users):");
-  for (const r of result.rows) console.log(`  ${r.id}: ${r.tenantCallNames.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);
+  console.log("\nObject calls per class, with each tenant call's marginal in-object µs (tenant | users):");
+  for (const r of result.rows) {
+    const tenant = r.tenantCallNames.map((name, i) => `${name} ${r.tenantCallUs?.[i] ?? "?"} µs`);
+    console.log(`  ${r.id}: ${tenant.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);
+  }
   console.log(`\nMix: ${result.mix.label}.`);
   console.log(`Projected ceiling of one tenant: ${fmt(result.mix.ceiling)} requests/s mixed; ${fmt(result.mix.loginsCeiling)} interactive logins/s (bcrypt excluded: it runs in the workers).`);
   const r = result.reality;

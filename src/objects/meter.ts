@@ -170,14 +170,15 @@ export async function meterReplay(
   storage: DurableObjectStorage,
   calls: RecordedCalls,
   n: number,
-): Promise<{ us: number; calls: number; n: number; ms: number } | { error: string }> {
+): Promise<{ us: number; per_call_us: number[]; calls: number; n: number; ms: number } | { error: string }> {
   const meter = (instance as Record<symbol, Meter>)[METER];
   if (!meter) return { error: "OBJECT_METER is not set" };
-  const pass = (work: boolean) => {
+  // `upTo`: how many of the calls a pass runs (prefixes give each call's marginal cost).
+  const pass = (work: boolean, upTo = calls.length) => {
     try {
       storage.transactionSync(() => {
         if (work) {
-          for (const path of calls) {
+          for (const path of calls.slice(0, upTo)) {
             let target: unknown = instance;
             for (const step of path) {
               const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
@@ -193,10 +194,10 @@ export async function meterReplay(
       if (!(error instanceof Rollback) && (error as Error)?.constructor?.name !== "Rollback") throw error;
     }
   };
-  const time = async (work: boolean, count: number) => {
+  const time = async (work: boolean, count: number, upTo = calls.length) => {
     await tick();
     const started = Date.now();
-    for (let i = 0; i < count; i++) pass(work);
+    for (let i = 0; i < count; i++) pass(work, upTo);
     await tick();
     return Date.now() - started;
   };
@@ -211,7 +212,15 @@ export async function meterReplay(
       ms = await time(true, count);
     }
     const base = await time(false, count);
-    return { us: Math.max(0, ((ms - base) * 1000) / count), calls: calls.length, n: count, ms };
+    // Each call's marginal cost: the prefix ending with it less the prefix before it (on the same path).
+    const per_call_us: number[] = [];
+    let before = base;
+    for (let i = 1; i <= calls.length; i++) {
+      const prefix = i === calls.length ? ms : await time(true, count, i);
+      per_call_us.push(Math.round(((prefix - before) * 1000) / count));
+      before = prefix;
+    }
+    return { us: Math.max(0, ((ms - base) * 1000) / count), per_call_us, calls: calls.length, n: count, ms };
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
