@@ -8,11 +8,12 @@ import { loggedOut, loginCallback, loginStart, logout } from "./login";
 import { sendConsoleError } from "./render";
 import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
+import { homeScreen } from "./screens/home";
 import { listScreens } from "./screens/lists";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
-import { requireOperator } from "./session";
+import { rememberTenant, requireOperator } from "./session";
 
 /**
  * The admin console at /admin (issue 30): server-rendered pages, each a client of /api/v2 with the operator's
@@ -39,12 +40,14 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   // Everything else needs an operator; every unsafe method a CSRF token.
   const operator = new Hono<ConsoleEnv>();
   operator.use("*", requireOperator, checkCsrf);
+  operator.use("/t/:tenant/*", rememberTenant);
   operator.get("/", (c) => c.redirect(`${CONSOLE_PATH}/tenants`, 302));
   operator.post("/logout", logout);
   operator.get("/tenants", (c) => tenantsScreen(c));
   operator.get("/tenants/go", goToTenant);
   operator.post("/tenants", createTenant);
-  operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/applications`, 302));
+  operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/home`, 302));
+  operator.get("/t/:tenant/home", (c) => homeScreen(c));
   operator.get("/t/:tenant/applications", (c) => applicationsScreen(c));
   operator.post("/t/:tenant/applications", createApplication);
   operator.get("/t/:tenant/applications/:id", (c) => applicationScreen(c));
