@@ -10,6 +10,7 @@ import { actionScreen, actionsScreen, createAction, deployAction, saveAction } f
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { homeScreen } from "./screens/home";
 import { listScreens } from "./screens/lists";
+import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
@@ -67,6 +68,8 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
   operator.post("/t/:tenant/actions/:id", saveAction);
   operator.post("/t/:tenant/actions/:id/deploy", deployAction);
+  operator.get("/t/:tenant/logs", (c) => logsScreen(c));
+  operator.get("/t/:tenant/logs/:id", (c) => logScreen(c));
   operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));
   operator.post("/t/:tenant/organizations/:id/invitations", createInvitation);
   for (const screen of listScreens) {

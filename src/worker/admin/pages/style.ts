@@ -51,5 +51,6 @@ figure.chart figcaption{font-size:.9rem;margin-top:6px}
 .stat .figure{font-size:1.6rem;font-weight:700;margin-right:6px}
 nav.row a[aria-current="page"]{font-weight:700;text-decoration:none}
 ul.inline-list{list-style:none;margin:0;padding:0;display:flex;gap:8px 16px;flex-wrap:wrap}
+form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:0 12px;align-items:end}
 .center{max-width:440px;margin:64px auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:28px}
 `;

@@ -2,6 +2,7 @@ import { CONSOLE_PATH } from "../../../shared/console";
 import type { ConsoleContext } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
 
 interface Tenant {
@@ -70,29 +71,16 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
           </button>
         </div>
       </form>
-      <table>
-        <caption class="muted">{search ? `Tenants matching “${search}”` : "Tenants you may manage"}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Name</th>
-            <th scope="col">Deployment</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tenants.map((t) => (
-            <tr>
-              <td>
-                <a href={tenantPath(t.id, "/applications")}>{t.id}</a>
-              </td>
-              <td>{t.friendly_name ?? t.name ?? ""}</td>
-              <td>{t.deployment_type ?? "shared"}</td>
-              <td>{when(t.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption={search ? `Tenants matching “${search}”` : "Tenants you may manage"}
+        rows={tenants}
+        columns={[
+          { label: "Id", cell: (t) => <a href={tenantPath(t.id, "/applications")}>{t.id}</a> },
+          { label: "Name", cell: (t) => t.friendly_name ?? t.name ?? "" },
+          { label: "Deployment", cell: (t) => t.deployment_type ?? "shared" },
+          { label: "Created", cell: (t) => when(t.created_at) },
+        ]}
+      />
       {list.ok && !tenants.length ? <p class="muted">{search ? "No tenant matches this search." : "No tenant yet."}</p> : null}
       {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} extra={search ? { q: search } : {}} /> : null}
       <h2>Create a tenant</h2>
