@@ -34,6 +34,7 @@ const SPECS: ListSpec[] = [
     title: "APIs",
     path: "/resource-servers",
     collection: "resource_servers",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Identifier", value: text("identifier") },
@@ -53,6 +54,7 @@ const SPECS: ListSpec[] = [
     title: "Roles",
     path: "/roles",
     collection: "roles",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Description", value: text("description") },
