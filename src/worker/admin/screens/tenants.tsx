@@ -46,7 +46,7 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
           </ul>
         </nav>
       ) : null}
-      <form method="get" action={`${CONSOLE_PATH}/tenants`} class="row card" role="search">
+      <form method="get" action={`${CONSOLE_PATH}/tenants`} class="row card">
         <div class="field">
           <label for="f-q">Find a tenant</label>
           <input id="f-q" name="q" type="search" value={search} aria-describedby="h-q" />
