@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
 import { seedUser } from "../helpers/flows";
+import { createClient } from "../helpers/management";
 
 const PASSWORD = "operator-p4ssw0rd!";
 const asTenant = (t: string) => ({ headers: { "tenant-id": t } });
@@ -105,5 +106,33 @@ describe("admin console: an API's and a role's own pages (issue 30)", () => {
     expect(grant.status).toBe(403);
     expect(((await (await mgmt("GET", `/resource-servers/${api.id}`, asTenant(tenant))).json()) as { signing_alg: string }).signing_alg).toBe("RS256");
     expect(await (await mgmt("GET", `/roles/${role.id}/permissions`, asTenant(tenant))).json()).toEqual([]);
+  });
+
+  it("a database connection's page: sign-ups, password policy and its applications, through /connections/{id} and /clients", async () => {
+    const tenant = await createTenant();
+    const app = await createClient({ name: "Shop" }, asTenant(tenant));
+    const connections = (await (await mgmt("GET", "/connections?strategy=auth0", asTenant(tenant))).json()) as { id: string; name: string }[];
+    const connection = connections.find((x) => x.name === "Username-Password-Authentication");
+    expect(connection).toBeDefined();
+    const path = `/admin/t/${tenant}/connections/${connection?.id}`;
+    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, path);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Database settings and password policy");
+    expect(html).toContain(`/api/v2/connections/${connection?.id}/clients?take=100`);
+    expect(await (await browser.get(`/admin/t/${tenant}/connections`)).text()).toContain(`href="${path}"`);
+    const csrf = fieldOf(html, "csrf");
+    const saved = await browser.post(path, { csrf, disable_signup: "true", passwordPolicy: "excellent", min_length: "14" });
+    expect(await saved.text()).toContain("Settings saved.");
+    const stored = (await (await mgmt("GET", `/connections/${connection?.id}`, asTenant(tenant))).json()) as { options: Record<string, unknown> };
+    expect(stored.options).toMatchObject({ disable_signup: true, passwordPolicy: "excellent", password_complexity_options: { min_length: 14 } });
+
+    const enabledFor = async () => ((await (await mgmt("GET", `/connections/${connection?.id}/clients`, asTenant(tenant))).json()) as { clients: { client_id: string }[] }).clients.map((x) => x.client_id);
+    const wasOn = (await enabledFor()).includes(app.client_id);
+    const switched = await browser.post(`${path}/clients`, { csrf, client_id: app.client_id, status: String(!wasOn) });
+    expect(switched.status).toBe(200);
+    expect((await enabledFor()).includes(app.client_id)).toBe(!wasOn);
+    const after = await switched.text();
+    expect(after).toContain(`aria-label="${wasOn ? "Enable" : "Disable"} for Shop"`);
   });
 });

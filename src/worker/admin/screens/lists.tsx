@@ -92,6 +92,7 @@ const SPECS: ListSpec[] = [
     title: "Connections",
     path: "/connections",
     collection: "connections",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Strategy", value: text("strategy") },
