@@ -158,6 +158,22 @@ describe("admin console in Chromium (issue 30)", () => {
       await expect(page.getByRole("heading", { level: 1, name: /^s: / }).isVisible()).resolves.toBe(true);
       await expectAccessible(page, "log-entry");
 
+      // An API's, a role's and a connection's own pages (the control plane's seeded ones).
+      await page.goto(`${base}/admin/t/control_plane/apis`);
+      await page.getByRole("link", { name: "Gatehouse Management API" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Management API" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByLabel("Signing algorithm").inputValue()).toBe("RS256");
+      await expectAccessible(page, "api");
+      await page.goto(`${base}/admin/t/control_plane/roles`);
+      await page.getByRole("link", { name: "Gatehouse Viewer" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Viewer" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByRole("cell", { name: "read:stats", exact: true }).count()).toBe(1);
+      await expectAccessible(page, "role");
+      await page.goto(`${base}/admin/t/control_plane/connections`);
+      await page.getByRole("link", { name: "Username-Password-Authentication" }).click();
+      await expect(page.getByRole("heading", { level: 2, name: "Database settings and password policy" }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page, "connection");
+
       expect(log.pageErrors).toEqual([]);
       expect(log.consoleErrors).toEqual([]);
     } finally {
