@@ -27,6 +27,7 @@ import { emailProviderRoutes } from "./settings/email-provider";
 import { emailTemplateRoutes } from "./settings/email-templates";
 import { jobRoutes } from "./jobs/jobs";
 import { logRoutes } from "./outbox/logs";
+import { statsRoutes } from "./outbox/stats";
 import { organizationsRoutes } from "./organizations/organizations";
 import { logStreamRoutes } from "./outbox/log-streams";
 import { refreshTokenRoutes } from "./login/refresh-tokens";
@@ -66,6 +67,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...organizationClientGrantRoutes,
   ...brandingRoutes,
   ...logRoutes,
+  ...statsRoutes,
   ...hookRoutes,
   ...emailProviderRoutes,
   ...emailTemplateRoutes,

@@ -24,7 +24,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
     paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
   },
   { feature: "anomaly", paths: ["/anomaly/blocks/ips/*"] },
-  { feature: "stats", paths: ["/stats/*"] },
   // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
   { feature: "branding themes", paths: ["/branding/themes", "/branding/themes/*", "/branding/templates/*", "/branding/phone/*"] },
   { feature: "migrations", paths: ["/migrations"] },
