@@ -81,7 +81,7 @@ export async function renderInTemplate(source: string, page: string, vars: Recor
   }
   const heads = out.split(HEAD);
   const pieces = heads.length === 2 ? heads.map((part) => part.split(WIDGET)) : null;
-  if (!pieces || pieces[0]!.length + pieces[1]!.length < 3) return null;
+  if (!pieces || pieces.reduce((n, p) => n + p.length, 0) < 3) return null;
   const widget = page.slice(bodyStart + 6, bodyEnd);
   // split/join, not replace(): the page may hold `$&` and the like.
   return pieces.map((p) => p.join(widget)).join(page.slice(headStart + 6, headEnd));

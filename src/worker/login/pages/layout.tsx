@@ -18,7 +18,7 @@ const STYLE = `
   --gh-button-border-w:0;--gh-button-size:1;--gh-button-weight:600;--gh-link-decoration:underline;--gh-link-weight:400;
   --gh-link-size:1;--gh-focus:#1f2328}
 *,*::before,*::after{box-sizing:border-box}
-body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:var(--gh-page-align);padding:48px 16px;
+body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:var(--gh-page-align);padding:48px 16px;
   background:var(--gh-page-bg) var(--gh-page-image) center/cover no-repeat;color:var(--gh-body-text);
   font:var(--gh-body-weight) calc(var(--gh-font-size) * var(--gh-body-size))/1.5 var(--gh-font)}
 main{width:100%;max-width:400px;background:var(--gh-widget-bg);border:var(--gh-widget-border-w) solid var(--gh-widget-border);
