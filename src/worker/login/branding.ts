@@ -71,12 +71,24 @@ const asRecord = (value: unknown): Record<string, unknown> =>
  * Reads a tenant configuration's `branding` defensively (it may be absent or hold anything a writer stored)
  * and returns only validated values.
  */
-export function pageBranding(config: { branding?: unknown } | null): PageBranding {
+export function pageBranding(config: { branding?: unknown; brandingTheme?: unknown } | null): PageBranding {
+  // Per snapshot: the branding object (and theme) stay the same until the configuration changes.
+  const key = config?.branding;
+  const cached = key !== null && typeof key === "object" ? memo.get(key) : undefined;
+  if (cached && cached.theme === config?.brandingTheme) return cached.value;
+  const value = computeBranding(config);
+  if (key !== null && typeof key === "object") memo.set(key, { theme: config?.brandingTheme, value });
+  return value;
+}
+
+const memo = new WeakMap<object, { theme: unknown; value: PageBranding }>();
+
+function computeBranding(config: { branding?: unknown; brandingTheme?: unknown } | null): PageBranding {
   const branding = asRecord(config?.branding);
   const colours = asRecord(branding.colors);
   const primary = safeColour(colours.primary) ?? DEFAULT_BRANDING.primary;
   // The theme (issue 29 point 5) overrides the branding's colours and logo through its own CSS.
-  const theme = themeStyle((config as { brandingTheme?: Parameters<typeof themeStyle>[0] } | null)?.brandingTheme);
+  const theme = themeStyle(config?.brandingTheme as Parameters<typeof themeStyle>[0]);
   return {
     primary,
     onPrimary: readableOn(primary),

@@ -8,7 +8,7 @@
  * page's nonce-tagged sheet does. A template that fails at render time is logged and the plain page served.
  */
 import type { Liquid, Template } from "liquidjs";
-import { parseLiquid, renderParsed, sandboxedEngine, TemplateError } from "../messaging/liquid";
+import { parseLiquid, renderParsedSync, sandboxedEngine, TemplateError } from "../messaging/liquid";
 
 const HEAD = "\u0000gh:auth0-head\u0000";
 const WIDGET = "\u0000gh:auth0-widget\u0000";
@@ -36,7 +36,7 @@ export function hasRequiredTags(source: string): boolean {
 
 /** Parsed templates by source: a tenant's template is parsed once per isolate, not per page. */
 const compiled = new Map<string, Template[]>();
-const MAX_COMPILED = 64;
+const MAX_COMPILED = 16;
 
 export function compileTemplate(source: string): Template[] {
   let templates = compiled.get(source);
@@ -46,6 +46,41 @@ export function compileTemplate(source: string): Template[] {
     compiled.set(source, templates);
   }
   return templates;
+}
+
+/**
+ * The template rendered with `vars`, split around the head and widget tags (null: it cannot be used). The
+ * variables hold nothing per request (no user, no nonce): the output is the same for every render of one
+ * page of one application, so it is kept per source and variables and the Liquid runs once, not per page.
+ */
+const wrappers = new Map<string, { pieces: string[][] | null; size: number }>();
+/** Characters the kept wrappers may hold in all (keys and outputs), oldest dropped first. @default 4,000,000 */
+const MAX_WRAPPER_CHARS = 4_000_000;
+let wrapperChars = 0;
+
+function wrapper(source: string, vars: Record<string, unknown>): string[][] | null {
+  const key = `${JSON.stringify(vars)}\u0000${source}`;
+  const hit = wrappers.get(key);
+  if (hit) return hit.pieces;
+  let pieces: string[][] | null = null;
+  try {
+    const heads = renderParsedSync(engine, compileTemplate(source), vars).split(HEAD);
+    pieces = heads.length === 2 ? heads.map((part) => part.split(WIDGET)) : null;
+    if (pieces && pieces.reduce((n, p) => n + p.length, 0) < 3) pieces = null;
+  } catch (err) {
+    console.warn("universal-login template not rendered:", err instanceof Error ? err.message : String(err));
+  }
+  const size = key.length + (pieces?.reduce((n, part) => n + part.reduce((m, p) => m + p.length, 0), 0) ?? 0);
+  for (const [oldKey, old] of wrappers) {
+    if (wrapperChars + size <= MAX_WRAPPER_CHARS) break;
+    wrappers.delete(oldKey);
+    wrapperChars -= old.size;
+  }
+  if (size <= MAX_WRAPPER_CHARS) {
+    wrappers.set(key, { pieces, size });
+    wrapperChars += size;
+  }
+  return pieces;
 }
 
 /** The reference's prompt (and screen) name of a /u2 page path: /u2/mfa/otp/challenge is mfa-otp, screen challenge. */
@@ -62,7 +97,7 @@ export function promptOf(path: string): { name: string; screen: { name: string }
  * its <head> content replaces `auth0:head` and its <body> content each `auth0:widget`. Null when the template
  * cannot be used (the caller serves the plain page).
  */
-export async function renderInTemplate(source: string, page: string, vars: Record<string, unknown>): Promise<string | null> {
+export function renderInTemplate(source: string, page: string, vars: Record<string, unknown>): string | null {
   const headStart = page.indexOf("<head>");
   const headEnd = page.indexOf("</head>");
   const bodyStart = page.indexOf("<body>");
@@ -72,16 +107,8 @@ export async function renderInTemplate(source: string, page: string, vars: Recor
   const opening = page.slice(0, headStart);
   const locale = /\slang="([^"]*)"/.exec(opening)?.[1] ?? "en";
   const dir = /\sdir="([^"]*)"/.exec(opening)?.[1];
-  let out: string;
-  try {
-    out = await renderParsed(engine, compileTemplate(source), { ...vars, locale, ...(dir ? { dir } : {}) });
-  } catch (err) {
-    console.warn("universal-login template not rendered:", err instanceof Error ? err.message : String(err));
-    return null;
-  }
-  const heads = out.split(HEAD);
-  const pieces = heads.length === 2 ? heads.map((part) => part.split(WIDGET)) : null;
-  if (!pieces || pieces.reduce((n, p) => n + p.length, 0) < 3) return null;
+  const pieces = wrapper(source, { ...vars, locale, ...(dir ? { dir } : {}) });
+  if (!pieces) return null;
   const widget = page.slice(bodyStart + 6, bodyEnd);
   // split/join, not replace(): the page may hold `$&` and the like.
   return pieces.map((p) => p.join(widget)).join(page.slice(headStart + 6, headEnd));

@@ -60,7 +60,7 @@ export function sendPage(
 async function templated(c: AppContext, template: NonNullable<PageShell["template"]>, page: JSX.Element, status: ContentfulStatusCode): Promise<Response> {
   const plain = await page.toString();
   const vars = { ...template.vars, prompt: promptOf(c.req.path) };
-  const out = await renderInTemplate(template.source, plain, vars);
+  const out = renderInTemplate(template.source, plain, vars);
   return c.html(out ?? `<!doctype html>${plain}`, status);
 }
 

@@ -88,6 +88,18 @@ export async function renderLiquid(source: string, vars: Record<string, unknown>
 
 /** Renders parsed templates within the bounds (nodes, memory, output length); TemplateError past them. */
 export async function renderParsed(liquid: Liquid, templates: Template[], vars: Record<string, unknown>): Promise<string> {
+  return renderBounded(liquid, templates, vars, false) as Promise<string>;
+}
+
+/**
+ * The same, synchronously (no async filters or tags are registered): the login page template renders on
+ * every page, and liquidjs's synchronous path skips a promise per node.
+ */
+export function renderParsedSync(liquid: Liquid, templates: Template[], vars: Record<string, unknown>): string {
+  return renderBounded(liquid, templates, vars, true) as string;
+}
+
+function renderBounded(liquid: Liquid, templates: Template[], vars: Record<string, unknown>, sync: boolean): string | Promise<string> {
   // liquidjs checks its render limiter before every node it renders (captures and loops included): this
   // one counts nodes instead of reading a clock that workerd keeps still during synchronous work.
   let nodes = 0;
@@ -97,14 +109,22 @@ export async function renderParsed(liquid: Liquid, templates: Template[], vars: 
     },
     use() {},
   } as unknown as Context["renderLimit"];
+  const context = new Context(vars, liquid.options, { sync }, { liquid, renderLimit: nodeBudget });
+  const checked = (out: string) => {
+    if (out.length > MAX_RENDERED_CHARS) throw new TemplateError(`the rendered template is longer than ${MAX_RENDERED_CHARS} characters`);
+    return out;
+  };
+  const failed = (err: unknown): never => {
+    throw err instanceof TemplateError ? err : new TemplateError(messageOf(err));
+  };
+  if (!sync) return (liquid.render(templates, context) as Promise<string>).then(checked, failed);
   let out: string;
   try {
-    out = await liquid.render(templates, new Context(vars, liquid.options, { sync: false }, { liquid, renderLimit: nodeBudget }));
+    out = liquid.renderSync(templates, context);
   } catch (err) {
-    throw new TemplateError(messageOf(err));
+    return failed(err);
   }
-  if (out.length > MAX_RENDERED_CHARS) throw new TemplateError(`the rendered template is longer than ${MAX_RENDERED_CHARS} characters`);
-  return out;
+  return checked(out);
 }
 
 /** A plain-text part from a rendered HTML body: links kept as "label (url)", tags dropped, entities decoded. */

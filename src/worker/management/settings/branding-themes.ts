@@ -59,7 +59,7 @@ async function checkTemplate(template: string): Promise<void> {
   }
   const sample = '<html lang="en"><head><title>Log in</title></head><body><main>sample</main></body></html>';
   const vars = { application: { name: "Sample Application" }, prompt: { name: "login", screen: { name: "login" } }, tenant: { name: "sample" } };
-  const rendered = await renderInTemplate(template, sample, vars);
+  const rendered = renderInTemplate(template, sample, vars);
   if (rendered === null) throw problem("login_template_invalid", { detail: "the template does not render within the limits (nodes, memory, output size) or drops a required tag" });
 }
 
