@@ -2,7 +2,7 @@ import type { AttackProtection } from "../schemas/attack-protection";
 import type { BoundAction } from "../schemas/actions";
 import type { GuardianSettings } from "../schemas/guardian";
 import type { Branding } from "../schemas/branding";
-import type { BrandingTheme } from "../schemas/branding-theme";
+import type { BrandingTheme } from "../schemas/branding";
 import type { ClientGrantRecord } from "../schemas/client-grants";
 import type { ClientRecord } from "../schemas/clients";
 import type { ConnectionRecord } from "../schemas/connections";

@@ -5,7 +5,7 @@
  * default applies.
  */
 
-import { themeStyle } from "./theme-css";
+import { themeStyle } from "./theme/theme-css";
 
 /** What the page layout may use, every field already validated. */
 export interface PageBranding {

@@ -10,7 +10,7 @@ import { refuseToClient } from "../oauth/authorize/respond";
 import { tenantObject } from "../tenant/stubs";
 import { configOf } from "./connection";
 import { sendMessage, shellFor } from "./render";
-import { themeUnder } from "./theme-css";
+import { themeUnder } from "./theme/theme-css";
 
 /**
  * Organization login (issue 11 point 5, SPEC §4.1): the hooks the authorization flow calls, kept here so

@@ -5,7 +5,7 @@ import { randomToken } from "../../shared/crypto/random";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageBranding } from "./branding";
-import { promptOf, renderInTemplate } from "./page-template";
+import { promptOf, renderInTemplate } from "./theme/page-template";
 import { pageSecurityHeaders } from "./cookies";
 import { ErrorPage } from "./pages/error-page";
 import { MessagePage, type MessagePageProps } from "./pages/message-page";

@@ -5,7 +5,7 @@
  * theme's values and the template's Liquid before a write reaches the object.
  */
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { BrandingTheme, ThemeInput } from "../../../shared/schemas/branding-theme";
+import type { BrandingTheme, ThemeInput } from "../../../shared/schemas/branding";
 import type { Sql } from "../../sql";
 import type { AuditContext } from "../../../shared/types";
 import { audited, type WriteTx as CommitTx } from "../core/events";

@@ -5,7 +5,7 @@ import { getSetting, putSetting } from "../core/settings";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
 import type { Result } from "../../../shared/errors";
-import type { BrandingTheme, ThemeInput } from "../../../shared/schemas/branding-theme";
+import type { BrandingTheme, ThemeInput } from "../../../shared/schemas/branding";
 import { createTheme, deleteLoginTemplate, deleteTheme, getLoginTemplate, getTheme, putLoginTemplate, updateTheme } from "./branding-theme";
 
 /** Settings key of the branding object (configuration: read by the login pages from the snapshot). */

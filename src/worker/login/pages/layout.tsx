@@ -75,7 +75,7 @@ export interface PageShell {
   nonce: string;
   /** Whose page it is (the application's name): the logo's alt text. */
   brandName?: string;
-  /** The tenant's universal-login page template and its variables (../page-template.ts), when it has one. */
+  /** The tenant's universal-login page template and its variables (../theme/page-template.ts), when it has one. */
   template?: { source: string; vars: Record<string, unknown> };
 }
 
@@ -101,7 +101,7 @@ export const Layout: FC<LayoutProps> = ({ shell, title, wide, children }) => {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex, nofollow" />
         <title>{title}</title>
-        {/* Safe: STYLE is a constant, `variables` holds only validated hex colours, themeCss only checked values (theme-css.ts). */}
+        {/* Safe: STYLE is a constant, `variables` holds only validated hex colours, themeCss only checked values (theme/theme/theme-css.ts). */}
         <style nonce={nonce} dangerouslySetInnerHTML={{ __html: variables + STYLE + (branding.themeCss ?? "") }} />
       </head>
       <body>

@@ -9,12 +9,12 @@
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
 import { randomId } from "../../../shared/crypto/random";
-import { themeBody } from "../../../shared/schemas/branding-theme";
+import { themeBody } from "../../../shared/schemas/branding";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { MAX_BODY_BYTES, readBodyText } from "../../http/body";
 import { TemplateError } from "../../messaging/liquid";
-import { compileTemplate, hasRequiredTags, renderInTemplate } from "../../login/page-template";
+import { compileTemplate, hasRequiredTags, renderInTemplate } from "../../login/theme/page-template";
 import { defineRoute } from "../define";
 import { targetTenant } from "../tenant-scoped";
 

@@ -6,7 +6,7 @@
  * values, a URL https and percent-encoded. Nothing else reaches the style sheet, so a theme cannot close the
  * <style> element, inject markup or load a script. The CSS is computed once per stored theme object.
  */
-import type { BrandingTheme } from "../../shared/schemas/branding-theme";
+import type { BrandingTheme } from "../../../shared/schemas/branding";
 
 /** What a theme adds to a page: its CSS, its logo (null: none), and the font origin the CSP must allow. */
 export interface ThemeStyle {

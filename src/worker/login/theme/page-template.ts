@@ -3,12 +3,12 @@
  * PUT /api/v2/branding/templates/universal-login, rendered around every login page. It must hold one
  * `{%- auth0:head -%}` (the page's <head> content: charset, title, the nonce-tagged style sheet) and at least
  * one `{%- auth0:widget -%}` (the page's card), as on the reference platform. It runs in the email templates'
- * sandbox (../messaging/liquid.ts: no files, bounded nodes, memory and output); every `{{ }}` output is
+ * sandbox (../../messaging/liquid.ts: no files, bounded nodes, memory and output); every `{{ }}` output is
  * HTML-escaped. The page's CSP still applies, so the template's own scripts and styles do not run: only the
  * page's nonce-tagged sheet does. A template that fails at render time is logged and the plain page served.
  */
 import type { Liquid, Template } from "liquidjs";
-import { parseLiquid, renderParsedSync, sandboxedEngine, TemplateError } from "../messaging/liquid";
+import { parseLiquid, renderParsedSync, sandboxedEngine, TemplateError } from "../../messaging/liquid";
 
 const HEAD = "\u0000gh:auth0-head\u0000";
 const WIDGET = "\u0000gh:auth0-widget\u0000";
