@@ -9,6 +9,7 @@ import { authenticationMethodRoutes } from "./users/authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./settings/branding";
+import { brandingThemeRoutes } from "./settings/branding-themes";
 import { clientGrantRoutes } from "./oauth/client-grants";
 import { grantRoutes } from "./oauth/grants";
 import { organizationClientGrantRoutes } from "./oauth/organization-client-grants";
@@ -66,6 +67,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...grantRoutes,
   ...organizationClientGrantRoutes,
   ...brandingRoutes,
+  ...brandingThemeRoutes,
   ...logRoutes,
   ...statsRoutes,
   ...hookRoutes,
