@@ -18,7 +18,6 @@ const WALK = [
   "/attack-protection/bot-detection",
   "/attack-protection/captcha",
   "/anomaly/blocks/ips/203.0.113.7",
-  "/stats/daily",
   "/migrations",
   "/network-acls",
   "/user-attribute-profiles",
