@@ -2,6 +2,9 @@ import { html } from "hono/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { randomToken } from "../../shared/crypto/random";
+import { textsFor } from "../../shared/i18n/catalogue";
+import { negotiateLocale } from "../../shared/i18n/negotiate";
+import { PageText } from "../../shared/i18n/page-text";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageBranding } from "./branding";
@@ -12,9 +15,21 @@ import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import type { PageShell } from "./pages/layout";
 
-/** What every page shares: validated branding, a fresh CSP nonce, and whose page it is. */
-export function shellFor(config: TenantConfig | null, brandName?: string): PageShell {
-  return { branding: pageBranding(config), nonce: randomToken(16), ...(brandName ? { brandName } : {}) };
+/**
+ * What every page shares: validated branding, a fresh CSP nonce, whose page it is, and its language
+ * (issue 29 point 3): the login transaction's `ui_locales` (else the query's), the browser's
+ * Accept-Language against the tenant's `enabled_locales`, else the tenant's first enabled locale.
+ * The texts come from a per-(tenant, configuration version, language) cache: no merge per request.
+ */
+export function shellFor(c: AppContext, config: TenantConfig | null, brandName?: string, uiLocales?: string): PageShell {
+  const lang = negotiateLocale({
+    uiLocales: uiLocales ?? c.req.query("ui_locales"),
+    acceptLanguage: c.req.header("accept-language"),
+    enabledLocales: config?.settings.enabled_locales,
+  });
+  const texts = textsFor(lang, config?.prompts?.custom_text, config ? `${config.tenantId}:${config.version}` : undefined);
+  const text = new PageText(texts, brandName ? { clientName: brandName } : {});
+  return { branding: pageBranding(config), nonce: randomToken(16), text, ...(brandName ? { brandName } : {}) };
 }
 
 /**
@@ -69,7 +84,7 @@ export async function sendErrorPage(c: AppContext, status: ContentfulStatusCode,
   const ray = c.req.header("cf-ray") ?? "";
   const traceId = /^[0-9a-f]{16}(?:-[A-Z]{3})?$/.test(ray) ? ray : randomToken(12);
   console.warn("error page", traceId, status, error, c.req.method, c.req.path);
-  const shell = shellFor(config);
+  const shell = shellFor(c, config);
   c.header("X-Trace-Id", traceId);
   return sendPage(c, shell, <ErrorPage shell={shell} error={error} description={description} traceId={traceId} />, status);
 }

@@ -205,7 +205,7 @@ export const ar: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "تحقّق من هويتك",
       description: "استخدم مفتاح الأمان أو مفتاح المرور أو قفل الشاشة في هذا الجهاز.",
-      buttonText: "متابعة",
+      buttonText: "تحقّق",
     },
   },
   passkeys: {

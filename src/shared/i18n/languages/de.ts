@@ -205,7 +205,7 @@ export const de: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "Bestätigen Sie Ihre Identität",
       description: "Verwenden Sie Ihren Sicherheitsschlüssel, Ihren Passkey oder die Bildschirmsperre dieses Geräts.",
-      buttonText: "Weiter",
+      buttonText: "Bestätigen",
     },
   },
   passkeys: {

@@ -208,7 +208,7 @@ export const en = {
     "mfa-webauthn-challenge": {
       title: "Verify it's you",
       description: "Use your security key, passkey or this device's screen lock.",
-      buttonText: "Continue",
+      buttonText: "Verify",
     },
   },
   passkeys: {

@@ -205,7 +205,7 @@ export const es: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "Verifica que eres tú",
       description: "Usa tu llave de seguridad, tu llave de acceso o el bloqueo de pantalla de este dispositivo.",
-      buttonText: "Continuar",
+      buttonText: "Verificar",
     },
   },
   passkeys: {

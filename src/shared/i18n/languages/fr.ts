@@ -205,7 +205,7 @@ export const fr: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "Confirmez votre identité",
       description: "Utilisez votre clé de sécurité, votre clé d’accès ou le verrouillage de l’écran de cet appareil.",
-      buttonText: "Continuer",
+      buttonText: "Vérifier",
     },
   },
   passkeys: {

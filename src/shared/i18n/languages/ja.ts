@@ -205,7 +205,7 @@ export const ja: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "本人確認",
       description: "セキュリティキー、パスキー、またはこのデバイスの画面ロックを使用してください。",
-      buttonText: "続行",
+      buttonText: "確認",
     },
   },
   passkeys: {

@@ -205,7 +205,7 @@ export const pt: CatalogueShape = {
     "mfa-webauthn-challenge": {
       title: "Confirme sua identidade",
       description: "Use sua chave de segurança, sua chave de acesso ou o bloqueio de tela deste dispositivo.",
-      buttonText: "Continuar",
+      buttonText: "Verificar",
     },
   },
   passkeys: {

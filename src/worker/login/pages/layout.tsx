@@ -1,4 +1,5 @@
 import type { Child, FC } from "hono/jsx";
+import type { PageText } from "../../../shared/i18n/page-text";
 import type { PageBranding } from "../branding";
 
 /**
@@ -60,6 +61,8 @@ export interface PageShell {
   nonce: string;
   /** Whose page it is (the application's name): the logo's alt text. */
   brandName?: string;
+  /** The page's language, direction and texts (issue 29 point 3). */
+  text: PageText;
 }
 
 export interface LayoutProps {
@@ -72,12 +75,12 @@ export interface LayoutProps {
 
 /** The one page shell of universal login: language, viewport, branded colours, a single centred card. */
 export const Layout: FC<LayoutProps> = ({ shell, title, wide, children }) => {
-  const { branding, nonce, brandName } = shell;
+  const { branding, nonce, brandName, text } = shell;
   const variables =
     `:root{--gh-primary:${branding.primary};--gh-on-primary:${branding.onPrimary};` +
     `--gh-page-bg:${branding.pageBackground}}`;
   return (
-    <html lang="en">
+    <html lang={text.lang} dir={text.dir}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -88,7 +91,7 @@ export const Layout: FC<LayoutProps> = ({ shell, title, wide, children }) => {
       </head>
       <body>
         <main class={wide ? "wide" : undefined} aria-labelledby="page-title">
-          {branding.logoUrl ? <img class="logo" src={branding.logoUrl} alt={brandName ? `${brandName} logo` : "Logo"} /> : null}
+          {branding.logoUrl ? <img class="logo" src={branding.logoUrl} alt={brandName ? text.t("common", "common", "logoAltText", { companyName: brandName }) : text.t("common", "common", "defaultLogoAltText")} /> : null}
           {children}
         </main>
       </body>
