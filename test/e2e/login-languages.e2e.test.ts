@@ -36,13 +36,15 @@ describe("login pages in the user's language", () => {
     await page.getByRole("alert").filter({ hasText: "Adresse e-mail ou mot de passe incorrect." }).waitFor();
     await expectNoViolations(page, "login-fr");
 
-    const german = await context("german");
-    await german.page.setExtraHTTPHeaders({ "accept-language": "de-DE,de;q=0.9,en;q=0.5" });
+    // A browser set to German: its Accept-Language is de-DE,de;q=0.9.
+    const germanContext = await suite.browser.newContext({ locale: "de-DE" });
+    const german = { page: await germanContext.newPage() };
     await german.page.goto(authorizeUrl());
     await german.page.getByRole("heading", { name: "Willkommen" }).waitFor();
     expect(await german.page.locator("html").getAttribute("lang")).toBe("de");
     expect(await german.page.getByRole("link", { name: "Registrieren" }).count()).toBe(1);
     await expectNoViolations(german.page, "login-de");
+    await germanContext.close();
 
     const arabic = await context("arabic");
     await arabic.page.goto(authorizeUrl({ ui_locales: "ar" }));

@@ -176,6 +176,11 @@ describe("custom text and partials", () => {
     expect(await (await api(t, "PUT", "/prompts/login/partials", partials)).json()).toEqual(partials);
     expect(await (await api(t, "GET", "/prompts/login/partials")).json()).toEqual(partials);
     expect(await (await api(t, "GET", "/prompts/signup/partials")).json()).toEqual({});
+    // Rendered at its insertion point, as text.
+    const c = await seedClient(t, { callbacks: [CALLBACK] });
+    const html = (await loginPage(t, c)).html;
+    expect(html).toContain('<p class="hint" data-insertion-point="form-content-start">&lt;em&gt;Hi&lt;/em&gt;</p>');
+    expect(html).not.toContain("<em>Hi</em>");
   });
 
   it("needs read:prompts or update:prompts: no token 401; end user, other tenant, revoked token and a missing scope 403", async () => {

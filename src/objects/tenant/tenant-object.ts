@@ -38,7 +38,6 @@ import { TenantSettingsRpc } from "./settings/tenant-settings";
 import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
 import { EmailTemplates } from "./settings/email-templates";
-import { Prompts } from "./settings/prompts";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
 import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
@@ -346,8 +345,6 @@ export class TenantObject extends DurableObject<Env> {
   /** The email provider (`/api/v2/emails/provider`) and the email templates (`/api/v2/email-templates`). */
   emailProvider(audit: AuditContext = SYSTEM_CONTEXT): EmailProviders { return new EmailProviders(this.core, audit); }
   emailTemplates(audit: AuditContext = SYSTEM_CONTEXT): EmailTemplates { return new EmailTemplates(this.core, audit); }
-  /** Universal-login prompts: settings, custom text, partials (`/api/v2/prompts`; configuration). */
-  prompts(audit: AuditContext = SYSTEM_CONTEXT): Prompts { return new Prompts(this.core, audit); }
 
   /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
   controlPlaneSync(): ControlPlaneSync {

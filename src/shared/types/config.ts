@@ -5,7 +5,7 @@ import type { Branding } from "../schemas/branding";
 import type { ClientGrantRecord } from "../schemas/client-grants";
 import type { ClientRecord } from "../schemas/clients";
 import type { ConnectionRecord } from "../schemas/connections";
-import type { PromptsRecord } from "../schemas/prompts";
+import type { PromptsRecord } from "../i18n/prompts-schema";
 import type { ResourceServerRecord } from "../schemas/resource-servers";
 import type { NewSigningKey, SigningKeyRecord } from "../schemas/signing-keys";
 

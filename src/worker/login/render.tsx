@@ -29,7 +29,8 @@ export function shellFor(c: AppContext, config: TenantConfig | null, brandName?:
   });
   const texts = textsFor(lang, config?.prompts?.custom_text, config ? `${config.tenantId}:${config.version}` : undefined);
   const text = new PageText(texts, brandName ? { clientName: brandName } : {});
-  return { branding: pageBranding(config), nonce: randomToken(16), text, ...(brandName ? { brandName } : {}) };
+  const partials = config?.prompts?.partials;
+  return { branding: pageBranding(config), nonce: randomToken(16), text, ...(partials ? { partials } : {}), ...(brandName ? { brandName } : {}) };
 }
 
 /**

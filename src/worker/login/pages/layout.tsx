@@ -63,7 +63,19 @@ export interface PageShell {
   brandName?: string;
   /** The page's language, direction and texts (issue 29 point 3). */
   text: PageText;
+  /** The tenant's partials (PUT /prompts/{prompt}/partials): prompt → screen → insertion point → text. */
+  partials?: Readonly<Record<string, Record<string, Record<string, string>>>>;
 }
+
+/** A partial at one of the reference's insertion points, as escaped text (never HTML). */
+export const Partial: FC<{ shell: PageShell; prompt: "login" | "signup"; point: string }> = ({ shell, prompt, point }) => {
+  const content = shell.partials?.[prompt]?.[prompt]?.[point];
+  return content ? (
+    <p class="hint" data-insertion-point={point}>
+      {content}
+    </p>
+  ) : null;
+};
 
 export interface LayoutProps {
   shell: PageShell;

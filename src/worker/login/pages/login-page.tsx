@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { EmailField, PasswordField } from "./fields";
-import { FormError, Layout, type PageShell } from "./layout";
+import { FormError, Layout, type PageShell, Partial } from "./layout";
 import type { FormFailure } from "./parts";
 import { CeremonyForm, CeremonyScripts } from "./webauthn-pages";
 
@@ -42,6 +42,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
+        <Partial shell={shell} prompt="login" point="form-content-start" />
         <EmailField
           label={t("emailPlaceholder")}
           lockedHint={t("invitationEmailHint")}
@@ -57,8 +58,12 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
             <a href={`/u2/reset-password${q}`}>{t("forgotPasswordText")}</a>
           </p>
         ) : null}
+        <Partial shell={shell} prompt="login" point="form-content-end" />
+        <Partial shell={shell} prompt="login" point="form-footer-start" />
         <button type="submit">{t("buttonText")}</button>
+        <Partial shell={shell} prompt="login" point="form-footer-end" />
       </form>
+      <Partial shell={shell} prompt="login" point="secondary-actions-start" />
       {passkey ? (
         <>
           <p class="alt">{t("separatorText")}</p>
@@ -71,6 +76,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
           {t("footerText")} <a href={`/u2/signup${q}`}>{t("footerLinkText")}</a>
         </p>
       ) : null}
+      <Partial shell={shell} prompt="login" point="secondary-actions-end" />
     </Layout>
   );
 };

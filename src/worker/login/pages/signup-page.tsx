@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import { MIN_PASSWORD_LENGTH } from "../signup";
 import { EmailField, PasswordField } from "./fields";
-import { FormError, Layout, type PageShell } from "./layout";
+import { FormError, Layout, type PageShell, Partial } from "./layout";
 import type { FormFailure } from "./login-page";
 
 export interface SignupPageProps {
@@ -32,6 +32,7 @@ export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName
       <form method="post" action={`/u2/signup${q}`} novalidate>
         {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
+        <Partial shell={shell} prompt="signup" point="form-content-start" />
         <EmailField label={t("emailPlaceholder")} lockedHint={text.t("login", "login", "invitationEmailHint")} value={email} autocomplete="email" hasFocus={!isEmailLocked} isInvalid={emailInvalid} isLocked={isEmailLocked} />
         <PasswordField
           label={t("passwordPlaceholder")}
@@ -45,11 +46,16 @@ export const SignupPage: FC<SignupPageProps> = ({ shell, state, csrf, clientName
             {t("passwordHint", { minLength: MIN_PASSWORD_LENGTH })}
           </p>
         </PasswordField>
+        <Partial shell={shell} prompt="signup" point="form-content-end" />
+        <Partial shell={shell} prompt="signup" point="form-footer-start" />
         <button type="submit">{t("buttonText")}</button>
+        <Partial shell={shell} prompt="signup" point="form-footer-end" />
       </form>
+      <Partial shell={shell} prompt="signup" point="secondary-actions-start" />
       <p class="alt">
         {t("loginActionText")} <a href={`/u2/login${q}`}>{t("loginActionLinkText")}</a>
       </p>
+      <Partial shell={shell} prompt="signup" point="secondary-actions-end" />
     </Layout>
   );
 };

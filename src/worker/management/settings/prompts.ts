@@ -9,7 +9,7 @@ import { z } from "zod";
 import { problem } from "../../../shared/errors";
 import { screensOf } from "../../../shared/i18n/catalogue";
 import { REFERENCE_LOCALES } from "../../../shared/i18n/locales";
-import { PROMPTS_DEFAULTS, type PromptsRecord, updatePromptsBody } from "../../../shared/schemas/prompts";
+import { PROMPTS_DEFAULTS, type PromptsRecord, updatePromptsBody } from "../../../shared/i18n/prompts-schema";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { targetTenant } from "../tenant-scoped";
@@ -76,7 +76,7 @@ export const promptRoutes = [
     summary: "The universal-login settings: universal_login_experience (new), identifier_first, webauthn_platform_first_factor",
     status: 200,
     async handler(c) {
-      return c.json(present(await targetTenant(c).prompts().get()));
+      return c.json(present(await targetTenant(c).tenantSettings().prompts()));
     },
   }),
   defineRoute({
@@ -88,7 +88,7 @@ export const promptRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { body }) {
-      return c.json(present(await targetTenant(c).prompts(auditContext(c)).updateSettings(body)));
+      return c.json(present(await targetTenant(c).tenantSettings(auditContext(c)).updatePrompts(body)));
     },
   }),
   defineRoute({
@@ -100,7 +100,7 @@ export const promptRoutes = [
     async handler(c, { params }) {
       const prompt = promptOf(params.prompt);
       const language = languageOf(params.language);
-      return c.json((await targetTenant(c).prompts().get()).custom_text?.[prompt]?.[language] ?? {});
+      return c.json((await targetTenant(c).tenantSettings().prompts()).custom_text?.[prompt]?.[language] ?? {});
     },
   }),
   defineRoute({
@@ -116,7 +116,7 @@ export const promptRoutes = [
       const language = languageOf(params.language);
       const screens = screensOf(prompt);
       const texts = nested(body, prompt, (screen) => (screens && Object.hasOwn(screens, screen) ? Object.keys(screens[screen] ?? {}) : null));
-      const record = await targetTenant(c).prompts(auditContext(c)).setCustomText(prompt, language, texts);
+      const record = await targetTenant(c).tenantSettings(auditContext(c)).setCustomText(prompt, language, texts);
       return c.json(record.custom_text?.[prompt]?.[language] ?? {});
     },
   }),
@@ -128,7 +128,7 @@ export const promptRoutes = [
     status: 200,
     async handler(c, { params }) {
       const prompt = promptOf(params.prompt);
-      return c.json((await targetTenant(c).prompts().get()).partials?.[prompt] ?? {});
+      return c.json((await targetTenant(c).tenantSettings().prompts()).partials?.[prompt] ?? {});
     },
   }),
   defineRoute({
@@ -143,7 +143,7 @@ export const promptRoutes = [
       const prompt = promptOf(params.prompt);
       const screens = PARTIAL_SCREENS[prompt] ?? [];
       const partials = nested(body, prompt, (screen) => (screens.includes(screen) ? INSERTION_POINTS : null));
-      const record = await targetTenant(c).prompts(auditContext(c)).setPartials(prompt, partials);
+      const record = await targetTenant(c).tenantSettings(auditContext(c)).setPartials(prompt, partials);
       return c.json(record.partials?.[prompt] ?? {});
     },
   }),
