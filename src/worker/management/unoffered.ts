@@ -18,6 +18,8 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
+  // Issue 29 point 3 serves /prompts, custom text and partials; the ACUL rendering settings stay unoffered.
+  { feature: "prompts rendering", paths: ["/prompts/rendering", "/prompts/{prompt}/screen/{screen}/rendering"] },
   {
     feature: "attack-protection",
     paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
