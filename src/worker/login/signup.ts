@@ -26,6 +26,9 @@ export interface SignupFailure {
   message: string;
   /** The form field the failure is about. */
   field: "email" | "password";
+  /** The login pages' text id and placeholders (the password policy's; issue 29 point 3). */
+  text?: string;
+  vars?: Record<string, number>;
 }
 
 export type SignupResult = { ok: true; user: UserRecord } | { ok: false; failure: SignupFailure };

@@ -26,6 +26,7 @@ import { userMfaRoutes } from "./mfa/user-mfa";
 import { hookRoutes } from "./outbox/hooks";
 import { emailProviderRoutes } from "./settings/email-provider";
 import { emailTemplateRoutes } from "./settings/email-templates";
+import { promptRoutes } from "./settings/prompts";
 import { jobRoutes } from "./jobs/jobs";
 import { logRoutes } from "./outbox/logs";
 import { statsRoutes } from "./outbox/stats";
@@ -73,6 +74,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...hookRoutes,
   ...emailProviderRoutes,
   ...emailTemplateRoutes,
+  ...promptRoutes,
   ...failedEventRoutes,
   ...userRoutes,
   ...jobRoutes,

@@ -18,7 +18,8 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
-  { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
+  // Issue 29 point 3 serves /prompts, custom text and partials; the ACUL rendering settings stay unoffered.
+  { feature: "prompts rendering", paths: ["/prompts/rendering", "/prompts/{prompt}/screen/{screen}/rendering"] },
   {
     feature: "attack-protection",
     paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
@@ -68,14 +69,7 @@ const absent = (error: ErrorCode): ReadAnswer => ({ kind: "absent", error });
 export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = [
   // emailTemplates.ts reads every template in a Promise.all that rethrows anything but a 404: email templates
   // are served now (issue 29 point 4), and a template never created is that 404 (inexistent_email_template).
-  // prompts.ts: getSettings() and each custom text (per enabled locale) are read unguarded. Gatehouse's login
-  // pages are its own universal login, ask for the identifier and the password together, and offer passkeys
-  // as a second factor only; no prompt has custom text.
-  {
-    path: "/prompts",
-    answer: empty(() => ({ universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false })),
-  },
-  { path: "/prompts/{prompt}/custom-text/{language}", answer: empty(() => ({})) },
+  // prompts.ts: getSettings() and each custom text are served now (issue 29 point 3): a custom text never set reads {}.
   // attackProtection.ts: breached-password detection is read in an unguarded Promise.all (bot detection and
   // captcha tolerate the 403 of UNOFFERED_ROUTES). Gatehouse checks no breach list: detection is off.
   {

@@ -88,10 +88,10 @@ async function renderChallenge(c: AppContext, m: MfaContext, phone: string, erro
       query={m.query}
       csrf={m.tx.csrf_token}
       action="/u2/mfa/phone-challenge"
-      title="Verify your phone"
-      subtitle={`We sent a text message with a 6-digit code to ${maskPhone(phone)}.`}
-      label="6-digit code"
-      hint="The code expires in 5 minutes."
+      title={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "title")}
+      subtitle={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "description", { phoneNumber: maskPhone(phone) })}
+      label={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "placeholder")}
+      hint={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "hint")}
       hasAlternatives={await hasAlternatives(c, m)}
       resend={true}
       {...(error ? { error } : {})}
