@@ -5,6 +5,7 @@ import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
 import { actionRoutes } from "./actions/actions";
 import { attackProtectionRoutes } from "./settings/attack-protection";
+import { settingsDocumentRoutes } from "./settings/documents";
 import { authenticationMethodRoutes } from "./users/authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
@@ -76,6 +77,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...settingsDocumentRoutes,
   ...userBlockRoutes,
   ...roleRoutes,
   ...roleAssignmentRoutes,

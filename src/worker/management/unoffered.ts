@@ -19,10 +19,6 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
   { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
-  {
-    feature: "attack-protection",
-    paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
-  },
   { feature: "anomaly", paths: ["/anomaly/blocks/ips/*"] },
   { feature: "stats", paths: ["/stats/*"] },
   // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
@@ -36,11 +32,8 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "connection-profiles", paths: ["/connection-profiles", "/connection-profiles/*"] },
   { feature: "token-exchange-profiles", paths: ["/token-exchange-profiles", "/token-exchange-profiles/*"] },
   { feature: "event-streams", paths: ["/event-streams", "/event-streams/*"] },
-  { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
-  // supplementalSignals.ts tolerates only a 403 (the reference's answer without the attack_protection entitlement).
-  { feature: "supplemental-signals", paths: ["/supplemental-signals"] },
 ];
 
 /**
@@ -76,21 +69,6 @@ export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = 
     answer: empty(() => ({ universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false })),
   },
   { path: "/prompts/{prompt}/custom-text/{language}", answer: empty(() => ({})) },
-  // attackProtection.ts: breached-password detection is read in an unguarded Promise.all (bot detection and
-  // captcha tolerate the 403 of UNOFFERED_ROUTES). Gatehouse checks no breach list: detection is off.
-  {
-    path: "/attack-protection/breached-password-detection",
-    answer: empty(() => ({
-      enabled: false,
-      shields: [],
-      admin_notification_frequency: [],
-      method: "standard",
-      stage: { "pre-user-registration": { shields: [] }, "pre-change-password": { shields: [] } },
-    })),
-  },
-  // riskAssessment.ts: both settings reads tolerate only a 404 (read as `settings: {enabled: false}`).
-  { path: "/risk-assessments/settings", answer: absent("inexistent_risk_assessment") },
-  { path: "/risk-assessments/settings/new-device", answer: absent("inexistent_risk_assessment") },
   // themes.ts: getDefault() reads 404 as "no theme" and 400 as "no-code not enabled"; anything else aborts.
   { path: "/branding/themes/default", answer: absent("inexistent_default_theme") },
   // branding.ts: the universal-login template tolerates 403 (logged as a missing scope, untrue here) and 404.

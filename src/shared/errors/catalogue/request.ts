@@ -67,7 +67,6 @@ export const REQUEST_ERRORS = {
   // does not offer (src/worker/management/unoffered.ts, UNOFFERED_READS).
   inexistent_branding_template: { status: 404, message: "Template does not exist.", errorCode: "inexistent_template" },
   inexistent_default_theme: { status: 404, message: "There is no default theme: no theme has been created", errorCode: "theme_not_found" },
-  inexistent_risk_assessment: { status: 404, message: "Risk assessment settings do not exist: the feature is not available on this tenant", errorCode: "not_found" },
   feature_not_enabled: {
     status: 403,
     message: 'The feature "{feature}" is not enabled on this tenant',
