@@ -46,6 +46,7 @@ import { managementRateLimit } from "./rate-limit";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./users/user-blocks";
 import { userRoleRoutes } from "./roles/user-roles";
+import { effectiveAccessRoutes } from "./roles/effective-access";
 import { userRoutes } from "./users/users";
 
 /** Every management route, one list per resource. */
@@ -82,6 +83,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...roleRoutes,
   ...roleAssignmentRoutes,
   ...userRoleRoutes,
+  ...effectiveAccessRoutes,
   ...organizationsRoutes,
   ...actionRoutes,
   ...logStreamRoutes,

@@ -27,13 +27,55 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "forms", paths: ["/forms", "/forms/*"] },
   { feature: "flows", paths: ["/flows", "/flows/*"] },
   { feature: "self-service-profiles", paths: ["/self-service-profiles", "/self-service-profiles/*"] },
-  { feature: "network-acls", paths: ["/network-acls", "/network-acls/*"] },
+  // networkACLs.ts skips a 403.
+  { feature: "network-acls", paths: ["/network-acls", "/network-acls/*", "/keys/network-acls", "/keys/network-acls/*"] },
   { feature: "user-attribute-profiles", paths: ["/user-attribute-profiles", "/user-attribute-profiles/*"] },
   { feature: "connection-profiles", paths: ["/connection-profiles", "/connection-profiles/*"] },
   { feature: "token-exchange-profiles", paths: ["/token-exchange-profiles", "/token-exchange-profiles/*"] },
   { feature: "event-streams", paths: ["/event-streams", "/event-streams/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
+  // actionModules.ts and rateLimitPolicies.ts skip a 403 (or 404) and export nothing for the resource.
+  { feature: "action modules", paths: ["/actions/modules", "/actions/modules/*"] },
+  { feature: "rate-limit-policies", paths: ["/rate-limit-policies", "/rate-limit-policies/*"] },
+  { feature: "agents", paths: ["/agents", "/agents/*"] },
+  { feature: "client ID metadata documents", paths: ["/clients/cimd/*"] },
+  // connections.ts reads the directory-provisioning list and logs any failure as "not configured";
+  // scimHandler.ts skips a connection whose SCIM configuration answers 403 or 404.
+  {
+    feature: "directory provisioning",
+    paths: ["/connections-directory-provisionings", "/connections/{id}/directory-provisioning", "/connections/{id}/directory-provisioning/*"],
+  },
+  { feature: "scim", paths: ["/connections-scim-configurations", "/connections/{id}/scim-configuration", "/connections/{id}/scim-configuration/*"] },
+  // Gatehouse's database and social connections hold no signing keys of their own (the tenant's keys sign).
+  { feature: "connection keys", paths: ["/connections/{id}/keys", "/connections/{id}/keys/*"] },
+  { feature: "events", paths: ["/events"] },
+  { feature: "experimentation", paths: ["/experimentation/*"] },
+  // Groups: roles are assigned to users directly; the effective-roles routes say `sources: ["direct"]`.
+  {
+    feature: "groups",
+    paths: [
+      "/groups",
+      "/groups/*",
+      "/roles/{id}/groups",
+      "/users/{id}/groups",
+      "/users/{id}/effective-roles/sources/groups",
+      "/organizations/{id}/groups",
+      "/organizations/{id}/groups/*",
+      "/organizations/{id}/roles/{role_id}/groups",
+      "/organizations/{id}/members/{user_id}/effective-roles/sources/groups",
+    ],
+  },
+  // The tenant's signing keys are Gatehouse's own (/keys/signing); no customer-supplied or encryption keys.
+  { feature: "custom signing keys", paths: ["/keys/custom-signing"] },
+  { feature: "encryption keys", paths: ["/keys/encryption", "/keys/encryption/*"] },
+  { feature: "organization clients", paths: ["/organizations/{id}/clients", "/organizations/{id}/clients/*"] },
+  { feature: "organization discovery domains", paths: ["/organizations/{id}/discovery-domains", "/organizations/{id}/discovery-domains/*"] },
+  { feature: "organization templates", paths: ["/organizations/{id}/organization-templates", "/organizations/{id}/organization-templates/*"] },
+  { feature: "connected accounts", paths: ["/users/{id}/connected-accounts"] },
+  // Risk assessment settings are stored and shown, but no assessor runs, so no user has assessments to clear.
+  { feature: "risk assessment", paths: ["/users/{id}/risk-assessments/*"] },
+  { feature: "verifiable-credentials", paths: ["/verifiable-credentials/*"] },
 ];
 
 /**
