@@ -4,6 +4,7 @@
  * email or a management ticket, sets the new password under the connection's policy: its strength, not the
  * current password, not one of the last `password_history.size` when the connection keeps a history.
  */
+import { BREACHED_PASSWORD_MESSAGE, breachedPasswordVerdict } from "../users/breached-password";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { checkPassword, hashPassword } from "../../shared/crypto/passwords";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
@@ -110,9 +111,11 @@ function historySize(options: Record<string, unknown> | undefined): number {
 }
 
 /** Why a new password is refused, or null: the policy, the current password, the kept history. */
-async function refusal(password: string, view: ResetTicketView, options: Record<string, unknown> | undefined, size: number) {
+async function refusal(c: AppContext, password: string, view: ResetTicketView, options: Record<string, unknown> | undefined, size: number) {
   const weak = passwordProblem(password, { options: (options ?? {}) as ConnectionRecord["options"] });
   if (weak) return weak;
+  const who = { client_id: view.data.client_id, user_id: view.user_id, connection: view.data.connection, email: view.data.email };
+  if ((await breachedPasswordVerdict(c, "pre-change-password", password, who)) === "block") return { code: "PASSWORD_BREACHED", message: BREACHED_PASSWORD_MESSAGE };
   // checkPassword never verifies a hash above the cost cap (issue 25 finding 7): such a hash counts as different.
   if ((await checkPassword(password, view.password_hash)) === "match") return { code: "PASSWORD_REUSED", message: "Your new password must be different from your current one." };
   for (const old of view.history.slice(0, size)) {
@@ -134,7 +137,7 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
     return renderNewPassword(c, opened, ticket, { code: "PASSWORDS_DIFFERENT", message: "The two passwords do not match.", field: "password_confirm" }, 400);
   }
   const size = historySize(connection?.options);
-  const refused = await refusal(password, view, connection?.options, size);
+  const refused = await refusal(c, password, view, connection?.options, size);
   if (refused) {
     await tenantObject(c.env, c.var.tenant.id).userTickets(audit).refuseReset(opened.hash, view.user_id, view.data.client_id, refused.message);
     return renderNewPassword(c, opened, ticket, { ...refused, field: "password" }, 400);

@@ -5,6 +5,7 @@ import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
 import { actionRoutes } from "./actions/actions";
 import { attackProtectionRoutes } from "./settings/attack-protection";
+import { settingsDocumentRoutes } from "./settings/documents";
 import { authenticationMethodRoutes } from "./users/authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
@@ -48,6 +49,7 @@ import { managementRateLimit } from "./rate-limit";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./users/user-blocks";
 import { userRoleRoutes } from "./roles/user-roles";
+import { effectiveAccessRoutes } from "./roles/effective-access";
 import { userRoutes } from "./users/users";
 
 /** Every management route, one list per resource. */
@@ -82,10 +84,12 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...settingsDocumentRoutes,
   ...userBlockRoutes,
   ...roleRoutes,
   ...roleAssignmentRoutes,
   ...userRoleRoutes,
+  ...effectiveAccessRoutes,
   ...organizationsRoutes,
   ...actionRoutes,
   ...logStreamRoutes,
