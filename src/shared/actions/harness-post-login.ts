@@ -8,7 +8,8 @@ export const MAX_REDIRECT_URL_LENGTH = 4096;
  * as text for the harness module: `api.redirect` (sendUserTo with the login's `state`, HS256 session tokens
  * with `encodeToken`/`validateToken`) and `api.cache` (a mirror of the trigger's entries, checked against the
  * limits as the code writes, so `set` can answer an error). `ctx` is what the host passed for this run:
- * `redirect` (state, whether the login can be interactive, the tenant's domain, the user id) and `cache`.
+ * `redirect` (`state`: the one this request came back with, or the fresh one; `next`: the state of a redirect
+ * asked for now; whether the login can be interactive; the tenant's domain; the user id) and `cache`.
  */
 export const POST_LOGIN_API = `
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -37,7 +38,7 @@ function redirectApi(push, ctx, request) {
       for (const [name, value] of Object.entries(query || {})) {
         if (name !== "state" && value !== undefined) target.searchParams.set(name, String(value));
       }
-      target.searchParams.set("state", r.state);
+      target.searchParams.set("state", r.next);
       if (target.href.length > MAX_URL) throw new RangeError("api.redirect.sendUserTo: the URL with its query is longer than " + MAX_URL + " characters");
       push({ type: "redirect", url: target.href });
     },
@@ -49,7 +50,7 @@ function redirectApi(push, ctx, request) {
       const ttl = expiresInSeconds === undefined ? 900 : Number(expiresInSeconds);
       if (!Number.isFinite(ttl) || ttl <= 0) throw new TypeError("api.redirect.encodeToken: options.expiresInSeconds must be a positive number");
       const iat = nowS();
-      const claims = { ...JSON.parse(JSON.stringify(payload || {})), iss: r.domain, sub: r.user_id, iat, exp: iat + Math.floor(ttl), state: r.state };
+      const claims = { ...JSON.parse(JSON.stringify(payload || {})), iss: r.domain, sub: r.user_id, iat, exp: iat + Math.floor(ttl), state: r.next };
       const signed = b64u(JSON.stringify({ alg: "HS256", typ: "JWT" })) + "." + b64u(JSON.stringify(claims));
       return signed + "." + hs256(secret, signed);
     },

@@ -203,7 +203,7 @@ function buildApi(kind, run, ctx, event) {
     api.redirect = redirectApi(push, ctx, said);
     api.cache = cacheApi(push, ctx);
     api.session = { revoke(reason) { push({ type: "revoke_session", reason: text(reason) }); return api; } };
-    api.refreshToken = { revoke(reason) { push({ type: "revoke_refresh_token", reason: text(reason) }); return api; } };
+    api.refreshToken = { revoke: unsupported("api.refreshToken.revoke") };
     api.multifactor = { enable: unsupported("api.multifactor.enable") };
     api.authentication = {
       challengeWith: unsupported("api.authentication.challengeWith"),
