@@ -170,3 +170,73 @@ describe("api.redirect.sendUserTo and /continue (issue 32 point 3)", () => {
     }
   });
 });
+
+describe("the rest of the post-login api (issue 32 point 3)", () => {
+  it("addScope and removeScope change the access token's scope only; canRedirect is true for an interactive login", async () => {
+    const { tenant, client, email } = await actionLoginSetup();
+    await bindAction(
+      tenant,
+      "post-login",
+      `exports.onExecutePostLogin = async (event, api) => {
+        // Each call returns the api object, as the reference's do.
+        api.accessToken.addScope("read:reports").accessToken.addScope("write:later");
+        api.accessToken.removeScope("email");
+        api.accessToken.removeScope("write:later");
+        api.idToken.setCustomClaim("${NS}/can", api.redirect.canRedirect());
+      };`,
+    );
+    const { access, id, scope } = await exchangeCode(tenant, client, await passwordLoginOf(tenant, client, email));
+    expect(String(access.scope).split(" ").sort()).toEqual(["openid", "profile", "read:reports"]);
+    expect(scope).toBe(access.scope);
+    // The ID token still answers the scopes the client asked for.
+    expect(id.email).toBe(email);
+    expect(id[`${NS}/can`]).toBe(true);
+  });
+
+  it("api.cache keeps a trigger's entries across logins within their lifetime, answers errors past its bounds and forgets deleted keys", async () => {
+    const { tenant, client, email } = await actionLoginSetup();
+    await bindAction(
+      tenant,
+      "post-login",
+      `exports.onExecutePostLogin = async (event, api) => {
+        const hit = api.cache.get("greeting");
+        api.idToken.setCustomClaim("${NS}/cached", hit ? hit.value : null);
+        const round = api.cache.get("round");
+        if (round && round.value === "2") { api.cache.delete("greeting"); return; }
+        if (round) { api.cache.set("round", "2"); return; }
+        api.cache.set("round", "1");
+        api.idToken.setCustomClaim("${NS}/set", api.cache.set("greeting", "hello", { ttl: 60000 }).type);
+        api.idToken.setCustomClaim("${NS}/big", api.cache.set("big", "x".repeat(5000)).code);
+        api.idToken.setCustomClaim("${NS}/long_key", api.cache.set("k".repeat(65), "v").code);
+        let full = null;
+        for (let i = 0; i < 25 && !full; i++) { const r = api.cache.set("k" + i, "v"); if (r.type === "error") full = r.code + "@" + i; }
+        api.idToken.setCustomClaim("${NS}/full", full);
+      };`,
+    );
+    const first = (await exchangeCode(tenant, client, await passwordLoginOf(tenant, client, email))).id;
+    // 20 entries at most: "round", "greeting" and k0..k17 fit, k18 does not.
+    expect(first).toMatchObject({ [`${NS}/cached`]: null, [`${NS}/set`]: "success", [`${NS}/big`]: "VALUE_TOO_LARGE", [`${NS}/long_key`]: "INVALID_KEY", [`${NS}/full`]: "CACHE_FULL@18" });
+    const second = (await exchangeCode(tenant, client, await passwordLoginOf(tenant, client, email))).id;
+    expect(second[`${NS}/cached`]).toBe("hello");
+    // Another tenant's same action sees nothing of this tenant's cache.
+    const other = await actionLoginSetup();
+    await bindAction(other.tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { const hit = api.cache.get("greeting"); api.idToken.setCustomClaim("${NS}/cached", hit ? hit.value : null); };`);
+    expect((await exchangeCode(other.tenant, other.client, await passwordLoginOf(other.tenant, other.client, other.email))).id[`${NS}/cached`]).toBeNull();
+    // The third login deletes the key; the fourth finds nothing.
+    expect((await exchangeCode(tenant, client, await passwordLoginOf(tenant, client, email))).id[`${NS}/cached`]).toBe("hello");
+    expect((await exchangeCode(tenant, client, await passwordLoginOf(tenant, client, email))).id[`${NS}/cached`]).toBeNull();
+  });
+
+  it("api.session.revoke refuses the login with the reason; members this service does not offer are a clear error, never a silent no-op", async () => {
+    for (const [code, message] of [
+      [`api.session.revoke("suspicious device");`, "suspicious device"],
+      [`api.multifactor.enable("any", { allowRememberBrowser: true });`, "api.multifactor.enable is not supported by this service"],
+      [`api.refreshToken.revoke("no");`, "api.refreshToken.revoke is not supported by this service"],
+    ] as const) {
+      const { tenant, client, email } = await actionLoginSetup();
+      await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { ${code} };`);
+      const res = await passwordLoginOf(tenant, client, email);
+      expect(redirectError(res)).toEqual({ error: "access_denied", description: message, code: null });
+    }
+  });
+});
