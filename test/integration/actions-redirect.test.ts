@@ -115,17 +115,20 @@ describe("api.redirect.sendUserTo and /continue (issue 32 point 3)", () => {
       };`,
       { secrets: [{ name: "SHARED", value: "a-shared-secret-of-the-page" }] },
     );
-    const { createHmac } = await import("node:crypto");
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-    const sign = (claims: Record<string, unknown>, secret = "a-shared-secret-of-the-page") => {
+    const hmac = async (input: string, secret = "a-shared-secret-of-the-page") => {
+      const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      return Buffer.from(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(input))).toString("base64url");
+    };
+    const sign = async (claims: Record<string, unknown>, secret?: string) => {
       const input = `${b64({ alg: "HS256", typ: "JWT" })}.${b64(claims)}`;
-      return `${input}.${createHmac("sha256", secret).update(input).digest("base64url")}`;
+      return `${input}.${await hmac(input, secret)}`;
     };
     const away = await suspended(tenant, client, email);
     // What the page receives: a token it can verify with the shared secret.
     const sent = away.location.searchParams.get("session_token") ?? "";
     const [head, body, signature] = sent.split(".");
-    expect(createHmac("sha256", "a-shared-secret-of-the-page").update(`${head}.${body}`).digest("base64url")).toBe(signature);
+    expect(await hmac(`${head}.${body}`)).toBe(signature);
     const claims = JSON.parse(Buffer.from(body ?? "", "base64url").toString()) as Record<string, unknown>;
     expect(claims).toMatchObject({ iss: `${tenant}.localhost:8787`, sub: user.user_id, state: away.state, favourite: "blue" });
     expect((claims.exp as number) - (claims.iat as number)).toBe(120);
@@ -133,24 +136,24 @@ describe("api.redirect.sendUserTo and /continue (issue 32 point 3)", () => {
     const now = Math.floor(Date.now() / 1000);
     const good = { sub: user.user_id, state: away.state, favourite: "green", exp: now + 60 };
     // Wrong secret: the action sees the error, the login is refused.
-    const forged = await continueGet(tenant, `state=${away.state}&answer_token=${sign(good, "guess")}`, away.cookie);
+    const forged = await continueGet(tenant, `state=${away.state}&answer_token=${await sign(good, "guess")}`, away.cookie);
     expect(redirectError(forged)).toMatchObject({ error: "access_denied", description: "The answer_token has an invalid signature" });
 
-    const cases: ((state: string) => [string, string])[] = [
-      (state) => [sign({ ...good, state, exp: now - 5 }), "The answer_token has expired"],
+    const cases: ((state: string) => Promise<[string, string]>)[] = [
+      async (state) => [await sign({ ...good, state, exp: now - 5 }), "The answer_token has expired"],
       // A token of the first login (its state) presented in another one.
-      () => [sign(good), "The answer_token was not issued for this login (state mismatch)"],
-      () => ["not.a.token", "The answer_token parameter is not a signed token"],
+      async () => [await sign(good), "The answer_token was not issued for this login (state mismatch)"],
+      async () => ["not.a.token", "The answer_token parameter is not a signed token"],
     ];
     for (const make of cases) {
       const next = await suspended(tenant, client, email);
-      const [token, message] = make(next.state);
+      const [token, message] = await make(next.state);
       const refused = await continueGet(tenant, `state=${next.state}&answer_token=${encodeURIComponent(token)}`, next.cookie);
       expect(redirectError(refused)).toMatchObject({ error: "access_denied", description: message });
     }
 
     const last = await suspended(tenant, client, email);
-    const back = await continueGet(tenant, `state=${last.state}&answer_token=${sign({ ...good, state: last.state })}`, last.cookie);
+    const back = await continueGet(tenant, `state=${last.state}&answer_token=${await sign({ ...good, state: last.state })}`, last.cookie);
     const { id } = await exchangeCode(tenant, client, back);
     expect(id).toMatchObject({ [`${NS}/favourite`]: "green", [`${NS}/token_sub`]: user.user_id });
   });

@@ -285,15 +285,33 @@ describe("custom database options are checked when saved (400, nothing stored)",
     expect(patched.status).toBe(400);
   });
 
-  it("stores configuration sealed: not in the options column, and read back through the API", async () => {
+  it("stores configuration sealed: not in the options column, and shown encrypted by the API as the reference does; options sent back as read keep the values", async () => {
     const tenant = await createTenant();
-    const store = await legacyStore([]);
-    const { connection } = await importModeSetup(tenant, store.base, { configuration: { BASE: store.base, API_KEY: "s3cret-value" } });
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const { connection, client } = await importModeSetup(tenant, store.base, { configuration: { BASE: store.base, API_KEY: "s3cret-value" } });
     const [row] = await tenantSql<{ options: string; secrets_enc: string }>(tenant, "SELECT options, secrets_enc FROM connections WHERE id = ?", connection.id);
     expect(row?.options).not.toContain("s3cret-value");
     expect(row?.secrets_enc).not.toContain("s3cret-value");
     expect(row?.secrets_enc).toBeTruthy();
     const read = (await (await onTenant(tenant, "GET", `/connections/${connection.id}`)).json()) as { options: Record<string, unknown> };
-    expect(read.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true, configuration: { API_KEY: "s3cret-value" } });
+    expect(read.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true });
+    const shown = read.options.configuration as Record<string, string>;
+    expect(Object.keys(shown).sort()).toEqual(["API_KEY", "BASE"]);
+    expect(JSON.stringify(read)).not.toContain("s3cret-value");
+    expect(JSON.stringify(read)).not.toContain(store.base);
+    expect(shown.API_KEY).toMatch(/^enc:v1:/);
+    // A client that reads the connection and writes its options back (deploy tools do) keeps the values:
+    // the login script still reaches the store through BASE.
+    const patched = await onTenant(tenant, "PATCH", `/connections/${connection.id}`, { options: read.options });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    // A value sent in clear replaces the stored one; an encrypted value of another key does not open.
+    const replaced = await onTenant(tenant, "PATCH", `/connections/${connection.id}`, { options: { ...read.options, configuration: { BASE: "https://legacy.invalid", API_KEY: shown.BASE } } });
+    expect(replaced.status).toBe(200);
+    const [after] = await tenantSql<{ secrets_enc: string }>(tenant, "SELECT secrets_enc FROM connections WHERE id = ?", connection.id);
+    expect(after?.secrets_enc).not.toBe(row?.secrets_enc);
+    const reread = (await (await onTenant(tenant, "GET", `/connections/${connection.id}`)).json()) as { options: { configuration: Record<string, string> } };
+    expect(reread.options.configuration.API_KEY).toMatch(/^enc:v1:/);
   });
 });
