@@ -41,14 +41,24 @@ export function resumeLogin(sql: Sql, stateHash: string, bindingHash: string, no
   return taken ? { ok: true, resume: taken.resume } : { ok: false, reason: "unknown" };
 }
 
-/** The live cache entries of a trigger (what `api.cache.get` reads during a run). */
+/**
+ * Whether the object has the tables of this module: a shared tenant pinned at an earlier schema (issue 16
+ * point 6, expand/contract) does not until its upgrade, and its logins must go on meanwhile.
+ */
+function hasTable(sql: Sql, name: string): boolean {
+  return sql.first<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${name}` !== undefined;
+}
+
+/** The live cache entries of a trigger (what `api.cache.get` reads during a run); none before the upgrade. */
 export function cacheEntries(sql: Sql, triggerId: string, now: number): ActionCacheEntry[] {
+  if (!hasTable(sql, "action_cache")) return [];
   return sql.all<ActionCacheEntry>`SELECT cache_key AS key, value, expires_at FROM action_cache
     WHERE trigger_id = ${triggerId} AND expires_at > ${now} ORDER BY cache_key`;
 }
 
 /** Applies a run's cache writes in order (the host already checked them against the limits). */
 export function applyCacheWrites(sql: Sql, triggerId: string, writes: readonly ActionCacheWrite[], now: number): void {
+  if (!hasTable(sql, "action_cache")) return;
   sql.run`DELETE FROM action_cache WHERE trigger_id = ${triggerId} AND expires_at <= ${now}`;
   for (const w of writes) {
     if (w.op === "delete") sql.run`DELETE FROM action_cache WHERE trigger_id = ${triggerId} AND cache_key = ${w.key}`;

@@ -54,6 +54,8 @@ export async function continueEndpoint(c: AppContext): Promise<Response> {
   if (!client || !user || user.blocked) return expired();
   const resume = { dispatch: login.dispatch, state, body };
   if (login.flow === "sso") {
+    // The browser session the login rode on must still be live (not logged out or revoked meanwhile).
+    if (login.session_id && !(await stub.sessions().get(login.session_id))) return expired();
     return issueAuthorizationResponse(c, login.request, client, user, login.session_id, login.auth_time, { consented: true, resume });
   }
   const loginSession = await stub.logins().get(login.login_session_id);
