@@ -196,6 +196,41 @@ describe("management updates of a user of a custom database without import mode"
   });
 });
 
+describe("the email-verification link of a user of a custom database without import mode", () => {
+  it("runs the verify script first; when the script fails the page says so, nothing is verified and the link stays unspent", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const connection = await customConnection(tenant, { enabledDatabaseCustomization: true, customScripts: LEGACY_SCRIPTS, configuration: { BASE: store.base } });
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/callback"] });
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    const userPath = `/users/${encodeURIComponent("auth0|1000")}`;
+    const link = async () => {
+      const res = await onTenant(tenant, "POST", "/tickets/email-verification", { user_id: "auth0|1000" });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const url = new URL(((await res.json()) as { ticket: string }).ticket);
+      return () => call(url.pathname + url.search, { host: url.host, redirect: "manual" });
+    };
+    const verified = async () => ((await (await onTenant(tenant, "GET", userPath)).json()) as { email_verified: boolean }).email_verified;
+    expect((await onTenant(tenant, "PATCH", userPath, { email_verified: false })).status).toBe(200);
+    expect(await verified()).toBe(false);
+    const open = await link();
+    expect((await open()).status).toBe(200);
+    expect(await store.calls()).toMatchObject({ verify: 1 });
+    expect(await verified()).toBe(true);
+
+    expect((await onTenant(tenant, "PATCH", userPath, { email_verified: false })).status).toBe(200);
+    const again = await link();
+    await store.off();
+    const refused = await again();
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("could not be verified");
+    expect(await verified()).toBe(false);
+    // The link was not spent: it is refused again for the same reason, not as used.
+    expect(await (await again()).text()).toContain("could not be verified");
+  });
+});
+
 describe("deleting a user of a custom database", () => {
   it("runs the delete script first; when it fails the user stays and the API answers 400", async () => {
     const tenant = await createTenant();
