@@ -23,6 +23,7 @@ import { sealEmail } from "../../shared/messaging/sealed-mail";
 import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
+import { verifyThroughScript } from "../actions/custom-db";
 import { tenantObject } from "../tenant/stubs";
 
 /** How long a verification link stays valid (the reference platform's email verification ticket default). @default 432,000 s (5 days) */
@@ -112,8 +113,17 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
     return sendMessage(c, shellFor(c, config), page, status);
   }
   const audit = auditContext(c, { actor: { type: "anonymous", id: null } });
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const ticketHash = await hashSecret(ticket);
+  // Issue 32: a custom database without import mode is the store: its verify script runs first; when it
+  // fails, nothing is written and the link stays usable.
+  const named = await stub.userTickets(audit).peekVerification(ticketHash);
+  const user = named ? await stub.users().get(named.user_id) : null;
+  if (user && (await verifyThroughScript(c, config, user))) {
+    return sendMessage(c, shellFor(config), { code: "VERIFY_FAILED", title: "Email not verified", message: "Your email address could not be verified right now. Try the link again later." }, 400);
+  }
   // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
-  const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).verifyEmail(await hashSecret(ticket));
+  const outcome = await stub.userTickets(audit).verifyEmail(ticketHash);
   if (!outcome.ok) {
     const { status, ...page } = PAGES[outcome.reason];
     return sendMessage(c, shellFor(c, config), page, status);
