@@ -120,7 +120,7 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
   const named = await stub.userTickets(audit).peekVerification(ticketHash);
   const user = named ? await stub.users().get(named.user_id) : null;
   if (user && (await verifyThroughScript(c, config, user))) {
-    return sendMessage(c, shellFor(config), { code: "VERIFY_FAILED", title: "Email not verified", message: "Your email address could not be verified right now. Try the link again later." }, 400);
+    return sendMessage(c, shellFor(c, config), { code: "VERIFY_FAILED", title: "Email not verified", message: "Your email address could not be verified right now. Try the link again later." }, 400);
   }
   // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
   const outcome = await stub.userTickets(audit).verifyEmail(ticketHash);

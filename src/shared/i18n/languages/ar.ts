@@ -259,6 +259,7 @@ export const ar: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "حدث خطأ ما",
+      "verify-failed": "لم يتم تأكيد البريد الإلكتروني",
       "invalid-login-session": "انتهت صلاحية رابط تسجيل الدخول",
       "connection-not-found": "تسجيل الدخول غير متاح",
       "signup-disabled": "إنشاء الحسابات غير متاح",
@@ -282,6 +283,7 @@ export const ar: CatalogueShape = {
     errors: {
       "invalid-csrf": "تعذّر التحقق من جلستك. أعد تحميل الصفحة وحاول مرة أخرى.",
       "invalid-request": "تعذّرت قراءة النموذج. حاول مرة أخرى.",
+      "verify-failed": "تعذّر تأكيد عنوان بريدك الإلكتروني الآن. أعد فتح الرابط لاحقًا.",
       "invalid-login-session": "انتهت صلاحية رابط تسجيل الدخول هذا أو أنه غير صالح.",
       "connection-not-found": "لا يوفّر هذا التطبيق تسجيل الدخول بالبريد الإلكتروني وكلمة المرور.",
       "missing-credentials": "أدخل بريدك الإلكتروني وكلمة المرور.",

@@ -259,6 +259,7 @@ export const de: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "Etwas ist schiefgelaufen",
+      "verify-failed": "E-Mail nicht bestätigt",
       "invalid-login-session": "Anmeldelink abgelaufen",
       "connection-not-found": "Anmeldung nicht verfügbar",
       "signup-disabled": "Registrierung nicht verfügbar",
@@ -282,6 +283,7 @@ export const de: CatalogueShape = {
     errors: {
       "invalid-csrf": "Ihre Sitzung konnte nicht überprüft werden. Laden Sie die Seite neu und versuchen Sie es erneut.",
       "invalid-request": "Das Formular konnte nicht gelesen werden. Versuchen Sie es erneut.",
+      "verify-failed": "Ihre E-Mail-Adresse konnte gerade nicht bestätigt werden. Versuchen Sie es später erneut über den Link.",
       "invalid-login-session": "Dieser Anmeldelink ist abgelaufen oder ungültig.",
       "connection-not-found": "Diese Anwendung bietet keine Anmeldung mit E-Mail-Adresse und Passwort.",
       "missing-credentials": "Geben Sie Ihre E-Mail-Adresse und Ihr Passwort ein.",

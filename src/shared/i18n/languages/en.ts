@@ -262,6 +262,7 @@ export const en = {
     },
     "error-titles": {
       "something-went-wrong": "Something went wrong",
+      "verify-failed": "Email not verified",
       "invalid-login-session": "Login link expired",
       "connection-not-found": "Login unavailable",
       "signup-disabled": "Sign-up unavailable",
@@ -285,6 +286,7 @@ export const en = {
     errors: {
       "invalid-csrf": "Your session could not be verified. Reload the page and try again.",
       "invalid-request": "The form could not be read. Try again.",
+      "verify-failed": "Your email address could not be verified right now. Try the link again later.",
       "invalid-login-session": "This login link has expired or is invalid.",
       "connection-not-found": "This application has no email and password login.",
       "missing-credentials": "Enter your email address and password.",

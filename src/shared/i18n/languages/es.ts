@@ -259,6 +259,7 @@ export const es: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "Algo salió mal",
+      "verify-failed": "Correo no verificado",
       "invalid-login-session": "Enlace de inicio de sesión caducado",
       "connection-not-found": "Inicio de sesión no disponible",
       "signup-disabled": "Registro no disponible",
@@ -282,6 +283,7 @@ export const es: CatalogueShape = {
     errors: {
       "invalid-csrf": "No se pudo verificar tu sesión. Vuelve a cargar la página e inténtalo de nuevo.",
       "invalid-request": "No se pudo leer el formulario. Inténtalo de nuevo.",
+      "verify-failed": "No se ha podido verificar tu dirección de correo en este momento. Vuelve a abrir el enlace más tarde.",
       "invalid-login-session": "Este enlace de inicio de sesión caducó o no es válido.",
       "connection-not-found": "Esta aplicación no ofrece inicio de sesión con correo electrónico y contraseña.",
       "missing-credentials": "Ingresa tu correo electrónico y tu contraseña.",

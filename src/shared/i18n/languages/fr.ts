@@ -259,6 +259,7 @@ export const fr: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "Une erreur s’est produite",
+      "verify-failed": "E-mail non vérifié",
       "invalid-login-session": "Lien de connexion expiré",
       "connection-not-found": "Connexion indisponible",
       "signup-disabled": "Inscription indisponible",
@@ -282,6 +283,7 @@ export const fr: CatalogueShape = {
     errors: {
       "invalid-csrf": "Votre session n’a pas pu être vérifiée. Rechargez la page et réessayez.",
       "invalid-request": "Le formulaire n’a pas pu être lu. Réessayez.",
+      "verify-failed": "Votre adresse e-mail n'a pas pu être vérifiée pour le moment. Réessayez le lien plus tard.",
       "invalid-login-session": "Ce lien de connexion a expiré ou n’est pas valide.",
       "connection-not-found": "Cette application ne propose pas de connexion par adresse e-mail et mot de passe.",
       "missing-credentials": "Saisissez votre adresse e-mail et votre mot de passe.",

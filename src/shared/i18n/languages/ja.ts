@@ -259,6 +259,7 @@ export const ja: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "問題が発生しました",
+      "verify-failed": "メールアドレスが確認されていません",
       "invalid-login-session": "ログインリンクの期限切れ",
       "connection-not-found": "ログインできません",
       "signup-disabled": "新規登録できません",
@@ -282,6 +283,7 @@ export const ja: CatalogueShape = {
     errors: {
       "invalid-csrf": "セッションを確認できませんでした。ページを再読み込みして、もう一度お試しください。",
       "invalid-request": "フォームを読み取れませんでした。もう一度お試しください。",
+      "verify-failed": "現在メールアドレスを確認できませんでした。しばらくしてからもう一度リンクを開いてください。",
       "invalid-login-session": "このログインリンクは期限切れか無効です。",
       "connection-not-found": "このアプリケーションではメールアドレスとパスワードによるログインを利用できません。",
       "missing-credentials": "メールアドレスとパスワードを入力してください。",

@@ -259,6 +259,7 @@ export const pt: CatalogueShape = {
     },
     "error-titles": {
       "something-went-wrong": "Algo deu errado",
+      "verify-failed": "E-mail não verificado",
       "invalid-login-session": "Link de login expirado",
       "connection-not-found": "Login indisponível",
       "signup-disabled": "Cadastro indisponível",
@@ -282,6 +283,7 @@ export const pt: CatalogueShape = {
     errors: {
       "invalid-csrf": "Não foi possível verificar sua sessão. Recarregue a página e tente novamente.",
       "invalid-request": "Não foi possível ler o formulário. Tente novamente.",
+      "verify-failed": "Não foi possível verificar o seu endereço de e-mail agora. Tente o link novamente mais tarde.",
       "invalid-login-session": "Este link de login expirou ou é inválido.",
       "connection-not-found": "Este aplicativo não oferece login com e-mail e senha.",
       "missing-credentials": "Informe seu endereço de e-mail e sua senha.",

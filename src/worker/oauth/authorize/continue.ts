@@ -39,9 +39,9 @@ async function postedBody(c: AppContext): Promise<Record<string, Json> | null> {
  */
 export async function continueEndpoint(c: AppContext): Promise<Response> {
   const config = await configOf(c);
-  const expired = () => sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
+  const expired = () => sendMessage(c, shellFor(c, config), EXPIRED_LOGIN, 400);
   const body = await postedBody(c);
-  if (body === null) return sendMessage(c, shellFor(config), { code: "INVALID_REQUEST", title: "Invalid request", message: `The request body is not valid (at most ${MAX_BODY_BYTES} bytes of form fields or a JSON object)` }, 400);
+  if (body === null) return sendMessage(c, shellFor(c, config), { code: "INVALID_REQUEST", title: "Invalid request", message: `The request body is not valid (at most ${MAX_BODY_BYTES} bytes of form fields or a JSON object)` }, 400);
   const state = c.req.query("state") ?? (typeof body.state === "string" ? body.state : "");
   const binding = readCookie(c, CONTINUE_COOKIE) ?? "";
   if (!state || !binding || state.length > 200) return expired();
