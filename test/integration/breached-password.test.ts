@@ -43,6 +43,10 @@ describe("breached-password detection at sign-up", () => {
     expect(logged).toMatchObject({ type: "signup_pwd_leak", client_id: client.client_id });
     expect(logged?.description).toContain(`Blocked sign-up with a breached password (${email}`);
     expect((await signup(tenant, client.client_id, "Unlisted-Gatehouse-7Qz!")).status).toBe(200);
+    // The day's stats count the breached password met (GET /stats/daily `leaked_passwords`) and the one sign-up.
+    const days = (await (await mgmt("GET", "/stats/daily", { headers: { "tenant-id": tenant } })).json()) as { leaked_passwords: number; signups: number }[];
+    expect(days).toHaveLength(1);
+    expect(days[0]).toMatchObject({ leaked_passwords: 1, signups: 1 });
   });
 
   it("with admin_notification only, the sign-up succeeds and the event is still logged", async () => {

@@ -89,7 +89,7 @@ export interface DailyStat {
   date: string;
   logins: number;
   signups: number;
-  /** Breached-password detections: Gatehouse offers none, so always 0. */
+  /** Breached-password detections (`pwd_leak`, `signup_pwd_leak`, `reset_pwd_leak`). */
   leaked_passwords: number;
   /** Gatehouse extension: failed logins (`f`, `fp`, `fu`), which the console charts. */
   failed_logins: number;
@@ -100,15 +100,16 @@ export interface DailyStat {
 }
 
 /**
- * Logins (`s`), sign-ups (`ss`) and failed logins (`f`, `fp`, `fu`) per UTC day in [from, to) (epoch ms),
+ * Logins (`s`), sign-ups (`ss`), breached passwords met (`pwd_leak`, `signup_pwd_leak`, `reset_pwd_leak`) and
+ * failed logins (`f`, `fp`, `fu`) per UTC day in [from, to) (epoch ms),
  * oldest first; only days with at least one such event, as the reference platform keeps a record per day.
  */
 export function dailyStats(sql: Sql, from: number, to: number): DailyStat[] {
-  const rows = sql.exec<{ day: number; logins: number; signups: number; failed: number; first: number; last: number }>(
+  const rows = sql.exec<{ day: number; logins: number; signups: number; leaked: number; failed: number; first: number; last: number }>(
     `SELECT date / ${DAY_MS} AS day,
         sum(type = 's') AS logins, sum(type = 'ss') AS signups, sum(type IN ('f', 'fp', 'fu')) AS failed,
-        min(date) AS first, max(date) AS last
-      FROM logs WHERE date >= ? AND date < ? AND type IN ('s', 'ss', 'f', 'fp', 'fu')
+        sum(type IN ('pwd_leak', 'signup_pwd_leak', 'reset_pwd_leak')) AS leaked, min(date) AS first, max(date) AS last
+      FROM logs WHERE date >= ? AND date < ? AND type IN ('s', 'ss', 'f', 'fp', 'fu', 'pwd_leak', 'signup_pwd_leak', 'reset_pwd_leak')
       GROUP BY day ORDER BY day`,
     from,
     to,
@@ -117,7 +118,7 @@ export function dailyStats(sql: Sql, from: number, to: number): DailyStat[] {
     date: new Date(r.day * DAY_MS).toISOString(),
     logins: r.logins,
     signups: r.signups,
-    leaked_passwords: 0,
+    leaked_passwords: r.leaked,
     failed_logins: r.failed,
     created_at: new Date(r.first).toISOString(),
     updated_at: new Date(r.last).toISOString(),
