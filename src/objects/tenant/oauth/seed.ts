@@ -5,7 +5,7 @@ import { OPERATOR_ROLES, operatorRoleScopes } from "../../../shared/console";
 import { CURRENT_USER_SCOPES } from "../../../shared/scopes";
 import type { TenantSeed } from "../../../shared/types";
 import type { Sql } from "../../sql";
-import { bumpConfigVersion } from "../core/settings";
+import { bumpConfigVersion, getSetting, putSetting } from "../core/settings";
 import { hasSigningKey, insertSigningKey } from "./signing-keys";
 
 
@@ -92,7 +92,35 @@ function seedConsole(sql: Sql, seed: TenantSeed, now: number, created: string[])
     if ((role.verbs as readonly string[]).includes("delete")) adminRole = id;
     created.push("operator_role");
   }
+  grantNewScopesToOperatorRoles(sql, seed, now);
   const email = app.adminEmail ? normalizeEmail(app.adminEmail) : "";
   const admin = email ? sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${email}` : null;
   if (adminRole && admin) sql.run`INSERT OR IGNORE INTO user_roles (user_id, role_id, created_at) VALUES (${admin.user_id}, ${adminRole}, ${now})`;
+}
+
+/** Setting: the management scopes the operator roles were last brought up to date with. */
+const OPERATOR_SCOPES_SEEN = "operator_role_scopes_seen";
+
+/**
+ * A release that adds management scopes (e.g. `read:stats`) gives them to the seeded operator roles whose
+ * verbs cover them, once: only scopes this deployment has never seen are added, so a permission an operator
+ * removed from a role on purpose stays removed. A role renamed or deleted by an operator is left alone.
+ */
+function grantNewScopesToOperatorRoles(sql: Sql, seed: TenantSeed, now: number): void {
+  // A deployment seeded before this record existed: what its Admin role holds is what it has seen (a scope an
+  // operator removed from Admin itself comes back once); no Admin role, everything current.
+  const recorded = getSetting<string[] | null>(sql, OPERATOR_SCOPES_SEEN, null);
+  const admin = recorded ? null : sql.first<{ id: string }>`SELECT id FROM roles WHERE name = ${OPERATOR_ROLES[0].name}`;
+  const held = admin ? sql.all<{ p: string }>`SELECT permission_name AS p FROM role_permissions WHERE role_id = ${admin.id}`.map((r) => r.p) : null;
+  const seen = new Set(recorded ?? (held?.length ? held : seed.managementScopes));
+  const fresh = seed.managementScopes.filter((scope) => !seen.has(scope));
+  for (const role of OPERATOR_ROLES) {
+    const row = fresh.length ? sql.first<{ id: string }>`SELECT id FROM roles WHERE name = ${role.name}` : null;
+    if (!row) continue;
+    for (const scope of operatorRoleScopes(role.verbs, fresh)) {
+      sql.run`INSERT OR IGNORE INTO role_permissions (role_id, resource_server_identifier, permission_name, created_at)
+        VALUES (${row.id}, ${seed.managementAudience}, ${scope}, ${now})`;
+    }
+  }
+  if (fresh.length || recorded === null) putSetting(sql, OPERATOR_SCOPES_SEEN, seed.managementScopes);
 }
