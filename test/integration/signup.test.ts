@@ -51,7 +51,7 @@ describe("/u2/signup", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     const html = await res.text();
-    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('<html lang="en" dir="ltr">');
     expect(html).toContain('<label for="email">');
     expect(html).toContain('<label for="password">');
     expect(html).toMatch(/<input id="password"[^>]*aria-describedby="password-hint"/);
