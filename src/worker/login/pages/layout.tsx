@@ -49,7 +49,8 @@ main.wide{max-width:720px}
 .choice-label{display:block;font-weight:600;color:var(--gh-primary)}
 .codes{columns:2;margin:0 0 20px;padding-left:1.5em;font:1rem/1.8 ui-monospace,SFMono-Regular,Menlo,monospace}
 button.link{background:none;color:var(--gh-primary);text-decoration:underline;width:auto;display:inline;padding:0;font-weight:400}
-button.secondary{background:#fff;color:var(--gh-primary);border:1px solid var(--gh-primary);margin-top:12px}
+button.secondary,.button.secondary{background:#fff;color:var(--gh-primary);border:1px solid var(--gh-primary);margin-top:12px}
+.connections{list-style:none;margin:0;padding:0}
 @media (max-width:480px){body{padding:0}main{border-radius:0;box-shadow:none;min-height:100vh;padding:24px 16px}}
 `;
 
