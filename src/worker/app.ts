@@ -1,3 +1,4 @@
+import { enterpriseCallback, enterpriseStart } from "./login/connections/oidc-flow";
 import { passwordlessCodeSubmit, passwordlessPage, passwordlessSubmit } from "./login/connections/passwordless-flow";
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { consoleApp } from "./admin";
@@ -129,6 +130,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("GET", "/u2/passwordless", passwordlessPage);
   login.on("POST", "/u2/passwordless", passwordlessSubmit);
   login.on("POST", "/u2/passwordless/code", passwordlessCodeSubmit);
+  login.on("GET", "/u2/enterprise", enterpriseStart);
+  login.on("GET", "/login/callback", enterpriseCallback);
   login.on("GET", "/u2/signup", signupPage);
   login.on("POST", "/u2/signup", signupSubmit);
   // Password reset (issue 29 point 1): the "Forgot password?" form, then the emailed (or ticket) link's page.

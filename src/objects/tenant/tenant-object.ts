@@ -23,6 +23,7 @@ import { Guardian } from "./mfa/guardian";
 import { Logins, Sessions } from "./login/login";
 import { Mfa } from "./mfa/mfa";
 import { Passwordless } from "./login/passwordless";
+import { Enterprise } from "./login/enterprise";
 import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
 import { Organizations } from "./organizations/organizations-rpc";
@@ -301,6 +302,11 @@ export class TenantObject extends DurableObject<Env> {
   /** Passwordless codes and logins (issue 12 point 6). */
   passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless {
     return new Passwordless(this.core, audit);
+  }
+
+  /** Enterprise (OpenID Connect) connection users (issue 29 point 0). */
+  enterprise(audit: AuditContext = SYSTEM_CONTEXT): Enterprise {
+    return new Enterprise(this.core, audit);
   }
 
   /** One-time codes and WebAuthn challenges. */
