@@ -52,9 +52,10 @@ async function clientSecretOf(c: AppContext, connection: ConnectionRecord): Prom
   return typeof secrets.client_secret === "string" ? secrets.client_secret : null;
 }
 
-/** The scopes asked of the upstream: `openid` plus the connection's `scopes` (space- or comma-separated). */
+/** The scopes asked of the upstream: `openid` plus the connection's `scope` (the reference's name; `scopes` too). */
 function scopesOf(connection: ConnectionRecord): string {
-  const given = typeof connection.options.scopes === "string" ? connection.options.scopes.split(/[\s,]+/) : ["profile", "email"];
+  const named = connection.options.scope ?? connection.options.scopes;
+  const given = typeof named === "string" ? named.split(/[\s,]+/) : ["profile", "email"];
   return [...new Set(["openid", ...given.filter(Boolean)])].join(" ");
 }
 

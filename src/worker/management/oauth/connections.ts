@@ -70,6 +70,7 @@ async function present(c: AppContext, connection: ConnectionRecord) {
     // Shown as set (issue 28 point 6); the password-realm grant and login name a connection by its name.
     realms: fields.realms ?? [connection.name],
     ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+    ...(fields.show_as_button === undefined ? {} : { show_as_button: fields.show_as_button }),
     // Read from the control plane at run time (issue 15 point 2): shown, never writable here.
     ...((connection as { inherited?: boolean }).inherited ? { inherited: true } : {}),
   };

@@ -4,7 +4,7 @@ import type { Json } from "../../../shared/types";
 /**
  * The options of an enterprise OpenID Connect connection (strategy `oidc`, issue 29 point 0), as the reference
  * platform names them: `type` (`back_channel`: the code flow with a client secret; `front_channel` is not
- * offered here), `discovery_url` or `issuer`, `client_id`, `client_secret`, `scopes`, `domain_aliases`,
+ * offered here), `discovery_url` or `issuer`, `client_id`, `client_secret`, `scope` (or `scopes`), `domain_aliases`,
  * `icon_url`, `show_as_button`. Answers why they cannot be saved, or null.
  */
 export function oidcOptionsRefusal(strategy: string, options: Record<string, Json> | undefined, egress: EgressPolicy): string | null {
@@ -27,7 +27,7 @@ export function oidcOptionsRefusal(strategy: string, options: Record<string, Jso
     const refused = egressRefusal(value, egress);
     if (refused) return `options.${key}: ${refused}`;
   }
-  if (o.scopes !== undefined && typeof o.scopes !== "string") return "options.scopes must be a string of space-separated scopes";
+  for (const key of ["scope", "scopes"] as const) if (o[key] !== undefined && typeof o[key] !== "string") return `options.${key} must be a string of space-separated scopes`;
   if (o.show_as_button !== undefined && typeof o.show_as_button !== "boolean") return "options.show_as_button must be a boolean";
   if (o.domain_aliases !== undefined && !(Array.isArray(o.domain_aliases) && o.domain_aliases.every((d) => typeof d === "string" && /^[a-z0-9.-]+\.[a-z]{2,}$/i.test(d)))) {
     return "options.domain_aliases must be an array of domain names";
