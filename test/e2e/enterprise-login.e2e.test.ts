@@ -115,13 +115,13 @@ describe("enterprise and passwordless connections on the login page", () => {
     await page.getByRole("heading", { name: "Enter your code" }).waitFor();
     const { messages } = (await (await fetch(`${suite.server.baseUrl}/__dev/messages?to=${encodeURIComponent(email)}`)).json()) as { messages: { body: string }[] };
     const code = /(\d{6}) is your verification code/.exec(messages[0]?.body ?? "")?.[1] as string;
-    await page.getByLabel("Code").fill(code === "000000" ? "111111" : "000000");
+    await page.getByLabel("Code", { exact: true }).fill(code === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Continue" }).click();
     await expect(page.getByRole("alert").textContent()).resolves.toContain("Wrong email or verification code.");
     await axeClean(page);
     await screenshot(page, "login-passwordless-code-error.png");
     const arrived = suite.callbacks.next("/callback");
-    await page.getByLabel("Code").fill(code);
+    await page.getByLabel("Code", { exact: true }).fill(code);
     await page.getByRole("button", { name: "Continue" }).click();
     const claims = await tokensOf(await arrived);
     expect(String(claims.sub)).toMatch(/^email\|/);

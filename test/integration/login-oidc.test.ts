@@ -237,5 +237,15 @@ describe("enterprise OpenID Connect connection", () => {
     const named = await pendingLogin(tenant, only.client_id, { connection: "acme-sso" });
     const res = await browser.get(`/u2/login?state=${named.state}`);
     expect(locationOf(res)).toBe(`/u2/enterprise?state=${named.state}&connection=acme-sso`);
+
+    // show_as_button: false (a top-level field, as the reference's) hides the button; connection= still works.
+    const hidden = await mgmt("PATCH", `/connections/${connection?.id}`, { headers: { "tenant-id": tenant }, body: { show_as_button: false } });
+    expect(hidden.status).toBe(200);
+    expect(((await hidden.json()) as { show_as_button?: boolean }).show_as_button).toBe(false);
+    const both = await seedClient(tenant);
+    const plain = await pendingLogin(tenant, both.client_id);
+    expect(await (await browser.get(`/u2/login?state=${plain.state}`)).text()).not.toContain("Continue with Acme SSO");
+    const direct = await pendingLogin(tenant, both.client_id, { connection: "acme-sso" });
+    expect(locationOf(await browser.get(`/u2/login?state=${direct.state}`))).toBe(`/u2/enterprise?state=${direct.state}&connection=acme-sso`);
   });
 });
