@@ -4,7 +4,7 @@ import { toBase64Url } from "../../src/shared/crypto/encoding";
 import { createTenant, mgmt } from "../helpers/api";
 import { pendingLogin, redirectParams, seedClient, type TestClient, tokenForm } from "../helpers/flows";
 import { errorCodeOf, locationOf, TestBrowser } from "../helpers/mfa";
-import { logsOf, relay } from "../helpers/outbox";
+import { logsOf, relay, tenantSql } from "../helpers/outbox";
 
 /**
  * Issue 29 point 0: enterprise OpenID Connect connections on the login page. The upstream identity provider
@@ -222,6 +222,11 @@ describe("enterprise OpenID Connect connection", () => {
     expect(enc.status).toBe(200);
     const stored = (await enc.json()) as { name: string; options: Record<string, unknown> }[];
     expect(stored.map((x) => x.name)).toEqual(["acme-sso"]);
+    // At rest the client secret is only in the encrypted column.
+    const [row] = await tenantSql<{ options: string; secrets_enc: string | null }>(tenant, "SELECT options, secrets_enc FROM connections WHERE name = 'acme-sso'");
+    expect(row?.options).not.toContain(UPSTREAM_SECRET);
+    expect(row?.secrets_enc).toBeTruthy();
+    expect(row?.secrets_enc).not.toContain(UPSTREAM_SECRET);
   });
 
   it("the only connection of an application is a button; connection=<name> goes straight to the upstream", async () => {

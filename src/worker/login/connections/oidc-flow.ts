@@ -146,7 +146,7 @@ export async function enterpriseCallback(c: AppContext): Promise<Response> {
   const connection = config.connections.find((x) => x.id === data.connection && x.strategy === OIDC_STRATEGY);
   const organization = loginSession ? await loginOrganization(c, loginSession.request) : null;
   const shell = shellFor(brandedFor(config, organization), client ? client.name : undefined);
-  if (!loginSession || loginSession.state !== "pending" || !client) return sendMessage(c, shell, EXPIRED_LOGIN, 400);
+  if (loginSession?.state !== "pending" || !client) return sendMessage(c, shell, EXPIRED_LOGIN, 400);
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
   const fail = async (description: string, shown: string) => {
     await stub.enterprise(audit).recordFailure(description, client.client_id, connection?.name ?? null);
