@@ -22,6 +22,11 @@ export const TEST_BINDINGS = {
   // Management rate limits (issue 28 point 4): low only for tenants whose id starts with "rl-", so every other
   // file keeps the generous defaults (test/integration/management-rate-limits.test.ts).
   MANAGEMENT_RATE_LIMIT_TENANTS: JSON.stringify({ "rl-*": { client: 3, tenant: 5, period: 3 } }),
+  // The authentication endpoints' per-tenant limit (issue 31 point 4): low only for tenants named "arl-*"
+  // (test/integration/auth-rate-limit.test.ts); every other tenant keeps the generous default.
+  AUTH_RATE_LIMIT_TENANTS: JSON.stringify({ "arl-*": { tenant: 4, period: 3 } }),
+  // The object meter (issue 31, src/objects/meter.ts) on the tenants of test/integration/object-meter.test.ts only.
+  OBJECT_METER: "meter-",
   // Per-tenant deployments: quick step retries (the namespace is an in-process fake, test/helpers/fake-cloudflare.ts).
   DEPLOY_STEP_RETRIES: "2",
   DEPLOY_STEP_RETRY_DELAY_MS: "50",

@@ -10,6 +10,9 @@
  * 3. run every scenario of scripts/bench/scenarios.mjs (autocannon, bounded) and print a table and ratios;
  * 4. stop workerd and delete the temporary disk. Results also go to .bench/results.json.
  *
+ * `--capacity` (issue 31): instead of the rows, the capacity model of one tenant (scripts/bench/capacity.mjs,
+ * objects metered with OBJECT_METER=1); results in .bench/capacity.json.
+ *
  * Options: --connections=N (default 4), --duration=S (default 8), --warmup=S (default 2),
  * --only=id,id (scenario ids), --var=KEY=VALUE (extra worker variable, repeatable). Environment
  * BENCH_CONNECTIONS / BENCH_DURATION_S / BENCH_WARMUP_S / BENCH_ONLY also work.
@@ -23,6 +26,7 @@ import autocannon from "autocannon";
 import { childEnv, freePort, nodeBinary, randomSecret, ROOT, WRANGLER_ENV, WRANGLER_JS } from "./e2e-server.mjs";
 import { RATIOS, SCENARIOS } from "./bench/scenarios.mjs";
 import { startWorkerd, workerdBinary, writeWorkerdConfig } from "./bench/workerd.mjs";
+import { runCapacity } from "./bench/capacity.mjs";
 
 /** Where the objects' SQLite files go: BENCH_DISK_DIR, else /dev/shm (memory) when present, else the temp dir. */
 function benchStorageRoot() {
@@ -53,6 +57,7 @@ const EXTRA_VARS = Object.fromEntries(
       return [key, rest.join("=")];
     }),
 );
+const CAPACITY = process.argv.includes("--capacity");
 const ONLY = option("only", "BENCH_ONLY", "")
   .split(",")
   .map((s) => s.trim())
@@ -142,6 +147,10 @@ async function main() {
     // The management scenarios measure throughput, not the rate limit (issue 28 point 4): no 429 in the way.
     MANAGEMENT_RATE_LIMIT_CLIENT: "1000000000",
     MANAGEMENT_RATE_LIMIT_TENANT: "1000000000",
+    // Nor the authentication endpoints' per-tenant limit (issue 31 point 4).
+    AUTH_RATE_LIMIT_TENANT: "1000000000",
+    // `--capacity`: the objects count their round trips and transactions (src/objects/meter.ts).
+    ...(CAPACITY ? { OBJECT_METER: "1" } : {}),
     ...EXTRA_VARS,
   };
   const clientSecret = vars.CONTROL_PLANE_CLIENT_SECRET;
@@ -196,6 +205,20 @@ async function main() {
       return median([await once(), await once(), await once()]);
     },
   };
+
+  if (CAPACITY) {
+    try {
+      const result = await runCapacity(ctx, { realityS: Math.min(DURATION_S, 10), concurrency: Math.max(CONNECTIONS, 8) });
+      await mkdir(BENCH_DIR, { recursive: true });
+      await writeFile(join(BENCH_DIR, "capacity.json"), `${JSON.stringify({ workerd: workerd.version, node: process.version, ...result }, null, 2)}\n`);
+      console.log(`\nResults in .bench/capacity.json (${Math.round((Date.now() - started) / 1000)} s in all).`);
+    } finally {
+      process.off("SIGINT", interrupt);
+      process.off("SIGTERM", interrupt);
+      await cleanup();
+    }
+    return;
+  }
 
   const rows = [];
   try {

@@ -6,6 +6,8 @@ interface __BaseEnv_Env {
   ADMIN_PASSWORD?: string;
   MANAGEMENT_ALLOWED_ORIGINS?: string;
   BENCH_ROUTES?: string;
+  /** "1" (the bench) or tenant id prefixes (tests): objects meter their round trips and transactions (src/objects/meter.ts). */
+  OBJECT_METER?: string;
   /**
    * "1": tenant-chosen URLs (webhooks, log streams, back-channel logout) may point at loopback addresses and
    * `localhost` (src/shared/egress-policy.ts). Development only: `npm start`, the e2e server and the tests set

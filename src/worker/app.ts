@@ -2,6 +2,7 @@ import { enterpriseCallback, enterpriseStart } from "./login/connections/oidc-fl
 import { passwordlessCodeSubmit, passwordlessPage, passwordlessSubmit } from "./login/connections/passwordless-flow";
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { consoleApp } from "./admin";
+import { authRateLimit } from "./middleware/auth-rate-limit";
 import { benchRoutes } from "./bench";
 import { copyDeployRoutes } from "./deploy/copy-endpoints";
 import { mfaBenchRoutes } from "./bench-mfa";
@@ -84,6 +85,8 @@ interface SurfaceSpec {
   /** The body shape of errors that carry none of their own. */
   errors: ErrorShape;
   noStore: boolean;
+  /** Whether its requests count against the tenant's authentication limit (src/worker/middleware/auth-rate-limit.ts). */
+  limited?: boolean;
 }
 
 type Handler = (c: Context<AppEnv>, next: Next) => unknown;
@@ -98,6 +101,8 @@ function surface(spec: SurfaceSpec) {
   const before: Handler[] = [requestContext];
   if (spec.noStore) before.push(noStore);
   if (spec.tenant === "request") before.push(tenantFromRequest);
+  // Issue 31 point 4: the per-tenant overload answer (429 with Retry-After) on the authentication surfaces.
+  if (spec.limited) before.push(authRateLimit);
   const on = (methods: string | string[], path: string, ...handlers: Handler[]) => {
     app.on(typeof methods === "string" ? [methods] : methods, [path], ...(before as MiddlewareHandler<AppEnv>[]), ...(handlers as MiddlewareHandler<AppEnv>[]));
   };
@@ -107,7 +112,7 @@ function surface(spec: SurfaceSpec) {
 /** The one route table: every endpoint of the service on one screen, by surface. */
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Auth API (SPEC §4.1): OAuth error bodies; discovery and JWKS set their own caching.
-  const auth = surface({ tenant: "request", errors: "oauth", noStore: true });
+  const auth = surface({ tenant: "request", errors: "oauth", noStore: true, limited: true });
   auth.on("GET", "/.well-known/openid-configuration", discoveryEndpoint);
   auth.on("GET", "/.well-known/jwks.json", jwksEndpoint);
   auth.on("GET", "/authorize", authorizeEndpoint);
@@ -123,7 +128,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
 
   // Universal login (SPEC §4.1, §5.11, §7): HTML pages render their own error screens; the two JSON
   // endpoints throw OAuth errors and allow CORS from the applications' web_origins.
-  const login = surface({ tenant: "request", errors: "oauth", noStore: true });
+  const login = surface({ tenant: "request", errors: "oauth", noStore: true, limited: true });
   login.on("GET", "/u2/login", loginPage);
   login.on("POST", "/u2/login", loginSubmit);
   // The application's passwordless and enterprise connections (issue 29 point 0).

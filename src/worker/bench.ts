@@ -71,15 +71,15 @@ export function benchRoutes(): Hono<AppEnv> {
   // Outbox relay and commit probes run inside a throwaway tenant object (never registered as a tenant).
   router.get("/relay", async (c) => {
     const backlog = Math.min(Math.max(Number(c.req.query("backlog") ?? 1000) || 1000, 1), 200_000);
-    return c.json(await c.env.TENANT.getByName(`bench-relay-${crypto.randomUUID()}`).benchRelay(backlog));
+    return c.json(await c.env.TENANT.getByName(`bench-relay-${crypto.randomUUID()}`).bench().relay(backlog));
   });
   router.get("/commit", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 50_000);
-    return c.json(await c.env.TENANT.getByName(`bench-commit-${crypto.randomUUID()}`).benchCommit(n));
+    return c.json(await c.env.TENANT.getByName(`bench-commit-${crypto.randomUUID()}`).bench().commit(n));
   });
   // A/B of management writes: one tenant's object writes audit events straight to the logs table instead.
   router.get("/outbox", async (c) => {
-    await c.env.TENANT.getByName(c.req.query("tenant") ?? "").benchSetOutbox(c.req.query("enabled") !== "false");
+    await c.env.TENANT.getByName(c.req.query("tenant") ?? "").bench().setOutbox(c.req.query("enabled") !== "false");
     return c.json({ ok: true });
   });
   // Users for the users rows (issue 9): passwordless users inserted in bulk inside the named tenant's object.
@@ -87,7 +87,9 @@ export function benchRoutes(): Hono<AppEnv> {
     const count = Math.min(Math.max(Number(c.req.query("count") ?? 1000) || 1000, 1), 50_000);
     const from = Math.max(Number(c.req.query("from") ?? 0) || 0, 0);
     const connection = c.req.query("connection") ?? "email";
-    return c.json(await c.env.TENANT.getByName(c.req.query("tenant") ?? "").benchSeedUsers({ connection, from, count }));
+    // `password_hash` (issue 31's login load): a bcrypt hash every seeded user shares.
+    const password_hash = c.req.query("password_hash") ?? null;
+    return c.json(await c.env.TENANT.getByName(c.req.query("tenant") ?? "").bench().seedUsers({ connection, from, count, password_hash }));
   });
   // Refresh-token families for `npm run bench` without bcrypt: passwordless users on the tenant and one or
   // more families each, minted exactly as a code exchange would (only the login is skipped).
@@ -130,6 +132,35 @@ export function benchRoutes(): Hono<AppEnv> {
       }
     }
     return c.json({ tokens });
+  });
+  // Object meter (issue 31, OBJECT_METER=1): a window's round trips, transactions and outbox events on one
+  // tenant's object and its users' objects; `replay` times the window's object-side work inside the object.
+  router.post("/meter/start", async (c) => {
+    const tenant = c.req.query("tenant") ?? "";
+    await tenantObject(c.env, tenant).bench().meterStart(tenant);
+    return c.json({ ok: true });
+  });
+  router.post("/meter/stop", async (c) => {
+    const tenant = c.req.query("tenant") ?? "";
+    return c.json(await tenantObject(c.env, tenant).bench().meterStop(tenant));
+  });
+  // One RPC round trip's cost, the object's share included (an upper bound of it): `n` sequential cheap
+  // reads (the configuration version) from this request into one tenant's object.
+  router.get("/rpc-loop", async (c) => {
+    const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 100_000);
+    const stub = tenantObject(c.env, c.req.query("tenant") ?? "");
+    await stub.getConfigVersion();
+    await tick();
+    const started = Date.now();
+    for (let i = 0; i < n; i++) await stub.getConfigVersion();
+    await tick();
+    const ms = Date.now() - started;
+    return c.json({ n, ms, us: (ms * 1000) / n });
+  });
+  router.post("/meter/replay", async (c) => {
+    const n = Math.min(Math.max(Number(c.req.query("n") ?? 200) || 200, 1), 100_000);
+    const tenant = c.req.query("tenant") ?? "";
+    return c.json(await tenantObject(c.env, tenant).bench().meterReplay(tenant, n));
   });
   return router;
 }

@@ -6,6 +6,9 @@ import { audited } from "./core/events";
 import { recordOutboxEvents } from "./core/outbox";
 import type { Publisher } from "./core/publisher";
 import { createUser } from "./users/user-writes";
+import { meterLast, meterReplay, meterStart, meterStop, type RecordedCalls } from "../meter";
+import { dumpTables, restoreTables, type TableRows } from "./bench-replay";
+import { RpcTarget } from "cloudflare:workers";
 
 /**
  * Benchmark probes (`npm run bench`, reached only through /__bench when BENCH_ROUTES=1; never used by the
@@ -75,14 +78,14 @@ export async function benchCommit(publisher: Publisher, n: number) {
  * from `from`, each through `createUser` (duplicate checks, the insert, its identity and trigram-index rows
  * by trigger), 1,000 per transaction and without audit events. Answers the time the inserts took.
  */
-export async function benchSeedUsers(storage: DurableObjectStorage, sql: Sql, now: () => number, input: { connection: string; from: number; count: number }) {
+export async function benchSeedUsers(storage: DurableObjectStorage, sql: Sql, now: () => number, input: { connection: string; from: number; count: number; password_hash?: string | null }) {
   await tick();
   const started = Date.now();
   for (let done = 0; done < input.count; done += 1000) {
     storage.transactionSync(() => {
       for (let i = input.from + done; i < input.from + Math.min(done + 1000, input.count); i++) {
         const at = now();
-        createUser(sql, { user_id: `${input.connection}|bench${i}`, connection: input.connection, email: `bench-user-${i}@example.com`, email_verified: true, password_hash: null, name: `Bench User ${i}` }, at);
+        createUser(sql, { user_id: `${input.connection}|bench${i}`, connection: input.connection, email: `bench-user-${i}@example.com`, email_verified: true, password_hash: input.password_hash ?? null, name: `Bench User ${i}` }, at);
       }
     });
   }
@@ -90,3 +93,75 @@ export async function benchSeedUsers(storage: DurableObjectStorage, sql: Sql, no
   const ms = Date.now() - started;
   return { count: input.count, ms, per_second: ms > 0 ? Math.round((input.count * 1000) / ms) : null };
 }
+
+/**
+ * The bench probes as one facade (`stub.bench().relay(n)`), reached only through /__bench when
+ * BENCH_ROUTES=1 (and by tests). `meter*` need OBJECT_METER=1 (src/objects/meter.ts).
+ */
+export class TenantBench extends RpcTarget {
+  constructor(
+    private readonly object: object,
+    private readonly publisher: Publisher,
+    private readonly sql: Sql,
+    private readonly storage: DurableObjectStorage,
+    private readonly now: () => number,
+    private readonly env: Env,
+  ) {
+    super();
+  }
+
+  relay(backlog: number) {
+    return benchRelay(this.publisher, this.sql, this.storage, backlog);
+  }
+
+  commit(n: number) {
+    return benchCommit(this.publisher, n);
+  }
+
+  seedUsers(input: { connection: string; from: number; count: number; password_hash?: string | null }) {
+    return benchSeedUsers(this.storage, this.sql, this.now, input);
+  }
+
+  /** This instance records with or without the outbox (SPEC §6.3 `enabled`). */
+  setOutbox(enabled: boolean): void {
+    this.publisher.options = { ...this.publisher.options, enabled };
+  }
+
+  /**
+   * Opens a metering window on this tenant's object and its users' objects (same isolate in workerd and the
+   * test pool), keeping a copy of the tenant's rows for the replay; `meterStop` answers the window's counts
+   * and the outbox events recorded meanwhile.
+   */
+  meterStart(tenantId: string): void {
+    meterStart(tenantObjectNamed(tenantId));
+    meterStart(usersOf(tenantId));
+    windows.set(tenantId, { outbox: outboxHead(this.sql), rows: dumpTables(this.sql) });
+  }
+
+  meterStop(tenantId: string) {
+    const tenant = meterStop(tenantObjectNamed(tenantId));
+    const users = meterStop(usersOf(tenantId));
+    return { tenant, users, outbox_events: outboxHead(this.sql) - (windows.get(tenantId)?.outbox ?? 0) };
+  }
+
+  /**
+   * The object-side work of this tenant's last window, timed inside an object: a scratch tenant object gets
+   * the rows as they were when the window opened and runs the window's calls in a loop (src/objects/meter.ts).
+   */
+  meterReplay(tenantId: string, n: number) {
+    const rows = windows.get(tenantId)?.rows;
+    if (!rows) return { error: "no metering window" };
+    return this.env.TENANT.getByName(`${tenantId}~replay-${crypto.randomUUID()}`).bench().replayOn(rows, meterLast(this.object), n);
+  }
+
+  /** Restores `rows` into this (scratch) object, then times `calls` on them. */
+  replayOn(rows: TableRows, calls: RecordedCalls, n: number) {
+    restoreTables(this.storage, this.sql, rows);
+    return meterReplay(this.object, this.storage, calls, n);
+  }
+}
+
+const tenantObjectNamed = (tenantId: string) => (name: string) => name === `tenant:${tenantId}`;
+const usersOf = (tenantId: string) => (name: string) => name.startsWith(`user:${tenantId}/`);
+const windows = new Map<string, { outbox: number; rows: TableRows }>();
+const outboxHead = (sql: Sql) => sql.first<{ id: number | null }>`SELECT max(rowid) AS id FROM outbox`?.id ?? 0;

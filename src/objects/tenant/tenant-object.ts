@@ -9,6 +9,7 @@ import { AuthenticationMethods } from "./users/authentication-methods";
 import { Challenges, DevMessages } from "./login/challenges";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./core/audit";
 import * as bench from "./bench";
+import { installMeter, meterEnabled } from "../meter";
 import { BrandingRpc } from "./settings/branding";
 import { ClientGrants } from "./oauth/client-grants";
 import { UserGrants } from "./oauth/user-grants";
@@ -40,7 +41,7 @@ import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
 import { EmailTemplates } from "./settings/email-templates";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
-import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, Revocations, Tickets } from "./login/single-use";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, isAccessTokenRevoked, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
 import { getUser, Users } from "./users/users";
 import { EmailVerifications } from "./jobs/email-verification";
@@ -69,7 +70,9 @@ export class TenantObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const sql = new Sql(ctx.storage.sql);
+    const sqlStorage = ctx.storage.sql;
+    if (meterEnabled(env, ctx.id.name ?? "")) installMeter(this, ctx.storage, sqlStorage, `tenant:${ctx.id.name}`);
+    const sql = new Sql(sqlStorage);
     const parts = composeTenant(ctx.storage, sql, ctx.id.name ?? ctx.id.toString(), env, (ctx as unknown as { exports?: unknown }).exports);
     this.core = parts.core;
     this.outbox = parts.outbox;
@@ -98,6 +101,14 @@ export class TenantObject extends DurableObject<Env> {
   /** Everything a token request needs, in one read (hot). */
   getConfig(tenantId: string): TenantConfig {
     return readConfig(this.core.sql, tenantId);
+  }
+
+  /**
+   * /userinfo's one read (hot, issue 31: one round trip instead of two): whether the access token's `jti` was
+   * revoked, and the token's user.
+   */
+  userinfoRead(jti: string | null, userId: string): { revoked: boolean; user: UserRecord | null } {
+    return { revoked: jti !== null && isAccessTokenRevoked(this.core.sql, jti), user: getUser(this.core.sql, userId) };
   }
 
   /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
@@ -369,24 +380,9 @@ export class TenantObject extends DurableObject<Env> {
     return new FailedEventsRpc(this.outbox, this.core.sql);
   }
 
-  /** `npm run bench` only (reached through /__bench when BENCH_ROUTES=1): relay throughput at a backlog. */
-  benchRelay(backlog: number) {
-    return bench.benchRelay(this.outbox, this.core.sql, this.ctx.storage, backlog);
-  }
-
-  /** `npm run bench` only: commit cost with and without the outbox event. */
-  benchCommit(n: number) {
-    return bench.benchCommit(this.outbox, n);
-  }
-
-  /** `npm run bench` only: bulk passwordless users (see bench.benchSeedUsers). */
-  benchSeedUsers(input: { connection: string; from: number; count: number }) {
-    return bench.benchSeedUsers(this.ctx.storage, this.core.sql, () => this.core.now(), input);
-  }
-
-  /** `npm run bench` only: this instance records with or without the outbox (SPEC §6.3 `enabled`). */
-  benchSetOutbox(enabled: boolean): void {
-    this.outbox.options = { ...this.outbox.options, enabled };
+  /** `npm run bench` and tests only (reached through /__bench when BENCH_ROUTES=1): the probes of bench.ts. */
+  bench(): bench.TenantBench {
+    return new bench.TenantBench(this, this.outbox, this.core.sql, this.ctx.storage, () => this.core.now(), this.env);
   }
 
   /**

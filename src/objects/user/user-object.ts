@@ -6,6 +6,7 @@ import { ConsoleSessions } from "./console-sessions";
 import { activeBlocks, type AttemptAdmission, type AttemptOrigin, beginAttempt, clearFailures, LOCKOUT_ATTEMPTS, LOCKOUT_WINDOW_MS, type LoginBlock, settleAttempt } from "./login-throttle";
 import { beginMfa, consumeTotpStep, type MfaAdmission, settleMfa } from "./mfa-throttle";
 import { userMigrations } from "./migrations";
+import { installMeter, meterEnabled } from "../meter";
 import * as refresh from "./refresh-families";
 import type {
   ListPage,
@@ -217,7 +218,9 @@ export class UserObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = new Sql(ctx.storage.sql);
+    const sqlStorage = ctx.storage.sql;
+    if (meterEnabled(env, ctx.id.name?.split("/")[0] ?? "")) installMeter(this, ctx.storage, sqlStorage, `user:${ctx.id.name}`);
+    this.sql = new Sql(sqlStorage);
     this.alarmKeeper = new AlarmKeeper(ctx.storage);
     ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage, userMigrations));
   }

@@ -62,15 +62,19 @@ function overridesFrom(raw: unknown): Record<string, Partial<Record<"client" | "
   return cached;
 }
 
-/** The policy for one tenant: defaults, then the environment, then the longest matching override. */
-export function policyFor(env: Vars, tenantId: string): RateLimitPolicy {
+/**
+ * The policy for one tenant: defaults, then the environment, then the longest matching override. `prefix`
+ * names the variables (`{prefix}_CLIENT`, `_TENANT`, `_PERIOD_SECONDS`, `_TENANTS`): the management API's,
+ * or the authentication endpoints' (src/worker/middleware/auth-rate-limit.ts).
+ */
+export function policyFor(env: Vars, tenantId: string, prefix = "MANAGEMENT_RATE_LIMIT", defaults: RateLimitPolicy = DEFAULTS): RateLimitPolicy {
   const base: RateLimitPolicy = {
-    client: positive(env.MANAGEMENT_RATE_LIMIT_CLIENT, DEFAULTS.client),
-    tenant: positive(env.MANAGEMENT_RATE_LIMIT_TENANT, DEFAULTS.tenant),
-    periodSeconds: positive(env.MANAGEMENT_RATE_LIMIT_PERIOD_SECONDS, DEFAULTS.periodSeconds),
+    client: positive(env[`${prefix}_CLIENT`], defaults.client),
+    tenant: positive(env[`${prefix}_TENANT`], defaults.tenant),
+    periodSeconds: positive(env[`${prefix}_PERIOD_SECONDS`], defaults.periodSeconds),
   };
   let best: { length: number; value: Partial<Record<"client" | "tenant" | "period", unknown>> } | null = null;
-  for (const [key, value] of Object.entries(overridesFrom(env.MANAGEMENT_RATE_LIMIT_TENANTS))) {
+  for (const [key, value] of Object.entries(overridesFrom(env[`${prefix}_TENANTS`]))) {
     const matches = key.endsWith("*") ? tenantId.startsWith(key.slice(0, -1)) : tenantId === key;
     if (matches && (!best || key.length > best.length) && value && typeof value === "object") best = { length: key.length, value };
   }
@@ -106,12 +110,12 @@ export function countRequest(key: string, limit: number, periodMs: number, now =
   return { allowed, remaining: Math.max(0, limit - window.count), resetMs: window.start + periodMs };
 }
 
-interface LimiterBinding {
+export interface LimiterBinding {
   limit(options: { key: string }): Promise<{ success: boolean }>;
 }
 
 /** The binding's answer; a missing or failing binding never refuses (the isolate window still limits). */
-async function bindingAllows(binding: LimiterBinding | undefined, key: string): Promise<boolean> {
+export async function bindingAllows(binding: LimiterBinding | undefined, key: string): Promise<boolean> {
   if (!binding) return true;
   try {
     return (await binding.limit({ key })).success;

@@ -21,8 +21,26 @@ export type ErrorShape = "oauth" | "management";
  * own shape wherever they are thrown; anything else gets the surface's shape, and anything unexpected becomes
  * a 500 `server_error` without internals in the body, and is logged.
  */
-export const errorSink = (shape: ErrorShape) => (error: Error, c: Context) =>
-  shape === "oauth" && isBrowserNavigation(c) ? renderErrorPage(error, c as AppContext) : renderError(error, c, shape === "management");
+export const errorSink = (shape: ErrorShape) => (thrown: Error, c: Context) => {
+  const error = overloadAnswer(thrown, shape);
+  return shape === "oauth" && isBrowserNavigation(c) ? renderErrorPage(error, c as AppContext) : renderError(error, c, shape === "management");
+};
+
+/** Seconds a client waits before retrying a request its tenant's object refused as overloaded. */
+export const OVERLOAD_RETRY_AFTER_S = 1;
+
+/**
+ * Issue 31 point 4 (docs/capacity.md): a Durable Object whose input queue is full refuses new calls with an
+ * error marked `overloaded`. That is the tenant being past its capacity, not a bug: the answer is 429
+ * `too_many_requests` with `Retry-After`, in the surface's shape, instead of a 500 (or a client's timeout).
+ */
+function overloadAnswer(error: Error, shape: ErrorShape): Error {
+  if ((error as { overloaded?: unknown }).overloaded !== true) return error;
+  console.warn("tenant object overloaded", error.message);
+  const message = "The tenant is receiving more requests than it can serve; retry after the Retry-After delay";
+  const answer = shape === "management" ? new ManagementError(429, message, "too_many_requests") : new OAuthError("too_many_requests", message, 429);
+  return answer.withHeader("Retry-After", String(OVERLOAD_RETRY_AFTER_S));
+}
 
 /**
  * Issue 29 point 6: a browser that navigated here (GET, HTML preferred over JSON by its Accept header) gets

@@ -31,7 +31,14 @@ export function boundKey(payload: JWTPayload): string | null {
  * DPoP scheme with a proof of its key for this request (`path`, and `ath` its hash); a bound token presented
  * as a bearer token, or a bearer token in the DPoP scheme, is refused.
  */
-export async function verifyAccessToken(c: AppContext, presented: PresentedAccessToken, audience: string, path: string): Promise<JWTPayload> {
+export async function verifyAccessToken(
+  c: AppContext,
+  presented: PresentedAccessToken,
+  audience: string,
+  path: string,
+  /** `false`: the caller checks revocation itself, in the one read it makes anyway (/userinfo, issue 31). */
+  options: { revocation?: boolean } = {},
+): Promise<JWTPayload> {
   const refuse = (description: string) => (presented.scheme === "DPoP" ? dpopError("resource", "invalid_token", description) : bearerError(description));
   let payload: JWTPayload;
   try {
@@ -50,10 +57,16 @@ export async function verifyAccessToken(c: AppContext, presented: PresentedAcces
     const verified = await verifyDpopProof(c, proof, { site: "resource", urls: endpointUrls(c, path), accessToken: presented.token, config });
     if (verified.jkt !== jkt) throw dpopError("resource", "invalid_dpop_proof", "The DPoP proof's key is not the one the access token is bound to");
   }
-  if (typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).revocations().isRevoked(payload.jti))) {
-    throw refuse("The access token has been revoked");
+  if (options.revocation !== false && typeof payload.jti === "string" && (await tenantObject(c.env, c.var.tenant.id).revocations().isRevoked(payload.jti))) {
+    throw revokedAccessToken(presented);
   }
   return payload;
+}
+
+/** The refusal of a revoked access token, in the scheme it was presented in. */
+export function revokedAccessToken(presented: PresentedAccessToken): Error {
+  const description = "The access token has been revoked";
+  return presented.scheme === "DPoP" ? dpopError("resource", "invalid_token", description) : bearerError(description);
 }
 
 /** The access token of a request's Authorization header, in the Bearer (RFC 6750 §2.1) or DPoP (RFC 9449 §7.1) scheme. */

@@ -1,0 +1,312 @@
+/**
+ * `npm run bench -- --capacity` (issue 31): the capacity model of one tenant, measured.
+ *
+ * For every request class it runs the class's real HTTP requests against a fresh tenant (two warm-ups, then
+ * one metered pass) with the object meter on (OBJECT_METER=1, src/objects/meter.ts) and reads:
+ * - round trips into the tenant object and into users' objects, transactions, write statements and outbox
+ *   events the pass caused (instrumented, not estimated);
+ * - the tenant object's own time for the class: the pass's object-side calls replayed in a loop inside the
+ *   object, each pass in a rolled-back transaction (the front worker's CPU is not counted);
+ * then projects the ceiling of one tenant: requests/s that keep its object 80 % busy, per class and for a
+ * stated mix. Last, the reality check: password logins on one tenant (spread over its users) against the same
+ * load spread over ten tenants on the same machine.
+ */
+import { availableParallelism } from "node:os";
+
+const CALLBACK = "http://localhost/callback";
+const API = "urn:capacity:api";
+const PASSWORD = "capacity-password-123";
+const form = (fields) => new URLSearchParams(fields).toString();
+const BUSY = 0.8;
+
+/** The mix of the mixed workload (weights sum to 1), by class id. */
+export const MIX = {
+  client_credentials: 0.25,
+  refresh: 0.25,
+  login: 0.2,
+  userinfo: 0.075,
+  jwks: 0.05,
+  discovery: 0.025,
+  sso: 0.1,
+  mgmt_read: 0.02,
+  mgmt_write: 0.02,
+  user_search: 0.01,
+};
+const MIX_LABEL = "50 % tokens (25 client_credentials + 25 refresh rotations), 20 % interactive logins, 15 % userinfo/JWKS/discovery (7.5/5/2.5), 10 % SSO logins, 5 % management (2 reads, 2 writes, 1 search)";
+
+/** A tiny cookie jar and a fetch bound to one tenant's host. */
+function tenantClient(ctx, tenantId) {
+  const host = `${tenantId}.${ctx.host}`;
+  return async (path, { cookies, ...init } = {}) => {
+    const headers = { "x-forwarded-host": host, ...(init.headers ?? {}) };
+    if (cookies?.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const res = await ctx.fetch(path, { redirect: "manual", ...init, headers });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const at = pair.indexOf("=");
+      cookies?.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return res;
+  };
+}
+
+async function expect(res, status, what) {
+  if (res.status !== status) throw new Error(`${what}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return res;
+}
+
+/** A tenant with a web app (rotating refresh tokens), an API, an M2M client granted to it, and `users` seeded users. */
+export async function capacityTenant(ctx, id, { users = 0, passwordHash } = {}) {
+  const token = await ctx.managementToken();
+  const json = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  await expect(await ctx.fetch("/api/v2/tenants", { method: "POST", headers: json, body: JSON.stringify({ id, name: id }) }), 201, "create tenant");
+  const mgmt = async (method, path, body, status = method === "POST" ? 201 : 200) => {
+    const res = await ctx.fetch(`/api/v2${path}`, { method, headers: { ...json, "tenant-id": id }, body: body === undefined ? undefined : JSON.stringify(body) });
+    await expect(res, status, `${method} ${path}`);
+    return res.status === 204 ? null : res.json();
+  };
+  const web = await mgmt("POST", "/clients", {
+    name: "capacity web app",
+    app_type: "regular_web",
+    callbacks: [CALLBACK],
+    grant_types: ["authorization_code", "refresh_token"],
+    refresh_token: { rotation_type: "rotating", expiration_type: "expiring" },
+  });
+  await mgmt("POST", "/resource-servers", { name: "capacity api", identifier: API, allow_offline_access: true, scopes: [{ value: "read:things", description: "read" }] });
+  const m2m = await mgmt("POST", "/clients", { name: "capacity m2m", app_type: "non_interactive", grant_types: ["client_credentials"] });
+  await mgmt("POST", "/client-grants", { client_id: m2m.client_id, audience: API, scope: ["read:things"] });
+  if (users > 0) {
+    const res = await ctx.fetch(`/__bench/users-seed?${new URLSearchParams({ tenant: id, from: "0", count: String(users), connection: "Username-Password-Authentication", password_hash: passwordHash })}`, { method: "POST" });
+    await expect(res, 200, "seed users");
+  }
+  return { id, token, mgmt, web, m2m, fetch: tenantClient(ctx, id) };
+}
+
+/** authorize -> login page -> password POST -> redirects to the callback; answers the code and the browser's cookies. */
+async function passwordLogin(t, email, params = {}) {
+  const cookies = new Map();
+  const query = new URLSearchParams({ client_id: t.web.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile", ...params });
+  const start = await t.fetch(`/authorize?${query}`, { cookies });
+  const page = await t.fetch(start.headers.get("location") ?? "", { cookies });
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  let res = await t.fetch(start.headers.get("location") ?? "", {
+    method: "POST",
+    cookies,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form({ _csrf: csrf ?? "", email, password: PASSWORD }),
+  });
+  for (let hops = 0; hops < 5 && res.status === 302 && !res.headers.get("location")?.startsWith(CALLBACK); hops++) {
+    res = await t.fetch(res.headers.get("location"), { cookies });
+  }
+  const code = new URL(res.headers.get("location") ?? "", "http://x").searchParams.get("code");
+  if (!code) throw new Error(`password login: HTTP ${res.status} ${res.headers.get("location") ?? (await res.text()).slice(0, 300)}`);
+  return { code, cookies };
+}
+
+async function exchange(t, code) {
+  const res = await t.fetch("/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: t.web.client_id, client_secret: t.web.client_secret }),
+  });
+  await expect(res, 200, "code exchange");
+  return res.json();
+}
+
+async function ssoCode(t, cookies, params = {}) {
+  const query = new URLSearchParams({ client_id: t.web.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile", ...params });
+  const res = await t.fetch(`/authorize?${query}`, { cookies });
+  const code = new URL(res.headers.get("location") ?? "", "http://x").searchParams.get("code");
+  if (!code) throw new Error(`SSO /authorize: HTTP ${res.status} ${res.headers.get("location")}`);
+  return code;
+}
+
+/** The request classes: `prepare(t)` once (not metered), `run(state)` one request (or flow) of the class. */
+function requestClasses(ctx) {
+  return [
+    {
+      id: "client_credentials",
+      label: "client_credentials token",
+      run: async (t) => {
+        const body = form({ grant_type: "client_credentials", client_id: t.m2m.client_id, client_secret: t.m2m.client_secret, audience: API });
+        await expect(await t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }), 200, "client_credentials");
+      },
+    },
+    {
+      id: "refresh",
+      label: "refresh rotation (API audience)",
+      prepare: async (t) => {
+        const { code } = await passwordLogin(t, t.email, { scope: "offline_access read:things", audience: API });
+        t.refreshToken = (await exchange(t, code)).refresh_token;
+        if (!t.refreshToken) throw new Error("no refresh token issued");
+      },
+      run: async (t) => {
+        const body = form({ grant_type: "refresh_token", refresh_token: t.refreshToken, client_id: t.web.client_id, client_secret: t.web.client_secret });
+        const res = await expect(await t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }), 200, "refresh");
+        t.refreshToken = (await res.json()).refresh_token;
+      },
+    },
+    {
+      id: "login",
+      label: "interactive login: authorize + password + code exchange",
+      run: async (t) => {
+        const { code, cookies } = await passwordLogin(t, t.email);
+        t.session = cookies;
+        t.accessToken = (await exchange(t, code)).access_token;
+      },
+    },
+    { id: "sso", label: "SSO login: authorize with a session + code exchange", run: async (t) => void (await exchange(t, await ssoCode(t, t.session))) },
+    {
+      id: "userinfo",
+      label: "userinfo",
+      run: async (t) => void (await expect(await t.fetch("/userinfo", { headers: { authorization: `Bearer ${t.accessToken}` } }), 200, "userinfo")),
+    },
+    { id: "jwks", label: "JWKS", run: async (t) => void (await expect(await t.fetch("/.well-known/jwks.json"), 200, "jwks")) },
+    { id: "discovery", label: "discovery", run: async (t) => void (await expect(await t.fetch("/.well-known/openid-configuration"), 200, "discovery")) },
+    { id: "mgmt_read", label: "management read (GET /api/v2/users/{id})", run: async (t) => void (await t.mgmt("GET", `/users/${encodeURIComponent(t.userId)}`)) },
+    {
+      id: "mgmt_write",
+      label: "management write (PATCH /api/v2/users/{id})",
+      run: async (t) => {
+        t.writes = (t.writes ?? 0) + 1;
+        await t.mgmt("PATCH", `/users/${encodeURIComponent(t.userId)}`, { user_metadata: { n: t.writes } });
+      },
+    },
+    {
+      id: "user_search",
+      label: "user search (GET /api/v2/users?q=email:...)",
+      run: async (t) => void (await t.mgmt("GET", `/users?${new URLSearchParams({ q: `email:"${t.email}"`, search_engine: "v3" })}`)),
+    },
+  ].map((c) => ({ ...c, ctx }));
+}
+
+async function benchJson(ctx, path, method = "POST") {
+  const res = await ctx.fetch(path, { method });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Runs the model and the reality check; answers the figures and prints the table. */
+export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
+  const started = Date.now();
+  const stamp = Date.now().toString(36);
+  const t = await capacityTenant(ctx, `cap-${stamp}`);
+  t.email = `capacity-${stamp}@example.com`;
+  const signup = await t.fetch("/dbconnections/signup", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_id: t.web.client_id, email: t.email, password: PASSWORD, connection: "Username-Password-Authentication" }),
+  });
+  await expect(signup, 200, "signup");
+  t.userId = (await t.mgmt("GET", `/users-by-email?${new URLSearchParams({ email: t.email })}`))[0].user_id;
+
+  const relay = await benchJson(ctx, "/__bench/relay?backlog=2000", "GET");
+  const relayUs = 1e6 / relay.per_second;
+  const rpc = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000`, "GET");
+
+  const rows = [];
+  for (const cls of requestClasses(ctx)) {
+    process.stdout.write(`  ${cls.label} ... `);
+    await cls.prepare?.(t);
+    await cls.run(t);
+    await cls.run(t);
+    await benchJson(ctx, `/__bench/meter/start?tenant=${t.id}`);
+    await cls.run(t);
+    const counts = await benchJson(ctx, `/__bench/meter/stop?tenant=${t.id}`);
+    const replay = await benchJson(ctx, `/__bench/meter/replay?tenant=${t.id}&n=50`);
+    if (replay.error) throw new Error(`${cls.id}: replay: ${replay.error}`);
+    const workUs = replay.us;
+    const objectUs = workUs + counts.outbox_events * relayUs + counts.tenant.round_trips * rpc.us;
+    const row = {
+      id: cls.id,
+      label: cls.label,
+      tenantRoundTrips: counts.tenant.round_trips,
+      tenantCalls: counts.tenant.calls,
+      transactions: counts.tenant.transactions,
+      writes: counts.tenant.writes,
+      backgroundTransactions: counts.tenant.background_transactions,
+      outboxEvents: counts.outbox_events,
+      tenantCallNames: counts.tenant.recorded,
+      tenantCallUs: replay.per_call_us,
+      userCallNames: counts.users.recorded,
+      userRoundTrips: counts.users.round_trips,
+      userTransactions: counts.users.transactions,
+      workUs,
+      objectUs,
+      ceiling: objectUs > 0 ? Math.round((BUSY * 1e6) / objectUs) : null,
+    };
+    rows.push(row);
+    console.log(`${row.tenantRoundTrips} tenant RPC, ${row.transactions} tx, ${row.workUs.toFixed(1)} µs in object, ceiling ${row.ceiling?.toLocaleString("en-US") ?? "∞"}/s`);
+  }
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  const mixUs = Object.entries(MIX).reduce((sum, [id, w]) => sum + w * (byId[id]?.objectUs ?? 0), 0);
+  const mix = { label: MIX_LABEL, objectUs: mixUs, ceiling: Math.round((BUSY * 1e6) / mixUs), loginsCeiling: byId.login?.ceiling ?? null };
+
+  console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s each ...`);
+  const reality = await realityCheck(ctx, stamp, realityS, concurrency);
+  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, rpcUs: rpc.us, rows, mix, reality, seconds: Math.round((Date.now() - started) / 1000) };
+  printCapacity(result);
+  return result;
+}
+
+/** Password logins (authorize, page, POST, code exchange) on tenant(s), `concurrency` flows at a time for `seconds`. */
+async function loginLoad(tenants, seconds, concurrency, usersPerTenant) {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  let failed = 0;
+  let next = 0;
+  const worker = async () => {
+    while (Date.now() < until) {
+      const i = next++;
+      const t = tenants[i % tenants.length];
+      const user = Math.floor(i / tenants.length) % usersPerTenant;
+      try {
+        const { code } = await passwordLogin(t, `bench-user-${user}@example.com`);
+        await exchange(t, code);
+        done++;
+      } catch (error) {
+        if (failed++ === 0) console.warn(`    first failure: ${error.message}`);
+      }
+    }
+  };
+  const started = Date.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { logins: done, failed, perSecond: Math.round((done * 1000) / (Date.now() - started)) };
+}
+
+async function realityCheck(ctx, stamp, seconds, concurrency) {
+  const bcrypt = (await import("bcryptjs")).default;
+  // Cost 4: the check is about the objects, and bcrypt runs in the stateless workers (issue 31's targets).
+  const passwordHash = bcrypt.hashSync(PASSWORD, 4);
+  const usersPerTenant = 1000;
+  const tenants = [];
+  for (let i = 0; i < 10; i++) tenants.push(await capacityTenant(ctx, `capr-${stamp}-${i}`, { users: usersPerTenant, passwordHash }));
+  await loginLoad(tenants, 2, concurrency, usersPerTenant);
+  const one = await loginLoad([tenants[0]], seconds, concurrency, usersPerTenant);
+  const ten = await loginLoad(tenants, seconds, concurrency, usersPerTenant);
+  return { usersPerTenant, concurrency, seconds, oneTenant: one, tenTenants: ten, ratio: ten.perSecond ? one.perSecond / ten.perSecond : null };
+}
+
+export function printCapacity(result) {
+  const fmt = (n, d = 0) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }));
+  const head = ["request class", "tenant RPCs", "tx", "writes", "outbox events", "user RPCs", "user tx", "object work µs", "object µs (+relay +RPC)", "ceiling req/s @80 %"];
+  const table = result.rows.map((r) => [r.label, r.tenantRoundTrips, r.transactions, r.writes, r.outboxEvents, r.userRoundTrips, r.userTransactions, fmt(r.workUs, 1), fmt(r.objectUs, 1), fmt(r.ceiling)]);
+  table.push([`mixed workload`, "", "", "", "", "", "", "", fmt(result.mix.objectUs, 1), fmt(result.mix.ceiling)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
+  console.log(`\nCapacity of one tenant (${result.cores} cores; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip, an upper bound of its share)\n`);
+  console.log(line(head));
+  console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+  for (const row of table) console.log(line(row));
+  console.log("\nObject calls per class, with each tenant call's marginal in-object µs (tenant | users):");
+  for (const r of result.rows) {
+    const tenant = r.tenantCallNames.map((name, i) => `${name} ${r.tenantCallUs?.[i] ?? "?"} µs`);
+    console.log(`  ${r.id}: ${tenant.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);
+  }
+  console.log(`\nMix: ${result.mix.label}.`);
+  console.log(`Projected ceiling of one tenant: ${fmt(result.mix.ceiling)} requests/s mixed; ${fmt(result.mix.loginsCeiling)} interactive logins/s (bcrypt excluded: it runs in the workers).`);
+  const r = result.reality;
+  console.log(
+    `Reality check (password logins, bcrypt cost 4, ${r.concurrency} concurrent flows, ${r.seconds} s): one tenant ${fmt(r.oneTenant.perSecond)} logins/s (${r.oneTenant.failed} failed), ten tenants ${fmt(r.tenTenants.perSecond)} logins/s (${r.tenTenants.failed} failed); ratio ${r.ratio === null ? "n/a" : r.ratio.toFixed(3)}.`,
+  );
+}

@@ -1,0 +1,229 @@
+import { RpcTarget } from "cloudflare:workers";
+
+/**
+ * Object work meter (issue 31), for bench and test builds only: installed by an object's constructor when
+ * `OBJECT_METER=1`, so a deployment without the flag pays one comparison per object start and nothing per
+ * request. It counts, per object instance:
+ * - `round_trips`: RPC calls that enter the object from outside (a facade call pipelined on a top-level call,
+ *   `stub.users(audit).create(x)`, rides the same round trip: `calls` counts both);
+ * - `transactions`: outermost `transactionSync` runs inside a request, `background_transactions` the others
+ *   (the alarm: outbox relay, retention, cleanup);
+ * - `writes`: INSERT / UPDATE / DELETE / REPLACE statements.
+ * While recording it also keeps every external call (its facade chain and arguments) so that `replay` can run
+ * the same object-side work again in a loop, each pass in a transaction rolled back, and time it inside the
+ * object (the front worker's CPU is not counted).
+ */
+export interface MeterCounts {
+  round_trips: number;
+  calls: number;
+  transactions: number;
+  background_transactions: number;
+  writes: number;
+}
+
+interface Step {
+  method: string;
+  args: unknown[];
+}
+
+interface Meter {
+  counts: MeterCounts;
+  /** >0 while an external call's synchronous part runs (nested calls are the object's own). */
+  depth: number;
+  txDepth: number;
+  replaying: boolean;
+  recording: Step[][] | null;
+  last: Step[][];
+}
+
+const METER = Symbol("meter");
+const LINK = Symbol("meterLink");
+const wrapped = new WeakSet<object>();
+/** Every metered object of this isolate by name ("tenant:<id>", "user:<tenant>/<user>"). */
+const meters = new Map<string, Meter>();
+
+const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0 });
+
+/**
+ * Whether this deployment meters the objects of a tenant: OBJECT_METER=1 (the bench) meters every tenant's,
+ * a comma-separated list of tenant id prefixes (the tests: "meter-") only theirs.
+ */
+export function meterEnabled(env: unknown, tenantId: string): boolean {
+  const setting = (env as { OBJECT_METER?: string }).OBJECT_METER;
+  if (!setting) return false;
+  return setting === "1" || setting.split(",").some((prefix) => prefix && tenantId.startsWith(prefix));
+}
+
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+/**
+ * Meters one object instance: wraps its class's RPC methods (once per isolate; `bench*`, `alarm`, `fetch`
+ * and the constructor excluded), its storage's `transactionSync` and its SQL `exec`.
+ */
+export function installMeter(instance: object, storage: DurableObjectStorage, sql: SqlStorage, name: string): void {
+  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, recording: null, last: [] };
+  meters.set(name, meter);
+  (instance as Record<symbol, Meter>)[METER] = meter;
+  wrapPrototype(Object.getPrototypeOf(instance), (self) => (self as Record<symbol, Meter>)[METER], true);
+  const transactionSync = storage.transactionSync.bind(storage);
+  storage.transactionSync = <T>(fn: () => T): T => {
+    if (meter.txDepth === 0 && !meter.replaying) meter.depth > 0 ? meter.counts.transactions++ : meter.counts.background_transactions++;
+    meter.txDepth++;
+    try {
+      return transactionSync(fn);
+    } finally {
+      meter.txDepth--;
+    }
+  };
+  const exec = sql.exec.bind(sql);
+  sql.exec = ((query: string, ...bindings: unknown[]) => {
+    if (!meter.replaying && WRITE.test(query)) meter.counts.writes++;
+    return exec(query, ...bindings);
+  }) as SqlStorage["exec"];
+}
+
+type Resolve = (self: object) => { meter: Meter; path: Step[] } | Meter | undefined;
+
+function wrapPrototype(proto: object, find: Resolve, topLevel: boolean): void {
+  if (wrapped.has(proto)) return;
+  wrapped.add(proto);
+  const seen = new Set<string>();
+  for (let p = proto; p && p !== RpcTarget.prototype && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const name of Object.getOwnPropertyNames(p)) {
+      if (seen.has(name) || name === "constructor" || name === "alarm" || name === "fetch" || name.startsWith("bench")) continue;
+      seen.add(name);
+      const descriptor = Object.getOwnPropertyDescriptor(p, name);
+      if (!descriptor || typeof descriptor.value !== "function") continue;
+      const original = descriptor.value as (...args: unknown[]) => unknown;
+      Object.defineProperty(proto, name, {
+        ...descriptor,
+        value: function metered(this: object, ...args: unknown[]) {
+          const found = find(this);
+          const meter = found && "meter" in found ? found.meter : (found as Meter | undefined);
+          if (!meter || meter.depth > 0 || meter.replaying) return original.apply(this, args);
+          const path = [...(found && "path" in found ? found.path : []), { method: name, args }];
+          if (topLevel) meter.counts.round_trips++;
+          meter.counts.calls++;
+          meter.depth++;
+          let result: unknown;
+          try {
+            result = original.apply(this, args);
+          } finally {
+            meter.depth--;
+          }
+          if (result instanceof RpcTarget) {
+            (result as unknown as Record<symbol, unknown>)[LINK] = { meter, path };
+            wrapPrototype(Object.getPrototypeOf(result), (self) => (self as Record<symbol, { meter: Meter; path: Step[] }>)[LINK], false);
+          } else {
+            meter.recording?.push(path);
+          }
+          return result;
+        },
+      });
+    }
+  }
+}
+
+/** Starts a window: zeroes the counts of the objects whose names `which` accepts, and records their calls. */
+export function meterStart(which: (name: string) => boolean): void {
+  for (const [name, meter] of meters) {
+    if (!which(name)) continue;
+    meter.counts = zero();
+    meter.recording = [];
+  }
+}
+
+/** Ends a window: the summed counts of the objects `which` accepts, how many of them worked, their calls. */
+export function meterStop(which: (name: string) => boolean): MeterCounts & { objects: number; recorded: string[] } {
+  const total = { ...zero(), objects: 0, recorded: [] as string[] };
+  for (const [name, meter] of meters) {
+    if (!which(name)) continue;
+    if (meter.recording) meter.last = meter.recording;
+    total.recorded.push(...meter.last.map((path) => path.map((step) => step.method).join(".")));
+    meter.recording = null;
+    const busy = meter.counts.calls + meter.counts.transactions + meter.counts.background_transactions > 0;
+    if (busy) total.objects++;
+    for (const key of Object.keys(meter.counts) as (keyof MeterCounts)[]) total[key] += meter.counts[key];
+  }
+  return total;
+}
+
+/** The external calls of an object's last window (each a facade chain with its arguments). */
+export type RecordedCalls = Step[][];
+
+/** The calls the object's last window recorded (empty without a meter). */
+export function meterLast(instance: object): RecordedCalls {
+  return (instance as Record<symbol, Meter>)[METER]?.last ?? [];
+}
+
+class Rollback extends Error {}
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Runs recorded calls again, `n` times or more, each pass in a transaction rolled back (on a copy of the state at
+ * the window's start, single-use artifacts are consumed again each pass, on the same path), and answers the time per pass
+ * in µs less an empty rolled-back transaction's. Refuses a window whose calls answer promises (their work
+ * after the first await would escape the rollback).
+ */
+export async function meterReplay(
+  instance: object,
+  storage: DurableObjectStorage,
+  calls: RecordedCalls,
+  n: number,
+): Promise<{ us: number; per_call_us: number[]; calls: number; n: number; ms: number } | { error: string }> {
+  const meter = (instance as Record<symbol, Meter>)[METER];
+  if (!meter) return { error: "OBJECT_METER is not set" };
+  // `upTo`: how many of the calls a pass runs (prefixes give each call's marginal cost).
+  const pass = (work: boolean, upTo = calls.length) => {
+    try {
+      storage.transactionSync(() => {
+        if (work) {
+          for (const path of calls.slice(0, upTo)) {
+            let target: unknown = instance;
+            for (const step of path) {
+              const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
+              if (!method) throw new Error(`no method ${step.method}`);
+              target = method.apply(target, step.args);
+            }
+            if (target instanceof Promise) throw new Error(`${path.map((s) => s.method).join(".")} answers a promise`);
+          }
+        }
+        throw new Rollback();
+      });
+    } catch (error) {
+      if (!(error instanceof Rollback) && (error as Error)?.constructor?.name !== "Rollback") throw error;
+    }
+  };
+  const time = async (work: boolean, count: number, upTo = calls.length) => {
+    await tick();
+    const started = Date.now();
+    for (let i = 0; i < count; i++) pass(work, upTo);
+    await tick();
+    return Date.now() - started;
+  };
+  meter.replaying = true;
+  try {
+    pass(true);
+    let count = n;
+    let ms = await time(true, count);
+    // Enough passes for a reading well above the clock's 1 ms step.
+    while (ms < 150 && count < 200_000) {
+      count *= 4;
+      ms = await time(true, count);
+    }
+    const base = await time(false, count);
+    // Each call's marginal cost: the prefix ending with it less the prefix before it (on the same path).
+    const per_call_us: number[] = [];
+    let before = base;
+    for (let i = 1; i <= calls.length; i++) {
+      const prefix = i === calls.length ? ms : await time(true, count, i);
+      per_call_us.push(Math.round(((prefix - before) * 1000) / count));
+      before = prefix;
+    }
+    return { us: Math.max(0, ((ms - base) * 1000) / count), per_call_us, calls: calls.length, n: count, ms };
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    meter.replaying = false;
+  }
+}

@@ -1,0 +1,136 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createTenant, env, mgmt, uniqueId } from "../helpers/api";
+import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
+
+/**
+ * Issue 31: the object meter (src/objects/meter.ts, OBJECT_METER="meter-" in vitest.config.ts) counts the round
+ * trips into a tenant's object and its users' objects and the transactions each request class causes. These
+ * counts are the capacity model's inputs: a change that adds a round trip or a transaction to a hot path
+ * shows up here.
+ */
+
+const CALLBACK = "https://app.example.com/callback";
+const API = "urn:meter:api";
+let tenant: string;
+let host: string;
+let web: TestClient;
+let m2m: TestClient;
+let session: string;
+
+type Window = Awaited<ReturnType<ReturnType<ReturnType<typeof env.TENANT.getByName>["bench"]>["meterStop"]>>;
+
+/**
+ * A window's tenant-object calls and round trips without the configuration cache's revalidation
+ * (`getConfigVersion`, at most one per isolate every CONFIG_CACHE_TTL_MS, whichever request it falls on).
+ */
+function steady(counts: Window["tenant"]) {
+  const recorded = counts.recorded.filter((name) => name !== "getConfigVersion");
+  return { recorded, round_trips: counts.round_trips - (counts.recorded.length - recorded.length), transactions: counts.transactions };
+}
+
+/** Runs `fn` (after one unmetered run that warms the isolate's caches) inside a metering window. */
+async function metered(fn: () => Promise<void>): Promise<Window> {
+  await fn();
+  await env.TENANT.getByName(tenant).bench().meterStart(tenant);
+  await fn();
+  return env.TENANT.getByName(tenant).bench().meterStop(tenant);
+}
+
+async function code(scope = "openid profile"): Promise<string> {
+  const res = await authorize({ client_id: web.client_id, redirect_uri: CALLBACK, response_type: "code", scope }, { cookie: session, host });
+  const issued = redirectParams(res).query.get("code");
+  if (!issued) throw new Error(`no code: ${res.status} ${res.headers.get("location")}`);
+  return issued;
+}
+
+async function exchange(issued: string) {
+  const res = await tokenForm({ grant_type: "authorization_code", code: issued, redirect_uri: CALLBACK, client_id: web.client_id, client_secret: web.client_secret }, {}, host);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { access_token: string; refresh_token?: string };
+}
+
+beforeAll(async () => {
+  tenant = await createTenant(uniqueId("meter"));
+  host = `${tenant}.localhost:8787`;
+  const headers = { "tenant-id": tenant };
+  expect((await mgmt("POST", "/resource-servers", { headers, body: { name: "meter api", identifier: API, allow_offline_access: true } })).status).toBe(201);
+  m2m = await seedClient(tenant, { grant_types: ["client_credentials"] });
+  expect((await mgmt("POST", "/client-grants", { headers, body: { client_id: m2m.client_id, audience: API, scope: [] } })).status).toBe(201);
+  web = await seedClient(tenant, { grant_types: ["authorization_code", "refresh_token"], callbacks: [CALLBACK] });
+  const user = await seedUser(tenant, `meter-${tenant}@example.com`);
+  session = await sessionCookie(tenant, user.user_id, web.client_id);
+});
+
+describe("object meter: round trips and transactions per request class", () => {
+  it("client_credentials touches no object once the configuration is cached", async () => {
+    const counts = await metered(async () => {
+      const res = await tokenForm({ grant_type: "client_credentials", client_id: m2m.client_id, client_secret: m2m.client_secret, audience: API }, {}, host);
+      expect(res.status).toBe(200);
+    });
+    expect(steady(counts.tenant)).toEqual({ recorded: [], round_trips: 0, transactions: 0 });
+    expect(counts.users.round_trips).toBe(0);
+    expect(counts.outbox_events).toBe(0);
+  });
+
+  it("JWKS and discovery touch no object", async () => {
+    const counts = await metered(async () => {
+      expect((await call("/.well-known/jwks.json", { host })).status).toBe(200);
+      expect((await call("/.well-known/openid-configuration", { host })).status).toBe(200);
+    });
+    expect(steady(counts.tenant)).toEqual({ recorded: [], round_trips: 0, transactions: 0 });
+    expect(counts.users.round_trips).toBe(0);
+  });
+
+  it("an SSO authorize and its code exchange", async () => {
+    let issued = "";
+    const authorizeCounts = await metered(async () => {
+      issued = await code();
+    });
+    // The session read, its user, the session's touch and the code: four facade calls (a fifth round trip
+    // opens a facade without a call on it), two transactions (touch, code), no event.
+    expect(steady(authorizeCounts.tenant)).toEqual({ recorded: ["sessions.get", "users.get", "sessions.touch", "codes.create"], round_trips: 5, transactions: 2 });
+    expect(authorizeCounts.users.round_trips).toBe(0);
+    expect(authorizeCounts.outbox_events).toBe(0);
+    const first = await code();
+    await exchange(first);
+    await env.TENANT.getByName(tenant).bench().meterStart(tenant);
+    await exchange(issued);
+    const exchangeCounts = await env.TENANT.getByName(tenant).bench().meterStop(tenant);
+    // One RPC: the code consumed with its log event in one transaction.
+    expect(steady(exchangeCounts.tenant)).toEqual({ recorded: ["consumeAuthorizationCode"], round_trips: 1, transactions: 1 });
+    expect(exchangeCounts.outbox_events).toBe(1);
+    expect(exchangeCounts.users.round_trips).toBe(0);
+    // The bench's replay times that work again in a scratch object, on the rows as they were when the window
+    // opened (the code unused there): the tenant itself is untouched and the code stays redeemed once.
+    const replay = await env.TENANT.getByName(tenant).bench().meterReplay(tenant, 5);
+    expect(replay).toMatchObject({ calls: 1 });
+    expect((replay as unknown as { us: number }).us).toBeGreaterThanOrEqual(0);
+    const again = await tokenForm({ grant_type: "authorization_code", code: issued, redirect_uri: CALLBACK, client_id: web.client_id, client_secret: web.client_secret }, {}, host);
+    expect(again.status).toBe(403);
+    expect(((await again.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
+  it("userinfo is one read: the token's revocation and its user in one round trip", async () => {
+    const { access_token } = await exchange(await code());
+    const counts = await metered(async () => {
+      const res = await call("/userinfo", { host, headers: { authorization: `Bearer ${access_token}` } });
+      expect(res.status).toBe(200);
+    });
+    expect(steady(counts.tenant)).toEqual({ recorded: ["userinfoRead"], round_trips: 1, transactions: 0 });
+    expect(counts.users.round_trips).toBe(0);
+  });
+
+  it("a refresh rotation", async () => {
+    let refresh = (await exchange(await code("openid offline_access"))).refresh_token ?? "";
+    expect(refresh).not.toBe("");
+    const counts = await metered(async () => {
+      const res = await tokenForm({ grant_type: "refresh_token", refresh_token: refresh, client_id: web.client_id, client_secret: web.client_secret }, {}, host);
+      expect(res.status).toBe(200);
+      refresh = ((await res.json()) as { refresh_token: string }).refresh_token;
+    });
+    // The rotation itself is one user-object RPC and transaction; the tenant is read once (the token's subject).
+    expect(counts.users).toMatchObject({ round_trips: 1, transactions: 1, recorded: ["rotateRefreshToken"] });
+    expect(steady(counts.tenant)).toEqual({ recorded: ["tokenSubject"], round_trips: 1, transactions: 0 });
+    expect(counts.outbox_events).toBe(0);
+  });
+});
