@@ -316,9 +316,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** Enterprise (OpenID Connect) connection users (issue 29 point 0). */
-  enterprise(audit: AuditContext = SYSTEM_CONTEXT): Enterprise {
-    return new Enterprise(this.core, audit);
-  }
+  enterprise(audit: AuditContext = SYSTEM_CONTEXT): Enterprise { return new Enterprise(this.core, audit); }
 
   /** One-time codes and WebAuthn challenges. */
   challenges(): Challenges {
