@@ -49,9 +49,12 @@ const RESOURCES = [
 
 const VERBS = ["read", "create", "update", "delete"] as const;
 
+/** Resources the API only reads (the reference platform offers no other verb on them). */
+const READ_ONLY_RESOURCES = ["stats"] as const;
+
 /** Every management scope, sorted. */
 export const MANAGEMENT_SCOPES: readonly string[] = Object.freeze(
-  RESOURCES.flatMap((resource) => VERBS.map((verb) => `${verb}:${resource}`)).sort(),
+  [...RESOURCES.flatMap((resource) => VERBS.map((verb) => `${verb}:${resource}`)), ...READ_ONLY_RESOURCES.map((resource) => `read:${resource}`)].sort(),
 );
 
 /**

@@ -117,4 +117,67 @@ describe("admin console in Chromium (issue 30)", () => {
       await context.close();
     }
   }, 180_000);
+
+  it("home charts, tenant search with recent tenants, logs with filters and an entry's page; axe finds nothing", async () => {
+    const base = `http://localhost:${started.port}`;
+    const { context, page, log } = await newRecordedContext(browser);
+    try {
+      await page.goto(`${base}/admin`);
+      await page.waitForURL(/\/u2\/login/);
+      await page.getByLabel("Email").fill(ADMIN.email);
+      await page.getByLabel("Password").fill(ADMIN.password);
+      await page.getByRole("button", { name: /continue|log in/i }).click();
+      await page.waitForURL(`${base}/admin/tenants`);
+      // The control plane has logins by now (this operator's): its home charts them.
+      await page.goto(`${base}/admin/t/control_plane`);
+      await page.waitForURL(`${base}/admin/t/control_plane/home`);
+      expect(await page.getByRole("img", { name: /Logins per day, last 30 days/ }).count()).toBe(1);
+      expect(await page.getByRole("img", { name: /Failed logins per day/ }).count()).toBe(1);
+      await page.getByText("The same figures as a table").click();
+      expect(await page.locator("tbody th[scope=row]").count()).toBe(30);
+      await expectAccessible(page, "home");
+
+      // The switcher: a server-side search, and the tenant just opened among the recent ones.
+      await page.getByRole("link", { name: "Switch tenant" }).click();
+      await page.getByLabel("Find a tenant").fill("control");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.waitForURL(`${base}/admin/tenants?q=control`);
+      expect(await page.getByRole("navigation", { name: "Recent tenants" }).getByRole("link", { name: "control_plane" }).count()).toBe(1);
+      expect(await page.locator("table tbody tr").count()).toBe(1);
+      await expectAccessible(page, "tenant-search");
+
+      // Logs: filtered to successful logins, then one entry's page.
+      await page.goto(`${base}/admin/t/control_plane/logs`);
+      await page.getByLabel("Type").selectOption("s");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/\/logs\?type=s/);
+      expect(await page.locator("table tbody tr").count()).toBeGreaterThan(0);
+      expect(await page.locator("table tbody abbr").allTextContents()).toEqual(expect.arrayContaining(["s"]));
+      await expectAccessible(page, "logs-filtered");
+      await page.locator("table tbody tr a").first().click();
+      await expect(page.getByRole("heading", { level: 1, name: /^s: / }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page, "log-entry");
+
+      // An API's, a role's and a connection's own pages (the control plane's seeded ones).
+      await page.goto(`${base}/admin/t/control_plane/apis`);
+      await page.getByRole("link", { name: "Gatehouse Management API" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Management API" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByLabel("Signing algorithm").inputValue()).toBe("RS256");
+      await expectAccessible(page, "api");
+      await page.goto(`${base}/admin/t/control_plane/roles`);
+      await page.getByRole("link", { name: "Gatehouse Viewer" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Viewer" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByRole("cell", { name: "read:stats", exact: true }).count()).toBe(1);
+      await expectAccessible(page, "role");
+      await page.goto(`${base}/admin/t/control_plane/connections`);
+      await page.getByRole("link", { name: "Username-Password-Authentication" }).click();
+      await expect(page.getByRole("heading", { level: 2, name: "Database settings and password policy" }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page, "connection");
+
+      expect(log.pageErrors).toEqual([]);
+      expect(log.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from "../../shared/errors";
 import type { ListPage, ListWindow, Tenant, TenantInput, TenantPatch } from "../../shared/types";
-import { iso, type Sql } from "../sql";
+import { iso, type Sql, type SqlValue } from "../sql";
 import type { ManagementWrite, WriteTx } from "../tenant/core/events";
 import { PlatformRpc } from "./rpc";
 
@@ -89,25 +89,33 @@ export function deleteTenant(sql: Sql, id: string): boolean {
   return sql.run`DELETE FROM tenants WHERE id = ${id}` > 0;
 }
 
-/** Offset page of tenants, newest first. */
-export function listTenants(sql: Sql, offset: number, limit: number): { items: Tenant[]; total: number } {
-  const rows = sql.all<TenantRow>`SELECT * FROM tenants ORDER BY created_at DESC, id DESC
-    LIMIT ${limit} OFFSET ${offset}`;
-  const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM tenants`?.n ?? 0;
+/** `name_filter` of GET /tenants: the id, name or display name contains the text, ignoring case. */
+function nameWhere(nameFilter: string | undefined): { where: string[]; values: SqlValue[] } {
+  if (!nameFilter) return { where: [], values: [] };
+  return {
+    where: ["(instr(lower(id), lower(?)) > 0 OR instr(lower(name), lower(?)) > 0 OR instr(lower(coalesce(friendly_name, '')), lower(?)) > 0)"],
+    values: [nameFilter, nameFilter, nameFilter],
+  };
+}
+
+/** Offset page of tenants, newest first, optionally filtered by name. */
+export function listTenants(sql: Sql, offset: number, limit: number, nameFilter?: string): { items: Tenant[]; total: number } {
+  const { where, values } = nameWhere(nameFilter);
+  const filtered = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+  const rows = sql.exec<TenantRow>(`SELECT * FROM tenants${filtered} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, ...values, limit, offset);
+  const total = sql.exec<{ n: number }>(`SELECT count(*) AS n FROM tenants${filtered}`, ...values)[0]?.n ?? 0;
   return { items: rows.map(toTenant), total };
 }
 
 /** Keyset page for checkpoint pagination: rows strictly after (createdAt, id) in the given direction. */
-export function listTenantsAfter(
-  sql: Sql,
-  after: { createdAt: number; id: string } | null,
-  limit: number,
-): Tenant[] {
-  const rows = after
-    ? sql.all<TenantRow>`SELECT * FROM tenants WHERE (created_at, id) < (${after.createdAt}, ${after.id})
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-    : sql.all<TenantRow>`SELECT * FROM tenants ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
-  return rows.map(toTenant);
+export function listTenantsAfter(sql: Sql, after: { createdAt: number; id: string } | null, limit: number, nameFilter?: string): Tenant[] {
+  const { where, values } = nameWhere(nameFilter);
+  if (after) {
+    where.push("(created_at, id) < (?, ?)");
+    values.push(after.createdAt, after.id);
+  }
+  const filtered = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+  return sql.exec<TenantRow>(`SELECT * FROM tenants${filtered} ORDER BY created_at DESC, id DESC LIMIT ?`, ...values, limit).map(toTenant);
 }
 
 export function countTenants(sql: Sql): number {
@@ -157,11 +165,11 @@ export class Tenants extends PlatformRpc {
   }
 
   /** Newest first, in the same windows as every other management list (SPEC §4.3). */
-  list(window: ListWindow): ListPage<Tenant> {
+  list(window: ListWindow, nameFilter?: string): ListPage<Tenant> {
     return this.read((sql) =>
       "offset" in window
-        ? listTenants(sql, window.offset, window.limit)
-        : { items: listTenantsAfter(sql, window.after, window.limit), total: null },
+        ? listTenants(sql, window.offset, window.limit, nameFilter)
+        : { items: listTenantsAfter(sql, window.after, window.limit, nameFilter), total: null },
     );
   }
 }

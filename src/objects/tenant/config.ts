@@ -10,6 +10,7 @@ import { configVersion, getSetting, INHERITS_FROM } from "./core/settings";
 import { getGuardian } from "./mfa/guardian";
 import { toClient, toClientGrant, toConnection, toResourceServer, toSigningKey } from "./oauth/rows";
 import { getAttackProtection } from "./settings/attack-protection";
+import { getLoginTemplate, getTheme } from "./settings/branding-theme";
 
 /** One read of everything a token request needs (ARCHITECTURE.md §4). */
 export function readConfig(sql: Sql, tenantId: string): TenantConfig {
@@ -23,6 +24,8 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     clientGrants: sql.all<Record<string, unknown>>`SELECT * FROM client_grants`.map(toClientGrant),
     connections: sql.all<Record<string, unknown>>`SELECT * FROM connections ORDER BY created_at, id`.map(toConnection),
     branding: getSetting(sql, "branding", {}),
+    brandingTheme: getTheme(sql),
+    loginTemplate: getLoginTemplate(sql),
     hookTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1 AND template_id IS NULL`.map((r) => r.trigger_id),
     linkingTriggers: sql.all<{ trigger_id: string }>`SELECT DISTINCT trigger_id FROM hooks WHERE enabled = 1 AND template_id = 'account-linking'`.map((r) => r.trigger_id),
     attackProtection: getAttackProtection(sql),

@@ -53,6 +53,23 @@ export function touchConsoleSession(sql: Sql, idHash: string, at: number): Conso
   return { ...row, profile: JSON.parse(row.profile) as Record<string, string> };
 }
 
+/** How many recently opened tenants a console session remembers (issue 30 tenant switcher). */
+export const RECENT_TENANTS = 8;
+
+/**
+ * Puts a tenant first in the session's recent tenants (kept in its profile as `recent_tenants`, ids joined
+ * by commas: a tenant id never holds one), dropping it from further down and the oldest beyond the limit.
+ */
+export function rememberTenant(sql: Sql, idHash: string, tenant: string): string[] {
+  const row = sql.first<{ profile: string }>`SELECT profile FROM console_sessions WHERE id_hash = ${idHash}`;
+  if (!row || tenant.includes(",")) return [];
+  const profile = JSON.parse(row.profile) as Record<string, string>;
+  const recent = [tenant, ...(profile.recent_tenants ?? "").split(",").filter((t) => t && t !== tenant)].slice(0, RECENT_TENANTS);
+  profile.recent_tenants = recent.join(",");
+  sql.run`UPDATE console_sessions SET profile = ${JSON.stringify(profile)} WHERE id_hash = ${idHash}`;
+  return recent;
+}
+
 /** The console-session facade of the operator's user object (`stub.consoleSessions()`). */
 export class ConsoleSessions extends RpcTarget {
   constructor(
@@ -69,6 +86,11 @@ export class ConsoleSessions extends RpcTarget {
   /** See {@link touchConsoleSession}. */
   touch(idHash: string): ConsoleSessionRecord | null {
     return this.storage.transactionSync(() => touchConsoleSession(this.sql, idHash, now()));
+  }
+
+  /** See {@link rememberTenant}. */
+  rememberTenant(idHash: string, tenant: string): string[] {
+    return this.storage.transactionSync(() => rememberTenant(this.sql, idHash, tenant));
   }
 
   /** Logout: the session is gone whatever it was. */

@@ -2,6 +2,7 @@ import type { AttackProtection } from "../schemas/attack-protection";
 import type { BoundAction } from "../schemas/actions";
 import type { GuardianSettings } from "../schemas/guardian";
 import type { Branding } from "../schemas/branding";
+import type { BrandingTheme } from "../schemas/branding";
 import type { ClientGrantRecord } from "../schemas/client-grants";
 import type { ClientRecord } from "../schemas/clients";
 import type { ConnectionRecord } from "../schemas/connections";
@@ -24,6 +25,10 @@ export interface TenantConfig {
   clientGrants: ClientGrantRecord[];
   connections: ConnectionRecord[];
   branding: Branding;
+  /** The universal-login theme (POST /api/v2/branding/themes), applied to every login page. */
+  brandingTheme?: BrandingTheme | null;
+  /** The universal-login page template (Liquid, PUT /api/v2/branding/templates/universal-login). */
+  loginTemplate?: string | null;
   /** Triggers with at least one enabled webhook, so hot paths only record hook events someone receives. */
   hookTriggers: string[];
   /** Lockout and suspicious-IP throttling settings (GET/PATCH /api/v2/attack-protection/*). */

@@ -12,6 +12,8 @@ export interface Operator {
   authTime: number;
   /** The session's key (the cookie secret's hash), for logout. */
   idHash: string;
+  /** Tenants this session opened, most recent first (the tenant switcher). */
+  recentTenants: string[];
 }
 
 /** In-process dispatch into the service's own route table: every console action is a real request to it. */

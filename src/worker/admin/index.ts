@@ -8,11 +8,15 @@ import { loggedOut, loginCallback, loginStart, logout } from "./login";
 import { sendConsoleError } from "./render";
 import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
+import { addApiScope, apiScreen, changePermissions, roleScreen, updateApi } from "./screens/catalog";
+import { connectionScreen, switchConnectionClient, updateConnection } from "./screens/connection";
+import { homeScreen } from "./screens/home";
 import { listScreens } from "./screens/lists";
+import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
-import { requireOperator } from "./session";
+import { rememberTenant, requireOperator } from "./session";
 
 /**
  * The admin console at /admin (issue 30): server-rendered pages, each a client of /api/v2 with the operator's
@@ -39,12 +43,14 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   // Everything else needs an operator; every unsafe method a CSRF token.
   const operator = new Hono<ConsoleEnv>();
   operator.use("*", requireOperator, checkCsrf);
+  operator.use("/t/:tenant/*", rememberTenant);
   operator.get("/", (c) => c.redirect(`${CONSOLE_PATH}/tenants`, 302));
   operator.post("/logout", logout);
   operator.get("/tenants", (c) => tenantsScreen(c));
   operator.get("/tenants/go", goToTenant);
   operator.post("/tenants", createTenant);
-  operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/applications`, 302));
+  operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/home`, 302));
+  operator.get("/t/:tenant/home", (c) => homeScreen(c));
   operator.get("/t/:tenant/applications", (c) => applicationsScreen(c));
   operator.post("/t/:tenant/applications", createApplication);
   operator.get("/t/:tenant/applications/:id", (c) => applicationScreen(c));
@@ -64,6 +70,17 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
   operator.post("/t/:tenant/actions/:id", saveAction);
   operator.post("/t/:tenant/actions/:id/deploy", deployAction);
+  operator.get("/t/:tenant/apis/:id", (c) => apiScreen(c));
+  operator.post("/t/:tenant/apis/:id", updateApi);
+  operator.post("/t/:tenant/apis/:id/scopes", addApiScope);
+  operator.get("/t/:tenant/roles/:id", (c) => roleScreen(c));
+  operator.post("/t/:tenant/roles/:id/permissions", changePermissions(true));
+  operator.post("/t/:tenant/roles/:id/permissions/remove", changePermissions(false));
+  operator.get("/t/:tenant/connections/:id", (c) => connectionScreen(c));
+  operator.post("/t/:tenant/connections/:id", updateConnection);
+  operator.post("/t/:tenant/connections/:id/clients", switchConnectionClient);
+  operator.get("/t/:tenant/logs", (c) => logsScreen(c));
+  operator.get("/t/:tenant/logs/:id", (c) => logScreen(c));
   operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));
   operator.post("/t/:tenant/organizations/:id/invitations", createInvitation);
   for (const screen of listScreens) {

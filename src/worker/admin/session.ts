@@ -96,6 +96,7 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     csrf: session.csrf_token,
     authTime: Number(session.profile.auth_time ?? 0),
     idHash,
+    recentTenants: (session.profile.recent_tenants ?? "").split(",").filter(Boolean),
   });
   const forwarded: Record<string, string> = {};
   for (const name of ["cf-connecting-ip", "user-agent"]) {
@@ -105,4 +106,16 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
   const transport = { issuer: c.var.settings.issuer, send: async (request: Request) => c.var.dispatch(request, c), forwarded };
   c.set("api", new ApiClient(transport, token));
   await next();
+};
+
+/**
+ * After a tenant's page answered 200, that tenant goes first in the session's recent tenants (one write, only
+ * when it is not first already), so the tenant switcher offers it.
+ */
+export const rememberTenant: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  await next();
+  const tenant = c.req.param("tenant");
+  const operator = c.var.operator;
+  if (c.req.method !== "GET" || c.res.status !== 200 || !tenant || !operator || operator.recentTenants[0] === tenant) return;
+  await controlPlaneUser(c, operator.userId).consoleSessions().rememberTenant(operator.idHash, tenant);
 };

@@ -5,6 +5,8 @@
  * default applies.
  */
 
+import { themeStyle } from "./theme/theme-css";
+
 /** What the page layout may use, every field already validated. */
 export interface PageBranding {
   /** Button and link colour, `#rrggbb` or `#rgb`. */
@@ -13,6 +15,10 @@ export interface PageBranding {
   onPrimary: string;
   pageBackground: string;
   logoUrl: string | null;
+  /** The theme's CSS (custom properties and layout rules, theme-css.ts), appended to the fixed sheet. */
+  themeCss?: string;
+  /** The origin of the theme's font file, which the page's CSP then allows. */
+  fontOrigin?: string | null;
 }
 
 /** Defaults when the tenant has no (valid) branding. @default primary #3451b2, page background #f3f4f6 */
@@ -65,14 +71,29 @@ const asRecord = (value: unknown): Record<string, unknown> =>
  * Reads a tenant configuration's `branding` defensively (it may be absent or hold anything a writer stored)
  * and returns only validated values.
  */
-export function pageBranding(config: { branding?: unknown } | null): PageBranding {
+export function pageBranding(config: { branding?: unknown; brandingTheme?: unknown } | null): PageBranding {
+  // Per snapshot: the branding object (and theme) stay the same until the configuration changes.
+  const key = config?.branding;
+  const cached = key !== null && typeof key === "object" ? memo.get(key) : undefined;
+  if (cached && cached.theme === config?.brandingTheme) return cached.value;
+  const value = computeBranding(config);
+  if (key !== null && typeof key === "object") memo.set(key, { theme: config?.brandingTheme, value });
+  return value;
+}
+
+const memo = new WeakMap<object, { theme: unknown; value: PageBranding }>();
+
+function computeBranding(config: { branding?: unknown; brandingTheme?: unknown } | null): PageBranding {
   const branding = asRecord(config?.branding);
   const colours = asRecord(branding.colors);
   const primary = safeColour(colours.primary) ?? DEFAULT_BRANDING.primary;
+  // The theme (issue 29 point 5) overrides the branding's colours and logo through its own CSS.
+  const theme = themeStyle(config?.brandingTheme as Parameters<typeof themeStyle>[0]);
   return {
     primary,
     onPrimary: readableOn(primary),
     pageBackground: safeColour(colours.page_background) ?? DEFAULT_BRANDING.pageBackground,
-    logoUrl: safeImageUrl(branding.logo_url),
+    logoUrl: theme?.logoUrl !== undefined ? theme.logoUrl : safeImageUrl(branding.logo_url),
+    ...(theme ? { themeCss: theme.css, fontOrigin: theme.fontOrigin } : {}),
   };
 }

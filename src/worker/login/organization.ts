@@ -10,6 +10,7 @@ import { refuseToClient } from "../oauth/authorize/respond";
 import { tenantObject } from "../tenant/stubs";
 import { configOf } from "./connection";
 import { sendMessage, shellFor } from "./render";
+import { themeUnder } from "./theme/theme-css";
 
 /**
  * Organization login (issue 11 point 5, SPEC §4.1): the hooks the authorization flow calls, kept here so
@@ -159,7 +160,8 @@ export function brandedFor(config: TenantConfig, organization: LoginOrganization
     ...(branding.logo_url ? { logo_url: branding.logo_url } : {}),
     colors: { ...config.branding.colors, ...branding.colors },
   };
-  return { ...config, branding: merged };
+  const theme = config.brandingTheme ? themeUnder(config.brandingTheme, branding) : config.brandingTheme;
+  return { ...config, branding: merged, brandingTheme: theme };
 }
 
 /**

@@ -5,6 +5,7 @@ import { randomToken } from "../../shared/crypto/random";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageBranding } from "./branding";
+import { promptOf, renderInTemplate } from "./theme/page-template";
 import { pageSecurityHeaders } from "./cookies";
 import { ErrorPage } from "./pages/error-page";
 import { MessagePage, type MessagePageProps } from "./pages/message-page";
@@ -12,9 +13,22 @@ import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import type { PageShell } from "./pages/layout";
 
-/** What every page shares: validated branding, a fresh CSP nonce, and whose page it is. */
+/** What every page shares: validated branding, a fresh CSP nonce, whose page it is, the page template. */
 export function shellFor(config: TenantConfig | null, brandName?: string): PageShell {
-  return { branding: pageBranding(config), nonce: randomToken(16), ...(brandName ? { brandName } : {}) };
+  const branding = pageBranding(config);
+  const shell: PageShell = { branding, nonce: randomToken(16), ...(brandName ? { brandName } : {}) };
+  const source = config?.loginTemplate;
+  if (typeof source === "string" && source) {
+    const { friendly_name } = config.settings as { friendly_name?: string };
+    // The reference's template variables (locale and prompt are added per page by sendPage).
+    const vars = {
+      application: brandName ? { name: brandName } : {},
+      branding: { logo_url: branding.logoUrl ?? undefined, colors: { primary: branding.primary, page_background: branding.pageBackground } },
+      tenant: { name: config.tenantId, friendly_name: typeof friendly_name === "string" ? friendly_name : config.tenantId },
+    };
+    shell.template = { source, vars };
+  }
+  return shell;
 }
 
 /**
@@ -32,11 +46,22 @@ export function sendPage(
   pageSecurityHeaders(c);
   // Pages with a WebAuthn ceremony run scripts, and only those carrying the page's nonce.
   const scripts = options.scripts ? ` script-src 'nonce-${shell.nonce}';` : "";
+  // A theme's font file is allowed from its one origin (an https origin, theme-css.ts).
+  const fonts = shell.branding.fontOrigin ? ` font-src ${shell.branding.fontOrigin};` : "";
   c.header(
     "Content-Security-Policy",
-    `default-src 'none'; style-src 'nonce-${shell.nonce}';${scripts} img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'nonce-${shell.nonce}';${scripts}${fonts} img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
   );
+  if (shell.template) return templated(c, shell.template, page, status);
   return c.html(html`<!doctype html>${page}`, status);
+}
+
+/** The page inside the tenant's page template; the plain page when the template cannot render. */
+async function templated(c: AppContext, template: NonNullable<PageShell["template"]>, page: JSX.Element, status: ContentfulStatusCode): Promise<Response> {
+  const plain = await page.toString();
+  const vars = { ...template.vars, prompt: promptOf(c.req.path) };
+  const out = renderInTemplate(template.source, plain, vars);
+  return c.html(out ?? `<!doctype html>${plain}`, status);
 }
 
 /** The generic error (or notice) page. */

@@ -9,6 +9,7 @@ import { authenticationMethodRoutes } from "./users/authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
 import { brandingRoutes } from "./settings/branding";
+import { brandingThemeRoutes } from "./settings/branding-themes";
 import { clientGrantRoutes } from "./oauth/client-grants";
 import { grantRoutes } from "./oauth/grants";
 import { organizationClientGrantRoutes } from "./oauth/organization-client-grants";
@@ -27,6 +28,7 @@ import { emailProviderRoutes } from "./settings/email-provider";
 import { emailTemplateRoutes } from "./settings/email-templates";
 import { jobRoutes } from "./jobs/jobs";
 import { logRoutes } from "./outbox/logs";
+import { statsRoutes } from "./outbox/stats";
 import { organizationsRoutes } from "./organizations/organizations";
 import { logStreamRoutes } from "./outbox/log-streams";
 import { refreshTokenRoutes } from "./login/refresh-tokens";
@@ -65,7 +67,9 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...grantRoutes,
   ...organizationClientGrantRoutes,
   ...brandingRoutes,
+  ...brandingThemeRoutes,
   ...logRoutes,
+  ...statsRoutes,
   ...hookRoutes,
   ...emailProviderRoutes,
   ...emailTemplateRoutes,

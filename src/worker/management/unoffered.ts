@@ -24,9 +24,9 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
     paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
   },
   { feature: "anomaly", paths: ["/anomaly/blocks/ips/*"] },
-  { feature: "stats", paths: ["/stats/*"] },
   // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
-  { feature: "branding themes", paths: ["/branding/themes", "/branding/themes/*", "/branding/templates/*", "/branding/phone/*"] },
+  // Themes and the universal-login template are served (issue 29 point 5); phone branding is not.
+  { feature: "branding phone", paths: ["/branding/phone/*"] },
   { feature: "migrations", paths: ["/migrations"] },
   { feature: "forms", paths: ["/forms", "/forms/*"] },
   { feature: "flows", paths: ["/flows", "/flows/*"] },
@@ -91,10 +91,8 @@ export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = 
   // riskAssessment.ts: both settings reads tolerate only a 404 (read as `settings: {enabled: false}`).
   { path: "/risk-assessments/settings", answer: absent("inexistent_risk_assessment") },
   { path: "/risk-assessments/settings/new-device", answer: absent("inexistent_risk_assessment") },
-  // themes.ts: getDefault() reads 404 as "no theme" and 400 as "no-code not enabled"; anything else aborts.
-  { path: "/branding/themes/default", answer: absent("inexistent_default_theme") },
-  // branding.ts: the universal-login template tolerates 403 (logged as a missing scope, untrue here) and 404.
-  { path: "/branding/templates/universal-login", answer: absent("inexistent_branding_template") },
+  // themes.ts (getDefault(): 404 is "no theme") and branding.ts (the universal-login template: 404 is "none")
+  // are served now (issue 29 point 5, settings/branding-themes.ts) and answer those 404s themselves.
   // phoneProvider.ts and phoneTemplates.ts: both lists are read unguarded (`response.providers ?? []`).
   { path: "/branding/phone/providers", answer: empty(() => ({ providers: [] })) },
   { path: "/branding/phone/templates", answer: empty(() => ({ templates: [] })) },

@@ -36,7 +36,8 @@ const noFiles = {
   sep: "/",
 };
 
-function engine(escapeOutput: boolean): Liquid {
+/** A sandboxed engine (the login page template adds its own tags to one). */
+export function sandboxedEngine(escapeOutput: boolean): Liquid {
   const liquid = new Liquid({
     fs: noFiles,
     root: [],
@@ -54,7 +55,7 @@ function engine(escapeOutput: boolean): Liquid {
   for (const tag of FILE_TAGS) {
     liquid.registerTag(tag, {
       parse() {
-        throw new TemplateError(`the ${tag} tag is not available in email templates (no files)`);
+        throw new TemplateError(`the ${tag} tag is not available in templates (no files)`);
       },
       render() {
         return "";
@@ -65,10 +66,11 @@ function engine(escapeOutput: boolean): Liquid {
 }
 
 /** HTML bodies escape every `{{ }}` output (`| raw` opts out); subjects and senders are plain text. */
-const html = engine(true);
-const plain = engine(false);
+const html = sandboxedEngine(true);
+const plain = sandboxedEngine(false);
 
-function parse(liquid: Liquid, source: string): Template[] {
+/** Parses a source with one of the sandboxed engines; a syntax error or a refused tag is a TemplateError. */
+export function parseLiquid(liquid: Liquid, source: string): Template[] {
   try {
     return liquid.parse(source);
   } catch (err) {
@@ -81,7 +83,23 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message.split("\
 /** Renders one template source with `vars`; throws TemplateError on a parse error or an exceeded bound. */
 export async function renderLiquid(source: string, vars: Record<string, unknown>, kind: "html" | "plain"): Promise<string> {
   const liquid = kind === "html" ? html : plain;
-  const templates = parse(liquid, source);
+  return renderParsed(liquid, parseLiquid(liquid, source), vars);
+}
+
+/** Renders parsed templates within the bounds (nodes, memory, output length); TemplateError past them. */
+export async function renderParsed(liquid: Liquid, templates: Template[], vars: Record<string, unknown>): Promise<string> {
+  return renderBounded(liquid, templates, vars, false) as Promise<string>;
+}
+
+/**
+ * The same, synchronously (no async filters or tags are registered): the login page template renders on
+ * every page, and liquidjs's synchronous path skips a promise per node.
+ */
+export function renderParsedSync(liquid: Liquid, templates: Template[], vars: Record<string, unknown>): string {
+  return renderBounded(liquid, templates, vars, true) as string;
+}
+
+function renderBounded(liquid: Liquid, templates: Template[], vars: Record<string, unknown>, sync: boolean): string | Promise<string> {
   // liquidjs checks its render limiter before every node it renders (captures and loops included): this
   // one counts nodes instead of reading a clock that workerd keeps still during synchronous work.
   let nodes = 0;
@@ -91,14 +109,22 @@ export async function renderLiquid(source: string, vars: Record<string, unknown>
     },
     use() {},
   } as unknown as Context["renderLimit"];
+  const context = new Context(vars, liquid.options, { sync }, { liquid, renderLimit: nodeBudget });
+  const checked = (out: string) => {
+    if (out.length > MAX_RENDERED_CHARS) throw new TemplateError(`the rendered template is longer than ${MAX_RENDERED_CHARS} characters`);
+    return out;
+  };
+  const failed = (err: unknown): never => {
+    throw err instanceof TemplateError ? err : new TemplateError(messageOf(err));
+  };
+  if (!sync) return (liquid.render(templates, context) as Promise<string>).then(checked, failed);
   let out: string;
   try {
-    out = await liquid.render(templates, new Context(vars, liquid.options, { sync: false }, { liquid, renderLimit: nodeBudget }));
+    out = liquid.renderSync(templates, context);
   } catch (err) {
-    throw new TemplateError(messageOf(err));
+    return failed(err);
   }
-  if (out.length > MAX_RENDERED_CHARS) throw new TemplateError(`the rendered template is longer than ${MAX_RENDERED_CHARS} characters`);
-  return out;
+  return checked(out);
 }
 
 /** A plain-text part from a rendered HTML body: links kept as "label (url)", tags dropped, entities decoded. */

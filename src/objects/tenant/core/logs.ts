@@ -81,3 +81,50 @@ export function getLog(sql: Sql, logId: string): LogRecord | null {
 }
 
 export { LOGS_SEARCH };
+
+const DAY_MS = 86_400_000;
+
+/** One UTC day of GET /stats/daily, counted from the logs (SPEC §4.3; the reference platform's shape). */
+export interface DailyStat {
+  date: string;
+  logins: number;
+  signups: number;
+  /** Breached-password detections: Gatehouse offers none, so always 0. */
+  leaked_passwords: number;
+  /** Gatehouse extension: failed logins (`f`, `fp`, `fu`), which the console charts. */
+  failed_logins: number;
+  /** When the day's first counted event happened. */
+  created_at: string;
+  /** When the day's last counted event happened. */
+  updated_at: string;
+}
+
+/**
+ * Logins (`s`), sign-ups (`ss`) and failed logins (`f`, `fp`, `fu`) per UTC day in [from, to) (epoch ms),
+ * oldest first; only days with at least one such event, as the reference platform keeps a record per day.
+ */
+export function dailyStats(sql: Sql, from: number, to: number): DailyStat[] {
+  const rows = sql.exec<{ day: number; logins: number; signups: number; failed: number; first: number; last: number }>(
+    `SELECT date / ${DAY_MS} AS day,
+        sum(type = 's') AS logins, sum(type = 'ss') AS signups, sum(type IN ('f', 'fp', 'fu')) AS failed,
+        min(date) AS first, max(date) AS last
+      FROM logs WHERE date >= ? AND date < ? AND type IN ('s', 'ss', 'f', 'fp', 'fu')
+      GROUP BY day ORDER BY day`,
+    from,
+    to,
+  );
+  return rows.map((r) => ({
+    date: new Date(r.day * DAY_MS).toISOString(),
+    logins: r.logins,
+    signups: r.signups,
+    leaked_passwords: 0,
+    failed_logins: r.failed,
+    created_at: new Date(r.first).toISOString(),
+    updated_at: new Date(r.last).toISOString(),
+  }));
+}
+
+/** Distinct users with a successful login (`s`) since `since` (epoch ms): GET /stats/active-users. */
+export function activeUsers(sql: Sql, since: number): number {
+  return sql.first<{ n: number }>`SELECT count(DISTINCT user_id) AS n FROM logs WHERE date >= ${since} AND type = 's' AND user_id IS NOT NULL`?.n ?? 0;
+}

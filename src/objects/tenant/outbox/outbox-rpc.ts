@@ -101,6 +101,16 @@ export class LogsRpc extends OutboxRpc {
     return logs.getLog(this.sql, id);
   }
 
+  /** GET /stats/daily: per UTC day in [from, to) (epoch ms). */
+  daily(from: number, to: number): logs.DailyStat[] {
+    return logs.dailyStats(this.sql, from, to);
+  }
+
+  /** GET /stats/active-users: distinct users who logged in since `since` (epoch ms). */
+  activeUsers(since: number): number {
+    return logs.activeUsers(this.sql, since);
+  }
+
   /** An audit event recorded by another object (the registry): one log row, a redelivery is ignored. */
   append(logId: string, event: AuditEvent): void {
     this.publisher.commit((tx) => logs.writeLog(tx.sql, logId, event, tx.now));

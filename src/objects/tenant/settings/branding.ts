@@ -4,6 +4,9 @@ import type { Sql } from "../../sql";
 import { getSetting, putSetting } from "../core/settings";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
+import type { Result } from "../../../shared/errors";
+import type { BrandingTheme, ThemeInput } from "../../../shared/schemas/branding";
+import { createTheme, deleteLoginTemplate, deleteTheme, getLoginTemplate, getTheme, putLoginTemplate, updateTheme } from "./branding-theme";
 
 /** Settings key of the branding object (configuration: read by the login pages from the snapshot). */
 const KEY = "branding";
@@ -50,5 +53,35 @@ export class BrandingRpc extends TenantRpc {
       audited(tx, this.audit, { ok: true, value: after }, { entity: "branding", action: "updated", id: "branding", before, after: (b) => b });
       return after;
     }, { config: true });
+  }
+
+  /** The tenant's one theme (GET /branding/themes/default and /{themeId}), null when none was created. */
+  theme(): BrandingTheme | null {
+    return this.read((sql) => getTheme(sql));
+  }
+
+  createTheme(themeId: string, input: ThemeInput): Result<BrandingTheme> {
+    return this.commit((tx) => createTheme(tx, this.audit, themeId, input), { config: true });
+  }
+
+  updateTheme(themeId: string, input: ThemeInput): Result<BrandingTheme> {
+    return this.commit((tx) => updateTheme(tx, this.audit, themeId, input), { config: true });
+  }
+
+  deleteTheme(themeId: string): Result<null> {
+    return this.commit((tx) => deleteTheme(tx, this.audit, themeId), { config: true });
+  }
+
+  /** The universal-login page template (GET|PUT|DELETE /branding/templates/universal-login). */
+  loginTemplate(): string | null {
+    return this.read((sql) => getLoginTemplate(sql));
+  }
+
+  putLoginTemplate(template: string): { created: boolean } {
+    return this.commit((tx) => putLoginTemplate(tx, this.audit, template), { config: true });
+  }
+
+  deleteLoginTemplate(): void {
+    this.commit((tx) => deleteLoginTemplate(tx, this.audit), { config: true });
   }
 }

@@ -67,6 +67,15 @@ export const REQUEST_ERRORS = {
   // does not offer (src/worker/management/unoffered.ts, UNOFFERED_READS).
   inexistent_branding_template: { status: 404, message: "Template does not exist.", errorCode: "inexistent_template" },
   inexistent_default_theme: { status: 404, message: "There is no default theme: no theme has been created", errorCode: "theme_not_found" },
+  // Issue 29 point 5: the theme and the universal-login page template (src/worker/management/settings/branding-*.ts).
+  inexistent_theme: { status: 404, message: "The theme does not exist", errorCode: "theme_not_found" },
+  theme_exists: { status: 409, message: "There is already a theme for this tenant: update or delete it", errorCode: "theme_conflict" },
+  login_template_tags: {
+    status: 400,
+    message: "The template must contain a single auth0:head tag and at least one auth0:widget tag.",
+    errorCode: "invalid_body",
+  },
+  login_template_invalid: { status: 400, message: "Payload validation error: '{detail}' on property template", errorCode: "invalid_body" },
   inexistent_risk_assessment: { status: 404, message: "Risk assessment settings do not exist: the feature is not available on this tenant", errorCode: "not_found" },
   feature_not_enabled: {
     status: 403,

@@ -17,6 +17,7 @@ export interface Shell {
 }
 
 const SECTIONS = [
+  ["home", "Home"],
   ["applications", "Applications"],
   ["apis", "APIs"],
   ["users", "Users"],

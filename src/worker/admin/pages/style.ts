@@ -44,5 +44,14 @@ details.calls{margin-top:32px}
 :focus-visible{outline:3px solid #0969da;outline-offset:2px}
 .skip{position:absolute;left:-999px}
 .skip:focus{left:8px;top:8px;background:#fff;color:#0550ae;padding:6px;z-index:2}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px;margin:16px 0}
+figure.chart{margin:0;background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:12px}
+figure.chart svg{display:block;height:auto}
+figure.chart figcaption{font-size:.9rem;margin-top:6px}
+.stat .figure{font-size:1.6rem;font-weight:700;margin-right:6px}
+nav.row a[aria-current="page"]{font-weight:700;text-decoration:none}
+.card h2:first-child{margin-top:0}
+ul.inline-list{list-style:none;margin:0;padding:0;display:flex;gap:8px 16px;flex-wrap:wrap}
+form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:0 12px;align-items:end}
 .center{max-width:440px;margin:64px auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:28px}
 `;

@@ -127,7 +127,8 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
       <ApiError message={options.error} />
       <div class="card">
         <p>
-          Client ID: <code>{client.client_id}</code> · Type: {client.app_type ?? ""}
+          Client ID: <code>{client.client_id}</code> · Type: {client.app_type ?? ""} ·{" "}
+          <a href={tenantPath(tenant, `/logs?${new URLSearchParams({ client_id: client.client_id })}`)}>Logs of this application</a>
         </p>
         {client.client_secret ? (
           <p>

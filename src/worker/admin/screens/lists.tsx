@@ -1,6 +1,7 @@
 import type { ConsoleContext } from "../context";
 import { Csrf } from "../pages/layout";
-import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { ApiError, Field, Pager, pageOf, str, tenantPath } from "../pages/parts";
+import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
 
 type Row = Record<string, unknown>;
@@ -20,8 +21,6 @@ interface ListSpec {
   collection: string;
   columns: Column[];
   create?: { label: string; fields: { name: string; label: string; required?: boolean; hint?: string }[] };
-  /** Extra query the list always sends (the logs' sort). */
-  query?: Record<string, string>;
   /** The row's own page under this screen, by the row's id (its first column links there). */
   linkBy?: string;
 }
@@ -35,6 +34,7 @@ const SPECS: ListSpec[] = [
     title: "APIs",
     path: "/resource-servers",
     collection: "resource_servers",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Identifier", value: text("identifier") },
@@ -54,6 +54,7 @@ const SPECS: ListSpec[] = [
     title: "Roles",
     path: "/roles",
     collection: "roles",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Description", value: text("description") },
@@ -91,25 +92,11 @@ const SPECS: ListSpec[] = [
     title: "Connections",
     path: "/connections",
     collection: "connections",
+    linkBy: "id",
     columns: [
       { label: "Name", value: text("name") },
       { label: "Strategy", value: text("strategy") },
       { label: "Applications", value: (r) => String(Array.isArray(r.enabled_clients) ? r.enabled_clients.length : 0) },
-    ],
-  },
-  {
-    key: "logs",
-    title: "Logs",
-    path: "/logs",
-    collection: "logs",
-    query: { sort: "date:-1" },
-    columns: [
-      { label: "Date", value: (r) => when(r.date) },
-      { label: "Type", value: text("type") },
-      { label: "Description", value: text("description") },
-      { label: "User", value: (r) => String(r.user_name ?? r.user_id ?? "") },
-      { label: "Application", value: (r) => String(r.client_name ?? r.client_id ?? "") },
-      { label: "IP", value: text("ip") },
     ],
   },
 ];
@@ -119,7 +106,7 @@ type Status = 200 | 201 | 400 | 403 | 404 | 409;
 async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | null = null, status: Status = 200): Promise<Response> {
   const tenant = c.req.param("tenant") as string;
   const page = pageOf(c.req.query("page"));
-  const list = await c.var.api.get<Record<string, unknown>>(tenant, spec.path, { page, per_page: PER_PAGE, include_totals: true, ...spec.query });
+  const list = await c.var.api.get<Record<string, unknown>>(tenant, spec.path, { page, per_page: PER_PAGE, include_totals: true });
   const rows = list.ok && Array.isArray(list.body[spec.collection]) ? (list.body[spec.collection] as Row[]) : [];
   const total = list.ok && typeof list.body.total === "number" ? list.body.total : rows.length;
   const shell = shellOf(c, spec.title, { tenant, section: spec.key });
@@ -129,27 +116,15 @@ async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | nul
     <>
       <h1>{spec.title}</h1>
       <ApiError message={error ?? list.error} />
-      <table>
-        <caption class="muted">{`${spec.title} of ${tenant}`}</caption>
-        <thead>
-          <tr>
-            {spec.columns.map((col) => (
-              <th scope="col">{col.label}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr>
-              {spec.columns.map((col, i) => (
-                <td>
-                  {i === 0 && spec.linkBy ? <a href={tenantPath(tenant, `/${spec.key}/${encodeURIComponent(String(row[spec.linkBy]))}`)}>{col.value(row)}</a> : col.value(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption={`${spec.title} of ${tenant}`}
+        rows={rows}
+        columns={spec.columns.map((col, i) => ({
+          label: col.label,
+          cell: (row: Row) =>
+            i === 0 && spec.linkBy ? <a href={tenantPath(tenant, `/${spec.key}/${encodeURIComponent(String(row[spec.linkBy]))}`)}>{col.value(row)}</a> : col.value(row),
+        }))}
+      />
       {list.ok ? <Pager base={tenantPath(tenant, `/${spec.key}`)} page={page} perPage={PER_PAGE} total={total} /> : null}
       {spec.create ? (
         <>

@@ -2,6 +2,7 @@ import { CONSOLE_PATH } from "../../../shared/console";
 import type { ConsoleContext } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
 
 interface Tenant {
@@ -14,19 +15,51 @@ interface Tenant {
 
 const PER_PAGE = 50;
 
-/** GET /admin/tenants: every tenant the operator may reach, paged; jump to one by id; create one. */
+/**
+ * GET /admin/tenants: the tenant switcher (issue 30): the session's recent tenants, then every tenant the
+ * operator may reach, searched on the server (`name_filter`) and paged, so hundreds stay usable; jump to one
+ * by id; create one.
+ */
 export async function tenantsScreen(c: ConsoleContext, error: string | null = null, status: 200 | 400 | 403 | 404 | 409 = 200): Promise<Response> {
   const page = pageOf(c.req.query("page"));
-  const list = await c.var.api.get<{ tenants: Tenant[]; total: number }>(null, "/tenants", { page, per_page: PER_PAGE, include_totals: true });
+  const search = (c.req.query("q") ?? "").trim().slice(0, 200);
+  const list = await c.var.api.get<{ tenants: Tenant[]; total: number }>(null, "/tenants", { page, per_page: PER_PAGE, include_totals: true, name_filter: search });
   const tenants = list.ok ? list.body.tenants : [];
   const shell = shellOf(c, "Tenants");
   const csrf = c.var.operator.csrf;
+  const recent = c.var.operator.recentTenants;
   return sendConsolePage(
     c,
     shell,
     <>
       <h1>Tenants</h1>
       <ApiError message={error ?? list.error} />
+      {recent.length ? (
+        <nav aria-labelledby="recent-tenants" class="card">
+          <h2 id="recent-tenants">Recent tenants</h2>
+          <ul class="inline-list">
+            {recent.map((id) => (
+              <li>
+                <a href={tenantPath(id, "/home")}>{id}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+      <form method="get" action={`${CONSOLE_PATH}/tenants`} class="row card">
+        <div class="field">
+          <label for="f-q">Find a tenant</label>
+          <input id="f-q" name="q" type="search" value={search} aria-describedby="h-q" />
+          <p class="hint" id="h-q">
+            Part of the id, name or display name.
+          </p>
+        </div>
+        <div class="field">
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </div>
+      </form>
       <form method="get" action={`${CONSOLE_PATH}/tenants/go`} class="row card">
         <div class="field">
           <label for="f-tenant">Go to a tenant by id</label>
@@ -38,30 +71,18 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
           </button>
         </div>
       </form>
-      <table>
-        <caption class="muted">Tenants you may manage</caption>
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Name</th>
-            <th scope="col">Deployment</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {tenants.map((t) => (
-            <tr>
-              <td>
-                <a href={tenantPath(t.id, "/applications")}>{t.id}</a>
-              </td>
-              <td>{t.friendly_name ?? t.name ?? ""}</td>
-              <td>{t.deployment_type ?? "shared"}</td>
-              <td>{when(t.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} /> : null}
+      <DataTable
+        caption={search ? `Tenants matching “${search}”` : "Tenants you may manage"}
+        rows={tenants}
+        columns={[
+          { label: "Id", cell: (t) => <a href={tenantPath(t.id, "/applications")}>{t.id}</a> },
+          { label: "Name", cell: (t) => t.friendly_name ?? t.name ?? "" },
+          { label: "Deployment", cell: (t) => t.deployment_type ?? "shared" },
+          { label: "Created", cell: (t) => when(t.created_at) },
+        ]}
+      />
+      {list.ok && !tenants.length ? <p class="muted">{search ? "No tenant matches this search." : "No tenant yet."}</p> : null}
+      {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} extra={search ? { q: search } : {}} /> : null}
       <h2>Create a tenant</h2>
       <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
         <Csrf token={csrf} />

@@ -2,6 +2,8 @@ import type { ConsoleContext } from "../context";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { DataTable } from "../pages/table";
+import { type LogEntry, logColumns } from "./logs";
 import { sendConsolePage, shellOf } from "../render";
 
 interface User {
@@ -21,6 +23,7 @@ interface Role {
 }
 
 const PER_PAGE = 50;
+const RECENT_LOGS = 10;
 const DEFAULT_CONNECTION = "Username-Password-Authentication";
 const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
 type Status = 200 | 201 | 400 | 403 | 404 | 409;
@@ -59,29 +62,16 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
           </button>
         </div>
       </form>
-      <table>
-        <caption class="muted">{list.ok ? `${list.body.total ?? users.length} users` : "Users"}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
-            <th scope="col">Logins</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <tr>
-              <td>
-                <a href={tenantPath(tenant, `/users/${encodeURIComponent(u.user_id)}`)}>{u.email ?? u.user_id}</a>
-              </td>
-              <td>{u.name ?? ""}</td>
-              <td>{u.logins_count ?? 0}</td>
-              <td>{u.blocked ? "Blocked" : "Active"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        caption={list.ok ? `${list.body.total ?? users.length} users` : "Users"}
+        rows={users}
+        columns={[
+          { label: "Email", cell: (u) => <a href={tenantPath(tenant, `/users/${encodeURIComponent(u.user_id)}`)}>{u.email ?? u.user_id}</a> },
+          { label: "Name", cell: (u) => u.name ?? "" },
+          { label: "Logins", cell: (u) => String(u.logins_count ?? 0) },
+          { label: "Status", cell: (u) => (u.blocked ? "Blocked" : "Active") },
+        ]}
+      />
       {list.ok ? <Pager base={tenantPath(tenant, "/users")} page={page} perPage={PER_PAGE} total={list.body.total ?? users.length} extra={q ? { q } : {}} /> : null}
       <h2>Create a user</h2>
       <form method="post" action={tenantPath(tenant, "/users")} class="card">
@@ -125,7 +115,11 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
     user = read.body;
   }
   const path = `/users/${encodeURIComponent(id)}`;
-  const [held, all] = await Promise.all([api.get<Role[]>(tenant, `${path}/roles`), api.get<Role[]>(tenant, "/roles", { per_page: 100 })]);
+  const [held, all, recent] = await Promise.all([
+    api.get<Role[]>(tenant, `${path}/roles`),
+    api.get<Role[]>(tenant, "/roles", { per_page: 100 }),
+    api.get<LogEntry[]>(tenant, `${path}/logs`, { per_page: RECENT_LOGS, sort: "date:-1" }),
+  ]);
   const heldRoles = held.ok ? held.body : [];
   const offered = (all.ok ? all.body : []).filter((r) => !heldRoles.some((h) => h.id === r.id));
   const base = tenantPath(tenant, path);
@@ -215,6 +209,12 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
           </div>
         </form>
       ) : null}
+      <h2>Recent logs</h2>
+      <ApiError message={recent.error} />
+      {recent.ok ? <DataTable caption={`The last ${RECENT_LOGS} log events of this user`} rows={recent.body} columns={logColumns(tenant)} empty="No log event yet." /> : null}
+      <p>
+        <a href={tenantPath(tenant, `/logs?${new URLSearchParams({ user_id: user.user_id })}`)}>All logs of this user</a>
+      </p>
       <h2>Raw JSON</h2>
       <pre>{JSON.stringify(user, null, 2)}</pre>
     </>,
