@@ -45,6 +45,7 @@ const RESOURCES = [
   "email_provider",
   "email_templates",
   "user_tickets",
+  "prompts",
 ] as const;
 
 const VERBS = ["read", "create", "update", "delete"] as const;

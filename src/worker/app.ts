@@ -15,6 +15,7 @@ import { infoPage, loggedOutPage } from "./login/info";
 import { loginPage, loginSubmit } from "./login/login-flow";
 import { invitationLanding, organizationPage, organizationSubmit } from "./login/organization-flow";
 import { consentPage, consentSubmit } from "./login/consent-flow";
+import { continueEndpoint } from "./oauth/authorize/continue";
 import { continueSubmit, factorsPage, mfaEntryPage, recoveryCodePage, recoveryCodeSubmit } from "./login/mfa/mfa-flow";
 import { passkeyEnrollmentPage, passkeyEnrollmentSubmit, passkeyLoginSubmit } from "./login/mfa/passkey-flow";
 import { phoneChallengePage, phoneChallengeSubmit, phoneEnrollmentPage, phoneEnrollmentSubmit } from "./login/mfa/phone-flow";
@@ -152,6 +153,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   login.on("GET", "/u2/invitation", invitationLanding);
   login.on("GET", "/u2/info", infoPage);
   login.on("GET", "/u2/logged-out", loggedOutPage);
+  // Back from a post-login action's redirect (issue 32): GET or POST, with the state it was sent with.
+  login.on(["GET", "POST"], "/continue", continueEndpoint);
   // The device flow's user-code entry and confirmation (RFC 8628 §3.3), then the normal login.
   login.on("GET", "/activate", activatePage);
   login.on("POST", "/activate", activateSubmit);

@@ -1,13 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { ManagementClient } from "auth0";
-import { createRemoteJWKSet, jwtVerify } from "jose";
-import * as oidc from "openid-client";
-import type { Browser } from "playwright-core";
+import type { ManagementClient } from "auth0";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startReceiver } from "../../scripts/webhook-receiver.mjs";
-import { sdkOptions } from "./helpers/auth0";
-import { type CallbackServer, launchChromium, newRecordedContext, startCallbackServer } from "./helpers/browser";
+import { chromiumLogin, type OidcApp, startOidcApp, verifiedIdToken as verified } from "./helpers/oidc-app";
 
 /**
  * Issue 32 end to end on a running `wrangler dev`: the reference platform's Node SDK creates an import-mode
@@ -37,32 +32,19 @@ const GET_USER = `function getByEmail(email, callback) {
 }`;
 
 describe("an import-mode custom database through the auth0 SDK and a Chromium login", () => {
-  let server: RunningServer;
+  let app: OidcApp;
   let management: ManagementClient;
-  let callbacks: CallbackServer;
-  let browser: Browser;
-  let config: oidc.Configuration;
-  let redirectUri: string;
   let legacy: Awaited<ReturnType<typeof startReceiver>>;
   let connection: string;
   const user = { email: `legacy-${random()}@example.com`, password: `Legacy-Horse-${random()}` };
   const store = `e2e-${random()}`;
 
   beforeAll(async () => {
-    server = await startServer();
+    app = await startOidcApp("Custom DB E2E App");
+    management = app.management;
     legacy = await startReceiver();
     const seeded = await fetch(`${legacy.url}/legacy/${store}/seed`, { method: "POST", body: JSON.stringify({ users: [{ ...user, name: "Grace Legacy" }] }) });
     expect(seeded.status).toBe(200);
-    management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
-    callbacks = await startCallbackServer();
-    redirectUri = `${callbacks.origin}/callback`;
-    const app = await management.clients.create({
-      name: "Custom DB E2E App",
-      app_type: "regular_web",
-      callbacks: [redirectUri],
-      grant_types: ["authorization_code"],
-      token_endpoint_auth_method: "client_secret_post",
-    });
     connection = `legacy-${random()}`;
     const created = await management.connections.create({
       name: connection,
@@ -75,58 +57,16 @@ describe("an import-mode custom database through the auth0 SDK and a Chromium lo
       },
     });
     expect(created.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true });
-    config = await oidc.discovery(new URL(`${server.baseUrl}/`), app.client_id ?? "", app.client_secret ?? "", undefined, {
-      execute: [oidc.allowInsecureRequests],
-    });
-    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await callbacks?.close().catch(() => undefined);
     await legacy?.close().catch(() => undefined);
-    await server?.stop();
+    await app?.close();
   }, 60_000);
 
   /** Chromium through the login page of the connection; answers where it landed. */
-  async function browserLogin(password: string) {
-    const { context, page } = await newRecordedContext(browser);
-    try {
-      const codeVerifier = oidc.randomPKCECodeVerifier();
-      const state = oidc.randomState();
-      const nonce = oidc.randomNonce();
-      const url = oidc.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: "openid profile email",
-        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-        code_challenge_method: "S256",
-        state,
-        nonce,
-        connection,
-      });
-      await page.goto(url.href);
-      await page.getByLabel("Email address").fill(user.email);
-      await page.getByLabel("Password", { exact: true }).fill(password);
-      const arrived = callbacks.next("/callback");
-      await page.getByRole("button", { name: "Continue" }).click();
-      const landed = await Promise.race([arrived, page.waitForSelector("[role=alert], .error", { timeout: 15_000 }).then(() => null)]);
-      return { callbackUrl: landed, codeVerifier, state, nonce, pageText: landed ? "" : await page.content() };
-    } finally {
-      await context.close();
-    }
-  }
-
-  async function verifiedIdToken(login: Awaited<ReturnType<typeof browserLogin>>) {
-    expect(login.callbackUrl, login.pageText.slice(0, 500)).toBeTruthy();
-    const tokens = await oidc.authorizationCodeGrant(config, login.callbackUrl as URL, {
-      pkceCodeVerifier: login.codeVerifier,
-      expectedState: login.state,
-      expectedNonce: login.nonce,
-      idTokenExpected: true,
-    });
-    const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
-    return (await jwtVerify(tokens.id_token ?? "", jwks, { issuer: `${server.baseUrl}/`, audience: config.clientMetadata().client_id })).payload;
-  }
+  const browserLogin = (password: string) => chromiumLogin(app, { email: user.email, password }, { connection });
+  const verifiedIdToken = (login: Awaited<ReturnType<typeof browserLogin>>) => verified(app, login);
 
   it("a legacy user logs in and lands with the legacy profile; with the store stopped, the same password still works", async () => {
     const action = await management.actions.create({

@@ -40,13 +40,14 @@ describe("an export's reads of unoffered resources through the auth0 SDK", () =>
     // prompts.ts: settings and custom text unguarded.
     expect(await admin.prompts.getSettings()).toEqual({ universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false });
     expect(await admin.prompts.customText.get("login", "en")).toEqual({});
-    // attackProtection.ts: breached-password detection unguarded in a Promise.all; bot detection and captcha 403.
+    // attackProtection.ts: breached-password detection, bot detection and captcha are served now (issue 28
+    // point 1): a new tenant reads them off / at their defaults.
     expect(await admin.attackProtection.breachedPasswordDetection.get()).toMatchObject({ enabled: false, shields: [] });
-    expect(await statusOf(admin.attackProtection.botDetection.get())).toBe(403);
-    expect(await statusOf(admin.attackProtection.captcha.get())).toBe(403);
-    // riskAssessment.ts: 404 only. themes.ts: 404 (or 400). branding.ts: 404 (or 403/501).
-    expect(await statusOf(admin.riskAssessments.settings.get())).toBe(404);
-    expect(await statusOf(admin.riskAssessments.settings.newDevice.get())).toBe(404);
+    expect(await admin.attackProtection.botDetection.get()).toMatchObject({ bot_detection_level: "medium", allowlist: [] });
+    expect(await admin.attackProtection.captcha.get()).toMatchObject({ active_provider_id: "auth_challenge" });
+    // riskAssessment.ts: served now, off by default. themes.ts: 404 (or 400). branding.ts: 404 (or 403/501).
+    expect(await admin.riskAssessments.settings.get()).toEqual({ enabled: false });
+    expect(await admin.riskAssessments.settings.newDevice.get()).toEqual({ remember_for: 30 });
     expect(await statusOf(admin.branding.themes.getDefault())).toBe(404);
     expect(await statusOf(admin.branding.templates.getUniversalLogin())).toBe(404);
     // phoneProvider.ts, phoneTemplates.ts: unguarded.
@@ -62,10 +63,7 @@ describe("an export's reads of unoffered resources through the auth0 SDK", () =>
     const streams = await admin.eventStreams.list();
     expect(streams.data).toEqual([]);
     expect(streams.hasNextPage()).toBe(false);
-    // supplementalSignals.ts: 403 only (and the message is not a scope error).
-    const signals = await admin.supplementalSignals.get().catch((error: unknown) => error);
-    expect(signals).toBeInstanceOf(ManagementError);
-    expect((signals as ManagementError).statusCode).toBe(403);
-    expect(JSON.stringify((signals as ManagementError).body)).not.toMatch(/Insufficient scope/);
+    // supplementalSignals.ts: served now (Akamai headers off).
+    expect(await admin.supplementalSignals.get()).toEqual({ akamai_enabled: false });
   });
 });

@@ -1,8 +1,8 @@
-import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, createTenant, uniqueId } from "../helpers/api";
+import { uniqueId } from "../helpers/api";
 import { bindAction, onTenant } from "../helpers/actions";
-import { pendingLogin, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
+import type { TestClient } from "../helpers/flows";
+import { actionLoginSetup, exchangeCode, passwordLoginOf } from "../helpers/action-logins";
 import { attemptedRows, deliveries, logsOf, receiverUrl, relay, tenantSql } from "../helpers/outbox";
 
 /**
@@ -12,41 +12,10 @@ import { attemptedRows, deliveries, logsOf, receiverUrl, relay, tenantSql } from
  * (ALLOW_LOOPBACK_EGRESS=1) so the local receiver is reachable; ACTIONS_TIMEOUT_MS=1500 bounds a request to
  * 1250 ms.
  */
-const CALLBACK = "https://app.example.com/callback";
-const PASSWORD = "correct-horse-9";
 const NS = "https://gatehouse.test";
-
-async function setup() {
-  const tenant = await createTenant();
-  const client = await seedClient(tenant, { callbacks: [CALLBACK] });
-  const email = `${uniqueId("u")}@example.com`;
-  const user = await seedUser(tenant, email, PASSWORD);
-  return { tenant, client, user, email };
-}
-
-async function login(tenant: string, client: TestClient, email: string): Promise<Response> {
-  const pending = await pendingLogin(tenant, client.client_id, { redirect_uri: CALLBACK });
-  return call(`/u2/login?state=${pending.state}`, {
-    method: "POST",
-    host: `${tenant}.localhost:8787`,
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: pending.cookie },
-    body: new URLSearchParams({ _csrf: pending.csrf, email, password: PASSWORD }).toString(),
-  });
-}
-
-async function idToken(tenant: string, client: TestClient, res: Response) {
-  const location = res.headers.get("location") ?? "";
-  const code = new URL(location).searchParams.get("code");
-  expect(code, location).toBeTruthy();
-  const tokens = await tokenForm(
-    { grant_type: "authorization_code", code: code ?? "", redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret },
-    {},
-    `${tenant}.localhost:8787`,
-  );
-  expect(tokens.status).toBe(200);
-  return decodeJwt(((await tokens.json()) as { id_token: string }).id_token);
-}
+const setup = actionLoginSetup;
+const login = passwordLoginOf;
+const idToken = async (tenant: string, client: TestClient, res: Response) => (await exchangeCode(tenant, client, res)).id;
 
 interface ExecutionView {
   results: { logs: string; egress?: { method: string; host: string; status: number | null; duration_ms: number; bytes: number; error?: string }[] }[];

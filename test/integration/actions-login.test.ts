@@ -1,50 +1,12 @@
-import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import { call, createTenant, uniqueId } from "../helpers/api";
+import { call } from "../helpers/api";
+import { actionLoginSetup, exchangeCode, passwordLoginOf, redirectError } from "../helpers/action-logins";
 import { bindAction, onTenant } from "../helpers/actions";
-import { pendingLogin, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
 import { logsOf, relay } from "../helpers/outbox";
 
-const CALLBACK = "https://app.example.com/callback";
-const PASSWORD = "correct-horse-9";
-
-async function setup() {
-  const tenant = await createTenant();
-  const client = await seedClient(tenant, { callbacks: [CALLBACK] });
-  const email = `${uniqueId("u")}@example.com`;
-  const user = await seedUser(tenant, email, PASSWORD);
-  return { tenant, host: `${tenant}.localhost:8787`, client, user, email };
-}
-
-/** A password login through the login page; answers the redirect to the client. */
-async function login(tenant: string, client: TestClient, email: string, request: Record<string, string> = {}): Promise<Response> {
-  const pending = await pendingLogin(tenant, client.client_id, { redirect_uri: CALLBACK, ...request });
-  return call(`/u2/login?state=${pending.state}`, {
-    method: "POST",
-    host: `${tenant}.localhost:8787`,
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: pending.cookie },
-    body: new URLSearchParams({ _csrf: pending.csrf, email, password: PASSWORD }).toString(),
-  });
-}
-
-async function exchange(tenant: string, client: TestClient, res: Response) {
-  const code = new URL(res.headers.get("location") ?? "").searchParams.get("code");
-  expect(code, res.headers.get("location") ?? "").toBeTruthy();
-  const tokens = await tokenForm(
-    { grant_type: "authorization_code", code: code ?? "", redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret },
-    {},
-    `${tenant}.localhost:8787`,
-  );
-  expect(tokens.status).toBe(200);
-  const body = (await tokens.json()) as { access_token: string; id_token: string };
-  return { access: decodeJwt(body.access_token), id: decodeJwt(body.id_token) };
-}
-
-const redirectError = (res: Response) => {
-  const url = new URL(res.headers.get("location") ?? "");
-  return { error: url.searchParams.get("error"), description: url.searchParams.get("error_description"), code: url.searchParams.get("code") };
-};
+const setup = actionLoginSetup;
+const login = passwordLoginOf;
+const exchange = exchangeCode;
 
 describe("post-login actions (SPEC §6.1 inline, §6.2 claim rules)", () => {
   it("sets allowed custom claims on the ID and access tokens; computed or reserved claims are dropped with a warning in the tenant's logs", async () => {

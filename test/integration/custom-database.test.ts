@@ -196,6 +196,41 @@ describe("management updates of a user of a custom database without import mode"
   });
 });
 
+describe("the email-verification link of a user of a custom database without import mode", () => {
+  it("runs the verify script first; when the script fails the page says so, nothing is verified and the link stays unspent", async () => {
+    const tenant = await createTenant();
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const connection = await customConnection(tenant, { enabledDatabaseCustomization: true, customScripts: LEGACY_SCRIPTS, configuration: { BASE: store.base } });
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/callback"] });
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    const userPath = `/users/${encodeURIComponent("auth0|1000")}`;
+    const link = async () => {
+      const res = await onTenant(tenant, "POST", "/tickets/email-verification", { user_id: "auth0|1000" });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const url = new URL(((await res.json()) as { ticket: string }).ticket);
+      return () => call(url.pathname + url.search, { host: url.host, redirect: "manual" });
+    };
+    const verified = async () => ((await (await onTenant(tenant, "GET", userPath)).json()) as { email_verified: boolean }).email_verified;
+    expect((await onTenant(tenant, "PATCH", userPath, { email_verified: false })).status).toBe(200);
+    expect(await verified()).toBe(false);
+    const open = await link();
+    expect((await open()).status).toBe(200);
+    expect(await store.calls()).toMatchObject({ verify: 1 });
+    expect(await verified()).toBe(true);
+
+    expect((await onTenant(tenant, "PATCH", userPath, { email_verified: false })).status).toBe(200);
+    const again = await link();
+    await store.off();
+    const refused = await again();
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("could not be verified");
+    expect(await verified()).toBe(false);
+    // The link was not spent: it is refused again for the same reason, not as used.
+    expect(await (await again()).text()).toContain("could not be verified");
+  });
+});
+
 describe("deleting a user of a custom database", () => {
   it("runs the delete script first; when it fails the user stays and the API answers 400", async () => {
     const tenant = await createTenant();
@@ -285,15 +320,33 @@ describe("custom database options are checked when saved (400, nothing stored)",
     expect(patched.status).toBe(400);
   });
 
-  it("stores configuration sealed: not in the options column, and read back through the API", async () => {
+  it("stores configuration sealed: not in the options column, and shown encrypted by the API as the reference does; options sent back as read keep the values", async () => {
     const tenant = await createTenant();
-    const store = await legacyStore([]);
-    const { connection } = await importModeSetup(tenant, store.base, { configuration: { BASE: store.base, API_KEY: "s3cret-value" } });
+    const who = email();
+    const store = await legacyStore([{ email: who, password: "legacy-pass-1" }]);
+    const { connection, client } = await importModeSetup(tenant, store.base, { configuration: { BASE: store.base, API_KEY: "s3cret-value" } });
     const [row] = await tenantSql<{ options: string; secrets_enc: string }>(tenant, "SELECT options, secrets_enc FROM connections WHERE id = ?", connection.id);
     expect(row?.options).not.toContain("s3cret-value");
     expect(row?.secrets_enc).not.toContain("s3cret-value");
     expect(row?.secrets_enc).toBeTruthy();
     const read = (await (await onTenant(tenant, "GET", `/connections/${connection.id}`)).json()) as { options: Record<string, unknown> };
-    expect(read.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true, configuration: { API_KEY: "s3cret-value" } });
+    expect(read.options).toMatchObject({ enabledDatabaseCustomization: true, import_mode: true });
+    const shown = read.options.configuration as Record<string, string>;
+    expect(Object.keys(shown).sort()).toEqual(["API_KEY", "BASE"]);
+    expect(JSON.stringify(read)).not.toContain("s3cret-value");
+    expect(JSON.stringify(read)).not.toContain(store.base);
+    expect(shown.API_KEY).toMatch(/^enc:v1:/);
+    // A client that reads the connection and writes its options back (deploy tools do) keeps the values:
+    // the login script still reaches the store through BASE.
+    const patched = await onTenant(tenant, "PATCH", `/connections/${connection.id}`, { options: read.options });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    // A value sent in clear replaces the stored one; an encrypted value of another key does not open.
+    const replaced = await onTenant(tenant, "PATCH", `/connections/${connection.id}`, { options: { ...read.options, configuration: { BASE: "https://legacy.invalid", API_KEY: shown.BASE } } });
+    expect(replaced.status).toBe(200);
+    const [after] = await tenantSql<{ secrets_enc: string }>(tenant, "SELECT secrets_enc FROM connections WHERE id = ?", connection.id);
+    expect(after?.secrets_enc).not.toBe(row?.secrets_enc);
+    const reread = (await (await onTenant(tenant, "GET", `/connections/${connection.id}`)).json()) as { options: { configuration: Record<string, string> } };
+    expect(reread.options.configuration.API_KEY).toMatch(/^enc:v1:/);
   });
 });

@@ -573,6 +573,7 @@ const UNDO_LAST: Record<string, string[]> = {
     "ALTER TABLE client_grants DROP COLUMN allow_any_organization",
   ],
   "0022_resource_server_proof_of_possession": ["ALTER TABLE resource_servers DROP COLUMN proof_of_possession"],
+  "0023_action_redirects_and_cache": ["DROP TABLE action_cache", "DROP INDEX login_redirects_expiry", "DROP TABLE login_redirects"],
 };
 const LAST = tenantMigrations[tenantMigrations.length - 1]?.name as string;
 const PREVIOUS = tenantMigrations[tenantMigrations.length - 2]?.name as string;

@@ -56,7 +56,7 @@ describe("GET /u2/login", () => {
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(res.headers.get("cache-control")).toBe("no-store");
     const html = await res.text();
-    expect(html).toMatch(/^<!doctype html><html lang="en">/);
+    expect(html).toMatch(/^<!doctype html><html lang="en" dir="ltr">/);
     expect(html).toContain('<label for="email">');
     expect(html).toContain('<label for="password">');
     // The hinted email is prefilled, so focus starts on the password.

@@ -68,10 +68,13 @@ describe("echoed reads are accepted", () => {
     }
   });
 
-  it("GET /clients?is_global=true lists no client (Gatehouse has no global client); other values are 400", async () => {
+  it("GET /clients?is_global=true lists only the read-only All Applications stand-in (deploy-cli's pages.ts needs it); other values are 400", async () => {
     await mgmt("POST", "/clients", t({ body: { name: uniqueId("app") } }));
-    expect(await json(await mgmt("GET", "/clients?is_global=true", t()))).toEqual([]);
-    expect(await json(await mgmt("GET", "/clients?is_global=true&include_totals=true", t()))).toMatchObject({ clients: [], total: 0 });
+    const [global, ...others] = await json<Record<string, unknown>[]>(await mgmt("GET", "/clients?is_global=true", t()));
+    expect(others).toEqual([]);
+    expect(global).toMatchObject({ global: true, name: "All Applications", grant_types: [], callbacks: [], custom_login_page_on: false });
+    expect(global).not.toHaveProperty("client_secret");
+    expect(await json(await mgmt("GET", "/clients?is_global=true&include_totals=true", t()))).toMatchObject({ clients: [global], total: 1 });
     expect((await json<unknown[]>(await mgmt("GET", "/clients?is_global=false", t()))).length).toBeGreaterThan(0);
     expect((await mgmt("GET", "/clients?is_global=maybe", t())).status).toBe(400);
   });

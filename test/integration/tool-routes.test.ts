@@ -52,6 +52,14 @@ describe("/organizations/{id}/connections (the newer name of enabled_connections
     const legacy = await mgmt("GET", `/organizations/${org.id}/enabled_connections`, as(kit.allowed));
     expect(list.status).toBe(200);
     expect(await list.json()).toEqual(await legacy.json());
+    // Regression (the deploy-cli round trip): the SDK's paged read (include_totals=true, what node-auth0 v5+
+    // sends by default) takes the items from `connections`; under `enabled_connections` it saw none and the
+    // export lost every organization's connections.
+    const paged = (await (await mgmt("GET", `/organizations/${org.id}/connections?include_totals=true`, as(kit.allowed))).json()) as Record<string, unknown>;
+    expect(paged).toMatchObject({ connections: [expect.objectContaining({ connection_id: connection.id })], total: 1 });
+    expect(paged).not.toHaveProperty("enabled_connections");
+    const legacyPaged = (await (await mgmt("GET", `/organizations/${org.id}/enabled_connections?include_totals=true`, as(kit.allowed))).json()) as Record<string, unknown>;
+    expect(legacyPaged).toMatchObject({ enabled_connections: [expect.objectContaining({ connection_id: connection.id })], total: 1 });
     const changed = await mgmt("PATCH", `/organizations/${org.id}/connections/${connection.id}`, { ...as(kit.allowed), body: { assign_membership_on_login: false } });
     expect(changed.status).toBe(200);
     expect(await (await mgmt("GET", `/organizations/${org.id}/enabled_connections/${connection.id}`, as(kit.allowed))).json()).toMatchObject({ assign_membership_on_login: false });

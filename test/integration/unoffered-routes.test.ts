@@ -13,12 +13,10 @@ import { expectError } from "../helpers/roles";
 /** The resource types the reference platform's deploy CLI reads that this service does not offer. */
 const WALK = [
   "/rules",
+  "/prompts/rendering",
   "/rules-configs",
   "/hooks/hk_x/secrets",
-  "/attack-protection/bot-detection",
-  "/attack-protection/captcha",
   "/anomaly/blocks/ips/203.0.113.7",
-  "/stats/daily",
   "/migrations",
   "/network-acls",
   "/user-attribute-profiles",
@@ -26,7 +24,6 @@ const WALK = [
   "/token-exchange-profiles",
   "/device-credentials",
   "/blacklists/tokens",
-  "/supplemental-signals",
 ];
 
 /**
@@ -35,11 +32,6 @@ const WALK = [
  * names the handler beside each row): 200 with nothing in it, or 404 where the handler reads 404 as none.
  */
 const NONE: [path: string, status: number, body: unknown][] = [
-  ["/prompts", 200, { universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false }],
-  ["/prompts/login/custom-text/en", 200, {}],
-  ["/attack-protection/breached-password-detection", 200, { enabled: false, shields: [], admin_notification_frequency: [], method: "standard" }],
-  ["/risk-assessments/settings", 404, { statusCode: 404, error: "Not Found" }],
-  ["/risk-assessments/settings/new-device", 404, { statusCode: 404, error: "Not Found" }],
   ["/branding/phone/providers", 200, { providers: [] }],
   ["/branding/phone/templates", 200, { templates: [] }],
   ["/forms?page=0&per_page=50&include_totals=true", 200, { start: 0, limit: 50, total: 0, forms: [] }],
@@ -76,16 +68,11 @@ describe("routes the service does not offer", () => {
       expect(JSON.stringify(json), path).not.toMatch(/Insufficient scope/);
     }
     for (const [method, path] of [
-      ["PATCH", "/prompts"],
-      ["PUT", "/prompts/login/custom-text/en"],
-      ["PATCH", "/attack-protection/breached-password-detection"],
-      ["PATCH", "/risk-assessments/settings"],
       ["POST", "/branding/phone/providers"],
       ["POST", "/forms"],
       ["POST", "/flows/vault/connections"],
       ["POST", "/self-service-profiles"],
       ["POST", "/event-streams"],
-      ["PATCH", "/supplemental-signals"],
     ] as const) {
       await expectError(await mgmt(method, path, { token, body: {} }), 403, "feature_not_enabled", /not enabled/);
     }

@@ -32,5 +32,6 @@ export function readConfig(sql: Sql, tenantId: string): TenantConfig {
     actions: boundActions(sql),
     guardian: getGuardian(sql),
     inheritsFrom: getSetting<string | null>(sql, INHERITS_FROM, null),
+    prompts: getSetting(sql, "prompts", {}),
   };
 }

@@ -5,6 +5,7 @@ import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { AccountLinking } from "./users/account-linking";
 import { ActionsRpc } from "./actions/actions-rpc";
 import { AttackProtectionRpc } from "./settings/attack-protection";
+import { SettingsDocuments } from "./settings/documents";
 import { AuthenticationMethods } from "./users/authentication-methods";
 import { Challenges, DevMessages } from "./login/challenges";
 import { LOG_TYPES, SYSTEM_CONTEXT } from "./core/audit";
@@ -151,10 +152,7 @@ export class TenantObject extends DurableObject<Env> {
     return schemaVersion(this.ctx.storage);
   }
 
-  /**
-   * Records a DPoP proof's `jti` for its key until `expiresAt` (RFC 9449 §11.1); false when the key already
-   * used it. Flat (hot): every DPoP-bound request makes this one call.
-   */
+  /** Records a DPoP proof's `jti` for its key until `expiresAt` (RFC 9449 §11.1); false if already used. Flat (hot). */
   consumeDpopJti(jkt: string, jti: string, expiresAt: number): boolean {
     return this.core.commit((tx) => consumeDpopJti(tx.sql, jkt, jti, expiresAt, tx.now));
   }
@@ -183,10 +181,7 @@ export class TenantObject extends DurableObject<Env> {
     });
   }
 
-  /**
-   * A client_credentials exchange, recorded only when a credentials-exchange webhook is enabled (the
-   * worker checks its configuration snapshot), so the token endpoint writes nothing otherwise.
-   */
+  /** A client_credentials exchange, recorded only when a credentials-exchange webhook is enabled (worker checks). */
   recordCredentialsExchange(exchange: { client_id: string; audience: string; scope: string }): void {
     this.core.commit((tx) => emitHook(tx, "credentials-exchange", { ...exchange }));
   }
@@ -233,6 +228,10 @@ export class TenantObject extends DurableObject<Env> {
 
   attackProtection(audit: AuditContext = SYSTEM_CONTEXT): AttackProtectionRpc {
     return new AttackProtectionRpc(this.core, audit);
+  }
+
+  settingsDocuments(audit: AuditContext = SYSTEM_CONTEXT): SettingsDocuments {
+    return new SettingsDocuments(this.core, audit);
   }
 
   signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {

@@ -23,7 +23,23 @@ export interface DispatchEnv {
 /** How a dispatch ended for the flow that called it. */
 export type DispatchStop =
   | { kind: "denied"; action_name: string; command: Extract<ActionCommand, { type: "deny" }> }
-  | { kind: "failed"; action_name: string; message: string };
+  | { kind: "failed"; action_name: string; message: string }
+  /** `api.redirect.sendUserTo` (issue 32): the pipeline is suspended after this action, at `index`. */
+  | { kind: "redirect"; action_name: string; action_id: string; index: number; url: string };
+
+/** Options of a dispatch that resumes a suspended pipeline or passes the harness more than the event. */
+export interface DispatchOptions {
+  /**
+   * Resumes after a redirect (issue 32): the action at `index` runs its `onContinuePostLogin`, the ones
+   * after it their usual handler; `prior` is what the runs before the suspension produced.
+   */
+  resume?: { index: number; prior: { commands: ActionCommand[]; results: ActionExecutionResult[] } };
+  /** The harness context of every run (the login's redirect state, the trigger's cache). */
+  context?: Json;
+}
+
+/** The handler a post-login action exports for the request that comes back from its redirect. */
+export const CONTINUE_HANDLER = "onContinuePostLogin";
 
 export interface DispatchOutcome {
   execution: ActionExecutionRecord;
@@ -75,14 +91,23 @@ function resultOf(bound: Pick<BoundAction, "action_id" | "action_name" | "versio
  * version. A deny ends the flow after the denying action; a throw or a timeout ends it as a failure. The
  * execution record lists each action that ran.
  */
-export async function dispatchTrigger(env: DispatchEnv, triggerId: string, bound: readonly BoundAction[], event: Record<string, Json>): Promise<DispatchOutcome> {
+export async function dispatchTrigger(
+  env: DispatchEnv,
+  triggerId: string,
+  bound: readonly BoundAction[],
+  event: Record<string, Json>,
+  options: DispatchOptions = {},
+): Promise<DispatchOutcome> {
   const spec = triggerSpec(triggerId);
   const created = new Date(now()).toISOString();
-  const results: ActionExecutionResult[] = [];
-  const commands: ActionCommand[] = [];
+  const start = options.resume?.index ?? 0;
+  const results: ActionExecutionResult[] = [...(options.resume?.prior.results ?? [])];
+  const commands: ActionCommand[] = [...(options.resume?.prior.commands ?? [])];
   let stop: DispatchStop | undefined;
-  for (const action of bound) {
+  for (const [index, action] of bound.entries()) {
     if (!spec) break;
+    if (index < start) continue;
+    const handler = options.resume && index === start ? CONTINUE_HANDLER : spec.handler;
     let run: ActionRun;
     try {
       const secrets = await openSecrets(env.encryptionKey, action.action_id, action.secrets_enc);
@@ -98,7 +123,7 @@ export async function dispatchTrigger(env: DispatchEnv, triggerId: string, bound
             return code;
           },
         },
-        { handler: spec.handler, api: spec.id, event: { ...event, secrets } },
+        { handler, api: spec.id, event: { ...event, secrets }, ...(options.context !== undefined ? { context: options.context } : {}) },
         env.limits,
       );
     } catch (error) {
@@ -114,6 +139,11 @@ export async function dispatchTrigger(env: DispatchEnv, triggerId: string, bound
     const deny = run.commands.find((c): c is Extract<ActionCommand, { type: "deny" }> => c.type === "deny");
     if (deny) {
       stop = { kind: "denied", action_name: action.action_name, command: deny };
+      break;
+    }
+    const redirect = run.commands.findLast((c): c is Extract<ActionCommand, { type: "redirect" }> => c.type === "redirect");
+    if (redirect) {
+      stop = { kind: "redirect", action_name: action.action_name, action_id: action.action_id, index, url: redirect.url };
       break;
     }
   }
@@ -137,9 +167,8 @@ export function metadataChanges(commands: readonly ActionCommand[]): { app_metad
   const app = new Map<string, Json>();
   const user = new Map<string, Json>();
   for (const c of commands) {
-    if (isReservedKey(c.type === "deny" ? "" : c.name)) continue;
-    if (c.type === "app_metadata") app.set(c.name, c.value as Json);
-    if (c.type === "user_metadata") user.set(c.name, c.value as Json);
+    if (c.type === "app_metadata" && !isReservedKey(c.name)) app.set(c.name, c.value as Json);
+    if (c.type === "user_metadata" && !isReservedKey(c.name)) user.set(c.name, c.value as Json);
   }
   return { app_metadata: Object.fromEntries(app), user_metadata: Object.fromEntries(user) };
 }

@@ -1,5 +1,6 @@
 import { EGRESS_HEADERS } from "./egress";
 import { GUARD } from "./instrument";
+import { POST_LOGIN_API } from "./harness-post-login";
 import { ALLOWED_MODULES } from "./module-access";
 
 /**
@@ -7,7 +8,7 @@ import { ALLOWED_MODULES } from "./module-access";
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h5";
+export const HARNESS_VERSION = "h6";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
@@ -147,6 +148,7 @@ const HARNESS_MODULE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { takeControls, ActionTimeout } from "./guard.js";
 import * as loaded from "./action.js";
+${POST_LOGIN_API}
 
 const controls = takeControls();
 if (!controls) throw new Error("The action took the sandbox's controls");
@@ -172,7 +174,7 @@ const plain = (value) => {
 };
 const text = (value) => (value === undefined || value === null ? null : String(value));
 
-function buildApi(kind, run) {
+function buildApi(kind, run, ctx, event) {
   const push = (command) => {
     if (run.closed) throw new Error("The api object cannot be used after the action returned");
     run.commands.push(command);
@@ -189,9 +191,27 @@ function buildApi(kind, run) {
   if (kind === "post-login") {
     api.access = { deny(reason) { push({ type: "deny", reason: text(reason) }); return api; } };
     api.idToken = claims("id_token");
-    api.accessToken = claims("access_token");
+    api.accessToken = {
+      ...claims("access_token"),
+      addScope(scope) { push({ type: "scope", op: "add", scope: String(scope) }); return api; },
+      removeScope(scope) { push({ type: "scope", op: "remove", scope: String(scope) }); return api; },
+    };
     api.user = user;
-    api.redirect = { sendUserTo: unsupported("api.redirect"), encodeToken: unsupported("api.redirect"), validateToken: unsupported("api.redirect") };
+    // What the request said, copied before the handler can change the event (validateToken reads it).
+    const req = (event && event.request) || {};
+    const said = { query: plain(req.query) || {}, body: plain(req.body) || {} };
+    api.redirect = redirectApi(push, ctx, said);
+    api.cache = cacheApi(push, ctx);
+    api.session = { revoke(reason) { push({ type: "revoke_session", reason: text(reason) }); return api; } };
+    api.refreshToken = { revoke: unsupported("api.refreshToken.revoke") };
+    api.multifactor = { enable: unsupported("api.multifactor.enable") };
+    api.authentication = {
+      challengeWith: unsupported("api.authentication.challengeWith"),
+      challengeWithAny: unsupported("api.authentication.challengeWithAny"),
+      enrollWith: unsupported("api.authentication.enrollWith"),
+      enrollWithAny: unsupported("api.authentication.enrollWithAny"),
+      recordMethod: unsupported("api.authentication.recordMethod"),
+    };
   } else if (kind === "credentials-exchange") {
     api.access = { deny(code, reason) { push({ type: "deny", code: text(code), reason: text(reason) }); return api; } };
     api.accessToken = claims("access_token");
@@ -218,7 +238,7 @@ export default class Sandbox extends WorkerEntrypoint {
     try {
       const handler = handlerOf(request.handler);
       if (!handler) return { ok: true, missing: true, commands: [], logs: "", egress: [] };
-      const api = buildApi(request.api, run);
+      const api = buildApi(request.api, run, request.context || {}, request.event);
       await runs.run(run, () => handler(request.event, api));
       return { ok: true, commands: run.commands, logs: run.logs, egress: run.egress };
     } catch (error) {

@@ -7,6 +7,7 @@ import { toBase64Url } from "../crypto/encoding";
 import { randomToken } from "../crypto/random";
 import { type EgressCall, type EgressProps, egressLimitsFrom } from "./egress";
 import { HARNESS_VERSION, sandboxModules } from "./harness";
+import { MAX_REDIRECT_URL_LENGTH } from "./harness-post-login";
 
 /** Sandbox limits (docs/actions.md): a wall-clock timeout guarded inside the isolate, and CPU in production. */
 export interface SandboxLimits {
@@ -39,6 +40,12 @@ const command = z.discriminatedUnion("type", [
   z.object({ type: z.literal("app_metadata"), name: z.string().max(1024), value: z.json() }),
   z.object({ type: z.literal("user_metadata"), name: z.string().max(1024), value: z.json() }),
   z.object({ type: z.literal("deny"), reason: z.string().nullable(), code: z.string().nullable().optional(), user_message: z.string().nullable().optional() }),
+  // Issue 32 point 3: the rest of the post-login api (the host checks the URL and the cache bounds again).
+  z.object({ type: z.literal("redirect"), url: z.string().max(MAX_REDIRECT_URL_LENGTH) }),
+  z.object({ type: z.literal("scope"), op: z.enum(["add", "remove"]), scope: z.string().min(1).max(256) }),
+  z.object({ type: z.literal("cache"), op: z.enum(["set", "delete"]), key: z.string().max(256), value: z.string().max(8192).optional(), expires_at: z.number().optional() }),
+  z.object({ type: z.literal("revoke_session"), reason: z.string().nullable() }),
+  z.object({ type: z.literal("revoke_refresh_token"), reason: z.string().nullable() }),
 ]);
 export type ActionCommand = z.infer<typeof command>;
 
@@ -129,6 +136,8 @@ export interface SandboxRequest {
   /** Which `api` object the harness builds (the trigger id). */
   api: string;
   event: Json;
+  /** What the harness needs besides the event (the login's redirect state, the trigger's cache). */
+  context?: Json;
 }
 
 /** A short digest of an allowlist, for the loader id (the same list, the same isolate). */
@@ -181,6 +190,7 @@ export async function runSandboxed(loader: WorkerLoader, target: SandboxTarget, 
         handler: request.handler,
         api: request.api,
         event: request.event,
+        context: request.context ?? {},
         timeoutMs: limits.timeoutMs,
         stepBudget: limits.stepBudget,
         egressMax: egress?.maxRequests ?? 0,

@@ -31,6 +31,8 @@ export const encryptionContext = {
   deploySecret: (tenantId: string, name: string) => `tenant_deploy_secret:${tenantId}:${name}`,
   /** An admin console session's operator token (issue 30): opens only for that session (its cookie's hash). */
   consoleSession: (idHash: string) => `console_session:${idHash}`,
+  /** A secret field of a settings document (`captcha` + `recaptcha_v2.secret`): opens only as that field. */
+  settingsSecret: (key: string, path: string) => `settings_secret:${key}:${path}`,
   /** The admin console's login transaction cookie (state, PKCE verifier, return path): opens only as that. */
   consoleLogin: () => "console_login_transaction",
 } as const;

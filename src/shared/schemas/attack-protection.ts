@@ -7,7 +7,7 @@ import { isIpOrRange } from "../ip";
  */
 
 /** An IPv4 or IPv6 address, or an IPv4 or IPv6 CIDR range (the reference platform's four allowlist forms). */
-const ipOrRange = z
+export const ipOrRange = z
   .string()
   .max(64)
   .refine(isIpOrRange, "allowlist entries are IPv4 or IPv6 addresses or CIDR ranges (prefix up to 32 or 128 bits)");

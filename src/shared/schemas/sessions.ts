@@ -26,3 +26,13 @@ export interface SessionRecord {
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * POST /users/{id}/revoke-access: one session, or every session when `session_id` is absent. The session's
+ * refresh tokens always end with it here (its revocation cascades), so `preserve_refresh_tokens: true` is refused.
+ */
+export const revokeAccessBody = z
+  .strictObject({
+    session_id: z.string().min(1).max(128).optional(),
+    preserve_refresh_tokens: z.literal(false, { message: "preserve_refresh_tokens is not supported: ending a session here always revokes its refresh tokens" }).optional(),
+  });

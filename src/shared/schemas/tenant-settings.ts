@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REFERENCE_LOCALES } from "../i18n/locales";
 import { ASYMMETRIC_SIGNING_ALGS } from "./resource-servers";
 
 const url = (field: string) => z.url({ protocol: /^https?$/, message: `${field} must be an http(s) URL` }).max(2048);
@@ -38,7 +39,13 @@ export const updateTenantSettingsBody = z
     idle_ephemeral_session_lifetime: hours("idle_ephemeral_session_lifetime").nullable(),
     sandbox_version: z.enum(SANDBOX_VERSIONS, { message: `sandbox_version must be one of ${SANDBOX_VERSIONS.join(", ")}` }).nullable(),
     enabled_locales: z
-      .array(z.string().regex(LOCALE, "enabled_locales entries must be locale codes such as en or pt-BR"))
+      .array(
+        z
+          .string()
+          .regex(LOCALE, "enabled_locales entries must be locale codes such as en or pt-BR")
+          // The reference platform's universal-login languages only (issue 29 point 3).
+          .refine((code) => REFERENCE_LOCALES.includes(code), { message: "enabled_locales entries must be supported languages (such as en, fr or pt-BR)" }),
+      )
       .min(1, "enabled_locales must name at least one locale")
       .max(100)
       .nullable(),

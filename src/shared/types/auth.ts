@@ -94,6 +94,8 @@ export interface CodeGrant {
   custom_claims?: { id_token?: Record<string, Json>; access_token?: Record<string, Json> };
   /** Authentication methods references (RFC 8176), e.g. ["pwd", "otp", "mfa"] after MFA. */
   amr?: string[];
+  /** Scopes the post-login actions added to or removed from the access token (issue 32). */
+  access_scope?: { add: string[]; remove: string[] };
 }
 
 export interface NewAuthorizationCode {

@@ -6,6 +6,7 @@ import type { BrandingTheme } from "../schemas/branding";
 import type { ClientGrantRecord } from "../schemas/client-grants";
 import type { ClientRecord } from "../schemas/clients";
 import type { ConnectionRecord } from "../schemas/connections";
+import type { PromptsRecord } from "../i18n/prompts-schema";
 import type { ResourceServerRecord } from "../schemas/resource-servers";
 import type { NewSigningKey, SigningKeyRecord } from "../schemas/signing-keys";
 
@@ -41,6 +42,8 @@ export interface TenantConfig {
   guardian: GuardianSettings;
   /** The parent tenant whose webhooks this tenant's relay also calls (the link the worker keeps; issue 15). */
   inheritsFrom?: string | null;
+  /** Universal-login prompts: settings, custom text and partials (GET/PATCH /api/v2/prompts ...; issue 29 point 3). */
+  prompts?: PromptsRecord;
 }
 
 /** What the worker prepared (keys generated, secrets encrypted, passwords hashed) for an idempotent seed. */

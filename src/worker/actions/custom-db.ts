@@ -257,6 +257,19 @@ export async function deleteThroughScript(c: AppContext, config: TenantConfig, u
 }
 
 /**
+ * The email-verification link of a user of a custom database without import mode runs `verify(email)`
+ * first, as the reference platform does; null when it passed (or there is none), else why it failed.
+ */
+export async function verifyThroughScript(c: AppContext, config: TenantConfig, user: Pick<UserRecord, "email" | "connection">): Promise<string | null> {
+  const connection = config.connections.find((x) => x.name === user.connection);
+  const db = connection ? customDatabaseOf(connection) : null;
+  if (!connection || !db || db.importMode || !db.scripts.verify || !user.email) return null;
+  const outcome = await runConnectionScript(c, config, connection, db, "verify", [user.email]);
+  if (!outcome.ok) return outcome.message.slice(0, 300);
+  return outcome.value === false ? "the script answered false" : null;
+}
+
+/**
  * PATCH /users/{id} of a user of a custom database without import mode (the scripts are the store): a new
  * email runs `change_email(email, newEmail, verified)`, a new password `change_password(email, password)`
  * (no hash is kept here then), `email_verified: true` alone runs `verify(email)`. Answers whether the

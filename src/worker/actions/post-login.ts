@@ -1,4 +1,9 @@
+import { type ActionCacheWrite, cacheAfter } from "../../shared/actions/cache";
 import { metadataChanges } from "../../shared/actions/dispatch";
+import type { ActionCommand } from "../../shared/actions/sandbox";
+import { randomToken } from "../../shared/crypto/random";
+import type { ActionExecutionResult } from "../../shared/schemas/actions";
+import { tenantObject } from "../tenant/stubs";
 import { now } from "../../shared/clock";
 import { MANAGEMENT_AUDIENCE } from "../../shared/scopes";
 import type { Json, TenantConfig } from "../../shared/types";
@@ -12,9 +17,47 @@ import { boundTo, dispatch, tokenClaims } from "./runtime";
 /** What a post-login dispatch asks the login to apply (SPEC §6.1: inline, token-mutating). */
 export type LoginEffects = ActionEffects;
 
+/** A pipeline suspended by `api.redirect.sendUserTo` (issue 32 point 3), as stored until `/continue`. */
+export interface SuspendedDispatch {
+  /** The redirecting action, and its place in the trigger's bindings when it redirected. */
+  action_id: string;
+  index: number;
+  /** What the runs up to the suspension produced (claims, metadata, scopes, execution results). */
+  commands: ActionCommand[];
+  results: ActionExecutionResult[];
+}
+
+/** Where the browser goes, and what /continue needs to resume. */
+export interface PendingRedirect {
+  location: string;
+  /** The `state` the external site must send back (only its hash is stored). */
+  state: string;
+  dispatch: SuspendedDispatch;
+}
+
+/** The continuation of a suspended pipeline: what was stored, the state it was sent with, the request body. */
+export interface ResumedDispatch {
+  dispatch: SuspendedDispatch;
+  state: string;
+  body: Record<string, Json>;
+}
+
+/** Scopes the actions added to or removed from the access token (`api.accessToken.addScope/removeScope`). */
+export interface AccessScopeChanges {
+  add: string[];
+  remove: string[];
+}
+
 export type PostLoginOutcome =
-  | { ok: true; custom_claims?: { id_token: Record<string, Json>; access_token: Record<string, Json> }; effects: LoginEffects | null }
-  | { ok: false; description: string; effects: LoginEffects | null };
+  | {
+      ok: true;
+      custom_claims?: { id_token: Record<string, Json>; access_token: Record<string, Json> };
+      access_scope?: AccessScopeChanges;
+      /** The pipeline was suspended: nothing is issued, the browser goes to the action's page. */
+      redirect?: PendingRedirect;
+      effects: LoginEffects | null;
+    }
+  | { ok: false; description: string; effects: LoginEffects | null; revoke_session?: boolean };
 
 export interface PostLoginInput {
   config: TenantConfig;
@@ -31,6 +74,10 @@ export interface PostLoginInput {
   sessionId?: string | null;
   /** The login's authentication methods references (RFC 8176), when MFA or a passkey says more than `pwd`. */
   amr?: string[] | undefined;
+  /** Whether the login can show a page (not a refresh, not prompt=none): `api.redirect.canRedirect()`. */
+  interactive?: boolean;
+  /** Resuming after a redirect (`/continue`). */
+  resume?: ResumedDispatch | undefined;
 }
 
 /**
@@ -62,6 +109,7 @@ function postLoginEvent(c: AppContext, input: PostLoginInput): Record<string, Js
       method: c.req.method,
       language: c.req.header("accept-language")?.split(",")[0] ?? null,
       query: Object.fromEntries(url.searchParams),
+      ...(input.resume ? { body: input.resume.body } : {}),
       geoip: {},
     },
     transaction: {
@@ -89,7 +137,25 @@ function postLoginEvent(c: AppContext, input: PostLoginInput): Record<string, Js
  */
 export async function runPostLogin(c: AppContext, input: PostLoginInput): Promise<PostLoginOutcome> {
   if (!boundTo(input.config, "post-login").length) return { ok: true, effects: null };
-  const outcome = await dispatch(c, input.config, "post-login", postLoginEvent(c, input));
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const cache = await stub.actions().cacheEntries("post-login");
+  // Each dispatch gets a fresh state for a redirect it may ask for; a resumed one also knows the state it
+  // was sent away with (validateToken checks the token against that one).
+  const next = randomToken(24);
+  const context = {
+    redirect: {
+      state: input.resume?.state ?? next,
+      next,
+      can: input.interactive === true,
+      domain: new URL(c.var.tenant.issuer).host,
+      user_id: input.user.user_id,
+    },
+    cache: cache as unknown as Json,
+  };
+  const resume = input.resume ? resumeAt(input) : undefined;
+  if (input.resume && !resume) return { ok: false, description: "The action that redirected this login is no longer bound to the login flow", effects: null };
+  const outcome = await dispatch(c, input.config, "post-login", postLoginEvent(c, input), { context, ...(resume ? { resume } : {}) });
+  await storeCacheWrites(c, cache, outcome.commands);
   const who = { user_id: input.user.user_id, client_id: input.client.client_id };
   const base = { execution: outcome.execution, warnings: [] as ActionWarning[], app_metadata: {}, user_metadata: {} };
   if (outcome.stop?.kind === "failed") return { ok: false, description: outcome.stop.message, effects: base };
@@ -98,9 +164,46 @@ export async function runPostLogin(c: AppContext, input: PostLoginInput): Promis
   if (outcome.stop?.kind === "denied") {
     return { ok: false, description: outcome.stop.command.reason ?? `Access denied by the action ${outcome.stop.action_name}`, effects };
   }
+  const revoke = outcome.commands.find((x): x is Extract<ActionCommand, { type: "revoke_session" }> => x.type === "revoke_session");
+  if (revoke) return { ok: false, description: revoke.reason ?? "The session was revoked by an action", effects, revoke_session: true };
+  if (outcome.stop?.kind === "redirect") {
+    const { action_id, index, url } = outcome.stop;
+    // Nothing is applied yet: the effects of the runs so far wait with the suspended pipeline.
+    return { ok: true, redirect: { location: url, state: next, dispatch: { action_id, index, commands: outcome.commands, results: outcome.execution.results } }, effects: null };
+  }
   const claims = tokenClaims(c, outcome, { systemAudience: input.audience === MANAGEMENT_AUDIENCE, ...who });
   effects.warnings = claims.warnings;
-  return { ok: true, custom_claims: { id_token: claims.id_token, access_token: claims.access_token }, effects };
+  const access_scope = scopeChanges(outcome.commands);
+  return { ok: true, custom_claims: { id_token: claims.id_token, access_token: claims.access_token }, ...(access_scope ? { access_scope } : {}), effects };
+}
+
+/** Where a resumed pipeline starts: the redirecting action's place in the bindings of now (it may have moved). */
+function resumeAt(input: PostLoginInput): { index: number; prior: { commands: ActionCommand[]; results: ActionExecutionResult[] } } | undefined {
+  const stored = input.resume?.dispatch;
+  if (!stored) return undefined;
+  const index = boundTo(input.config, "post-login").findIndex((b) => b.action_id === stored.action_id);
+  return index < 0 ? undefined : { index, prior: { commands: stored.commands, results: stored.results } };
+}
+
+/** `api.accessToken.addScope/removeScope`, in order (the last call on a scope wins); none: undefined. */
+function scopeChanges(commands: readonly ActionCommand[]): AccessScopeChanges | undefined {
+  const last = new Map<string, "add" | "remove">();
+  for (const x of commands) if (x.type === "scope") last.set(x.scope, x.op);
+  if (!last.size) return undefined;
+  const pick = (op: "add" | "remove") => [...last].filter(([, o]) => o === op).map(([scope]) => scope);
+  return { add: pick("add"), remove: pick("remove") };
+}
+
+/** Stores the run's `api.cache` writes when they keep the trigger within the cache limits (checked again here). */
+async function storeCacheWrites(c: AppContext, before: Parameters<typeof cacheAfter>[0], commands: readonly ActionCommand[]): Promise<void> {
+  const writes: ActionCacheWrite[] = [];
+  for (const x of commands) {
+    if (x.type !== "cache") continue;
+    if (x.op === "delete") writes.push({ op: "delete", key: x.key });
+    else if (x.value !== undefined && x.expires_at !== undefined) writes.push({ op: "set", key: x.key, value: x.value, expires_at: x.expires_at });
+  }
+  if (!writes.length || !cacheAfter(before, writes, now())) return;
+  await tenantObject(c.env, c.var.tenant.id).actions().applyCacheWrites("post-login", writes);
 }
 
 /** Whether a dispatch left anything to write. */

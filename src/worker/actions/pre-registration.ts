@@ -35,7 +35,7 @@ export async function runPreRegistration(
   });
   if (outcome.stop) {
     await recordAfterResponse(c, outcome, []);
-    if (outcome.stop.kind === "failed") return { ok: false, message: outcome.stop.message };
+    if (outcome.stop.kind !== "denied") return { ok: false, message: outcome.stop.kind === "failed" ? outcome.stop.message : "Sign-up is not allowed" };
     const { user_message, reason } = outcome.stop.command;
     return { ok: false, message: user_message ?? reason ?? "Sign-up is not allowed" };
   }

@@ -1,6 +1,6 @@
 import type { ActionWarning } from "../../shared/schemas/actions";
 import { customClaims, type DroppedClaim } from "../../shared/actions/claims";
-import { type DispatchEnv, type DispatchOutcome, dispatchTrigger } from "../../shared/actions/dispatch";
+import { type DispatchEnv, type DispatchOptions, type DispatchOutcome, dispatchTrigger } from "../../shared/actions/dispatch";
 import { sandboxEgressFrom, sandboxLimitsFrom } from "../../shared/actions/sandbox";
 import type { Json, TenantConfig } from "../../shared/types";
 import type { BoundAction } from "../../shared/schemas/actions";
@@ -34,8 +34,8 @@ function loopbackExports(c: AppContext): unknown {
 export const boundTo = (config: TenantConfig, triggerId: string): BoundAction[] => config.actions?.[triggerId] ?? [];
 
 /** Runs a trigger's bound actions for a request of the front worker. */
-export function dispatch(c: AppContext, config: TenantConfig, triggerId: string, event: Record<string, Json>): Promise<DispatchOutcome> {
-  return dispatchTrigger(workerDispatchEnv(c, config.settings.egress_allowlist), triggerId, boundTo(config, triggerId), event);
+export function dispatch(c: AppContext, config: TenantConfig, triggerId: string, event: Record<string, Json>, options: DispatchOptions = {}): Promise<DispatchOutcome> {
+  return dispatchTrigger(workerDispatchEnv(c, config.settings.egress_allowlist), triggerId, boundTo(config, triggerId), event, options);
 }
 
 /** One warning per dropped claim (SPEC §6.2: the exchange continues, the tenant's logs say why). */

@@ -23,6 +23,7 @@ import { sealEmail } from "../../shared/messaging/sealed-mail";
 import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
+import { verifyThroughScript } from "../actions/custom-db";
 import { tenantObject } from "../tenant/stubs";
 
 /** How long a verification link stays valid (the reference platform's email verification ticket default). @default 432,000 s (5 days) */
@@ -99,7 +100,7 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
 }
 
 const PAGES = {
-  invalid: { status: 400, code: "INVALID_TICKET", title: "Link expired", message: "This verification link has expired or was already used" },
+  invalid: { status: 400, code: "INVALID_TICKET", text: "verification-link-expired", title: "Link expired", message: "This verification link has expired or was already used" },
   email_changed: { status: 409, code: "EMAIL_CHANGED", title: "Email changed", message: "The email address changed since this link was sent" },
 } as const;
 
@@ -109,18 +110,29 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
   const ticket = c.req.query("ticket") ?? "";
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) {
     const { status, ...page } = PAGES.invalid;
-    return sendMessage(c, shellFor(config), page, status);
+    return sendMessage(c, shellFor(c, config), page, status);
   }
   const audit = auditContext(c, { actor: { type: "anonymous", id: null } });
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const ticketHash = await hashSecret(ticket);
+  // Issue 32: a custom database without import mode is the store: its verify script runs first; when it
+  // fails, nothing is written and the link stays usable.
+  const named = await stub.userTickets(audit).peekVerification(ticketHash);
+  const user = named ? await stub.users().get(named.user_id) : null;
+  if (user && (await verifyThroughScript(c, config, user))) {
+    return sendMessage(c, shellFor(c, config), { code: "VERIFY_FAILED", title: "Email not verified", message: "Your email address could not be verified right now. Try the link again later." }, 400);
+  }
   // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
-  const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).verifyEmail(await hashSecret(ticket));
+  const outcome = await stub.userTickets(audit).verifyEmail(ticketHash);
   if (!outcome.ok) {
     const { status, ...page } = PAGES[outcome.reason];
-    return sendMessage(c, shellFor(config), page, status);
+    return sendMessage(c, shellFor(c, config), page, status);
   }
   if (outcome.result_url) {
     const message = "Your email was verified. You can continue using the application.";
     return c.redirect(resultRedirect(outcome.result_url, message, outcome.include_email_in_redirect ? outcome.email : null), 302);
   }
-  return sendMessage(c, shellFor(config), { title: "Email verified", message: `Your email address ${outcome.email} was verified. You can close this page.` }, 200);
+  const shell = shellFor(c, config);
+  const t = (id: "title" | "description") => shell.text.t("email-verification", "email-verification-result", id, { email: outcome.email });
+  return sendMessage(c, shell, { title: t("title"), message: t("description") }, 200);
 }

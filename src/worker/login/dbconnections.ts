@@ -59,6 +59,7 @@ export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
     if (code === "USER_EXISTS") throw signupError("invalid_signup", "Invalid sign up");
     if (code === "REGISTRATION_DENIED") throw new DbConnectionError(403, "access_denied", message);
     if (code === "INVALID_EMAIL") throw new OAuthError("invalid_request", "email is not a valid email address");
+    if (code === "PASSWORD_BREACHED") throw signupError("invalid_password", message);
     throw signupError("invalid_password", `Password is too weak: ${message}`);
   }
   const { user } = result;

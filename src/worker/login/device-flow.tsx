@@ -34,7 +34,7 @@ const MESSAGES = {
 export const deviceCallbackUri = (issuer: string, deviceId: string) => `${issuer.replace(/\/?$/, "/")}activate/callback?device=${encodeURIComponent(deviceId)}`;
 
 async function shell(c: AppContext) {
-  return shellFor(await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings));
+  return shellFor(c, await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings));
 }
 
 /** The browser's CSRF token, set on first sight (HttpOnly, SameSite=Strict, scoped to /activate). */
@@ -77,7 +77,7 @@ export async function activateSubmit(c: AppContext): Promise<Response> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const client = clientIn(config, lookup.device.client_id);
   if (!client) return entryPage(c, userCode, MESSAGES.unknown, 400);
-  const s = shellFor(config, client.name);
+  const s = shellFor(c, config, client.name);
   const scopes = lookup.device.scope.split(" ").filter(Boolean);
   const page = <ConfirmDevicePage shell={s} csrf={csrfToken(c)} userCode={userCode} clientName={client.name} scopes={scopes} audience={lookup.device.audience} />;
   return sendPage(c, s, page);
@@ -96,7 +96,9 @@ export async function activateConfirm(c: AppContext): Promise<Response> {
   const stub = tenantObject(c.env, c.var.tenant.id);
   if (form.action !== "confirm") {
     await stub.deviceCodes().deny(device.id);
-    return sendMessage(c, await shell(c), { title: "Device not connected", message: "You refused the request. You can close this window." }, 200);
+    const s = await shell(c);
+    const t = (id: "title" | "description") => s.text.t("device-flow", "device-code-activation-denied", id);
+    return sendMessage(c, s, { title: t("title"), message: t("description") }, 200);
   }
   const request: AuthorizeRequest = {
     client_id: device.client_id,
@@ -124,13 +126,14 @@ export async function activateCallback(c: AppContext): Promise<Response> {
   const code = c.req.query("code");
   if (!code) {
     // Only the error code picks the text: a query's free text must not speak on this host's page (spoofing).
-    const message = c.req.query("error") === "access_denied" ? "The login was refused, so the device was not connected." : "The login did not complete.";
+    const message = s.text.t("device-flow", "device-code-activation-denied", c.req.query("error") === "access_denied" ? "loginRefusedText" : "loginIncompleteText");
     return sendMessage(c, s, { code: "DEVICE_NOT_APPROVED", title: "Device not connected", message, retryHref: "/activate" }, 400);
   }
   const approved = await tenantObject(c.env, c.var.tenant.id).deviceCodes().approve(deviceId, await hashSecret(code), deviceCallbackUri(c.var.tenant.issuer, deviceId));
   if (!approved) {
-    const message = "This device request has expired or was already answered.";
+    const message = s.text.t("device-flow", "device-code-activation-denied", "expiredText");
     return sendMessage(c, s, { code: "DEVICE_NOT_APPROVED", title: "Device not connected", message, retryHref: "/activate" }, 400);
   }
-  return sendMessage(c, s, { title: "Device connected", message: "You are logged in on your device. You can close this window." }, 200);
+  const allowed = (id: "title" | "description") => s.text.t("device-flow", "device-code-activation-allowed", id);
+  return sendMessage(c, s, { title: allowed("title"), message: allowed("description") }, 200);
 }

@@ -34,7 +34,7 @@ const fail = (c: AppContext, shell: PageShell, message: string, code = "INVALID_
  */
 export async function infoPage(c: AppContext): Promise<Response> {
   const config = await configOf(c);
-  const shell = shellFor(config);
+  const shell = shellFor(c, config);
   const query = new URL(c.req.url).searchParams;
   const error = query.get("error");
   if (error) {
@@ -60,7 +60,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
   }
   if (!redeemed.ok) return fail(c, shell, "This code was not issued for the test login page, has expired or was already used.");
   const tokens = redeemed.tokens;
-  const brandedShell = shellFor(config, client.name);
+  const brandedShell = shellFor(c, config, client.name);
   return sendPage(
     c,
     brandedShell,
@@ -77,6 +77,7 @@ export async function infoPage(c: AppContext): Promise<Response> {
 
 /** GET /u2/logged-out: where logout lands without a returnTo. */
 export async function loggedOutPage(c: AppContext): Promise<Response> {
-  const shell = shellFor(await configOf(c));
-  return sendMessage(c, shell, { title: "You are logged out", message: "You have been logged out. You can close this window." }, 200);
+  const shell = shellFor(c, await configOf(c));
+  const t = (id: "title" | "description") => shell.text.t("logout", "logout-complete", id);
+  return sendMessage(c, shell, { title: t("title"), message: t("description") }, 200);
 }

@@ -30,8 +30,14 @@ async function renderLogin(
   const passkey = offer.database ? await loginPasskeyOptions(c, t.config, t.client, t.loginSession) : null;
   const q = `?state=${encodeURIComponent(t.state)}`;
   const alternatives = [
-    ...offer.passwordless.map((x) => ({ href: `/u2/passwordless${q}&connection=${x.name}`, label: x.strategy === "email" ? "Continue with email code" : "Continue with text message code" })),
-    ...offer.enterprise.filter(showsAsButton).map((x) => ({ href: `/u2/enterprise${q}&connection=${encodeURIComponent(x.name)}`, label: `Continue with ${connectionLabel(x)}` })),
+    ...offer.passwordless.map((x) => ({
+      href: `/u2/passwordless${q}&connection=${x.name}`,
+      label: t.shell.text.t("login", "login", x.strategy === "email" ? "passwordlessEmailButtonText" : "passwordlessSmsButtonText"),
+    })),
+    ...offer.enterprise.filter(showsAsButton).map((x) => ({
+      href: `/u2/enterprise${q}&connection=${encodeURIComponent(x.name)}`,
+      label: t.shell.text.t("login", "login", "federatedConnectionButtonText", { connectionName: connectionLabel(x) }),
+    })),
   ];
   return sendPage(
     c,

@@ -66,7 +66,9 @@ export async function organizationSubmit(c: AppContext): Promise<Response> {
   const heldUser = t.loginSession.user_id;
   const found = heldUser ? await orgs.membership(asked, heldUser) : asked ? await orgs.forLogin(asked) : null;
   if (!found) {
-    const error = { code: "ORGANIZATION_NOT_FOUND", message: heldUser ? "Choose one of your organizations." : "We couldn't find an organization with that name." };
+    const error = heldUser
+      ? { code: "ORGANIZATION_NOT_FOUND", message: "Choose one of your organizations.", text: "organization-not-member" }
+      : { code: "ORGANIZATION_NOT_FOUND", message: "We couldn't find an organization with that name." };
     return render(c, t, { name: asked, error }, 400);
   }
   if (!(await orgs.chooseForLogin(t.loginSession.id, { id: found.id, name: found.name }))) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);

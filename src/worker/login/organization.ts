@@ -60,7 +60,7 @@ const INVITATION_PAGES = {
 
 /** The clear page of an invitation that cannot be used (issue 11: "expired invitation refused with a clear page"). */
 export const invitationProblem = (c: AppContext, config: TenantConfig, reason: keyof typeof INVITATION_PAGES) =>
-  sendMessage(c, shellFor(config), INVITATION_PAGES[reason], reason === "expired" ? 410 : 400);
+  sendMessage(c, shellFor(c, config), INVITATION_PAGES[reason], reason === "expired" ? 410 : 400);
 
 /**
  * /authorize's organization step. Refusals the client must hear are thrown as redirectable errors; an

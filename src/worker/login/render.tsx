@@ -2,6 +2,9 @@ import { html } from "hono/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { randomToken } from "../../shared/crypto/random";
+import { textsFor } from "../../shared/i18n/catalogue";
+import { negotiateLocale } from "../../shared/i18n/negotiate";
+import { PageText } from "../../shared/i18n/page-text";
 import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { pageBranding } from "./branding";
@@ -13,10 +16,23 @@ import { tenantConfig } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
 import type { PageShell } from "./pages/layout";
 
-/** What every page shares: validated branding, a fresh CSP nonce, whose page it is, the page template. */
-export function shellFor(config: TenantConfig | null, brandName?: string): PageShell {
+/**
+ * What every page shares: validated branding, a fresh CSP nonce, whose page it is, the page template, and its
+ * language (issue 29 point 3): the login transaction's `ui_locales` (else the query's), the browser's
+ * Accept-Language against the tenant's `enabled_locales`, else the tenant's first enabled locale.
+ * The texts come from a per-(tenant, configuration version, language) cache: no merge per request.
+ */
+export function shellFor(c: AppContext, config: TenantConfig | null, brandName?: string, uiLocales?: string): PageShell {
+  const lang = negotiateLocale({
+    uiLocales: uiLocales ?? c.req.query("ui_locales"),
+    acceptLanguage: c.req.header("accept-language"),
+    enabledLocales: config?.settings.enabled_locales,
+  });
+  const texts = textsFor(lang, config?.prompts?.custom_text, config ? `${config.tenantId}:${config.version}` : undefined);
+  const text = new PageText(texts, brandName ? { clientName: brandName } : {});
+  const partials = config?.prompts?.partials;
   const branding = pageBranding(config);
-  const shell: PageShell = { branding, nonce: randomToken(16), ...(brandName ? { brandName } : {}) };
+  const shell: PageShell = { branding, nonce: randomToken(16), text, ...(partials ? { partials } : {}), ...(brandName ? { brandName } : {}) };
   const source = config?.loginTemplate;
   if (typeof source === "string" && source) {
     const { friendly_name } = config.settings as { friendly_name?: string };
@@ -94,7 +110,7 @@ export async function sendErrorPage(c: AppContext, status: ContentfulStatusCode,
   const ray = c.req.header("cf-ray") ?? "";
   const traceId = /^[0-9a-f]{16}(?:-[A-Z]{3})?$/.test(ray) ? ray : randomToken(12);
   console.warn("error page", traceId, status, error, c.req.method, c.req.path);
-  const shell = shellFor(config);
+  const shell = shellFor(c, config);
   c.header("X-Trace-Id", traceId);
   return sendPage(c, shell, <ErrorPage shell={shell} error={error} description={description} traceId={traceId} />, status);
 }

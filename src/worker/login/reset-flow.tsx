@@ -4,6 +4,7 @@
  * email or a management ticket, sets the new password under the connection's policy: its strength, not the
  * current password, not one of the last `password_history.size` when the connection keeps a history.
  */
+import { BREACHED_PASSWORD_MESSAGE, breachedPasswordVerdict } from "../users/breached-password";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { checkPassword, hashPassword } from "../../shared/crypto/passwords";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
@@ -27,7 +28,12 @@ import { type LoginTransaction, loadTransaction, readForm, setCsrfCookie, submit
 import { changePasswordThroughScript } from "../actions/custom-db";
 
 const RESET_UNAVAILABLE = { code: "RESET_DISABLED", title: "Password reset unavailable", message: "Passwords cannot be reset for this application." } as const;
-const INVALID_LINK = { code: "INVALID_TICKET", title: "Link expired", message: "This password reset link has expired or was already used. Ask for a new one." } as const;
+const INVALID_LINK = {
+  code: "INVALID_TICKET",
+  text: "reset-link-expired",
+  title: "Link expired",
+  message: "This password reset link has expired or was already used. Ask for a new one.",
+} as const;
 
 /** The most history a connection may keep (the reference platform's `password_history.size` bound). */
 const MAX_HISTORY = 24;
@@ -64,8 +70,9 @@ export async function resetRequestSubmit(c: AppContext): Promise<Response> {
   const email = normalizeEmail(form.email ?? "");
   if (!isEmailAddress(email)) return renderRequest(c, t, { email, error: { code: "INVALID_EMAIL", message: "Enter a valid email address." } }, 400);
   await requestPasswordReset(c, { config: t.config, client: t.client, connection, email, organizationId: t.organization?.id ?? null, loginState: t.state });
-  const message = `If ${email} has an account, we have sent it an email with a link to reset your password. The link works once, for 24 hours.`;
-  return sendMessage(c, t.shell, { title: "Check your email", message, retryHref: `/u2/login?state=${encodeURIComponent(t.state)}`, retryLabel: "Back to log in" }, 200);
+  const sent = (id: "title" | "emailDescription" | "backToLoginLinkText") => t.shell.text.t("reset-password", "reset-password-email", id, { email });
+  const retryHref = `/u2/login?state=${encodeURIComponent(t.state)}`;
+  return sendMessage(c, t.shell, { title: sent("title"), message: sent("emailDescription"), retryHref, retryLabel: sent("backToLoginLinkText") }, 200);
 }
 
 const ticketOf = (value: string | undefined) => (value && /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : null);
@@ -83,7 +90,7 @@ async function openTicket(c: AppContext, ticket: string | null) {
 
 function renderNewPassword(c: AppContext, opened: NonNullable<Awaited<ReturnType<typeof openTicket>>>, ticket: string, error?: NewPasswordPageProps["error"], status: ContentfulStatusCode = 200) {
   const client = opened.view.data.client_id ? clientIn(opened.config, opened.view.data.client_id) : undefined;
-  const shell = shellFor(opened.config, client?.name);
+  const shell = shellFor(c, opened.config, client?.name);
   const page = <NewPasswordPage shell={shell} ticket={ticket} email={opened.view.data.email} policy={passwordPolicyHint(opened.connection)} {...(error ? { error } : {})} />;
   return sendPage(c, shell, page, status);
 }
@@ -92,7 +99,7 @@ function renderNewPassword(c: AppContext, opened: NonNullable<Awaited<ReturnType
 export async function newPasswordPage(c: AppContext): Promise<Response> {
   const ticket = ticketOf(c.req.query("ticket"));
   const opened = await openTicket(c, ticket);
-  if (!opened || !ticket) return sendMessage(c, shellFor(await configOf(c)), INVALID_LINK, 400);
+  if (!opened || !ticket) return sendMessage(c, shellFor(c, await configOf(c)), INVALID_LINK, 400);
   return renderNewPassword(c, opened, ticket);
 }
 
@@ -104,13 +111,15 @@ function historySize(options: Record<string, unknown> | undefined): number {
 }
 
 /** Why a new password is refused, or null: the policy, the current password, the kept history. */
-async function refusal(password: string, view: ResetTicketView, options: Record<string, unknown> | undefined, size: number) {
+async function refusal(c: AppContext, password: string, view: ResetTicketView, options: Record<string, unknown> | undefined, size: number) {
   const weak = passwordProblem(password, { options: (options ?? {}) as ConnectionRecord["options"] });
   if (weak) return weak;
+  const who = { client_id: view.data.client_id, user_id: view.user_id, connection: view.data.connection, email: view.data.email };
+  if ((await breachedPasswordVerdict(c, "pre-change-password", password, who)) === "block") return { code: "PASSWORD_BREACHED", message: BREACHED_PASSWORD_MESSAGE };
   // checkPassword never verifies a hash above the cost cap (issue 25 finding 7): such a hash counts as different.
   if ((await checkPassword(password, view.password_hash)) === "match") return { code: "PASSWORD_REUSED", message: "Your new password must be different from your current one." };
   for (const old of view.history.slice(0, size)) {
-    if ((await checkPassword(password, old)) === "match") return { code: "PASSWORD_HISTORY_ERROR", message: `Your new password must differ from your last ${size} passwords.` };
+    if ((await checkPassword(password, old)) === "match") return { code: "PASSWORD_HISTORY_ERROR", message: `Your new password must differ from your last ${size} passwords.`, vars: { count: size } };
   }
   return null;
 }
@@ -120,7 +129,7 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
   const form = await readForm(c);
   const ticket = ticketOf(form?.ticket);
   const opened = await openTicket(c, ticket);
-  if (!form || !opened || !ticket) return sendMessage(c, shellFor(await configOf(c)), INVALID_LINK, 400);
+  if (!form || !opened || !ticket) return sendMessage(c, shellFor(c, await configOf(c)), INVALID_LINK, 400);
   const { view, connection } = opened;
   const password = form.password ?? "";
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: view.data.client_id } });
@@ -128,7 +137,7 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
     return renderNewPassword(c, opened, ticket, { code: "PASSWORDS_DIFFERENT", message: "The two passwords do not match.", field: "password_confirm" }, 400);
   }
   const size = historySize(connection?.options);
-  const refused = await refusal(password, view, connection?.options, size);
+  const refused = await refusal(c, password, view, connection?.options, size);
   if (refused) {
     await tenantObject(c.env, c.var.tenant.id).userTickets(audit).refuseReset(opened.hash, view.user_id, view.data.client_id, refused.message);
     return renderNewPassword(c, opened, ticket, { ...refused, field: "password" }, 400);
@@ -138,20 +147,23 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
   if (scripted.kind === "refused") return renderNewPassword(c, opened, ticket, { code: "PASSWORD_CHANGE_FAILED", message: scripted.message, field: "password" }, 400);
   const hash = scripted.kind === "changed" ? null : await hashPassword(password);
   const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).completeReset(opened.hash, { password_hash: hash, history_size: size });
-  if (!outcome.ok) return sendMessage(c, shellFor(opened.config), INVALID_LINK, 400);
+  if (!outcome.ok) return sendMessage(c, shellFor(c, opened.config), INVALID_LINK, 400);
   return successPage(c, opened.config, outcome.data);
 }
 
 /** "Password changed", with the way back: the login it came from, the ticket's result_url, or the app's login route. */
 async function successPage(c: AppContext, config: Awaited<ReturnType<typeof configOf>>, data: ResetTicketView["data"]): Promise<Response> {
   const client = data.client_id ? clientIn(config, data.client_id) : undefined;
-  const shell = shellFor(config, client?.name);
+  const shell = shellFor(c, config, client?.name);
+  const done = (id: "title" | "description" | "backToClientText" | "buttonText") =>
+    shell.text.t("reset-password", "reset-password-success", id, client ? { clientName: client.name } : {});
+  // The result_url's `message` stays English: it is for the application, not the page.
   const message = "Your password has been changed. You can now log in with your new password.";
   const login = data.login_state ? await tenantObject(c.env, c.var.tenant.id).logins().get(data.login_state) : null;
   let back: string | null = null;
   if (login?.state === "pending") back = `/u2/login?state=${encodeURIComponent(login.id)}`;
   else if (data.result_url) back = resultRedirect(data.result_url, message, data.include_email_in_redirect ? data.email : null);
   else back = applicationLoginRoute(client);
-  const label = client ? `Back to ${client.name}` : "Continue";
-  return sendMessage(c, shell, { title: "Password changed", message, ...(back ? { retryHref: back, retryLabel: label } : {}) }, 200);
+  const label = client ? done("backToClientText") : done("buttonText");
+  return sendMessage(c, shell, { title: done("title"), message: done("description"), ...(back ? { retryHref: back, retryLabel: label } : {}) }, 200);
 }

@@ -67,7 +67,7 @@ export async function signupSubmit(c: AppContext): Promise<Response> {
     return renderSignup(c, t, { email, error: result.failure }, status);
   }
   if (requiresVerifiedEmail(connection)) {
-    const notice = { title: "Verify your email", message: "Your account was created. Verify your email address, then log in." };
+    const notice = { title: t.shell.text.t("signup", "signup", "verifyEmailTitle"), message: t.shell.text.t("signup", "signup", "verifyEmailDescription") };
     return sendMessage(c, t.shell, notice, 200);
   }
   // Under an MFA policy a new user enrolls a factor before the first login completes (in finishLogin).

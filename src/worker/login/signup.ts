@@ -1,3 +1,4 @@
+import { BREACHED_PASSWORD_MESSAGE, breachedPasswordVerdict } from "../users/breached-password";
 import { sendWelcomeEmail } from "../messaging/email-templates";
 import { isEmailAddress } from "../../shared/email-address";
 import { normalizeEmail } from "../../shared/schemas/users";
@@ -19,13 +20,16 @@ import { MIN_PASSWORD_LENGTH, passwordProblem } from "../users/password-policy";
 
 export { MIN_PASSWORD_LENGTH };
 
-export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_TOO_WEAK" | "USER_EXISTS" | "REGISTRATION_DENIED";
+export type SignupFailureCode = "INVALID_EMAIL" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_TOO_WEAK" | "PASSWORD_BREACHED" | "USER_EXISTS" | "REGISTRATION_DENIED";
 
 export interface SignupFailure {
   code: SignupFailureCode;
   message: string;
   /** The form field the failure is about. */
   field: "email" | "password";
+  /** The login pages' text id and placeholders (the password policy's; issue 29 point 3). */
+  text?: string;
+  vars?: Record<string, number>;
 }
 
 export type SignupResult = { ok: true; user: UserRecord } | { ok: false; failure: SignupFailure };
@@ -66,6 +70,10 @@ export async function signUpDatabaseUser(
   if (!isEmailAddress(email)) return fail("INVALID_EMAIL", "Enter a valid email address.", "email");
   const weak = checkPassword(input.password, connection.options ? { options: connection.options } : undefined);
   if (weak) return { ok: false, failure: weak };
+  const who = { client_id: clientId, user_id: null, connection: connection.name, email };
+  if ((await breachedPasswordVerdict(c, "pre-user-registration", input.password, who)) === "block") {
+    return fail("PASSWORD_BREACHED", BREACHED_PASSWORD_MESSAGE, "password");
+  }
   // Prepare phase (SPEC §6.1): a refusal here leaves no row and no event.
   const { password: _password, ...shown } = input;
   if (input.username !== undefined) {

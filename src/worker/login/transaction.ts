@@ -36,10 +36,10 @@ export async function loadTransaction(c: AppContext, alsoAccept?: (loginSession:
   // A page that may also serve a login session in another state says which (the organization prompt after MFA).
   const live = loginSession?.state === "pending" || (loginSession && alsoAccept ? await alsoAccept(loginSession) : false);
   if (!loginSession || !live || !client) {
-    return sendMessage(c, shellFor(config), EXPIRED_LOGIN, 400);
+    return sendMessage(c, shellFor(c, config), EXPIRED_LOGIN, 400);
   }
   const organization = await loginOrganization(c, loginSession.request);
-  return { config, shell: shellFor(brandedFor(config, organization), client.name), loginSession, client, state, organization };
+  return { config, shell: shellFor(c, brandedFor(config, organization), client.name, loginSession.request.ui_locales), loginSession, client, state, organization };
 }
 
 /**

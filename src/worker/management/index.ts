@@ -5,6 +5,7 @@ import { errorSink } from "../middleware/errors";
 import { managementAuth, type ManagementAuthOptions } from "../middleware/management-auth";
 import { actionRoutes } from "./actions/actions";
 import { attackProtectionRoutes } from "./settings/attack-protection";
+import { settingsDocumentRoutes } from "./settings/documents";
 import { authenticationMethodRoutes } from "./users/authentication-methods";
 import { noStore } from "../middleware/no-store";
 import { requestContext } from "../middleware/request-context";
@@ -26,6 +27,7 @@ import { userMfaRoutes } from "./mfa/user-mfa";
 import { hookRoutes } from "./outbox/hooks";
 import { emailProviderRoutes } from "./settings/email-provider";
 import { emailTemplateRoutes } from "./settings/email-templates";
+import { promptRoutes } from "./settings/prompts";
 import { jobRoutes } from "./jobs/jobs";
 import { logRoutes } from "./outbox/logs";
 import { statsRoutes } from "./outbox/stats";
@@ -47,6 +49,7 @@ import { managementRateLimit } from "./rate-limit";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./users/user-blocks";
 import { userRoleRoutes } from "./roles/user-roles";
+import { effectiveAccessRoutes } from "./roles/effective-access";
 import { userRoutes } from "./users/users";
 
 /** Every management route, one list per resource. */
@@ -73,6 +76,7 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...hookRoutes,
   ...emailProviderRoutes,
   ...emailTemplateRoutes,
+  ...promptRoutes,
   ...failedEventRoutes,
   ...userRoutes,
   ...jobRoutes,
@@ -80,10 +84,12 @@ export const managementRoutes: readonly ManagementRoute[] = [
   ...signingKeyRoutes,
   ...sessionRoutes,
   ...attackProtectionRoutes,
+  ...settingsDocumentRoutes,
   ...userBlockRoutes,
   ...roleRoutes,
   ...roleAssignmentRoutes,
   ...userRoleRoutes,
+  ...effectiveAccessRoutes,
   ...organizationsRoutes,
   ...actionRoutes,
   ...logStreamRoutes,

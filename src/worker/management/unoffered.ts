@@ -18,11 +18,8 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "rules-configs", paths: ["/rules-configs", "/rules-configs/*"] },
   // The hooks family serves webhooks (SPEC §6.1); the legacy hooks' secrets have no counterpart.
   { feature: "hook secrets", paths: ["/hooks/{id}/secrets"] },
-  { feature: "prompts", paths: ["/prompts", "/prompts/*"] },
-  {
-    feature: "attack-protection",
-    paths: ["/attack-protection/breached-password-detection", "/attack-protection/bot-detection", "/attack-protection/captcha"],
-  },
+  // Issue 29 point 3 serves /prompts, custom text and partials; the ACUL rendering settings stay unoffered.
+  { feature: "prompts rendering", paths: ["/prompts/rendering", "/prompts/{prompt}/screen/{screen}/rendering"] },
   { feature: "anomaly", paths: ["/anomaly/blocks/ips/*"] },
   // "settings" is a reserved tenant id, so /tenants/{id} never serves this path.
   // Themes and the universal-login template are served (issue 29 point 5); phone branding is not.
@@ -31,16 +28,55 @@ export const UNOFFERED_ROUTES: readonly { feature: string; paths: readonly strin
   { feature: "forms", paths: ["/forms", "/forms/*"] },
   { feature: "flows", paths: ["/flows", "/flows/*"] },
   { feature: "self-service-profiles", paths: ["/self-service-profiles", "/self-service-profiles/*"] },
-  { feature: "network-acls", paths: ["/network-acls", "/network-acls/*"] },
+  // networkACLs.ts skips a 403.
+  { feature: "network-acls", paths: ["/network-acls", "/network-acls/*", "/keys/network-acls", "/keys/network-acls/*"] },
   { feature: "user-attribute-profiles", paths: ["/user-attribute-profiles", "/user-attribute-profiles/*"] },
   { feature: "connection-profiles", paths: ["/connection-profiles", "/connection-profiles/*"] },
   { feature: "token-exchange-profiles", paths: ["/token-exchange-profiles", "/token-exchange-profiles/*"] },
   { feature: "event-streams", paths: ["/event-streams", "/event-streams/*"] },
-  { feature: "risk-assessments", paths: ["/risk-assessments", "/risk-assessments/*"] },
   { feature: "device-credentials", paths: ["/device-credentials", "/device-credentials/*"] },
   { feature: "blacklists", paths: ["/blacklists/tokens"] },
-  // supplementalSignals.ts tolerates only a 403 (the reference's answer without the attack_protection entitlement).
-  { feature: "supplemental-signals", paths: ["/supplemental-signals"] },
+  // actionModules.ts and rateLimitPolicies.ts skip a 403 (or 404) and export nothing for the resource.
+  { feature: "action modules", paths: ["/actions/modules", "/actions/modules/*"] },
+  { feature: "rate-limit-policies", paths: ["/rate-limit-policies", "/rate-limit-policies/*"] },
+  { feature: "agents", paths: ["/agents", "/agents/*"] },
+  { feature: "client ID metadata documents", paths: ["/clients/cimd/*"] },
+  // connections.ts reads the directory-provisioning list and logs any failure as "not configured";
+  // scimHandler.ts skips a connection whose SCIM configuration answers 403 or 404.
+  {
+    feature: "directory provisioning",
+    paths: ["/connections-directory-provisionings", "/connections/{id}/directory-provisioning", "/connections/{id}/directory-provisioning/*"],
+  },
+  { feature: "scim", paths: ["/connections-scim-configurations", "/connections/{id}/scim-configuration", "/connections/{id}/scim-configuration/*"] },
+  // Gatehouse's database and social connections hold no signing keys of their own (the tenant's keys sign).
+  { feature: "connection keys", paths: ["/connections/{id}/keys", "/connections/{id}/keys/*"] },
+  { feature: "events", paths: ["/events"] },
+  { feature: "experimentation", paths: ["/experimentation/*"] },
+  // Groups: roles are assigned to users directly; the effective-roles routes say `sources: ["direct"]`.
+  {
+    feature: "groups",
+    paths: [
+      "/groups",
+      "/groups/*",
+      "/roles/{id}/groups",
+      "/users/{id}/groups",
+      "/users/{id}/effective-roles/sources/groups",
+      "/organizations/{id}/groups",
+      "/organizations/{id}/groups/*",
+      "/organizations/{id}/roles/{role_id}/groups",
+      "/organizations/{id}/members/{user_id}/effective-roles/sources/groups",
+    ],
+  },
+  // The tenant's signing keys are Gatehouse's own (/keys/signing); no customer-supplied or encryption keys.
+  { feature: "custom signing keys", paths: ["/keys/custom-signing"] },
+  { feature: "encryption keys", paths: ["/keys/encryption", "/keys/encryption/*"] },
+  { feature: "organization clients", paths: ["/organizations/{id}/clients", "/organizations/{id}/clients/*"] },
+  { feature: "organization discovery domains", paths: ["/organizations/{id}/discovery-domains", "/organizations/{id}/discovery-domains/*"] },
+  { feature: "organization templates", paths: ["/organizations/{id}/organization-templates", "/organizations/{id}/organization-templates/*"] },
+  { feature: "connected accounts", paths: ["/users/{id}/connected-accounts"] },
+  // Risk assessment settings are stored and shown, but no assessor runs, so no user has assessments to clear.
+  { feature: "risk assessment", paths: ["/users/{id}/risk-assessments/*"] },
+  { feature: "verifiable-credentials", paths: ["/verifiable-credentials/*"] },
 ];
 
 /**
@@ -68,29 +104,8 @@ const absent = (error: ErrorCode): ReadAnswer => ({ kind: "absent", error });
 export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = [
   // emailTemplates.ts reads every template in a Promise.all that rethrows anything but a 404: email templates
   // are served now (issue 29 point 4), and a template never created is that 404 (inexistent_email_template).
-  // prompts.ts: getSettings() and each custom text (per enabled locale) are read unguarded. Gatehouse's login
-  // pages are its own universal login, ask for the identifier and the password together, and offer passkeys
-  // as a second factor only; no prompt has custom text.
-  {
-    path: "/prompts",
-    answer: empty(() => ({ universal_login_experience: "new", identifier_first: false, webauthn_platform_first_factor: false })),
-  },
-  { path: "/prompts/{prompt}/custom-text/{language}", answer: empty(() => ({})) },
-  // attackProtection.ts: breached-password detection is read in an unguarded Promise.all (bot detection and
-  // captcha tolerate the 403 of UNOFFERED_ROUTES). Gatehouse checks no breach list: detection is off.
-  {
-    path: "/attack-protection/breached-password-detection",
-    answer: empty(() => ({
-      enabled: false,
-      shields: [],
-      admin_notification_frequency: [],
-      method: "standard",
-      stage: { "pre-user-registration": { shields: [] }, "pre-change-password": { shields: [] } },
-    })),
-  },
-  // riskAssessment.ts: both settings reads tolerate only a 404 (read as `settings: {enabled: false}`).
-  { path: "/risk-assessments/settings", answer: absent("inexistent_risk_assessment") },
-  { path: "/risk-assessments/settings/new-device", answer: absent("inexistent_risk_assessment") },
+  // prompts.ts: getSettings() and each custom text are served now (issue 29 point 3): a custom text never set reads {}.
+  // attackProtection.ts and riskAssessment.ts: served now as settings documents (settings/documents.ts).
   // themes.ts (getDefault(): 404 is "no theme") and branding.ts (the universal-login template: 404 is "none")
   // are served now (issue 29 point 5, settings/branding-themes.ts) and answer those 404s themselves.
   // phoneProvider.ts and phoneTemplates.ts: both lists are read unguarded (`response.providers ?? []`).

@@ -131,7 +131,7 @@ export async function samlSsoEndpoint(c: AppContext): Promise<Response> {
     if (!(error instanceof SamlRefusal) && !(error instanceof SamlRequestError)) throw error;
     const status = error instanceof SamlRefusal ? error.status : 400;
     const code = error instanceof SamlRefusal ? error.code : "INVALID_SAML_REQUEST";
-    return sendMessage(c, shellFor(config, app.name), { code, title: "Something went wrong", message: error.message }, status);
+    return sendMessage(c, shellFor(c, config, app.name), { code, title: "Something went wrong", message: error.message }, status);
   }
 }
 

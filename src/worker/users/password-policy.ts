@@ -21,6 +21,9 @@ const LEVELS: Record<string, { min: number; classes: number; noTriples?: boolean
 export interface PasswordProblem {
   code: "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "PASSWORD_TOO_WEAK";
   message: string;
+  /** The login pages' text for it (`common/errors/<text>`) and its placeholders (issue 29 point 3). */
+  text?: string;
+  vars?: Record<string, number>;
 }
 
 const CLASSES = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/];
@@ -37,26 +40,29 @@ export function passwordProblem(password: string, connection?: Pick<ConnectionRe
   const complexity = options.password_complexity_options as { min_length?: unknown } | undefined;
   const configured = typeof complexity?.min_length === "number" ? complexity.min_length : undefined;
   const min = Math.max(1, Math.min(128, configured ?? policy?.min ?? MIN_PASSWORD_LENGTH));
-  if ([...password].length < min) return { code: "PASSWORD_TOO_SHORT", message: `Password must be at least ${min} characters long.` };
+  if ([...password].length < min) return { code: "PASSWORD_TOO_SHORT", message: `Password must be at least ${min} characters long.`, vars: { minLength: min } };
   if (utf8(password).byteLength > MAX_PASSWORD_BYTES) {
-    return { code: "PASSWORD_TOO_LONG", message: `Password must be at most ${MAX_PASSWORD_BYTES} bytes long.` };
+    return { code: "PASSWORD_TOO_LONG", message: `Password must be at most ${MAX_PASSWORD_BYTES} bytes long.`, vars: { maxBytes: MAX_PASSWORD_BYTES } };
   }
   if (policy && CLASSES.filter((c) => c.test(password)).length < policy.classes) {
-    return { code: "PASSWORD_TOO_WEAK", message: `Password must contain at least ${policy.classes} of: lower case, upper case, digits, special characters.` };
+    return {
+      code: "PASSWORD_TOO_WEAK",
+      message: `Password must contain at least ${policy.classes} of: lower case, upper case, digits, special characters.`,
+      vars: { count: policy.classes },
+    };
   }
   if (policy?.noTriples && /(.)\1\1/u.test(password)) {
-    return { code: "PASSWORD_TOO_WEAK", message: "Password must not contain more than 2 identical characters in a row." };
+    return { code: "PASSWORD_TOO_WEAK", message: "Password must not contain more than 2 identical characters in a row.", text: "password-identical-chars" };
   }
   return null;
 }
 
-/** The connection's password rule in one sentence, for the hint under a new-password field. */
-export function passwordPolicyHint(connection?: Pick<ConnectionRecord, "options">): string {
+/** The connection's password rule (its minimum length and character classes), for the hint under a new-password field. */
+export function passwordPolicyHint(connection?: Pick<ConnectionRecord, "options">): { minLength: number; classes: number } {
   const options = connection?.options ?? {};
   const policy = typeof options.passwordPolicy === "string" ? LEVELS[options.passwordPolicy] : undefined;
   const complexity = options.password_complexity_options as { min_length?: unknown } | undefined;
   const configured = typeof complexity?.min_length === "number" ? complexity.min_length : undefined;
   const min = Math.max(1, Math.min(128, configured ?? policy?.min ?? MIN_PASSWORD_LENGTH));
-  const mix = policy && policy.classes > 0 ? `, with at least ${policy.classes} of: lower case, upper case, digits, special characters` : "";
-  return `At least ${min} characters${mix}.`;
+  return { minLength: min, classes: policy?.classes ?? 0 };
 }

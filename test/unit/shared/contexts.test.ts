@@ -18,6 +18,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.queuedEmailText("ann@example.com")).toBe("queued_email_text:ann@example.com");
     expect(encryptionContext.consoleSession("abc")).toBe("console_session:abc");
     expect(encryptionContext.consoleLogin()).toBe("console_login_transaction");
+    expect(encryptionContext.settingsSecret("captcha", "recaptcha_v2.secret")).toBe("settings_secret:captcha:recaptcha_v2.secret");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
       "clientSecret",
@@ -29,6 +30,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
       "logStreamSink",
       "queuedEmailText",
       "resourceServerSigningSecret",
+      "settingsSecret",
       "signingKey",
       "smsProvider",
       "totpSecret",

@@ -7,6 +7,8 @@ import { audited } from "../core/events";
 import { emitWarnings, getExecution, recordExecution } from "./executions";
 import { TenantRpc } from "../core/rpc";
 import { createAuthorizationCode } from "../login/single-use";
+import type { ActionCacheEntry, ActionCacheWrite } from "../../../shared/actions/cache";
+import { applyCacheWrites, cacheEntries, type ResumeOutcome, resumeLogin, type SuspendedLoginRow, suspendLogin } from "./action-state";
 
 /**
  * The actions facade (`stub.actions(audit)`): drafts, versions, bindings and executions. Deployments and
@@ -117,5 +119,25 @@ export class ActionsRpc extends TenantRpc {
       if (execution) recordExecution(tx.sql, execution, tx.now);
       emitWarnings(tx, warnings);
     });
+  }
+
+  /** Stores a login a post-login action sent away (`api.redirect.sendUserTo`) until its `/continue`. */
+  suspendLogin(row: SuspendedLoginRow): void {
+    this.commit((tx) => suspendLogin(tx.sql, row, tx.now));
+  }
+
+  /** Consumes a suspended login once, for the browser it was sent away from. */
+  resumeLogin(stateHash: string, bindingHash: string): ResumeOutcome {
+    return this.commit((tx) => resumeLogin(tx.sql, stateHash, bindingHash, tx.now));
+  }
+
+  /** The live `api.cache` entries of a trigger. */
+  cacheEntries(triggerId: string): ActionCacheEntry[] {
+    return this.read((sql, now) => cacheEntries(sql, triggerId, now));
+  }
+
+  /** Stores a run's `api.cache` writes (checked against the limits by the worker). */
+  applyCacheWrites(triggerId: string, writes: ActionCacheWrite[]): void {
+    this.commit((tx) => applyCacheWrites(tx.sql, triggerId, writes, tx.now));
   }
 }

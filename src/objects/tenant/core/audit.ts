@@ -25,6 +25,10 @@ export const LOG_TYPES = {
   /** Verification email links followed (POST /jobs/verification-email). */
   verificationEmail: "sv",
   verificationEmailFailed: "fv",
+  /** A breached password at sign-up, at a password change and at login (issue 28: breached-password detection). */
+  signupBreachedPassword: "signup_pwd_leak",
+  resetBreachedPassword: "reset_pwd_leak",
+  loginBreachedPassword: "pwd_leak",
   /** Warnings during login (a tenant action's claim dropped ...). */
   warning: "w",
 } as const;

@@ -21,6 +21,7 @@ import deviceCodesAndPushedRequests from "../../../../migrations/tenant/0019_dev
 import userGrants from "../../../../migrations/tenant/0020_user_grants.sql";
 import connectionEnabledClients from "../../../../migrations/tenant/0021_connection_enabled_clients.sql";
 import resourceServerProofOfPossession from "../../../../migrations/tenant/0022_resource_server_proof_of_possession.sql";
+import actionRedirectsAndCache from "../../../../migrations/tenant/0023_action_redirects_and_cache.sql";
 
 /** TenantObject schema, append-only. */
 export const tenantMigrations = defineMigrations("tenant", [
@@ -46,4 +47,5 @@ export const tenantMigrations = defineMigrations("tenant", [
   { name: "0020_user_grants", sql: userGrants },
   { name: "0021_connection_enabled_clients", sql: connectionEnabledClients },
   { name: "0022_resource_server_proof_of_possession", sql: resourceServerProofOfPossession },
+  { name: "0023_action_redirects_and_cache", sql: actionRedirectsAndCache },
 ]);

@@ -183,6 +183,15 @@ export class UserTickets extends TenantRpc {
     this.commit((tx) => issueVerificationTicket(tx, input, this.audit));
   }
 
+  /** The user a live, unspent verification link names (the custom database `verify` script runs first). */
+  peekVerification(ticketHash: string): { user_id: string } | null {
+    return this.read((sql, now) => {
+      const row = sql.first<{ subject: string }>`SELECT subject FROM auth_challenges
+        WHERE purpose = ${EMAIL_VERIFICATION_PURPOSE} AND secret_hash = ${ticketHash} AND consumed_at IS NULL AND expires_at > ${now}`;
+      return row ? { user_id: primaryOf(sql, row.subject) } : null;
+    });
+  }
+
   verifyEmail(ticketHash: string): VerificationTicketOutcome {
     return this.commit((tx) => verifyEmailTicket(tx, ticketHash, this.audit));
   }

@@ -146,3 +146,18 @@ export function rolesOfMembers(sql: Sql, orgId: string, userIds: readonly string
   }
   return out;
 }
+
+/** The organization's members holding a role there, by user id (GET /organizations/{id}/roles/{role_id}/members). */
+export function listRoleMembers(
+  sql: Sql,
+  orgId: string,
+  roleId: string,
+  window: { offset: number; limit: number },
+): Result<ListPage<{ user_id: string; email: string | null; picture: string | null; name: string | null }>> {
+  if (!getOrganization(sql, orgId)) return fail("inexistent_organization");
+  if (!sql.first`SELECT 1 FROM roles WHERE id = ${roleId}`) return fail("inexistent_role");
+  const rows = sql.all<Row>`SELECT u.user_id, u.email, u.picture, u.name FROM organization_member_roles mr JOIN users u ON u.user_id = mr.user_id
+    WHERE mr.organization_id = ${orgId} AND mr.role_id = ${roleId} ORDER BY u.user_id LIMIT ${window.limit} OFFSET ${window.offset}`;
+  const total = sql.first<{ n: number }>`SELECT count(*) AS n FROM organization_member_roles WHERE organization_id = ${orgId} AND role_id = ${roleId}`?.n ?? 0;
+  return ok({ items: rows.map((r) => ({ user_id: String(r.user_id), email: text(r.email), picture: text(r.picture), name: text(r.name) })), total });
+}

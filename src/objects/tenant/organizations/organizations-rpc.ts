@@ -18,6 +18,7 @@ import {
   assignMemberRoles,
   isMember,
   listMemberRoles,
+  listRoleMembers,
   listMembers,
   listUserOrganizations,
   removeMemberRoles,
@@ -133,6 +134,10 @@ export class Organizations extends TenantRpc {
 
   memberRoles(orgId: string, userId: string, window: { offset: number; limit: number }): Result<ListPage<OrganizationRoleRecord>> {
     return this.read((sql) => listMemberRoles(sql, orgId, userId, window));
+  }
+
+  roleMembers(orgId: string, roleId: string, window: { offset: number; limit: number }) {
+    return this.read((sql) => listRoleMembers(sql, orgId, roleId, window));
   }
 
   rolesOfMembers(orgId: string, userIds: string[]): Record<string, OrganizationRoleRecord[]> {

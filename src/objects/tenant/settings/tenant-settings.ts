@@ -3,6 +3,8 @@ import type { Sql } from "../../sql";
 import { getSetting, putSetting } from "../core/settings";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
+import type { PromptsRecord, PromptsSettingsPatch } from "../../../shared/i18n/prompts-schema";
+import { customTextChange, getPrompts, partialsChange, settingsChange, writePrompts } from "./prompts";
 
 /** Settings key of the tenant settings object (configuration: every token request reads it from the snapshot). */
 const KEY = "tenant";
@@ -37,5 +39,22 @@ export class TenantSettingsRpc extends TenantRpc {
       audited(tx, this.audit, { ok: true, value: after }, { entity: "tenant_settings", action: "updated", id: "settings", before, after: (s) => s });
       return after;
     }, { config: true });
+  }
+
+  /** Universal-login prompts (`/api/v2/prompts`, issue 29 point 3): settings, custom text and partials, one record. */
+  prompts(): PromptsRecord {
+    return this.read((sql) => getPrompts(sql));
+  }
+
+  updatePrompts(patch: PromptsSettingsPatch): PromptsRecord {
+    return this.commit((tx) => writePrompts(tx, this.audit, "settings", "prompts", settingsChange(patch)), { config: true });
+  }
+
+  setCustomText(prompt: string, language: string, texts: Record<string, Record<string, string>>): PromptsRecord {
+    return this.commit((tx) => writePrompts(tx, this.audit, "custom_text", `${prompt}/${language}`, customTextChange(prompt, language, texts)), { config: true });
+  }
+
+  setPartials(prompt: string, partials: Record<string, Record<string, string>>): PromptsRecord {
+    return this.commit((tx) => writePrompts(tx, this.audit, "partials", prompt, partialsChange(prompt, partials)), { config: true });
   }
 }

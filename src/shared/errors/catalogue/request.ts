@@ -76,7 +76,6 @@ export const REQUEST_ERRORS = {
     errorCode: "invalid_body",
   },
   login_template_invalid: { status: 400, message: "Payload validation error: '{detail}' on property template", errorCode: "invalid_body" },
-  inexistent_risk_assessment: { status: 404, message: "Risk assessment settings do not exist: the feature is not available on this tenant", errorCode: "not_found" },
   feature_not_enabled: {
     status: 403,
     message: 'The feature "{feature}" is not enabled on this tenant',

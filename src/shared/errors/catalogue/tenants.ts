@@ -74,4 +74,14 @@ export const TENANT_ERRORS = {
   },
   certificate_provider_failed: { status: 502, message: "The certificate provider refused the request: {detail}", errorCode: "certificate_provider_error" },
   control_plane_unreachable: { status: 502, message: "The control plane did not answer: {detail}", errorCode: "control_plane_error" },
+  // Prompts (issue 29 point 3): the reference platform's path and payload validation errors.
+  unknown_prompt: { status: 400, message: "Path validation error: 'must be one of the prompt names' on property prompt ({prompt})", errorCode: "invalid_uri" },
+  unknown_prompt_language: {
+    status: 400,
+    message: "Path validation error: 'must be one of the supported languages' on property language ({language})",
+    errorCode: "invalid_uri",
+  },
+  unknown_prompt_screen: { status: 400, message: "Payload validation error: 'Additional properties not allowed: {screen}' on property {prompt}", errorCode: "invalid_body" },
+  unknown_prompt_text: { status: 400, message: "Payload validation error: 'Additional properties not allowed: {text}' on property {screen}", errorCode: "invalid_body" },
+  invalid_prompt_text: { status: 400, message: "Payload validation error: '{detail}' on property {property}", errorCode: "invalid_body" },
 } as const satisfies Record<string, ErrorEntry>;

@@ -39,7 +39,7 @@ const CALLBACK_PATH = "/login/callback";
 const ROUND_TRIP_MS = 10 * 60 * 1000;
 const PURPOSE = "oidc_login";
 
-const NOT_OFFERED = { code: "CONNECTION_NOT_FOUND", title: "Login unavailable", message: "This application does not offer this way of logging in." } as const;
+const NOT_OFFERED = { code: "CONNECTION_NOT_FOUND", text: "connection-not-offered", title: "Login unavailable", message: "This application does not offer this way of logging in." } as const;
 const UNAVAILABLE = { code: "CONNECTION_UNAVAILABLE", title: "Login unavailable", message: "The identity provider of this connection cannot be reached. Try again later." } as const;
 const BAD_STATE = { code: "INVALID_STATE", title: "Something went wrong", message: "This login response is invalid, was already used, or was started in another browser. Start the login again." } as const;
 
@@ -138,14 +138,14 @@ export async function enterpriseCallback(c: AppContext): Promise<Response> {
   const spent = state && binding ? await stub.challenges().consumeByHash(PURPOSE, await stateSubject(state), await hashSecret(binding)) : null;
   if (!spent) {
     await stub.enterprise(anonymous).recordFailure("Enterprise login callback with an invalid, spent or foreign state", null, null);
-    return sendMessage(c, shellFor(config), BAD_STATE, 400);
+    return sendMessage(c, shellFor(c, config), BAD_STATE, 400);
   }
   const data = spent.data as { login_session: string; connection: string; nonce: string; verifier: string };
   const loginSession = await stub.logins().get(data.login_session);
   const client = loginSession && clientIn(config, loginSession.client_id);
   const connection = config.connections.find((x) => x.id === data.connection && x.strategy === OIDC_STRATEGY);
   const organization = loginSession ? await loginOrganization(c, loginSession.request) : null;
-  const shell = shellFor(brandedFor(config, organization), client ? client.name : undefined);
+  const shell = shellFor(c, brandedFor(config, organization), client ? client.name : undefined, loginSession?.request.ui_locales);
   if (loginSession?.state !== "pending" || !client) return sendMessage(c, shell, EXPIRED_LOGIN, 400);
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
   const fail = async (description: string, shown: string) => {

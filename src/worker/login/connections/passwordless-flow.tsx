@@ -21,25 +21,25 @@ import { PasswordlessCodePage, PasswordlessStartPage } from "./passwordless-page
  * a password login is (MFA policy, organizations, post-login actions, consent).
  */
 
-const NOT_OFFERED = { code: "CONNECTION_NOT_FOUND", title: "Login unavailable", message: "This application does not offer this way of logging in." } as const;
+const NOT_OFFERED = { code: "CONNECTION_NOT_FOUND", text: "connection-not-offered", title: "Login unavailable", message: "This application does not offer this way of logging in." } as const;
 
 const WRONG_CODE: Record<PasswordlessStrategy, FormFailure> = {
-  email: { code: "INVALID_CODE", message: "Wrong email or verification code." },
-  sms: { code: "INVALID_CODE", message: "Wrong phone number or verification code." },
+  email: { code: "INVALID_CODE", text: "wrong-email-code", message: "Wrong email or verification code." },
+  sms: { code: "INVALID_CODE", text: "wrong-sms-code", message: "Wrong phone number or verification code." },
 };
 const INVALID_IDENTIFIER: Record<PasswordlessStrategy, FormFailure> = {
   email: { code: "INVALID_EMAIL", message: "Enter a valid email address." },
-  sms: { code: "INVALID_PHONE_NUMBER", message: "Enter a phone number with its country code, e.g. +14155550100." },
+  sms: { code: "INVALID_PHONE_NUMBER", text: "invalid-phone", message: "Enter a phone number with its country code, e.g. +14155550100." },
 };
 const REFUSED: Record<PasswordlessRefusal, [FormFailure, ContentfulStatusCode]> = {
   ip_limit: [{ code: "TOO_MANY_REQUESTS", message: "Too many requests from your network. Wait a few minutes, then try again." }, 429],
-  identifier_limit: [{ code: "TOO_MANY_REQUESTS", message: "Too many codes were sent to this address. Wait a few minutes, then try again." }, 429],
+  identifier_limit: [{ code: "TOO_MANY_REQUESTS", text: "too-many-codes", message: "Too many codes were sent to this address. Wait a few minutes, then try again." }, 429],
   no_provider: [{ code: "DELIVERY_UNAVAILABLE", message: "Codes cannot be sent right now. Try another way to log in." }, 503],
   delivery_failed: [{ code: "DELIVERY_FAILED", message: "The code could not be sent. Try again later." }, 503],
 };
-const TOO_MANY_ATTEMPTS: FormFailure = { code: "TOO_MANY_FAILED_LOGINS", message: "Too many failed attempts. Wait a few minutes, then ask for a new code." };
+const TOO_MANY_ATTEMPTS: FormFailure = { code: "TOO_MANY_FAILED_LOGINS", text: "too-many-attempts", message: "Too many failed attempts. Wait a few minutes, then ask for a new code." };
 const BLOCKED: FormFailure = { code: "USER_BLOCKED", message: "This account is blocked. Contact the application's administrator." };
-const SIGNUP_DISABLED: FormFailure = { code: "SIGNUP_DISABLED", message: "There is no account for this address, and sign-ups are closed." };
+const SIGNUP_DISABLED: FormFailure = { code: "SIGNUP_DISABLED", text: "no-account-signup-closed", message: "There is no account for this address, and sign-ups are closed." };
 
 /** The passwordless connection of the request (`?connection=`) when this login may use it, with the page's context. */
 function passwordlessOf(c: AppContext, t: LoginTransaction) {

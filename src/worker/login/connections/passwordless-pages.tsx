@@ -18,9 +18,9 @@ interface PasswordlessProps {
 const query = (state: string, connection: PasswordlessStrategy) => `?state=${encodeURIComponent(state)}&connection=${connection}`;
 
 /** The phone number field of the SMS connection (E.164). */
-const PhoneField: FC<{ value?: string; isInvalid: boolean }> = ({ value, isInvalid }) => (
+const PhoneField: FC<{ label: string; hint: string; value?: string; isInvalid: boolean }> = ({ label, hint, value, isInvalid }) => (
   <div class="field">
-    <label for="phone_number">Phone number</label>
+    <label for="phone_number">{label}</label>
     <input
       id="phone_number"
       name="phone_number"
@@ -34,7 +34,7 @@ const PhoneField: FC<{ value?: string; isInvalid: boolean }> = ({ value, isInval
       aria-describedby={isInvalid ? "form-error phone-hint" : "phone-hint"}
     />
     <p id="phone-hint" class="hint">
-      With the country code, e.g. +14155550100.
+      {hint}
     </p>
   </div>
 );
@@ -42,21 +42,26 @@ const PhoneField: FC<{ value?: string; isInvalid: boolean }> = ({ value, isInval
 /** Passwordless, first step: the address (or phone number) the one-time code goes to. */
 export const PasswordlessStartPage: FC<PasswordlessProps & { identifier?: string }> = (p) => {
   const isEmail = p.connection === "email";
+  const { text } = p.shell;
+  const t = (id: Parameters<typeof text.t<"login-passwordless", "login-passwordless-identifier">>[2], vars?: Record<string, string>) =>
+    text.t("login-passwordless", "login-passwordless-identifier", id, vars);
   return (
-    <Layout shell={p.shell} title={`Log in | ${p.clientName}`}>
-      <h1 id="page-title">Welcome</h1>
-      <p class="subtitle">
-        {isEmail ? `Enter your email address to receive a code and continue to ${p.clientName}.` : `Enter your phone number to receive a code and continue to ${p.clientName}.`}
-      </p>
+    <Layout shell={p.shell} title={t("pageTitle", { clientName: p.clientName })}>
+      <h1 id="page-title">{t("title")}</h1>
+      <p class="subtitle">{t(isEmail ? "emailDescription" : "smsDescription", { clientName: p.clientName })}</p>
       <form method="post" action={`/u2/passwordless${query(p.state, p.connection)}`} novalidate>
-        {p.error ? <FormError code={p.error.code} message={p.error.message} /> : null}
+        {p.error ? <FormError code={p.error.code} message={text.failure(p.error)} /> : null}
         <input type="hidden" name="_csrf" value={p.csrf} />
-        {isEmail ? <EmailField value={p.identifier} autocomplete="email" hasFocus isInvalid={Boolean(p.error)} /> : <PhoneField value={p.identifier} isInvalid={Boolean(p.error)} />}
-        <button type="submit">Send code</button>
+        {isEmail ? (
+          <EmailField label={t("emailPlaceholder")} value={p.identifier} autocomplete="email" hasFocus isInvalid={Boolean(p.error)} />
+        ) : (
+          <PhoneField label={t("phonePlaceholder")} hint={t("phoneHint")} value={p.identifier} isInvalid={Boolean(p.error)} />
+        )}
+        <button type="submit">{t("buttonText")}</button>
       </form>
       {p.isOnlyConnection ? null : (
         <p class="alt">
-          <a href={`/u2/login?state=${encodeURIComponent(p.state)}`}>Other ways to log in</a>
+          <a href={`/u2/login?state=${encodeURIComponent(p.state)}`}>{t("otherMethodsLinkText")}</a>
         </p>
       )}
     </Layout>
@@ -64,34 +69,39 @@ export const PasswordlessStartPage: FC<PasswordlessProps & { identifier?: string
 };
 
 /** Passwordless, second step: the six-digit code that was sent. */
-export const PasswordlessCodePage: FC<PasswordlessProps & { identifier: string }> = (p) => (
-  <Layout shell={p.shell} title={`Enter your code | ${p.clientName}`}>
-    <h1 id="page-title">Enter your code</h1>
-    <p class="subtitle">{`We sent a code to ${p.identifier}. It expires in 5 minutes.`}</p>
-    <form method="post" action={`/u2/passwordless/code${query(p.state, p.connection)}`} novalidate>
-      {p.error ? <FormError code={p.error.code} message={p.error.message} /> : null}
-      <input type="hidden" name="_csrf" value={p.csrf} />
-      <input type="hidden" name="identifier" value={p.identifier} />
-      <div class="field">
-        <label for="code">Code</label>
-        <input
-          id="code"
-          name="code"
-          type="text"
-          autocomplete="one-time-code"
-          inputmode="numeric"
-          pattern="[0-9]{6}"
-          maxlength={6}
-          required
-          autofocus
-          aria-invalid={p.error ? "true" : undefined}
-          aria-describedby={p.error ? "form-error" : undefined}
-        />
-      </div>
-      <button type="submit">Continue</button>
-    </form>
-    <p class="alt">
-      <a href={`/u2/passwordless${query(p.state, p.connection)}`}>Send a new code</a>
-    </p>
-  </Layout>
-);
+export const PasswordlessCodePage: FC<PasswordlessProps & { identifier: string }> = (p) => {
+  const { text } = p.shell;
+  const t = (id: Parameters<typeof text.t<"login-passwordless", "login-passwordless-code">>[2], vars?: Record<string, string>) =>
+    text.t("login-passwordless", "login-passwordless-code", id, vars);
+  return (
+    <Layout shell={p.shell} title={t("pageTitle", { clientName: p.clientName })}>
+      <h1 id="page-title">{t("title")}</h1>
+      <p class="subtitle">{t("description", { identifier: p.identifier })}</p>
+      <form method="post" action={`/u2/passwordless/code${query(p.state, p.connection)}`} novalidate>
+        {p.error ? <FormError code={p.error.code} message={text.failure(p.error)} /> : null}
+        <input type="hidden" name="_csrf" value={p.csrf} />
+        <input type="hidden" name="identifier" value={p.identifier} />
+        <div class="field">
+          <label for="code">{t("codePlaceholder")}</label>
+          <input
+            id="code"
+            name="code"
+            type="text"
+            autocomplete="one-time-code"
+            inputmode="numeric"
+            pattern="[0-9]{6}"
+            maxlength={6}
+            required
+            autofocus
+            aria-invalid={p.error ? "true" : undefined}
+            aria-describedby={p.error ? "form-error" : undefined}
+          />
+        </div>
+        <button type="submit">{t("buttonText")}</button>
+      </form>
+      <p class="alt">
+        <a href={`/u2/passwordless${query(p.state, p.connection)}`}>{t("resendActionText")}</a>
+      </p>
+    </Layout>
+  );
+};

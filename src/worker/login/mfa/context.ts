@@ -119,7 +119,7 @@ export async function loadMfa(c: AppContext): Promise<MfaContext | Response> {
   const state = c.req.query("state") ?? "";
   const stub = tenantObject(c.env, c.var.tenant.id);
   const tx = state ? await stub.mfa().get(state) : null;
-  const expired = () => sendMessage(c, shellFor(config), EXPIRED_MFA, 400);
+  const expired = () => sendMessage(c, shellFor(c, config), EXPIRED_MFA, 400);
   if (!tx || !(await cookieMatches(c, tx))) return expired();
   const [user, loginSession] = await Promise.all([stub.users().get(tx.user_id), tx.login_session_id ? stub.logins().get(tx.login_session_id) : null]);
   if (!user || user.blocked) return expired();
@@ -128,7 +128,7 @@ export async function loadMfa(c: AppContext): Promise<MfaContext | Response> {
     client = (loginSession && clientIn(config, loginSession.client_id)) || null;
     if (loginSession?.state !== "awaiting_mfa" || !client) return expired();
   }
-  return { config, shell: shellFor(config, client?.name), tx, user, client, loginSession, state, query: mfaQuery(c, state) };
+  return { config, shell: shellFor(c, config, client?.name, loginSession?.request.ui_locales), tx, user, client, loginSession, state, query: mfaQuery(c, state) };
 }
 
 /** The prologue of every MFA form post: a live transaction of this browser, a readable form, a valid CSRF token. */

@@ -25,17 +25,20 @@ export async function factorsPage(c: AppContext): Promise<Response> {
   const { usable, enrollable } = await methodsOf(c, m);
   const choices: FactorChoice[] = [];
   const challenging = m.tx.kind === "login" && (usable.totp || usable.phone || usable.webauthn.length);
+  const t = (id: Parameters<typeof m.shell.text.t<"mfa", "mfa-login-options">>[2]) => m.shell.text.t("mfa", "mfa-login-options", id);
+  const named = (factor: keyof typeof FACTOR_LABELS) => ({ label: t(FACTOR_LABELS[factor].label), description: t(FACTOR_LABELS[factor].description) });
   if (challenging) {
-    if (usable.webauthn.length) choices.push({ href: withQuery("/u2/mfa/webauthn-challenge", m.query), label: "Security key or passkey", description: "Use a key or device you registered." });
-    if (usable.totp) choices.push({ href: withQuery("/u2/mfa/totp-challenge", m.query), ...FACTOR_LABELS.otp });
-    if (usable.phone) choices.push({ href: withQuery("/u2/mfa/phone-challenge", m.query), ...FACTOR_LABELS.sms });
-    if (usable.recovery) choices.push({ href: withQuery("/u2/mfa/recovery-code", m.query), ...FACTOR_LABELS["recovery-code"] });
+    if (usable.webauthn.length) choices.push({ href: withQuery("/u2/mfa/webauthn-challenge", m.query), label: t("authenticatorNamesWebauthn"), description: t("authenticatorDescriptionWebauthn") });
+    if (usable.totp) choices.push({ href: withQuery("/u2/mfa/totp-challenge", m.query), ...named("otp") });
+    if (usable.phone) choices.push({ href: withQuery("/u2/mfa/phone-challenge", m.query), ...named("sms") });
+    if (usable.recovery) choices.push({ href: withQuery("/u2/mfa/recovery-code", m.query), ...named("recovery-code") });
   } else {
-    for (const factor of enrollable) choices.push({ href: withQuery(ENROLL_PATH[factor], m.query), ...FACTOR_LABELS[factor] });
+    for (const factor of enrollable) choices.push({ href: withQuery(ENROLL_PATH[factor], m.query), ...named(factor) });
   }
   if (choices.length === 0) return nextStep(c, m);
-  const title = challenging ? "Choose another method" : "Secure your account";
-  const subtitle = challenging ? "How do you want to verify it's you?" : "Choose how you want to confirm it's you when you log in.";
+  const screen = challenging ? "mfa-login-options" : "mfa-begin-enroll-options";
+  const title = m.shell.text.t("mfa", screen, "title");
+  const subtitle = m.shell.text.t("mfa", screen, "description");
   return render(c, m, <FactorChoicePage shell={m.shell} title={title} subtitle={subtitle} choices={choices} />);
 }
 
@@ -58,10 +61,10 @@ async function renderRecovery(c: AppContext, m: MfaContext, error?: FormFailure,
       query={m.query}
       csrf={m.tx.csrf_token}
       action="/u2/mfa/recovery-code"
-      title="Use a recovery code"
-      subtitle="Enter one of the recovery codes you saved when you set up verification."
-      label="Recovery code"
-      hint="For example ABCDE-23456. Each code works once."
+      title={m.shell.text.t("mfa-recovery-code", "mfa-recovery-code-challenge", "title")}
+      subtitle={m.shell.text.t("mfa-recovery-code", "mfa-recovery-code-challenge", "description")}
+      label={m.shell.text.t("mfa-recovery-code", "mfa-recovery-code-challenge", "placeholder")}
+      hint={m.shell.text.t("mfa-recovery-code", "mfa-recovery-code-challenge", "hint")}
       numeric={false}
       hasAlternatives={true}
       {...(error ? { error } : {})}

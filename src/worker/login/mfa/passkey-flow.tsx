@@ -111,11 +111,11 @@ async function renderOffer(c: AppContext, m: MfaContext, error?: FormFailure) {
       shell={m.shell}
       query={m.query}
       csrf={m.tx.csrf_token}
-      title="Log in faster with a passkey"
-      subtitle="A passkey uses your fingerprint, face or screen lock instead of a password. You can use it next time you log in."
+      title={m.shell.text.t("passkeys", "passkey-enrollment", "title")}
+      subtitle={m.shell.text.t("passkeys", "passkey-enrollment", "description")}
       action="/u2/passkey/enrollment"
       mode="register"
-      button="Create a passkey"
+      button={m.shell.text.t("passkeys", "passkey-enrollment", "buttonText")}
       options={options}
       hasAlternatives={false}
       skippable={true}
@@ -141,7 +141,7 @@ export async function passkeyEnrollmentSubmit(c: AppContext): Promise<Response> 
   if (!m.tx.pending.satisfied || m.tx.pending.passkey_offer_done || !(await wantsOffer(c, m.config, m.client, m.user))) return nextStep(c, m);
   const response = parseCredential<RegistrationResponseJSON>(form.credential);
   const verified = response ? await verifyRegistration(c, "passkey", m.tx.id, response) : null;
-  if (!verified) return renderOffer(c, m, { code: "WEBAUTHN_FAILED", message: "The passkey could not be created. Try again, or choose Not now." });
+  if (!verified) return renderOffer(c, m, { code: "WEBAUTHN_FAILED", message: "The passkey could not be created. Try again, or choose Not now.", text: "passkey-not-created" });
   const method = await webauthnMethod(c, m, newMethodId("passkey"), "passkey", verified, credentialName(undefined, "Passkey"));
   const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { passkey_offer_done: true }, m.config.guardian.factors);
   if (!enrolled.ok) return renderOffer(c, m, { code: "WEBAUTHN_DUPLICATE", message: enrolled.error.message });

@@ -1,3 +1,4 @@
+import { mfaSmsText } from "../../messaging/sms-templates";
 import { phoneNumber } from "../../../shared/schemas/authentication-methods";
 import type { AppContext } from "../../context";
 import { newMethodId } from "../../management/users/authentication-methods";
@@ -32,7 +33,7 @@ async function targetPhone(c: AppContext, m: MfaContext): Promise<{ phone: strin
 }
 
 /** Sends a fresh code by SMS (the previous one stops counting as the newest); null on success. */
-async function sendCode(c: AppContext, m: MfaContext, phone: string): Promise<FormFailure | null> {
+async function sendCode(c: AppContext, m: MfaContext, phone: string, enrolling: boolean): Promise<FormFailure | null> {
   const sent = m.tx.pending.sms_sent ?? 0;
   if (sent >= MAX_SMS_PER_TRANSACTION) return TOO_MANY_SMS;
   const sender = await smsSender(c, m.config);
@@ -42,7 +43,7 @@ async function sendCode(c: AppContext, m: MfaContext, phone: string): Promise<Fo
   const { code } = await issueCode(c, { purpose: PURPOSE, subject: m.tx.id, clientId: null, data: { phone } });
   const name = String(m.config.settings.friendly_name ?? m.client?.name ?? m.config.tenantId);
   try {
-    await sender.send({ to: phone, body: `${code} is your verification code for ${name}. It expires in 5 minutes.` });
+    await sender.send({ to: phone, body: await mfaSmsText(c, enrolling ? "enrollment" : "verification", code, name) });
     return null;
   } catch (error) {
     console.warn("SMS delivery failed:", error instanceof DeliveryError ? error.message : error);
@@ -76,7 +77,7 @@ export async function phoneEnrollmentSubmit(c: AppContext): Promise<Response> {
   const enrollment = { factor: "sms" as const, method_id: newMethodId("phone"), phone_number: parsed.data };
   const tx = await tenantObject(c.env, c.var.tenant.id).mfa().update(m.tx.id, { enrollment });
   if (!tx) return nextStep(c, m);
-  const failure = await sendCode(c, { ...m, tx }, parsed.data);
+  const failure = await sendCode(c, { ...m, tx }, parsed.data, true);
   if (failure) return renderEnrollment(c, m, failure, parsed.data, failure === TOO_MANY_SMS ? 429 : 503);
   return c.redirect(withQuery("/u2/mfa/phone-challenge", m.query), 302);
 }
@@ -88,10 +89,10 @@ async function renderChallenge(c: AppContext, m: MfaContext, phone: string, erro
       query={m.query}
       csrf={m.tx.csrf_token}
       action="/u2/mfa/phone-challenge"
-      title="Verify your phone"
-      subtitle={`We sent a text message with a 6-digit code to ${maskPhone(phone)}.`}
-      label="6-digit code"
-      hint="The code expires in 5 minutes."
+      title={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "title")}
+      subtitle={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "description", { phoneNumber: maskPhone(phone) })}
+      label={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "placeholder")}
+      hint={m.shell.text.t("mfa-sms", "mfa-sms-challenge", "hint")}
       hasAlternatives={await hasAlternatives(c, m)}
       resend={true}
       {...(error ? { error } : {})}
@@ -107,7 +108,7 @@ export async function phoneChallengePage(c: AppContext): Promise<Response> {
   const target = m.tx.pending.satisfied ? null : await targetPhone(c, m);
   if (!target) return nextStep(c, m);
   if (!target.enrolling && !m.tx.pending.sms_sent) {
-    const failure = await sendCode(c, m, target.phone);
+    const failure = await sendCode(c, m, target.phone, false);
     if (failure) return renderChallenge(c, m, target.phone, failure, failure === TOO_MANY_SMS ? 429 : 503);
   }
   return renderChallenge(c, m, target.phone);
@@ -124,7 +125,7 @@ export async function phoneChallengeSubmit(c: AppContext): Promise<Response> {
   const target = m.tx.pending.satisfied ? null : await targetPhone(c, m);
   if (!target) return nextStep(c, m);
   if (form.action === "resend") {
-    const failure = await sendCode(c, m, target.phone);
+    const failure = await sendCode(c, m, target.phone, target.enrolling);
     return renderChallenge(c, m, target.phone, failure ?? undefined, failure ? (failure === TOO_MANY_SMS ? 429 : 503) : 200);
   }
   const typed = typedCode(form);

@@ -1,3 +1,4 @@
+import type { en } from "../../../shared/i18n/languages/en";
 import { challengeableMethods, loginMayEnroll, TICKET_FACTORS } from "../../../shared/schemas/guardian";
 import type { MfaTransaction, TenantConfig } from "../../../shared/types";
 import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
@@ -69,14 +70,15 @@ export const ENROLL_PATH: Record<GuardianFactor, string> = {
 /** A path joined with the MFA query (`?state=...`; paths ending in `&` already have a query). */
 export const withQuery = (path: string, query: string) => (path.endsWith("&") ? `${path}${query.slice(1)}` : `${path}${query}`);
 
-/** What a factor is called on the screens. */
-export const FACTOR_LABELS: Record<GuardianFactor, { label: string; description: string }> = {
-  otp: { label: "Authenticator app", description: "Google Authenticator, 1Password, Authy or similar." },
-  sms: { label: "Text message", description: "A 6-digit code sent to your phone." },
-  "webauthn-roaming": { label: "Security key", description: "A USB, NFC or Bluetooth key." },
-  "webauthn-platform": { label: "This device", description: "Fingerprint, face or screen lock." },
-  "recovery-code": { label: "Recovery code", description: "One of the codes you saved." },
+/** What a factor is called on the screens: its `mfa/mfa-login-options` text ids (name, description). */
+export const FACTOR_LABELS: Record<GuardianFactor, { label: FactorTextId; description: FactorTextId }> = {
+  otp: { label: "authenticatorNamesOTP", description: "authenticatorDescriptionOTP" },
+  sms: { label: "authenticatorNamesSMS", description: "authenticatorDescriptionSMS" },
+  "webauthn-roaming": { label: "authenticatorNamesWebauthnRoaming", description: "authenticatorDescriptionWebauthnRoaming" },
+  "webauthn-platform": { label: "authenticatorNamesWebauthnPlatform", description: "authenticatorDescriptionWebauthnPlatform" },
+  "recovery-code": { label: "authenticatorNamesRecoveryCode", description: "authenticatorDescriptionRecoveryCode" },
 };
+type FactorTextId = keyof (typeof en)["mfa"]["mfa-login-options"];
 
 /** amr values (RFC 8176) after a second factor: the first factor's, the factor's own, and `mfa`. */
 export function amrAfter(first: string[] | undefined, factor: string): string[] {

@@ -53,7 +53,10 @@ export async function nextStep(c: AppContext, m: MfaContext): Promise<Response> 
     if (m.tx.kind === "ticket") {
       await tenantObject(c.env, c.var.tenant.id).mfa().complete(m.tx.id);
       clearMfaCookie(c);
-      return sendMessage(c, m.shell, { title: "Already enrolled", message: "Your account already has every factor this link can set up." }, 200);
+      return sendMessage(c, m.shell, {
+        title: m.shell.text.t("mfa", "mfa-enroll-result", "alreadyEnrolledTitle"),
+        message: m.shell.text.t("mfa", "mfa-enroll-result", "alreadyEnrolledDescription"),
+      }, 200);
     }
     return sendMessage(c, m.shell, NO_FACTOR, 403);
   }
@@ -70,7 +73,7 @@ export async function afterSatisfied(c: AppContext, m: MfaContext): Promise<Resp
   if (m.tx.kind === "ticket") {
     await stub.mfa().complete(m.tx.id);
     clearMfaCookie(c);
-    return sendMessage(c, m.shell, { title: "You're all set", message: "Your account is now protected with multi-factor authentication. You can close this page." }, 200);
+    return sendMessage(c, m.shell, { title: m.shell.text.t("mfa", "mfa-enroll-result", "title"), message: m.shell.text.t("mfa", "mfa-enroll-result", "description") }, 200);
   }
   const offer = await passkeyOfferFor(c, m);
   if (offer) return offer;

@@ -22,7 +22,7 @@ export async function enrollTicketPage(c: AppContext): Promise<Response> {
   const ticket = c.req.query("ticket") ?? "";
   const fail = (reason: keyof typeof TICKET_PAGES) => {
     const { status, ...page } = TICKET_PAGES[reason];
-    return sendMessage(c, shellFor(config), page, status);
+    return sendMessage(c, shellFor(c, config), page, status);
   };
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) return fail("unknown");
   const { record, cookie } = await prepareMfa("ticket", "", null, randomToken(24));

@@ -106,10 +106,10 @@ async function renderChallenge(c: AppContext, m: MfaContext, error?: FormFailure
       query={m.query}
       csrf={m.tx.csrf_token}
       action="/u2/mfa/totp-challenge"
-      title="Verify it's you"
-      subtitle="Enter the 6-digit code from your authenticator app."
-      label="6-digit code"
-      hint="Open the app on your phone to see the current code."
+      title={m.shell.text.t("mfa-otp", "mfa-otp-challenge", "title")}
+      subtitle={m.shell.text.t("mfa-otp", "mfa-otp-challenge", "description")}
+      label={m.shell.text.t("mfa-otp", "mfa-otp-challenge", "placeholder")}
+      hint={m.shell.text.t("mfa-otp", "mfa-otp-challenge", "hint")}
       hasAlternatives={await hasAlternatives(c, m)}
       {...(error ? { error } : {})}
     />

@@ -15,9 +15,11 @@ import { type CredentialKind, parseCredential, registrationOptions, userHandle, 
 const FAILED: FormFailure = { code: "WEBAUTHN_FAILED", message: "The security key or device could not be verified. Try again." };
 const CLONED: FormFailure = { code: "WEBAUTHN_COUNTER", message: "This security key reported an unexpected counter and was refused. Contact your administrator." };
 
-const KIND_TEXT: Record<"webauthn-roaming" | "webauthn-platform", { title: string; subtitle: string; button: string; name: string }> = {
-  "webauthn-roaming": { title: "Add a security key", subtitle: "Insert or tap your security key when your browser asks.", button: "Use security key", name: "Security key" },
-  "webauthn-platform": { title: "Use this device", subtitle: "Confirm with your fingerprint, face or screen lock when your browser asks.", button: "Continue", name: "This device" },
+/** A kind's enrollment texts, in the page's language (`mfa-webauthn/mfa-webauthn-<roaming|platform>-enrollment`). */
+const kindText = (m: MfaContext, kind: "webauthn-roaming" | "webauthn-platform") => {
+  const screen = kind === "webauthn-roaming" ? "mfa-webauthn-roaming-enrollment" : "mfa-webauthn-platform-enrollment";
+  const t = (id: "title" | "description" | "buttonText" | "defaultNickname") => m.shell.text.t("mfa-webauthn", screen, id);
+  return { title: t("title"), subtitle: t("description"), button: t("buttonText"), name: t("defaultNickname") };
 };
 
 const factorOf = (c: AppContext): "webauthn-roaming" | "webauthn-platform" | null => {
@@ -54,7 +56,7 @@ const rpName = (m: MfaContext) => String(m.config.settings.friendly_name ?? m.cl
 async function renderEnrollment(c: AppContext, m: MfaContext, kind: "webauthn-roaming" | "webauthn-platform", error?: FormFailure) {
   const { methods } = await methodsOf(c, m);
   const options = await registrationOptions(c, { kind, subject: m.tx.id, user: m.user, rpName: rpName(m), existing: methods.filter((x) => x.credential_id) });
-  const text = KIND_TEXT[kind];
+  const text = kindText(m, kind);
   const page = (
     <WebAuthnPage
       shell={m.shell}
@@ -96,7 +98,7 @@ export async function webauthnEnrollmentSubmit(c: AppContext): Promise<Response>
   const verified = response ? await verifyRegistration(c, kind, m.tx.id, response) : null;
   if (!verified) return renderEnrollment(c, m, kind, FAILED);
   const amr = amrAfter(m.tx.pending.amr, "hwk");
-  const method = await webauthnMethod(c, m, newMethodId(kind), kind, verified, credentialName(form.friendly_name, KIND_TEXT[kind].name));
+  const method = await webauthnMethod(c, m, newMethodId(kind), kind, verified, credentialName(form.friendly_name, kindText(m, kind).name));
   const enrolled = await tenantObject(c.env, c.var.tenant.id).mfa(mfaAudit(c, m)).enroll(m.tx.id, method, { satisfied: true, amr }, m.config.guardian.factors);
   if (!enrolled.ok) return renderEnrollment(c, m, kind, { code: "WEBAUTHN_DUPLICATE", message: enrolled.error.message });
   return recoveryCodesOrNext(c, { ...m, tx: { ...m.tx, pending: { ...m.tx.pending, satisfied: true, amr } } }, unused);
@@ -110,11 +112,11 @@ async function renderChallenge(c: AppContext, m: MfaContext, error?: FormFailure
       shell={m.shell}
       query={m.query}
       csrf={m.tx.csrf_token}
-      title="Verify it's you"
-      subtitle="Use your security key, passkey or this device's screen lock."
+      title={m.shell.text.t("mfa-webauthn", "mfa-webauthn-challenge", "title")}
+      subtitle={m.shell.text.t("mfa-webauthn", "mfa-webauthn-challenge", "description")}
       action="/u2/mfa/webauthn-challenge"
       mode="authenticate"
-      button="Verify"
+      button={m.shell.text.t("mfa-webauthn", "mfa-webauthn-challenge", "buttonText")}
       options={options}
       hasAlternatives={await hasAlternatives(c, m)}
       {...(error ? { error } : {})}

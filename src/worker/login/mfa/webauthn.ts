@@ -46,12 +46,24 @@ export async function userHandle(tenantId: string, userId: string): Promise<stri
 /** base64url to bytes backed by a plain ArrayBuffer (what the library's types ask for). */
 const bytes = (text: string) => new Uint8Array(fromBase64Url(text));
 
-const SELECTION: Record<CredentialKind, { authenticatorAttachment?: "platform" | "cross-platform"; residentKey: "required" | "preferred" | "discouraged"; userVerification: "required" | "preferred" }> = {
+type UserVerification = "required" | "preferred" | "discouraged";
+const SELECTION: Record<CredentialKind, { authenticatorAttachment?: "platform" | "cross-platform"; residentKey: "required" | "preferred" | "discouraged"; userVerification: UserVerification }> = {
   "webauthn-roaming": { authenticatorAttachment: "cross-platform", residentKey: "discouraged", userVerification: "preferred" },
   "webauthn-platform": { authenticatorAttachment: "platform", residentKey: "preferred", userVerification: "preferred" },
   // A passkey must be discoverable and verify the user: it can then stand in for the password.
   passkey: { residentKey: "required", userVerification: "required" },
 };
+
+/**
+ * The user verification a registration asks for: a security key's follows the tenant's
+ * `/guardian/factors/webauthn-roaming/settings` `user_verification` (the reference platform's setting).
+ */
+async function userVerificationFor(c: AppContext, kind: CredentialKind): Promise<UserVerification> {
+  if (kind !== "webauthn-roaming") return SELECTION[kind].userVerification;
+  const settings = (await tenantObject(c.env, c.var.tenant.id).settingsDocuments().get("guardian_webauthn_roaming")) as { user_verification?: string };
+  const uv = settings.user_verification;
+  return uv === "required" || uv === "discouraged" ? uv : "preferred";
+}
 
 async function storeChallenge(c: AppContext, purpose: string, subject: string, challenge: string): Promise<void> {
   await tenantObject(c.env, c.var.tenant.id)
@@ -74,7 +86,7 @@ export async function registrationOptions(
     attestationType: "none",
     timeout: WEBAUTHN_TIMEOUT_MS,
     excludeCredentials: input.existing.filter((m) => m.credential_id).map((m) => ({ id: m.credential_id as string, transports: m.transports ?? [] })),
-    authenticatorSelection: SELECTION[input.kind],
+    authenticatorSelection: { ...SELECTION[input.kind], userVerification: await userVerificationFor(c, input.kind) },
     supportedAlgorithmIDs: [-7, -8, -257],
   });
   await storeChallenge(c, `webauthn-register:${input.kind}`, input.subject, options.challenge);
@@ -147,7 +159,7 @@ export async function verifyRegistration(c: AppContext, kind: CredentialKind, su
   if (!challenge) return null;
   const { rpID, origin } = relyingParty(c);
   try {
-    const result = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: kind === "passkey" });
+    const result = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: (await userVerificationFor(c, kind)) === "required" });
     if (!result.verified) return null;
     const info = result.registrationInfo;
     return {

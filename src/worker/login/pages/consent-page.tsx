@@ -15,15 +15,15 @@ export interface ConsentPageProps {
  * The consent page (issue 29 point 2): what the application asks for, in the API's own words, and two
  * buttons posting the decision; "Decline" answers the application `access_denied`.
  */
-export const ConsentPage: FC<ConsentPageProps> = ({ shell, state, csrf, clientName, userLabel, scopes }) => (
-  <Layout shell={shell} title={`Authorize ${clientName}`}>
-    <h1 id="page-title">Authorize {clientName}</h1>
-    <p class="subtitle">
-      Hi {userLabel}, {clientName} is asking for access to your account.
-    </p>
+export const ConsentPage: FC<ConsentPageProps> = ({ shell, state, csrf, clientName, userLabel, scopes }) => {
+  const t = (id: Parameters<typeof shell.text.t<"consent", "consent">>[2]) => shell.text.t("consent", "consent", id, { clientName, userName: userLabel });
+  return (
+  <Layout shell={shell} title={t("pageTitle")}>
+    <h1 id="page-title">{t("title")}</h1>
+    <p class="subtitle">{t("description")}</p>
     {scopes.length ? (
       <>
-        <h2 id="scopes-heading">It will be able to use</h2>
+        <h2 id="scopes-heading">{t("scopesTitle")}</h2>
         <ul id="consent-scopes" class="scopes" aria-labelledby="scopes-heading">
           {scopes.map((s) => (
             <li data-scope={s.value}>{s.description}</li>
@@ -31,16 +31,17 @@ export const ConsentPage: FC<ConsentPageProps> = ({ shell, state, csrf, clientNa
         </ul>
       </>
     ) : (
-      <p>It will know who you are.</p>
+      <p>{t("identityOnlyText")}</p>
     )}
     <form method="post" action={`/u2/consent?state=${encodeURIComponent(state)}`}>
       <input type="hidden" name="_csrf" value={csrf} />
       <button type="submit" name="action" value="accept">
-        Accept
+        {t("acceptButtonText")}
       </button>
       <button type="submit" name="action" value="deny" class="secondary">
-        Decline
+        {t("declineButtonText")}
       </button>
     </form>
   </Layout>
-);
+  );
+};

@@ -3,15 +3,17 @@ import { FormError, Layout, type PageShell } from "./layout";
 import type { FormFailure } from "./login-page";
 
 /** The user-code entry of /activate (RFC 8628 §3.3). */
-export const ActivatePage: FC<{ shell: PageShell; csrf: string; userCode?: string; error?: FormFailure }> = ({ shell, csrf, userCode, error }) => (
-  <Layout shell={shell} title="Activate a device">
-    <h1 id="page-title">Activate a device</h1>
-    <p class="subtitle">Enter the code shown on your device.</p>
-    {error ? <FormError code={error.code} message={error.message} /> : null}
+export const ActivatePage: FC<{ shell: PageShell; csrf: string; userCode?: string; error?: FormFailure }> = ({ shell, csrf, userCode, error }) => {
+  const t = (id: Parameters<typeof shell.text.t<"device-flow", "device-code-activation">>[2]) => shell.text.t("device-flow", "device-code-activation", id);
+  return (
+  <Layout shell={shell} title={t("pageTitle")}>
+    <h1 id="page-title">{t("title")}</h1>
+    <p class="subtitle">{t("description")}</p>
+    {error ? <FormError code={error.code} message={shell.text.failure(error)} /> : null}
     <form method="post" action="/activate" novalidate>
       <input type="hidden" name="_csrf" value={csrf} />
       <div class="field">
-        <label for="user_code">Code</label>
+        <label for="user_code">{t("placeholder")}</label>
         <input
           id="user_code"
           name="user_code"
@@ -26,10 +28,11 @@ export const ActivatePage: FC<{ shell: PageShell; csrf: string; userCode?: strin
           aria-describedby={error ? "form-error" : undefined}
         />
       </div>
-      <button type="submit">Continue</button>
+      <button type="submit">{t("buttonText")}</button>
     </form>
   </Layout>
-);
+  );
+};
 
 /**
  * The confirmation screen (RFC 8628 §5.4: the user checks what they are granting before logging in): the
@@ -42,13 +45,15 @@ export const ConfirmDevicePage: FC<{ shell: PageShell; csrf: string; userCode: s
   clientName,
   scopes,
   audience,
-}) => (
-  <Layout shell={shell} title={`Activate ${clientName}`}>
-    <h1 id="page-title">{`Activate ${clientName}?`}</h1>
+}) => {
+  const t = (id: Parameters<typeof shell.text.t<"device-flow", "device-code-confirmation">>[2]) => shell.text.t("device-flow", "device-code-confirmation", id, { clientName });
+  return (
+  <Layout shell={shell} title={t("pageTitle")}>
+    <h1 id="page-title">{t("title")}</h1>
     <p class="subtitle">
-      Check that your device shows the code <strong id="user-code">{userCode}</strong>.
+      {t("description")} <strong id="user-code">{userCode}</strong>
     </p>
-    <p>{`${clientName} asks for:`}</p>
+    <p>{t("scopesText")}</p>
     <ul id="device-scopes">
       {scopes.map((scope) => (
         <li>
@@ -58,22 +63,23 @@ export const ConfirmDevicePage: FC<{ shell: PageShell; csrf: string; userCode: s
     </ul>
     {audience ? (
       <p>
-        API: <code id="device-audience">{audience}</code>
+        {t("audienceLabel")} <code id="device-audience">{audience}</code>
       </p>
     ) : null}
     <form method="post" action="/activate/confirm" class="field">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="user_code" value={userCode} />
       <input type="hidden" name="action" value="confirm" />
-      <button type="submit">Confirm and log in</button>
+      <button type="submit">{t("confirmButtonText")}</button>
     </form>
     <form method="post" action="/activate/confirm">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="user_code" value={userCode} />
       <input type="hidden" name="action" value="deny" />
       <button type="submit" class="secondary">
-        Cancel
+        {t("cancelButtonText")}
       </button>
     </form>
   </Layout>
-);
+  );
+};

@@ -15,22 +15,25 @@ export interface ErrorPageProps {
  * unregistered redirect_uri, broken state): the error, its description and a trace id, as the reference
  * platform's universal-login error page shows them. No link back: the application is what is unknown.
  */
-export const ErrorPage: FC<ErrorPageProps> = ({ shell, error, description, traceId }) => (
-  <Layout shell={shell} title="Something went wrong">
-    <h1 id="page-title">Something went wrong</h1>
+export const ErrorPage: FC<ErrorPageProps> = ({ shell, error, description, traceId }) => {
+  const t = (id: Parameters<typeof shell.text.t<"common", "error-page">>[2]) => shell.text.t("common", "error-page", id);
+  return (
+  <Layout shell={shell} title={t("title")}>
+    <h1 id="page-title">{t("title")}</h1>
     <p class="error" role="alert" data-error-code={error}>
       {description}
     </p>
-    <p class="subtitle">The application that sent you here could not be told about it. Go back to it and try again, or tell its support the details below.</p>
+    <p class="subtitle">{t("description")}</p>
     <dl class="details">
-      <dt>Error</dt>
+      <dt>{t("errorLabel")}</dt>
       <dd>
         <code id="error-code">{error}</code>
       </dd>
-      <dt>Trace ID</dt>
+      <dt>{t("traceIdLabel")}</dt>
       <dd>
         <code id="trace-id">{traceId}</code>
       </dd>
     </dl>
   </Layout>
-);
+  );
+};

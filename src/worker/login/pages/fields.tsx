@@ -2,12 +2,17 @@ import type { FC } from "hono/jsx";
 
 /** The email field of the login and signup forms; invalid fields point at the form's error message. */
 export const EmailField: FC<{
+  /** The field's label and the locked-address hint, in the page's language. */
+  label: string;
+  lockedHint?: string;
   value?: string;
   autocomplete: "username" | "email" | "username webauthn";
   hasFocus: boolean;
   isInvalid: boolean;
   isLocked?: boolean;
 }> = ({
+  label,
+  lockedHint,
   value,
   autocomplete,
   hasFocus,
@@ -15,7 +20,7 @@ export const EmailField: FC<{
   isLocked,
 }) => (
   <div class="field">
-    <label for="email">Email address</label>
+    <label for="email">{label}</label>
     <input
       id="email"
       name="email"
@@ -31,7 +36,7 @@ export const EmailField: FC<{
     />
     {isLocked ? (
       <p id="email-locked" class="hint">
-        Your invitation was sent to this address.
+        {lockedHint}
       </p>
     ) : null}
   </div>
@@ -39,15 +44,16 @@ export const EmailField: FC<{
 
 /** The password field of the login and signup forms; a hint (signup's policy) goes below it. */
 export const PasswordField: FC<{
+  label: string;
   autocomplete: "current-password" | "new-password";
   hasFocus?: boolean;
   minLength?: number;
   isInvalid: boolean;
   describedBy?: string;
   children?: unknown;
-}> = ({ autocomplete, hasFocus, minLength, isInvalid, describedBy, children }) => (
+}> = ({ label, autocomplete, hasFocus, minLength, isInvalid, describedBy, children }) => (
   <div class="field">
-    <label for="password">Password</label>
+    <label for="password">{label}</label>
     <input
       id="password"
       name="password"

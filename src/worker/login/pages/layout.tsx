@@ -1,4 +1,5 @@
 import type { Child, FC } from "hono/jsx";
+import type { PageText } from "../../../shared/i18n/page-text";
 import type { PageBranding } from "../branding";
 
 /**
@@ -79,7 +80,21 @@ export interface PageShell {
   brandName?: string;
   /** The tenant's universal-login page template and its variables (../theme/page-template.ts), when it has one. */
   template?: { source: string; vars: Record<string, unknown> };
+  /** The page's language, direction and texts (issue 29 point 3). */
+  text: PageText;
+  /** The tenant's partials (PUT /prompts/{prompt}/partials): prompt → screen → insertion point → text. */
+  partials?: Readonly<Record<string, Record<string, Record<string, string>>>>;
 }
+
+/** A partial at one of the reference's insertion points, as escaped text (never HTML). */
+export const Partial: FC<{ shell: PageShell; prompt: "login" | "signup"; point: string }> = ({ shell, prompt, point }) => {
+  const content = shell.partials?.[prompt]?.[prompt]?.[point];
+  return content ? (
+    <p class="hint" data-insertion-point={point}>
+      {content}
+    </p>
+  ) : null;
+};
 
 export interface LayoutProps {
   shell: PageShell;
@@ -91,13 +106,13 @@ export interface LayoutProps {
 
 /** The one page shell of universal login: language, viewport, branded colours, a single centred card. */
 export const Layout: FC<LayoutProps> = ({ shell, title, wide, children }) => {
-  const { branding, nonce, brandName } = shell;
+  const { branding, nonce, brandName, text } = shell;
   const variables =
     `:root{--gh-primary:${branding.primary};--gh-on-primary:${branding.onPrimary};--gh-page-bg:${branding.pageBackground};` +
     `--gh-link:${branding.primary};--gh-hover:${branding.primary};--gh-secondary-label:${branding.primary};` +
     `--gh-secondary-border:${branding.primary}}`;
   return (
-    <html lang="en">
+    <html lang={text.lang} dir={text.dir}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -108,7 +123,7 @@ export const Layout: FC<LayoutProps> = ({ shell, title, wide, children }) => {
       </head>
       <body>
         <main class={wide ? "wide" : undefined} aria-labelledby="page-title">
-          {branding.logoUrl ? <img class="logo" src={branding.logoUrl} alt={brandName ? `${brandName} logo` : "Logo"} /> : null}
+          {branding.logoUrl ? <img class="logo" src={branding.logoUrl} alt={brandName ? text.t("common", "common", "logoAltText", { companyName: brandName }) : text.t("common", "common", "defaultLogoAltText")} /> : null}
           {children}
         </main>
       </body>

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
 import { EmailField, PasswordField } from "./fields";
-import { FormError, Layout, type PageShell } from "./layout";
+import { FormError, Layout, type PageShell, Partial } from "./layout";
 import type { FormFailure } from "./parts";
 import { CeremonyForm, CeremonyScripts } from "./webauthn-pages";
 
@@ -35,35 +35,44 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
   const describedBy = error ? "form-error" : undefined;
   // With the email kept after a failed attempt, the password is what the user types next.
   const focusPassword = Boolean(email);
+  const { text } = shell;
+  const t = (id: Parameters<typeof text.t<"login", "login">>[2], vars?: Record<string, string>) => text.t("login", "login", id, vars);
   return (
-    <Layout shell={shell} title={`Log in | ${clientName}`}>
-      <h1 id="page-title">Welcome</h1>
+    <Layout shell={shell} title={t("pageTitle", { clientName })}>
+      <h1 id="page-title">{t("title")}</h1>
       <p class="subtitle">
-        {organizationName ? `Log in to ${organizationName} to continue to ${clientName}.` : `Log in to continue to ${clientName}.`}
+        {organizationName ? t("organizationDescription", { organizationName, clientName }) : t("description", { clientName })}
       </p>
       {hasPassword ? (
       <form method="post" action={`/u2/login${q}`} novalidate>
-        {error ? <FormError code={error.code} message={error.message} /> : null}
+        {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
+        <Partial shell={shell} prompt="login" point="form-content-start" />
         <EmailField
+          label={t("emailPlaceholder")}
+          lockedHint={t("invitationEmailHint")}
           value={email}
           autocomplete={passkey?.autofill ? "username webauthn" : "username"}
           hasFocus={!focusPassword}
           isInvalid={Boolean(error)}
           isLocked={isEmailLocked}
         />
-        <PasswordField autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
+        <PasswordField label={t("passwordPlaceholder")} autocomplete="current-password" hasFocus={focusPassword} isInvalid={Boolean(error)} describedBy={describedBy} />
         {canReset ? (
           <p class="forgot">
-            <a href={`/u2/reset-password${q}`}>Forgot password?</a>
+            <a href={`/u2/reset-password${q}`}>{t("forgotPasswordText")}</a>
           </p>
         ) : null}
-        <button type="submit">Continue</button>
+        <Partial shell={shell} prompt="login" point="form-content-end" />
+        <Partial shell={shell} prompt="login" point="form-footer-start" />
+        <button type="submit">{t("buttonText")}</button>
+        <Partial shell={shell} prompt="login" point="form-footer-end" />
       </form>
       ) : null}
+      <Partial shell={shell} prompt="login" point="secondary-actions-start" />
       {alternatives.length ? (
         <>
-          {hasPassword ? <p class="alt">or</p> : null}
+          {hasPassword ? <p class="alt">{t("separatorText")}</p> : null}
           <ul class="connections">
             {alternatives.map((a) => (
               <li>
@@ -77,16 +86,17 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       ) : null}
       {passkey ? (
         <>
-          <p class="alt">or</p>
-          <CeremonyForm action={`/u2/login/passkey${q}`} csrf={csrf} mode={passkey.autofill ? "autofill" : "authenticate"} label="Sign in with a passkey" hideButton={!passkey.button} />
+          <p class="alt">{t("separatorText")}</p>
+          <CeremonyForm action={`/u2/login/passkey${q}`} csrf={csrf} mode={passkey.autofill ? "autofill" : "authenticate"} label={t("passkeyButtonText")} hideButton={!passkey.button} />
           <CeremonyScripts nonce={shell.nonce} options={passkey.options} />
         </>
       ) : null}
       {canSignup ? (
         <p class="alt">
-          Don't have an account? <a href={`/u2/signup${q}`}>Sign up</a>
+          {t("footerText")} <a href={`/u2/signup${q}`}>{t("footerLinkText")}</a>
         </p>
       ) : null}
+      <Partial shell={shell} prompt="login" point="secondary-actions-end" />
     </Layout>
   );
 };

@@ -40,10 +40,10 @@ export const CodeField: FC<{ label: string; hint: string; isInvalid: boolean; na
 );
 
 /** Links to the other ways through this step (another factor, a recovery code). */
-const Alternatives: FC<{ query: string; show: boolean }> = ({ query, show }) =>
+export const Alternatives: FC<{ shell: PageShell; query: string; show: boolean }> = ({ shell, query, show }) =>
   show ? (
     <p class="alt">
-      <a href={`/u2/mfa/factors${query}`}>Try another method</a>
+      <a href={`/u2/mfa/factors${query}`}>{shell.text.t("mfa", "common", "pickAuthenticatorText")}</a>
     </p>
   ) : null;
 
@@ -54,25 +54,28 @@ export interface TotpEnrollmentProps extends Base {
   hasAlternatives: boolean;
 }
 
-export const TotpEnrollmentPage: FC<TotpEnrollmentProps> = ({ shell, query, csrf, error, qrSvg, secret, hasAlternatives }) => (
-  <Layout shell={shell} title="Set up your authenticator app">
-    <h1 id="page-title">Secure your account</h1>
-    <p class="subtitle">Scan this QR code with an authenticator app, then enter the 6-digit code it shows.</p>
+export const TotpEnrollmentPage: FC<TotpEnrollmentProps> = ({ shell, query, csrf, error, qrSvg, secret, hasAlternatives }) => {
+  const t = (id: Parameters<typeof shell.text.t<"mfa-otp", "mfa-otp-enrollment-qr">>[2]) => shell.text.t("mfa-otp", "mfa-otp-enrollment-qr", id);
+  return (
+  <Layout shell={shell} title={t("pageTitle")}>
+    <h1 id="page-title">{t("title")}</h1>
+    <p class="subtitle">{t("description")}</p>
     {/* Safe: qrSvg is built by qr.ts from path data only; its label is escaped there. */}
     <div class="qr" dangerouslySetInnerHTML={{ __html: qrSvg }} />
-    <p class="hint">Can't scan it? Enter this key in the app instead:</p>
+    <p class="hint">{t("codeEnrollmentText")}</p>
     <p class="secret">
       <code id="totp-secret">{secret}</code>
     </p>
     <form method="post" action={`/u2/mfa/totp-enrollment${query}`} novalidate>
-      {error ? <FormError code={error.code} message={error.message} /> : null}
+      {error ? <FormError code={error.code} message={shell.text.failure(error)} /> : null}
       <input type="hidden" name="_csrf" value={csrf} />
-      <CodeField label="6-digit code" hint="The code changes every 30 seconds." isInvalid={Boolean(error)} />
-      <button type="submit">Continue</button>
+      <CodeField label={t("placeholder")} hint={t("hint")} isInvalid={Boolean(error)} />
+      <button type="submit">{shell.text.t("mfa", "common", "buttonText")}</button>
     </form>
-    <Alternatives query={query} show={hasAlternatives} />
+    <Alternatives shell={shell} query={query} show={hasAlternatives} />
   </Layout>
-);
+  );
+};
 
 export interface CodeChallengeProps extends Base {
   /** Where the form posts (`/u2/mfa/totp-challenge` ...). */
@@ -93,21 +96,21 @@ export const CodeChallengePage: FC<CodeChallengeProps> = (p) => (
     <h1 id="page-title">{p.title}</h1>
     <p class="subtitle">{p.subtitle}</p>
     <form method="post" action={`${p.action}${p.query}`} novalidate>
-      {p.error ? <FormError code={p.error.code} message={p.error.message} /> : null}
+      {p.error ? <FormError code={p.error.code} message={p.shell.text.failure(p.error)} /> : null}
       <input type="hidden" name="_csrf" value={p.csrf} />
       <CodeField label={p.label} hint={p.hint} isInvalid={Boolean(p.error)} numeric={p.numeric ?? true} />
-      <button type="submit">Continue</button>
+      <button type="submit">{p.shell.text.t("mfa", "common", "buttonText")}</button>
     </form>
     {p.resend ? (
       <form method="post" action={`${p.action}${p.query}`} class="alt">
         <input type="hidden" name="_csrf" value={p.csrf} />
         <input type="hidden" name="action" value="resend" />
         <button type="submit" class="link">
-          Send a new code
+          {p.shell.text.t("mfa-sms", "mfa-sms-challenge", "resendActionText")}
         </button>
       </form>
     ) : null}
-    <Alternatives query={p.query} show={p.hasAlternatives} />
+    <Alternatives shell={p.shell} query={p.query} show={p.hasAlternatives} />
   </Layout>
 );
 
@@ -116,15 +119,17 @@ export interface PhoneEnrollmentProps extends Base {
   hasAlternatives: boolean;
 }
 
-export const PhoneEnrollmentPage: FC<PhoneEnrollmentProps> = ({ shell, query, csrf, error, phone, hasAlternatives }) => (
-  <Layout shell={shell} title="Verify your phone">
-    <h1 id="page-title">Secure your account</h1>
-    <p class="subtitle">Enter your phone number. We will text you a 6-digit code.</p>
+export const PhoneEnrollmentPage: FC<PhoneEnrollmentProps> = ({ shell, query, csrf, error, phone, hasAlternatives }) => {
+  const t = (id: Parameters<typeof shell.text.t<"mfa-sms", "mfa-sms-enrollment">>[2]) => shell.text.t("mfa-sms", "mfa-sms-enrollment", id);
+  return (
+  <Layout shell={shell} title={t("pageTitle")}>
+    <h1 id="page-title">{t("title")}</h1>
+    <p class="subtitle">{t("description")}</p>
     <form method="post" action={`/u2/mfa/phone-enrollment${query}`} novalidate>
-      {error ? <FormError code={error.code} message={error.message} /> : null}
+      {error ? <FormError code={error.code} message={shell.text.failure(error)} /> : null}
       <input type="hidden" name="_csrf" value={csrf} />
       <div class="field">
-        <label for="phone_number">Phone number</label>
+        <label for="phone_number">{t("placeholder")}</label>
         <input
           id="phone_number"
           name="phone_number"
@@ -138,14 +143,15 @@ export const PhoneEnrollmentPage: FC<PhoneEnrollmentProps> = ({ shell, query, cs
           aria-describedby={error ? "phone-hint form-error" : "phone-hint"}
         />
         <p id="phone-hint" class="hint">
-          With the country code, e.g. +1 415 555 0100.
+          {t("hint")}
         </p>
       </div>
-      <button type="submit">Send code</button>
+      <button type="submit">{t("buttonText")}</button>
     </form>
-    <Alternatives query={query} show={hasAlternatives} />
+    <Alternatives shell={shell} query={query} show={hasAlternatives} />
   </Layout>
-);
+  );
+};
 
 /** One choice on the factor screen. */
 export interface FactorChoice {
@@ -171,14 +177,15 @@ export const FactorChoicePage: FC<{ shell: PageShell; title: string; subtitle: s
   </Layout>
 );
 
-export const RecoveryCodesPage: FC<{ shell: PageShell; query: string; csrf: string; codes: string[]; regenerated: boolean }> = ({ shell, query, csrf, codes, regenerated }) => (
-  <Layout shell={shell} title="Save your recovery codes">
-    <h1 id="page-title">Save your recovery codes</h1>
+export const RecoveryCodesPage: FC<{ shell: PageShell; query: string; csrf: string; codes: string[]; regenerated: boolean }> = ({ shell, query, csrf, codes, regenerated }) => {
+  const t = (id: Parameters<typeof shell.text.t<"mfa-recovery-code", "mfa-recovery-code-enrollment">>[2]) => shell.text.t("mfa-recovery-code", "mfa-recovery-code-enrollment", id);
+  return (
+  <Layout shell={shell} title={t("title")}>
+    <h1 id="page-title">{t("title")}</h1>
     <p class="subtitle">
-      {regenerated ? "You used your last recovery code. Here is a new set." : "If you lose your device, each of these codes lets you in once."} They are shown only
-      now: store them somewhere safe.
+      {regenerated ? t("regeneratedDescription") : t("description")} {t("storeSafelyText")}
     </p>
-    <ol class="codes" id="recovery-codes" aria-label="Recovery codes">
+    <ol class="codes" id="recovery-codes" aria-label={t("listLabel")}>
       {codes.map((code) => (
         <li>
           <code>{code}</code>
@@ -187,7 +194,8 @@ export const RecoveryCodesPage: FC<{ shell: PageShell; query: string; csrf: stri
     </ol>
     <form method="post" action={`/u2/mfa/continue${query}`}>
       <input type="hidden" name="_csrf" value={csrf} />
-      <button type="submit">I have saved my codes</button>
+      <button type="submit">{t("buttonText")}</button>
     </form>
   </Layout>
-);
+  );
+};

@@ -19,11 +19,15 @@ export interface OrganizationPageProps {
  */
 export const OrganizationPage: FC<OrganizationPageProps> = ({ shell, state, csrf, clientName, choices, name, error }) => {
   const action = `/u2/organization?state=${encodeURIComponent(state)}`;
+  const { text } = shell;
+  const screen = choices ? "organization-picker" : "organization-selection";
+  const t = (id: "pageTitle" | "title" | "description") => text.t("organizations", screen, id, { clientName });
+  const ts = (id: Parameters<typeof text.t<"organizations", "organization-selection">>[2]) => text.t("organizations", "organization-selection", id);
   return (
-    <Layout shell={shell} title={`Organization | ${clientName}`}>
-      <h1 id="page-title">{choices ? "Choose your organization" : "Enter your organization"}</h1>
-      <p class="subtitle">{`${clientName} is used through an organization.`}</p>
-      {error ? <FormError code={error.code} message={error.message} /> : null}
+    <Layout shell={shell} title={t("pageTitle")}>
+      <h1 id="page-title">{t("title")}</h1>
+      <p class="subtitle">{t("description")}</p>
+      {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
       {choices ? (
         choices.map((choice) => (
           <form method="post" action={action} class="field">
@@ -36,7 +40,7 @@ export const OrganizationPage: FC<OrganizationPageProps> = ({ shell, state, csrf
         <form method="post" action={action} novalidate>
           <input type="hidden" name="_csrf" value={csrf} />
           <div class="field">
-            <label for="organization">Organization name</label>
+            <label for="organization">{ts("placeholder")}</label>
             <input
               id="organization"
               name="organization"
@@ -51,7 +55,7 @@ export const OrganizationPage: FC<OrganizationPageProps> = ({ shell, state, csrf
               aria-describedby={error ? "form-error" : undefined}
             />
           </div>
-          <button type="submit">Continue</button>
+          <button type="submit">{ts("buttonText")}</button>
         </form>
       )}
     </Layout>

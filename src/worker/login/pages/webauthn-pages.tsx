@@ -61,13 +61,19 @@ export const WebAuthnPage: FC<WebAuthnPageProps> = (p) => (
   <Layout shell={p.shell} title={p.title}>
     <h1 id="page-title">{p.title}</h1>
     <p class="subtitle">{p.subtitle}</p>
-    <CeremonyForm action={`${p.action}${p.query}`} csrf={p.csrf} mode={p.mode} label={p.button} {...(p.error ? { error: p.error } : {})}>
+    <CeremonyForm
+      action={`${p.action}${p.query}`}
+      csrf={p.csrf}
+      mode={p.mode}
+      label={p.button}
+      {...(p.error ? { error: { code: p.error.code, message: p.shell.text.failure(p.error) } } : {})}
+    >
       {p.askName ? (
         <div class="field">
-          <label for="friendly_name">Name (optional)</label>
+          <label for="friendly_name">{p.shell.text.t("mfa-webauthn", "mfa-webauthn-change-key-nickname", "nicknamePlaceholder")}</label>
           <input id="friendly_name" name="friendly_name" type="text" maxlength={64} autocomplete="off" aria-describedby="friendly-hint" />
           <p id="friendly-hint" class="hint">
-            Helps you recognise it later, e.g. "Work laptop".
+            {p.shell.text.t("mfa-webauthn", "mfa-webauthn-change-key-nickname", "nicknameHint")}
           </p>
         </div>
       ) : null}
@@ -77,13 +83,13 @@ export const WebAuthnPage: FC<WebAuthnPageProps> = (p) => (
         <input type="hidden" name="_csrf" value={p.csrf} />
         <input type="hidden" name="action" value="skip-passkey" />
         <button type="submit" class="secondary">
-          Not now
+          {p.shell.text.t("passkeys", "passkey-enrollment", "skipButtonText")}
         </button>
       </form>
     ) : null}
     {p.hasAlternatives ? (
       <p class="alt">
-        <a href={`/u2/mfa/factors${p.query}`}>Try another method</a>
+        <a href={`/u2/mfa/factors${p.query}`}>{p.shell.text.t("mfa", "common", "pickAuthenticatorText")}</a>
       </p>
     ) : null}
     <CeremonyScripts nonce={p.shell.nonce} options={p.options} />

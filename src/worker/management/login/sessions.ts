@@ -1,7 +1,7 @@
 import { auditContext } from "../../http/audit";
 import type { SessionView } from "../../../objects/tenant/login/session-admin";
 import { problem, unwrap } from "../../../shared/errors";
-import { updateSessionBody } from "../../../shared/schemas/sessions";
+import { revokeAccessBody, updateSessionBody } from "../../../shared/schemas/sessions";
 import type { AppContext } from "../../context";
 import { sessionLifetimes } from "../../login/session";
 import { userObject } from "../../tenant/stubs";
@@ -147,6 +147,29 @@ export const sessionRoutes = [
     status: 202,
     async handler(c, { params }) {
       await revoke(c, params.id ?? "");
+      return c.body(null, 202);
+    },
+  }),
+  defineRoute({
+    method: "post",
+    path: "/users/{id}/revoke-access",
+    scope: "delete:sessions",
+    summary: "Revoke a user's access: one session ({session_id}) or every session, with the refresh tokens issued under them (202)",
+    body: revokeAccessBody,
+    status: 202,
+    async handler(c, { params, body }) {
+      const userId = params.id ?? "";
+      if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
+      if (body.session_id !== undefined) {
+        const session = await targetTenant(c).sessions().view(body.session_id, (await sessionLifetimes(c)).idleMs);
+        if (!session || session.user_id !== userId) throw problem("inexistent_session");
+        await revoke(c, body.session_id);
+        return c.body(null, 202);
+      }
+      const { session_ids } = unwrap(await targetTenant(c).sessions(auditContext(c)).revokeAllOf(userId));
+      if (session_ids.length) await revokeTokensNow(c, userId, session_ids);
+      // Refresh tokens not bound to a session (an API login, a device) end too: "revoke access" leaves none.
+      await userObject(c.env, c.var.tenant.id, userId).refreshTokens().revokeAll();
       return c.body(null, 202);
     },
   }),

@@ -83,6 +83,22 @@ async function loadClient(c: AppContext, id: string): Promise<ClientRecord> {
   return client;
 }
 
+/** The "All Applications" client as the reference platform lists it (`global: true`), read-only here. */
+function globalClient(tenantId: string) {
+  return {
+    tenant: tenantId,
+    global: true,
+    is_first_party: true,
+    name: "All Applications",
+    client_id: `${tenantId}-all-applications`,
+    callbacks: [],
+    grant_types: [],
+    custom_login_page_on: false,
+    sso_disabled: false,
+    oidc_conformant: true,
+  };
+}
+
 export const clientRoutes = [
   defineRoute({
     method: "post",
@@ -126,14 +142,19 @@ export const clientRoutes = [
     method: "get",
     path: "/clients",
     scope: "read:clients",
-    summary: "List applications, newest first (client_secret only with read:client_keys); is_global=true lists none (no global client here)",
-    query: LIST_QUERY.extend({ is_global: z.enum(["true", "false"]).optional().describe("true: the tenant's global client (Gatehouse has none: empty list)") }),
+    summary: "List applications, newest first (client_secret only with read:client_keys); is_global=true lists the read-only \"All Applications\" stand-in",
+    query: LIST_QUERY.extend({ is_global: z.enum(["true", "false"]).optional().describe("true: the tenant's global client, a read-only stand-in (no custom login page)") }),
     status: 200,
     handler(c) {
       const withSecret = canReadSecrets(c);
-      // The reference platform's "All Applications" client carries tenant-wide login settings; Gatehouse has no
-      // such client, so asking for it answers an empty list (never an ordinary application in its place).
-      if (c.req.query("is_global") === "true") return listResponse(c, "clients", async () => ({ items: [], total: 0 }), (client: ClientRecord) => client.client_id, (client) => present(c, client, withSecret));
+      // The reference platform's "All Applications" client carries tenant-wide login settings (deploy-cli's
+      // pages.ts aborts an export without it). Gatehouse's login page is its own, so the stand-in says so: no
+      // custom login page, nothing that signs anyone in (no grant types, no callbacks, no secret).
+      if (c.req.query("is_global") === "true") {
+        const global = globalClient(c.var.tenant.id);
+        if (c.req.query("include_totals") !== "true") return c.json([global]);
+        return c.json({ clients: [global], start: 0, limit: Number(c.req.query("per_page") ?? 50) || 50, total: 1 });
+      }
       return listResponse(
         c,
         "clients",

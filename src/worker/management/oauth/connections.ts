@@ -37,10 +37,44 @@ async function sealOptions(c: AppContext, id: string, given: Record<string, Json
     if (isSecret(key)) secrets[key] = value;
     else if (!isField(key)) options[key] = value;
   }
+  if (isObject(secrets.configuration)) secrets.configuration = await openConfiguration(c, id, secrets.configuration);
   const secretsEnc = Object.keys(secrets).length
     ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), encryptionContext.connectionSecrets(id))
     : null;
   return { options, secretsEnc };
+}
+
+const isObject = (value: Json | undefined): value is Record<string, Json> => typeof value === "object" && value !== null && !Array.isArray(value);
+const configurationContext = (id: string, key: string) => `${encryptionContext.connectionSecrets(id)}:configuration:${key}`;
+
+/**
+ * A custom database's `configuration` as the management API shows it (issue 32): each value encrypted, as
+ * the reference platform answers them, so a read never hands out the legacy store's credentials; a value
+ * sent back as read keeps the stored one ({@link openConfiguration}).
+ */
+async function sealedConfiguration(c: AppContext, id: string, configuration: Record<string, Json>): Promise<Record<string, Json>> {
+  const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(configuration)) out[key] = await cipher.encrypt(JSON.stringify(value), configurationContext(id, key));
+  return out;
+}
+
+/** The configuration a caller sent: an encrypted value this connection showed (under the same key) opens to the stored value; anything else is a new value. */
+async function openConfiguration(c: AppContext, id: string, configuration: Record<string, Json>): Promise<Record<string, Json>> {
+  const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(configuration)) {
+    let opened: Json = value;
+    if (typeof value === "string" && value.startsWith("enc:v1:")) {
+      try {
+        opened = JSON.parse(await cipher.decrypt(value, configurationContext(id, key))) as Json;
+      } catch {
+        opened = value;
+      }
+    }
+    out[key] = opened;
+  }
+  return out;
 }
 
 /** The top-level fields the caller set (null clears one on update). */
@@ -58,6 +92,7 @@ async function present(c: AppContext, connection: ConnectionRecord) {
   const secrets = connection.secrets_enc
     ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, encryptionContext.connectionSecrets(connection.id)))
     : {};
+  if (isObject(secrets.configuration)) secrets.configuration = await sealedConfiguration(c, connection.id, secrets.configuration);
   return {
     id: connection.id,
     name: connection.name,

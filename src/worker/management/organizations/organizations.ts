@@ -135,15 +135,19 @@ const organizationRoutes = [
   }),
 ];
 
-const connectionRoutes = [
+/** The list of enabled connections under either name; the include_totals envelope's key is the path's own. */
+const connectionList = (name: "enabled_connections" | "connections") =>
   relationListRoute({
-    path: "/organizations/{id}/enabled_connections",
+    path: `/organizations/{id}/${name}`,
     scope: "read:organization_connections",
-    summary: "The organization's enabled connections (page, per_page, include_totals: {enabled_connections, start, limit, total})",
-    field: "enabled_connections",
+    summary: `The organization's enabled connections (page, per_page, include_totals: {${name}, start, limit, total})`,
+    field: name,
     present: each(presentConnection),
     fetch: async (c, params, window) => unwrap(await targetTenant(c).organizations().listConnections(params.id, window)),
-  }),
+  });
+
+const connectionRoutes = [
+  connectionList("enabled_connections"),
   defineRoute({
     method: "post",
     path: "/organizations/{id}/enabled_connections",
@@ -194,7 +198,12 @@ const connectionRoutes = [
  * operations (issue 28 point 1; auth0-deploy-cli reads it on export and drops an organization whose read
  * fails). Same scopes, bodies and answers as `enabled_connections`.
  */
-const connectionAliasRoutes = connectionRoutes.map((route) => ({ ...route, path: route.path.replace("/enabled_connections", "/connections") }));
+// The SDK reads the newer list's include_totals page under `connections` (auth0 v5+ `getItems`), so that list is
+// its own route; the other four are the same routes under the newer path.
+const connectionAliasRoutes = [
+  connectionList("connections"),
+  ...connectionRoutes.slice(1).map((route) => ({ ...route, path: route.path.replace("/enabled_connections", "/connections") })),
+];
 
 /** Every organization route (SPEC §4.2 "Organizations"), plus GET /users/{id}/organizations. */
 export const organizationsRoutes = [...organizationRoutes, ...connectionRoutes, ...connectionAliasRoutes, ...memberRoutes, ...invitationRoutes];

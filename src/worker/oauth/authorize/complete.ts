@@ -14,7 +14,8 @@ import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
 import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
-import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
+import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin } from "../../actions/post-login";
+import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
@@ -49,6 +50,7 @@ async function postLoginActions(
   user: UserRecord,
   sessionId: string | null,
   amr?: string[],
+  resume?: ResumedDispatch,
 ): Promise<PostLoginOutcome> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   return runPostLogin(c, {
@@ -64,6 +66,9 @@ async function postLoginActions(
     organization: request.organization,
     sessionId,
     amr,
+    // A page can be shown unless the client asked for none (prompt=none) or the login is a SAML one.
+    interactive: !request.samlp && !(request.prompt ?? "").split(" ").includes("none"),
+    resume,
   });
 }
 
@@ -72,8 +77,17 @@ async function postLoginActions(
  * set), and `access_denied` with the action's message to the client (the reference platform's answer); a
  * SAML login hears a RequestDenied status instead, never an assertion.
  */
-async function deniedByAction(c: AppContext, request: AuthorizeRequest, client: ClientRecord, user: UserRecord, outcome: Extract<PostLoginOutcome, { ok: false }>): Promise<Response> {
+async function deniedByAction(
+  c: AppContext,
+  request: AuthorizeRequest,
+  client: ClientRecord,
+  user: UserRecord,
+  outcome: Extract<PostLoginOutcome, { ok: false }>,
+  sessionId: string | null = null,
+): Promise<Response> {
   const actor = { type: "user" as const, id: user.user_id, email: user.email, client_id: client.client_id };
+  // api.session.revoke: the login is refused and the browser session it rode on ends.
+  if (outcome.revoke_session && sessionId) await tenantObject(c.env, c.var.tenant.id).sessions(auditContext(c, { actor })).revoke(sessionId);
   await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor }))
     .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
@@ -164,8 +178,8 @@ export async function issueAuthorizationResponse(
   user: UserRecord,
   sessionId: string | null,
   authTimeS: number,
-  /** The consent page answered (issue 29 point 2): it is not asked again. */
-  options: { consented?: boolean } = {},
+  /** The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect. */
+  options: { consented?: boolean; resume?: ResumedDispatch } = {},
 ): Promise<Response> {
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
@@ -174,9 +188,17 @@ export async function issueAuthorizationResponse(
     const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
     if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
   }
-  const actions = await postLoginActions(c, request, client, user, sessionId);
-  if (!actions.ok) return deniedByAction(c, request, client, user, actions);
-  const grant = { ...grantOf(request, authTimeS), ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}) };
+  const actions = await postLoginActions(c, request, client, user, sessionId, undefined, options.resume);
+  if (!actions.ok) return deniedByAction(c, request, client, user, actions, sessionId);
+  if (actions.redirect) {
+    const login = { flow: "sso" as const, client_id: client.client_id, user_id: user.user_id, request, session_id: sessionId, auth_time: authTimeS };
+    return suspendForRedirect(c, login, actions.redirect);
+  }
+  const grant = {
+    ...grantOf(request, authTimeS),
+    ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
+    ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
+  };
   const code = await prepareCode(request, client, user, sessionId, grant);
   const stub = tenantObject(c.env, c.var.tenant.id);
   if (hasEffects(actions.effects)) {
@@ -247,7 +269,7 @@ async function completeInteractive(
   loginSession: LoginSession,
   client: ClientRecord,
   user: UserRecord,
-  how: { mfaTransactionId?: string; amr?: string[] },
+  how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch },
 ): Promise<Response | null> {
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
@@ -255,12 +277,25 @@ async function completeInteractive(
   // Issue 29 point 2: the user is signed in first; the answer (and the post-login actions) wait for consent.
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const needsConsent = await consentNeeded(c, config, client, loginSession.request, user.user_id);
-  const actions: PostLoginOutcome = needsConsent ? { ok: true, effects: null } : await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr);
+  const actions: PostLoginOutcome = needsConsent ? { ok: true, effects: null } : await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr, how.resume);
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
+  if (actions.redirect) {
+    // The login session stays pending (or awaiting MFA) until /continue; no browser session exists yet.
+    const login = {
+      flow: "interactive" as const,
+      client_id: client.client_id,
+      user_id: user.user_id,
+      login_session_id: loginSession.id,
+      ...(how.amr ? { amr: how.amr } : {}),
+      ...(how.mfaTransactionId ? { mfa_transaction_id: how.mfaTransactionId } : {}),
+    };
+    return suspendForRedirect(c, login, actions.redirect, Date.parse(loginSession.expires_at));
+  }
   const grant = {
     ...grantOf(loginSession.request, Math.floor((session.input.authenticated_at ?? now()) / 1000)),
     ...(how.amr ? { amr: how.amr } : {}),
     ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
+    ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
   const code = needsConsent ? undefined : await prepareCode(loginSession.request, client, user, session.input.id, grant);
   const stub = tenantObject(c.env, c.var.tenant.id);
@@ -282,6 +317,20 @@ async function completeInteractive(
   setSessionCookie(c, session);
   if (needsConsent) return redirectToConsent(c, loginSession.request);
   return answer(c, loginSession.request, client, user, session.input.id, grant, code?.code);
+}
+
+/**
+ * Finishes an interactive login whose post-login actions were suspended by a redirect (issue 32): the same
+ * end as {@link finishLogin} after its gates, with the pipeline resumed at the redirecting action.
+ */
+export async function resumeInteractiveLogin(
+  c: AppContext,
+  loginSession: LoginSession,
+  client: ClientRecord,
+  user: UserRecord,
+  how: { mfaTransactionId?: string; amr?: string[]; resume: ResumedDispatch },
+): Promise<Response | null> {
+  return completeInteractive(c, loginSession, client, user, how);
 }
 
 /** Completes a cross-origin login at /authorize: redeems the ticket, starts the session, answers. */

@@ -156,7 +156,11 @@ export async function issueUserTokens(input: UserTokenInput, now = nowSeconds())
   const consoleOperator = isConsoleOperatorGrant(tenant.id, input.controlPlaneTenantId, api, client, grant.organization);
   const scopes = grantableUserScopes(grant.scope.split(" ").filter(Boolean), api, input.permissions, { controlPlaneOrganization, consoleOperator });
   const permissions = permissionsClaim(api, input.permissions);
-  const scope = scopes.join(" ");
+  // api.accessToken.addScope/removeScope (issue 32): the access token's scope only (the ID token's claims
+  // follow the scopes asked for); an action never adds scopes to a token for the management API.
+  const changes = grant.access_scope;
+  const added = api?.is_system ? [] : (changes?.add ?? []);
+  const scope = [...new Set([...scopes, ...added])].filter((s) => !changes?.remove.includes(s)).join(" ");
   const carriesTenantScopes = controlPlaneOrganization && scopes.some((s) => ORGANIZATION_TENANT_SCOPES.includes(s));
   const lifetime = api?.token_lifetime ?? USERINFO_TOKEN_TTL_S;
   const cap = carriesTenantScopes ? ORGANIZATION_TENANT_TOKEN_TTL_S : consoleOperator ? CONSOLE_OPERATOR_TOKEN_TTL_S : lifetime;
