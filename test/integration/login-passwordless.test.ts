@@ -128,6 +128,14 @@ describe("passwordless email on the login page", () => {
     expect(namedHtml).toContain('value="hint@example.com"');
     expect(namedHtml).toContain("Other ways to log in");
 
+    // In the page's language (issue 29 point 3): the button, the form and the code page's error.
+    const french = await openLogin(both, { ui_locales: "fr" });
+    expect(await french.page.text()).toContain("Continuer avec un code par e-mail");
+    const frenchForm = await (await french.browser.get(`/u2/passwordless?state=${french.login.state}&connection=email`)).text();
+    expect(frenchForm).toContain("Envoyer le code");
+    const frenchBad = await french.browser.post(`/u2/passwordless?state=${french.login.state}&connection=email`, { _csrf: csrfOf(frenchForm), email: "nope" });
+    expect(await frenchBad.text()).toContain("Saisissez une adresse e-mail valide");
+
     // Not enabled for the application: not offered, and the passwordless pages refuse it.
     const databaseOnly = await clientWith([databaseConnection]);
     const plain = await openLogin(databaseOnly);
