@@ -34,7 +34,15 @@ export const ar: CatalogueShape = {
       buttonText: "إرسال الرمز",
       otherMethodsLinkText: "طرق أخرى لتسجيل الدخول",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "أدخل الرمز | ${clientName}",
+      title: "أدخل الرمز",
+      description: "أرسلنا رمزًا إلى ${identifier}. تنتهي صلاحيته خلال 5 دقائق.",
+      codePlaceholder: "الرمز",
+      buttonText: "متابعة",
+      resendActionText: "إرسال رمز جديد",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "أدخل الرمز | ${clientName}",
       title: "أدخل الرمز",
       description: "أرسلنا رمزًا إلى ${identifier}. تنتهي صلاحيته خلال 5 دقائق.",

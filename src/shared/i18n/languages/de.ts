@@ -34,7 +34,15 @@ export const de: CatalogueShape = {
       buttonText: "Code senden",
       otherMethodsLinkText: "Andere Anmeldemöglichkeiten",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "Code eingeben | ${clientName}",
+      title: "Code eingeben",
+      description: "Wir haben einen Code an ${identifier} gesendet. Er läuft in 5 Minuten ab.",
+      codePlaceholder: "Code",
+      buttonText: "Weiter",
+      resendActionText: "Neuen Code senden",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "Code eingeben | ${clientName}",
       title: "Code eingeben",
       description: "Wir haben einen Code an ${identifier} gesendet. Er läuft in 5 Minuten ab.",

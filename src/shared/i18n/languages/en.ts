@@ -37,7 +37,15 @@ export const en = {
       buttonText: "Send code",
       otherMethodsLinkText: "Other ways to log in",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "Enter your code | ${clientName}",
+      title: "Enter your code",
+      description: "We sent a code to ${identifier}. It expires in 5 minutes.",
+      codePlaceholder: "Code",
+      buttonText: "Continue",
+      resendActionText: "Send a new code",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "Enter your code | ${clientName}",
       title: "Enter your code",
       description: "We sent a code to ${identifier}. It expires in 5 minutes.",

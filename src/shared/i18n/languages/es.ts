@@ -34,7 +34,15 @@ export const es: CatalogueShape = {
       buttonText: "Enviar código",
       otherMethodsLinkText: "Otras formas de iniciar sesión",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "Introduce tu código | ${clientName}",
+      title: "Introduce tu código",
+      description: "Enviamos un código a ${identifier}. Caduca en 5 minutos.",
+      codePlaceholder: "Código",
+      buttonText: "Continuar",
+      resendActionText: "Enviar un código nuevo",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "Introduce tu código | ${clientName}",
       title: "Introduce tu código",
       description: "Enviamos un código a ${identifier}. Caduca en 5 minutos.",

@@ -34,7 +34,15 @@ export const fr: CatalogueShape = {
       buttonText: "Envoyer le code",
       otherMethodsLinkText: "Autres façons de se connecter",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "Saisissez votre code | ${clientName}",
+      title: "Saisissez votre code",
+      description: "Nous avons envoyé un code à ${identifier}. Il expire dans 5 minutes.",
+      codePlaceholder: "Code",
+      buttonText: "Continuer",
+      resendActionText: "Envoyer un nouveau code",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "Saisissez votre code | ${clientName}",
       title: "Saisissez votre code",
       description: "Nous avons envoyé un code à ${identifier}. Il expire dans 5 minutes.",

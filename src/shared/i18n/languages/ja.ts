@@ -34,7 +34,15 @@ export const ja: CatalogueShape = {
       buttonText: "コードを送信",
       otherMethodsLinkText: "ほかのログイン方法",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "コードを入力 | ${clientName}",
+      title: "コードを入力",
+      description: "${identifier} にコードを送信しました。有効期限は 5 分です。",
+      codePlaceholder: "コード",
+      buttonText: "続行",
+      resendActionText: "新しいコードを送信",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "コードを入力 | ${clientName}",
       title: "コードを入力",
       description: "${identifier} にコードを送信しました。有効期限は 5 分です。",

@@ -34,7 +34,15 @@ export const pt: CatalogueShape = {
       buttonText: "Enviar código",
       otherMethodsLinkText: "Outras formas de entrar",
     },
-    "login-passwordless-code": {
+    "login-passwordless-email-code": {
+      pageTitle: "Digite seu código | ${clientName}",
+      title: "Digite seu código",
+      description: "Enviamos um código para ${identifier}. Ele expira em 5 minutos.",
+      codePlaceholder: "Código",
+      buttonText: "Continuar",
+      resendActionText: "Enviar um novo código",
+    },
+    "login-passwordless-sms-otp": {
       pageTitle: "Digite seu código | ${clientName}",
       title: "Digite seu código",
       description: "Enviamos um código para ${identifier}. Ele expira em 5 minutos.",

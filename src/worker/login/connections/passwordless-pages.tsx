@@ -71,8 +71,10 @@ export const PasswordlessStartPage: FC<PasswordlessProps & { identifier?: string
 /** Passwordless, second step: the six-digit code that was sent. */
 export const PasswordlessCodePage: FC<PasswordlessProps & { identifier: string }> = (p) => {
   const { text } = p.shell;
-  const t = (id: Parameters<typeof text.t<"login-passwordless", "login-passwordless-code">>[2], vars?: Record<string, string>) =>
-    text.t("login-passwordless", "login-passwordless-code", id, vars);
+  // The reference platform's screens: one per connection, with the same text ids.
+  const screen = p.connection === "email" ? "login-passwordless-email-code" : "login-passwordless-sms-otp";
+  const t = (id: Parameters<typeof text.t<"login-passwordless", "login-passwordless-email-code">>[2], vars?: Record<string, string>) =>
+    text.t("login-passwordless", screen, id, vars);
   return (
     <Layout shell={p.shell} title={t("pageTitle", { clientName: p.clientName })}>
       <h1 id="page-title">{t("title")}</h1>
