@@ -1,3 +1,5 @@
+import { enterpriseCallback, enterpriseStart } from "./login/connections/oidc-flow";
+import { passwordlessCodeSubmit, passwordlessPage, passwordlessSubmit } from "./login/connections/passwordless-flow";
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { consoleApp } from "./admin";
 import { authRateLimit } from "./middleware/auth-rate-limit";
@@ -130,6 +132,12 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const login = surface({ tenant: "request", errors: "oauth", noStore: true, limited: true });
   login.on("GET", "/u2/login", loginPage);
   login.on("POST", "/u2/login", loginSubmit);
+  // The application's passwordless and enterprise connections (issue 29 point 0).
+  login.on("GET", "/u2/passwordless", passwordlessPage);
+  login.on("POST", "/u2/passwordless", passwordlessSubmit);
+  login.on("POST", "/u2/passwordless/code", passwordlessCodeSubmit);
+  login.on("GET", "/u2/enterprise", enterpriseStart);
+  login.on("GET", "/login/callback", enterpriseCallback);
   login.on("GET", "/u2/signup", signupPage);
   login.on("POST", "/u2/signup", signupSubmit);
   // Password reset (issue 29 point 1): the "Forgot password?" form, then the emailed (or ticket) link's page.

@@ -89,7 +89,9 @@ describe("connections API (SPEC §4.2)", () => {
     const { target } = await childTarget();
     const created: string[] = [];
     for (const name of ["one", "two", "three"]) {
-      created.push((await json<Connection>(await mgmt("POST", "/connections", { body: { name, strategy: "oidc" }, ...target }))).id);
+      // An oidc connection needs its upstream's client_id, client_secret and issuer (issue 29 point 0).
+      const options = { type: "back_channel", issuer: "https://idp.example.com/", client_id: `c-${name}`, client_secret: "s" };
+      created.push((await json<Connection>(await mgmt("POST", "/connections", { body: { name, strategy: "oidc", options }, ...target }))).id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const all = await json<Connection[]>(await mgmt("GET", "/connections", target));

@@ -25,6 +25,7 @@ import { Guardian } from "./mfa/guardian";
 import { Logins, Sessions } from "./login/login";
 import { Mfa } from "./mfa/mfa";
 import { Passwordless } from "./login/passwordless";
+import { Enterprise } from "./login/enterprise";
 import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
 import { Organizations } from "./organizations/organizations-rpc";
@@ -312,6 +313,9 @@ export class TenantObject extends DurableObject<Env> {
   passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless {
     return new Passwordless(this.core, audit);
   }
+
+  /** Enterprise (OpenID Connect) connection users (issue 29 point 0). */
+  enterprise(audit: AuditContext = SYSTEM_CONTEXT): Enterprise { return new Enterprise(this.core, audit); }
 
   /** One-time codes and WebAuthn challenges. */
   challenges(): Challenges {

@@ -5,7 +5,7 @@ import type { Json } from "../types/json";
  * Connection fields shown top-level but stored inside the `options` column (the table has no columns for
  * them); options given by a caller never set them.
  */
-export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection", "realms"] as const;
+export const CONNECTION_OPTION_FIELDS = ["display_name", "enabled_clients", "metadata", "is_domain_connection", "realms", "show_as_button"] as const;
 
 /**
  * Option keys that hold credentials: stored encrypted in `secrets_enc` (SPEC §5.12), never in `options`.
@@ -45,6 +45,8 @@ export const createConnectionBody = z.strictObject({
   metadata: metadata.optional(),
   is_domain_connection: z.boolean().optional(),
   realms: realms.optional(),
+  /** Enterprise connections (issue 29 point 0): whether the login page shows its button. @default true */
+  show_as_button: z.boolean().optional(),
 });
 
 /** PATCH /api/v2/connections/{id}: name and strategy are immutable; `options` replaces the whole object. */
@@ -56,6 +58,7 @@ export const updateConnectionBody = z
     metadata: metadata.nullable(),
     is_domain_connection: z.boolean(),
     realms: realms.nullable(),
+    show_as_button: z.boolean(),
   })
   .partial();
 

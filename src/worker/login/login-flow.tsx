@@ -2,9 +2,10 @@ import { normalizeEmail } from "../../shared/schemas/users";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
-import { isSelfServiceResetDisabled, isSignupDisabled, loginDatabaseConnection } from "./connection";
+import { OIDC_STRATEGY, type PasswordlessStrategy, connectionLabel, loginOffer, type LoginOffer, requestedConnection, showsAsButton } from "./connections/offer";
+import { passwordlessLoginPage } from "./connections/passwordless-flow";
 import { loginPasskeyOptions } from "./mfa/passkey-flow";
-import { invitedEmail, organizationConnection, organizationProps } from "./organization";
+import { invitedEmail, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
@@ -15,17 +16,29 @@ import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } 
 const NO_CONNECTION = {
   code: "CONNECTION_NOT_FOUND",
   title: "Login unavailable",
-  message: "This application has no email and password login.",
+  message: "This application has no way to log in enabled.",
 } as const;
 
 async function renderLogin(
   c: AppContext,
   t: LoginTransaction,
-  options: { email?: string; error?: FormFailure; canSignup: boolean; canReset: boolean },
+  offer: LoginOffer,
+  options: { email?: string; error?: FormFailure },
   status: ContentfulStatusCode = 200,
 ) {
   // Passkeys on the connection: a fresh challenge for this login, offered by autofill and a button.
-  const passkey = await loginPasskeyOptions(c, t.config, t.client, t.loginSession);
+  const passkey = offer.database ? await loginPasskeyOptions(c, t.config, t.client, t.loginSession) : null;
+  const q = `?state=${encodeURIComponent(t.state)}`;
+  const alternatives = [
+    ...offer.passwordless.map((x) => ({
+      href: `/u2/passwordless${q}&connection=${x.name}`,
+      label: t.shell.text.t("login", "login", x.strategy === "email" ? "passwordlessEmailButtonText" : "passwordlessSmsButtonText"),
+    })),
+    ...offer.enterprise.filter(showsAsButton).map((x) => ({
+      href: `/u2/enterprise${q}&connection=${encodeURIComponent(x.name)}`,
+      label: t.shell.text.t("login", "login", "federatedConnectionButtonText", { connectionName: connectionLabel(x) }),
+    })),
+  ];
   return sendPage(
     c,
     t.shell,
@@ -34,8 +47,10 @@ async function renderLogin(
       state={t.state}
       csrf={t.loginSession.csrf_token}
       clientName={t.client.name}
-      canSignup={options.canSignup}
-      canReset={options.canReset}
+      hasPassword={offer.database !== null}
+      canSignup={offer.database?.canSignup ?? false}
+      canReset={offer.database?.canReset ?? false}
+      alternatives={alternatives}
       {...organizationProps(t)}
       passkey={passkey}
       {...(options.email ? { email: options.email } : {})}
@@ -46,27 +61,22 @@ async function renderLogin(
   );
 }
 
-/**
- * The database connection this login may use: it must exist for the client and, in an organization, be
- * enabled for it (issue 11); sign-up also needs the organization's `is_signup_enabled` or an invitation.
- */
-function loginConnection(t: LoginTransaction) {
-  const connection = loginDatabaseConnection(t.config, t.client, t.loginSession.request.connection);
-  if (!connection) return null;
-  const inOrganization = organizationConnection(t.organization, connection.name, t.loginSession.request);
-  if (!inOrganization.enabled) return null;
-  return { connection, canSignup: !isSignupDisabled(connection) && inOrganization.signup, canReset: !isSelfServiceResetDisabled(connection) };
-}
-
 /** GET /u2/login?state=<login session>: the email and password form; sets the CSRF cookie. */
 export async function loginPage(c: AppContext): Promise<Response> {
   const t = await loadTransaction(c);
   if (t instanceof Response) return t;
-  const usable = loginConnection(t);
-  if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  const offer = loginOffer(t);
+  // Issue 29 point 0: `connection=` naming a passwordless or enterprise connection goes straight to it, and a
+  // passwordless connection that is the application's only one is the login page.
+  const requested = requestedConnection(offer, t.loginSession.request.connection);
+  if (requested && requested.strategy === OIDC_STRATEGY) return c.redirect(`/u2/enterprise?state=${encodeURIComponent(t.state)}&connection=${encodeURIComponent(requested.name)}`, 302);
+  if (requested) return passwordlessLoginPage(c, t, requested.strategy as PasswordlessStrategy, false);
+  const [only] = offer.passwordless;
+  if (!offer.database && only && offer.passwordless.length === 1 && offer.enterprise.length === 0) return passwordlessLoginPage(c, t, only.strategy, true);
+  if (!offer.database && offer.passwordless.length === 0 && offer.enterprise.length === 0) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   setCsrfCookie(c, t.loginSession);
   const hint = t.loginSession.request.login_hint;
-  return renderLogin(c, t, { canSignup: usable.canSignup, canReset: usable.canReset, ...(hint ? { email: normalizeEmail(hint) } : {}) });
+  return renderLogin(c, t, offer, hint ? { email: normalizeEmail(hint) } : {});
 }
 
 /**
@@ -78,21 +88,21 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   const submitted = await submittedForm(c, "login");
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
-  const usable = loginConnection(t);
-  if (!usable) return sendMessage(c, t.shell, NO_CONNECTION, 400);
-  const { connection, canSignup, canReset } = usable;
+  const offer = loginOffer(t);
+  if (!offer.database) return sendMessage(c, t.shell, NO_CONNECTION, 400);
+  const { connection } = offer.database;
 
   // An invitation fixes the address (issue 11); the field is read-only, and the server holds to it.
   const email = normalizeEmail(invitedEmail(t.loginSession.request) ?? form.email ?? "");
   const password = form.password ?? "";
   if (!email || !password) {
     const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };
-    return renderLogin(c, t, { email, error, canSignup, canReset }, 400);
+    return renderLogin(c, t, offer, { email, error }, 400);
   }
   const check = await verifyPassword(c, email, password, connection, t.client.client_id);
   if (!check.ok) {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
-    return renderLogin(c, t, { email, error, canSignup, canReset }, check.status);
+    return renderLogin(c, t, offer, { email, error }, check.status);
   }
   // SPEC §3.5: under an MFA policy the login session waits in awaiting_mfa for the second factor (in finishLogin).
   const response = await finishLogin(c, t.loginSession, t.client, check.user);

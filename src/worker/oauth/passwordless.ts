@@ -87,6 +87,53 @@ async function overIpLimit(c: AppContext): Promise<boolean> {
   }
 }
 
+/** Why a code was not sent, and the Authentication API's answer for each. */
+export type PasswordlessRefusal = "ip_limit" | "identifier_limit" | "no_provider" | "delivery_failed";
+export function passwordlessRefusal(reason: PasswordlessRefusal, connection: "email" | "sms"): OAuthError {
+  if (reason === "ip_limit") return new OAuthError("too_many_requests", "Too many requests from this address; try again later", 429);
+  if (reason === "identifier_limit") return new OAuthError("too_many_requests", "Too many codes were sent to this address; try again later", 429);
+  if (reason === "no_provider") return new OAuthError("temporarily_unavailable", `No ${connection} provider is configured`, 503);
+  return new OAuthError("temporarily_unavailable", "The code could not be sent; try again later", 503);
+}
+
+/**
+ * Sends a passwordless code (shared by /passwordless/start and the login page, issue 29 point 0): the IP
+ * and per-identifier throttles, the code stored (its hash, 5 minutes, with `data`) with its `cs` event, then
+ * the message through the tenant's provider (the development sink locally).
+ */
+export async function sendPasswordlessCode(
+  c: AppContext,
+  config: TenantConfig,
+  client: ClientRecord,
+  connection: "email" | "sms",
+  identifier: string,
+  data: Record<string, Json>,
+): Promise<{ ok: true; id: string } | { ok: false; reason: PasswordlessRefusal }> {
+  if (await overIpLimit(c)) return { ok: false, reason: "ip_limit" };
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  const subject = passwordlessSubject(connection, identifier);
+  if ((await stub.challenges().countSince("passwordless", subject, now() - IDENTIFIER_WINDOW_MS)) >= MAX_CODES_PER_IDENTIFIER) {
+    return { ok: false, reason: "identifier_limit" };
+  }
+  const sender = connection === "email" ? await emailSender(c) : await smsSender(c, config);
+  if (!sender) return { ok: false, reason: "no_provider" };
+  const code = newNumericCode();
+  const id = randomId("pwl_");
+  const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
+  await stub.passwordless(audit).start(
+    { id, purpose: "passwordless", subject, client_id: client.client_id, secret_hash: await codeHash(subject, code), data, expires_at: now() + CODE_TTL_MS },
+    identifier,
+  );
+  try {
+    const message = `${code} is your verification code for ${client.name}. It expires in 5 minutes.`;
+    await sender.send({ to: identifier, subject: `Your verification code for ${client.name}`, body: message });
+  } catch (error) {
+    console.warn("passwordless delivery failed:", error instanceof DeliveryError ? error.message : error);
+    return { ok: false, reason: "delivery_failed" };
+  }
+  return { ok: true, id };
+}
+
 /**
  * POST /passwordless/start (issue 12 point 6): sends a 6-digit code by email or SMS through the configured
  * provider (the development sink locally). The code (its hash), its client and the request's authParams are
@@ -110,31 +157,10 @@ export async function passwordlessStartEndpoint(c: AppContext): Promise<Response
   if (!connection) throw new OAuthError("invalid_request", `Connection ${body.connection} is not enabled for this client`);
   const identifier = passwordlessIdentifier(body.connection, (body.connection === "email" ? body.email : body.phone_number) ?? "");
   if (!identifier) throw new OAuthError("invalid_request", body.connection === "email" ? "email is not a valid email address" : "phone_number must be in E.164 format, e.g. +14155550100");
-  if (await overIpLimit(c)) throw new OAuthError("too_many_requests", "Too many requests from this address; try again later", 429);
-
-  const stub = tenantObject(c.env, c.var.tenant.id);
-  const subject = passwordlessSubject(body.connection, identifier);
-  if ((await stub.challenges().countSince("passwordless", subject, now() - IDENTIFIER_WINDOW_MS)) >= MAX_CODES_PER_IDENTIFIER) {
-    throw new OAuthError("too_many_requests", "Too many codes were sent to this address; try again later", 429);
-  }
-  const sender = body.connection === "email" ? await emailSender(c) : await smsSender(c, config);
-  if (!sender) throw new OAuthError("temporarily_unavailable", `No ${body.connection} provider is configured`, 503);
-
-  const code = newNumericCode();
-  const id = randomId("pwl_");
   const authParams = (body.authParams ?? {}) as Record<string, Json>;
-  const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
-  await stub.passwordless(audit).start(
-    { id, purpose: "passwordless", subject, client_id: client.client_id, secret_hash: await codeHash(subject, code), data: { auth_params: authParams }, expires_at: now() + CODE_TTL_MS },
-    identifier,
-  );
-  try {
-    const message = `${code} is your verification code for ${client.name}. It expires in 5 minutes.`;
-    await sender.send({ to: identifier, subject: `Your verification code for ${client.name}`, body: message });
-  } catch (error) {
-    console.warn("passwordless delivery failed:", error instanceof DeliveryError ? error.message : error);
-    throw new OAuthError("temporarily_unavailable", "The code could not be sent; try again later", 503);
-  }
+  const sent = await sendPasswordlessCode(c, config, client, body.connection, identifier, { auth_params: authParams });
+  if (!sent.ok) throw passwordlessRefusal(sent.reason, body.connection);
+  const id = sent.id;
   c.header("Cache-Control", "no-store");
   return c.json(body.connection === "email" ? { _id: id, email: identifier, email_verified: false } : { _id: id, phone_number: identifier, phone_verified: false, request_language: null });
 }

@@ -66,10 +66,10 @@ export class Passwordless extends TenantRpc {
     });
   }
 
-  /** A refused OTP exchange (`feotpft`). */
-  recordFailure(reason: string, clientId: string): void {
+  /** A refused OTP exchange (`feotpft`), or a wrong code on the login page (`f`, a failed login). */
+  recordFailure(reason: string, clientId: string, logType: "feotpft" | "f" = PASSWORDLESS_LOG_TYPES.exchangeFailed): void {
     this.commit((tx) =>
-      emitAudit(tx, this.audit, { event_type: "user.passwordless_failed", log_type: PASSWORDLESS_LOG_TYPES.exchangeFailed, category: "user_action", description: `Failed passwordless login: ${reason}`, client_id: clientId, response: { status_code: 403 } }),
+      emitAudit(tx, this.audit, { event_type: "user.passwordless_failed", log_type: logType, category: "user_action", description: `Failed passwordless login: ${reason}`, client_id: clientId, response: { status_code: 403 } }),
     );
   }
 

@@ -65,7 +65,9 @@ main.wide{max-width:720px}
 .choice-label{display:block;font-weight:600;color:var(--gh-link)}
 .codes{columns:2;margin:0 0 20px;padding-left:1.5em;font:1rem/1.8 ui-monospace,SFMono-Regular,Menlo,monospace}
 button.link{background:none;color:var(--gh-link);text-decoration:underline;width:auto;display:inline;padding:0;font-weight:400;border:0}
-button.secondary{background:var(--gh-widget-bg);color:var(--gh-secondary-label);border:1px solid var(--gh-secondary-border);margin-top:12px}
+button.secondary,.button.secondary{background:var(--gh-widget-bg);color:var(--gh-secondary-label);border:1px solid var(--gh-secondary-border);margin-top:12px}
+button.secondary:hover,.button.secondary:hover{color:var(--gh-on-primary)}
+.connections{list-style:none;margin:0;padding:0}
 @media (max-width:480px){body{padding:0}main{border-radius:0;box-shadow:none;min-height:100vh;padding:24px 16px}}
 `;
 

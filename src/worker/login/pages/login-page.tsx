@@ -14,6 +14,10 @@ export interface LoginPageProps {
   clientName: string;
   email?: string;
   error?: FormFailure;
+  /** Whether a database connection is offered (the email and password form); false: only the alternatives. */
+  hasPassword?: boolean;
+  /** Passwordless and enterprise connections (issue 29 point 0): "Continue with ..." links, in the client's order. */
+  alternatives?: { href: string; label: string }[];
   /** Whether the database connection accepts sign-ups (the link is shown only then). */
   canSignup: boolean;
   /** Whether the connection offers self-service password reset (the "Forgot password?" link). */
@@ -26,7 +30,7 @@ export interface LoginPageProps {
 }
 
 /** Email and password on one screen (the reference platform's "identifier + password" login). */
-export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, canSignup, canReset, organizationName, isEmailLocked, passkey }) => {
+export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, email, error, hasPassword = true, alternatives = [], canSignup, canReset, organizationName, isEmailLocked, passkey }) => {
   const q = `?state=${encodeURIComponent(state)}`;
   const describedBy = error ? "form-error" : undefined;
   // With the email kept after a failed attempt, the password is what the user types next.
@@ -39,6 +43,7 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       <p class="subtitle">
         {organizationName ? t("organizationDescription", { organizationName, clientName }) : t("description", { clientName })}
       </p>
+      {hasPassword ? (
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
         <input type="hidden" name="_csrf" value={csrf} />
@@ -63,7 +68,22 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
         <button type="submit">{t("buttonText")}</button>
         <Partial shell={shell} prompt="login" point="form-footer-end" />
       </form>
+      ) : null}
       <Partial shell={shell} prompt="login" point="secondary-actions-start" />
+      {alternatives.length ? (
+        <>
+          {hasPassword ? <p class="alt">{t("separatorText")}</p> : null}
+          <ul class="connections">
+            {alternatives.map((a) => (
+              <li>
+                <a class="button secondary" href={a.href}>
+                  {a.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       {passkey ? (
         <>
           <p class="alt">{t("separatorText")}</p>

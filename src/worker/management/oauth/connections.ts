@@ -19,6 +19,8 @@ import { defineRoute } from "../define";
 import { inheritedItems, refuseInherited, withInherited } from "../inherited";
 import { LIST_QUERY, listResponse } from "../list-response";
 import { targetTenant } from "../tenant-scoped";
+import { egressPolicyFrom } from "../../../shared/egress-policy";
+import { oidcOptionsRefusal } from "./oidc-options";
 
 
 const isSecret = (key: string) => (CONNECTION_SECRET_OPTIONS as readonly string[]).includes(key);
@@ -103,6 +105,7 @@ async function present(c: AppContext, connection: ConnectionRecord) {
     // Shown as set (issue 28 point 6); the password-realm grant and login name a connection by its name.
     realms: fields.realms ?? [connection.name],
     ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+    ...(fields.show_as_button === undefined ? {} : { show_as_button: fields.show_as_button }),
     // Read from the control plane at run time (issue 15 point 2): shown, never writable here.
     ...((connection as { inherited?: boolean }).inherited ? { inherited: true } : {}),
   };
@@ -117,8 +120,9 @@ function presentClientConnections(list: ConnectionRecord[]) {
 }
 
 /** 400 when a database connection's custom database options cannot run (issue 32: types, scripts that do not compile). */
-function refuseCustomDatabase(strategy: string, options: Record<string, Json> | undefined): void {
-  const refusal = options ? customDatabaseRefusal(strategy, options) : null;
+function refuseCustomDatabase(c: AppContext, strategy: string, options: Record<string, Json> | undefined): void {
+  // Issue 29 point 0: an enterprise OpenID Connect connection's options (client_id, issuer ...).
+  const refusal = (options ? customDatabaseRefusal(strategy, options) : null) ?? oidcOptionsRefusal(strategy, options, egressPolicyFrom(c.env));
   if (refusal) throw problem("invalid_body", { detail: `Payload validation error: ${refusal}` });
 }
 
@@ -132,7 +136,7 @@ export const connectionRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
-      refuseCustomDatabase(body.strategy, body.options);
+      refuseCustomDatabase(c, body.strategy, body.options);
       const id = randomId("con_");
       const { options, secretsEnc } = await sealOptions(c, id, body.options ?? {});
       const fields = topLevelFields(body) as Record<string, Json>;
@@ -195,7 +199,7 @@ export const connectionRoutes = [
       refuseInherited((await inheritedItems(c)).connections, id);
       if (body.options) {
         const current = await targetTenant(c).connections().get(id);
-        if (current) refuseCustomDatabase(current.strategy, body.options);
+        if (current) refuseCustomDatabase(c, current.strategy, body.options);
       }
       const sealed = body.options ? await sealOptions(c, id, body.options) : null;
       const patch = sealed ? { options: sealed.options, secrets_enc: sealed.secretsEnc, fields: topLevelFields(body) } : { fields: topLevelFields(body) };
