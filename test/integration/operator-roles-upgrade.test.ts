@@ -26,7 +26,10 @@ type RoleScopes = Record<string, string[]>;
 const roleScopes = (state: DurableObjectState): RoleScopes => {
   const rows = state.storage.sql.exec(`SELECT r.name AS name, p.permission_name AS p FROM roles r JOIN role_permissions p ON p.role_id = r.id WHERE p.permission_name = 'read:stats'`).toArray();
   const out: RoleScopes = {};
-  for (const row of rows) (out[String(row.name)] ??= []).push(String(row.p));
+  for (const row of rows) {
+    const name = String(row.name);
+    out[name] = [...(out[name] ?? []), String(row.p)];
+  }
   return out;
 };
 

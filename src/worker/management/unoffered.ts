@@ -99,7 +99,6 @@ const emptyPage =
     return { start: 0, limit: Number.isInteger(perPage) && perPage > 0 ? perPage : 50, total: 0, [key]: [] };
   };
 const empty = (body: (query: URLSearchParams) => unknown): ReadAnswer => ({ kind: "empty", body });
-const absent = (error: ErrorCode): ReadAnswer => ({ kind: "absent", error });
 
 export const UNOFFERED_READS: readonly { path: string; answer: ReadAnswer }[] = [
   // emailTemplates.ts reads every template in a Promise.all that rethrows anything but a 404: email templates
