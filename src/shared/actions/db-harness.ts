@@ -1,3 +1,5 @@
+import { CONSOLE_CAPTURE } from "./harness";
+
 /**
  * `db-harness.js`, the entrypoint of a custom database script's isolate (issue 32 point 2): the guard and the
  * sandbox's `fetch` are the actions' (`guard.js`, see harness.ts); `script.js` is the tenant's script
@@ -18,18 +20,7 @@ const controls = takeControls();
 if (!controls) throw new Error("The script took the sandbox's controls");
 const { beginRun, isSpent, runs } = controls;
 
-const LOG_CAP = 4096;
-const show = (value) => {
-  if (typeof value === "string") return value;
-  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
-};
-for (const level of ["log", "info", "warn", "error", "debug", "trace"]) {
-  console[level] = (...args) => {
-    const run = runs.getStore();
-    if (!run || run.logs.length >= LOG_CAP) return;
-    run.logs += args.map(show).join(" ").slice(0, LOG_CAP) + "\\n";
-  };
-}
+${CONSOLE_CAPTURE}
 
 class WrongUsernameOrPasswordError extends Error {
   constructor(email, message) { super(message || "Wrong email or password."); this.name = "WrongUsernameOrPasswordError"; this.email = email; }

@@ -140,6 +140,23 @@ Object.defineProperty(globalThis, "fetch", { value: fetch, writable: false, conf
 `;
 
 /**
+ * Module text shared by both sandbox entrypoints (actions' harness.js, custom database scripts' db-harness.js):
+ * `console.*` appends to the current run's logs (per-run store `runs`), at most LOG_CAP characters.
+ */
+export const CONSOLE_CAPTURE = `const LOG_CAP = 4096;
+const show = (value) => {
+  if (typeof value === "string") return value;
+  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
+};
+for (const level of ["log", "info", "warn", "error", "debug", "trace"]) {
+  console[level] = (...args) => {
+    const run = runs.getStore();
+    if (!run || run.logs.length >= LOG_CAP) return;
+    run.logs += args.map(show).join(" ").slice(0, LOG_CAP) + "\\n";
+  };
+}`;
+
+/**
  * `harness.js`, the entrypoint: `run({ handler, api, event, timeoutMs, stepBudget })` calls the tenant's
  * handler with the event and an \`api\` object that only records commands, and returns
  * `{ ok, error?, commands, logs }` as plain data. The host validates everything it gets back.
@@ -154,18 +171,7 @@ const controls = takeControls();
 if (!controls) throw new Error("The action took the sandbox's controls");
 const { beginRun, isSpent, runs } = controls;
 
-const LOG_CAP = 4096;
-const show = (value) => {
-  if (typeof value === "string") return value;
-  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
-};
-for (const level of ["log", "info", "warn", "error", "debug", "trace"]) {
-  console[level] = (...args) => {
-    const run = runs.getStore();
-    if (!run || run.logs.length >= LOG_CAP) return;
-    run.logs += args.map(show).join(" ").slice(0, LOG_CAP) + "\\n";
-  };
-}
+${CONSOLE_CAPTURE}
 
 const plain = (value) => {
   if (value === undefined) return null;
