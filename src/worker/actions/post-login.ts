@@ -167,7 +167,10 @@ export async function runPostLogin(c: AppContext, input: PostLoginInput): Promis
   const revoke = outcome.commands.find((x): x is Extract<ActionCommand, { type: "revoke_session" }> => x.type === "revoke_session");
   if (revoke) return { ok: false, description: revoke.reason ?? "The session was revoked by an action", effects, revoke_session: true };
   if (outcome.stop?.kind === "redirect") {
-    const { action_id, index, url } = outcome.stop;
+    const { action_id, index } = outcome.stop;
+    // The sandbox already refused anything else; the host holds to it too, and sends the parsed URL.
+    const url = absoluteHttpUrl(outcome.stop.url);
+    if (!url) return { ok: false, description: "api.redirect.sendUserTo needs an absolute http or https URL", effects };
     // Nothing is applied yet: the effects of the runs so far wait with the suspended pipeline.
     return { ok: true, redirect: { location: url, state: next, dispatch: { action_id, index, commands: outcome.commands, results: outcome.execution.results } }, effects: null };
   }
@@ -210,3 +213,13 @@ async function storeCacheWrites(c: AppContext, before: Parameters<typeof cacheAf
 export const hasEffects = (effects: LoginEffects | null): effects is LoginEffects =>
   effects !== null &&
   (effects.execution !== null || effects.warnings.length > 0 || Object.keys(effects.app_metadata).length > 0 || Object.keys(effects.user_metadata).length > 0);
+
+/** The href of an absolute http(s) URL, else null. */
+function absoluteHttpUrl(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
