@@ -15,7 +15,8 @@ import { listScreens } from "./screens/lists";
 import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
-import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
+import { ACCESS_WRITES } from "./screens/user-access";
+import { changeRoles, createUser, deleteUser, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
 import { rememberTenant, requireOperator } from "./session";
 
 /**
@@ -65,6 +66,7 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/users/:id/delete", deleteUser);
   operator.post("/t/:tenant/users/:id/roles", changeRoles(true));
   operator.post("/t/:tenant/users/:id/roles/remove", changeRoles(false));
+  for (const write of ACCESS_WRITES) operator.post(`/t/:tenant/users/:id/${write}`, userAccessWrite(write));
   operator.get("/t/:tenant/actions", (c) => actionsScreen(c));
   operator.post("/t/:tenant/actions", createAction);
   operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));

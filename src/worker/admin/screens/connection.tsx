@@ -3,6 +3,7 @@ import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
+import { ChangeHistory, loadHistory } from "../pages/history";
 
 interface Connection {
   id: string;
@@ -30,10 +31,11 @@ const POLICIES = ["none", "low", "fair", "good", "excellent"] as const;
 export async function connectionScreen(c: ConsoleContext, outcome: { error?: string | null; notice?: string; status?: Status } = {}): Promise<Response> {
   const tenant = tenantOf(c);
   const api = c.var.api;
-  const [read, enabled, clients] = await Promise.all([
+  const [read, enabled, clients, history] = await Promise.all([
     api.get<Connection>(tenant, pathOf(c)),
     api.get<{ clients: { client_id: string }[] }>(tenant, `${pathOf(c)}/clients`, { take: 100 }),
     api.get<Client[]>(tenant, "/clients", { per_page: 100, fields: "client_id,name", include_fields: true }),
+    loadHistory(c, tenant, c.req.param("id") as string),
   ]);
   if (!read.ok) return sendConsolePage(c, shellOf(c, "Connection", { tenant, section: "connections" }), <ApiError message={read.error} />, statusOf(read.status));
   const connection = read.body;
@@ -106,6 +108,7 @@ export async function connectionScreen(c: ConsoleContext, outcome: { error?: str
         ]}
         empty="No application yet."
       />
+      <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,
   );
