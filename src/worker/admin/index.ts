@@ -15,6 +15,7 @@ import { listScreens } from "./screens/lists";
 import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
+import { createTryApplication, startTryLogin, tryLoginCallback, tryLoginScreen } from "./screens/try-login";
 import { ACCESS_WRITES } from "./screens/user-access";
 import { changeRoles, createUser, deleteUser, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
 import { rememberTenant, requireOperator } from "./session";
@@ -81,6 +82,10 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/connections/:id", (c) => connectionScreen(c));
   operator.post("/t/:tenant/connections/:id", updateConnection);
   operator.post("/t/:tenant/connections/:id/clients", switchConnectionClient);
+  operator.get("/t/:tenant/try-login", (c) => tryLoginScreen(c));
+  operator.post("/t/:tenant/try-login", createTryApplication);
+  operator.get("/t/:tenant/try-login/start", startTryLogin);
+  operator.get("/t/:tenant/try-login/callback", tryLoginCallback);
   operator.get("/t/:tenant/logs", (c) => logsScreen(c));
   operator.get("/t/:tenant/logs/:id", (c) => logScreen(c));
   operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));

@@ -26,6 +26,7 @@ const SECTIONS = [
   ["connections", "Connections"],
   ["actions", "Actions"],
   ["logs", "Logs"],
+  ["try-login", "Try login"],
 ] as const;
 
 /** The hidden CSRF field every console form carries. */
