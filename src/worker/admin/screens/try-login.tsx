@@ -187,6 +187,19 @@ function decoded(token: string): { header: unknown; payload: unknown } {
   return { header: decodeProtectedHeader(token), payload: decodeJwt(token) };
 }
 
+/** A decoded token: its header and payload under their own headings. */
+function TokenView(props: { title: string; token: { header: unknown; payload: unknown } }) {
+  return (
+    <>
+      <h2>{props.title}</h2>
+      <h3>{`${props.title} header`}</h3>
+      <pre>{JSON.stringify(props.token.header, null, 2)}</pre>
+      <h3>{`${props.title} payload`}</h3>
+      <pre>{JSON.stringify(props.token.payload, null, 2)}</pre>
+    </>
+  );
+}
+
 /** Whether the ID token's signature verifies against the tenant's published JWKS, for this client and issuer. */
 async function verifyIdToken(c: ConsoleContext, issuer: string, clientId: string, idToken: string, nonce: string): Promise<string> {
   const response = await c.var.dispatch(new Request(`${issuer}.well-known/jwks.json`), c);
@@ -232,18 +245,8 @@ export async function tryLoginCallback(c: ConsoleContext): Promise<Response> {
         Logged in as <code>{sub}</code>. ID token {verified}.
       </p>
       <p class="muted">Only the decoded header and payload are shown; the tokens themselves were not kept.</p>
-      <h2>ID token</h2>
-      <pre aria-label="ID token header">{JSON.stringify(id.header, null, 2)}</pre>
-      <pre aria-label="ID token payload">{JSON.stringify(id.payload, null, 2)}</pre>
-      <h2>Access token</h2>
-      {access ? (
-        <>
-          <pre aria-label="Access token header">{JSON.stringify(access.header, null, 2)}</pre>
-          <pre aria-label="Access token payload">{JSON.stringify(access.payload, null, 2)}</pre>
-        </>
-      ) : (
-        <p class="muted">The access token is not a JWT.</p>
-      )}
+      <TokenView title="ID token" token={id} />
+      {access ? <TokenView title="Access token" token={access} /> : <p class="muted">The access token is not a JWT.</p>}
       <p>
         Expires in {tokens.expires_in ?? "?"} s · scope <code>{tokens.scope ?? ""}</code>
       </p>
