@@ -96,4 +96,21 @@ describe("admin console: try login (issue 30)", () => {
     expect(forgedCallback.status).toBe(400);
     expect(await forgedCallback.text()).toContain("was not started here");
   });
+
+  it("without a console session every try-login route goes to the login (back to the page asked for), and a start without the test application is refused", async () => {
+    const tenant = await createTenant();
+    const anonymous = new TestBrowser("localhost:8787");
+    for (const path of ["/try-login", "/try-login/start", "/try-login/callback?code=abc&state=xyz"]) {
+      const res = await anonymous.get(`/admin/t/${tenant}${path}`);
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get("location")).toBe(`/admin/login?return_to=${encodeURIComponent(`/admin/t/${tenant}${path}`)}`);
+    }
+    const posted = await anonymous.post(`/admin/t/${tenant}/try-login`, {});
+    expect(posted.status).toBe(302);
+    expect(await (await mgmt("GET", "/clients", asTenant(tenant))).json()).toEqual([]);
+    const { browser } = await consoleLogin(ADMIN.email, ADMIN.password, `/admin/t/${tenant}/try-login`);
+    const early = await browser.get(`/admin/t/${tenant}/try-login/start`);
+    expect(early.status).toBe(400);
+    expect(await early.text()).toContain("Create the test application first.");
+  });
 });

@@ -6,6 +6,7 @@ import { sha256, timingSafeEqualText } from "../../../shared/crypto/compare";
 import { toBase64Url } from "../../../shared/crypto/encoding";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { randomToken } from "../../../shared/crypto/random";
+import { subdomainBase } from "../../routing/resolve-tenant";
 import type { ConsoleContext } from "../context";
 import { can } from "../grants";
 import { Csrf } from "../pages/layout";
@@ -56,12 +57,12 @@ const txCookie = (c: ConsoleContext) => (isHttps(c) ? "__Host-gh_console_try" : 
 
 /**
  * The tenant's issuer as a browser reaches it: the control plane on the apex, any other tenant on its
- * subdomain of the apex (ARCHITECTURE §5), with the apex's scheme and port.
+ * subdomain (of the base domain, else the apex: ARCHITECTURE §5), with the apex's scheme.
  */
 export function tenantIssuerOf(c: ConsoleContext, tenant: string): string {
   const apex = new URL(c.var.settings.issuer);
   if (tenant === c.var.settings.controlPlaneTenantId) return `${apex.origin}/`;
-  return `${apex.protocol}//${tenant}.${apex.host}/`;
+  return `${apex.protocol}//${tenant}.${subdomainBase(c.var.settings)}/`;
 }
 
 /** The tenant's test application (marked in its client_metadata, with the console's callback), if any. */
