@@ -170,6 +170,9 @@ describe("admin console: change history from the audit log (issue 30)", () => {
     expect((await browser.post(`/admin/t/${tenant}/connections/${connection}`, { csrf, passwordPolicy: "excellent" })).status).toBe(200);
     expect((await browser.post(`/admin/t/${tenant}/users/${enc(user.user_id)}/block`, { csrf })).status).toBe(200);
     expect((await mgmt("PATCH", `/roles/${role.id}`, { ...asTenant(tenant), body: { description: "after" } })).status).toBe(200);
+    const rotated = await browser.post(`/admin/t/${tenant}/applications/${app.client_id}/rotate-secret`, { csrf });
+    const secret = /class="secret">([^<]+)</.exec(await rotated.text())?.[1] ?? "";
+    expect(secret.length).toBeGreaterThan(20);
     await relay(tenant);
 
     const history = async (path: string) => {
@@ -187,6 +190,9 @@ describe("admin console: change history from the audit log (issue 30)", () => {
     expect(apiPage).toContain(`<code>${admin} (via gatehouse-console)</code>`);
     const appPage = await history(`/admin/t/${tenant}/applications/${app.client_id}`);
     expect(appPage).toMatch(/<code>name<\/code><\/th><td><code>&quot;Shop&quot;<\/code><\/td><td><code>&quot;Shop 2&quot;<\/code>/);
+    // The rotation is in the history, its secret is not (the audit event redacts it).
+    expect(appPage).toContain("POST /api/v2/clients/");
+    expect(appPage).not.toContain(secret);
     expect(await history(`/admin/t/${tenant}/connections/${connection}`)).toContain("<strong>connection.updated</strong>");
     const userPage = await history(`/admin/t/${tenant}/users/${enc(user.user_id)}`);
     expect(userPage).toMatch(/<code>blocked<\/code><\/th><td><code>(false|null)<\/code><\/td><td><code>true<\/code>/);

@@ -1,3 +1,4 @@
+import { now } from "../../../shared/clock";
 import type { ApiResult } from "../api";
 import type { ConsoleContext } from "../context";
 import { ApiError, tenantPath, when } from "./parts";
@@ -32,12 +33,21 @@ export const HISTORY_SIZE = 10;
 /** A Lucene phrase: the value quoted, quotes and backslashes escaped. */
 const phrase = (value: string) => `"${value.replace(/[\\"]/g, (m) => `\\${m}`)}"`;
 
-/** The `q` that finds the management writes on one resource. */
-export const historyQuery = (targetId: string) => `type:sapi AND details.target.id:${phrase(targetId)}`;
+/**
+ * How far back a page looks. The logs table has no index on the target, so the search walks the date index
+ * newest first (cheap `type` test before the JSON path) until it has its changes or reaches this bound.
+ * @default 90 days
+ */
+export const HISTORY_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/** The `q` that finds the management writes on one resource since a day (YYYY-MM-DD). */
+export const historyQuery = (targetId: string, since: string) => `type:sapi AND date:[${since} TO *] AND details.target.id:${phrase(targetId)}`;
 
 /** Reads the last changes of a resource (checkpoint paging: no count over the whole log). */
 export function loadHistory(c: ConsoleContext, tenant: string, targetId: string): Promise<ApiResult> {
-  return c.var.api.get(tenant, "/logs", { q: historyQuery(targetId), take: HISTORY_SIZE, sort: "date:-1" });
+  const since = new Date(now() - HISTORY_DAYS * DAY_MS).toISOString().slice(0, 10);
+  return c.var.api.get(tenant, "/logs", { q: historyQuery(targetId, since), take: HISTORY_SIZE, sort: "date:-1" });
 }
 
 const MAX_VALUE = 300;
@@ -97,8 +107,9 @@ export function ChangeHistory(props: { tenant: string; result: ApiResult }) {
   return (
     <section aria-labelledby="h-history">
       <h2 id="h-history">Change history</h2>
+      <p class="muted">The last {HISTORY_SIZE} management changes of the last {HISTORY_DAYS} days, newest first, from the audit log.</p>
       <ApiError message={props.result.error} />
-      {props.result.ok && !changes.length ? <p class="muted">No change recorded yet.</p> : null}
+      {props.result.ok && !changes.length ? <p class="muted">No change in the last {HISTORY_DAYS} days.</p> : null}
       {changes.length ? (
         <ol class="history">
           {changes.map((change) => (
