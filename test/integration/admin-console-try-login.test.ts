@@ -112,5 +112,11 @@ describe("admin console: try login (issue 30)", () => {
     const early = await browser.get(`/admin/t/${tenant}/try-login/start`);
     expect(early.status).toBe(400);
     expect(await early.text()).toContain("Create the test application first.");
+    // A tenant that is no DNS label (so no host) or does not exist: the API's 404, never a redirect.
+    for (const other of ["Not_A_Label", "evil.example%2F", "nobody-here"]) {
+      const res = await browser.get(`/admin/t/${other}/try-login/start`);
+      expect(res.status, other).toBe(404);
+      expect(res.headers.get("location")).toBeNull();
+    }
   });
 });

@@ -28,6 +28,7 @@ import { type Execution, findExecutions } from "./try-login-executions";
 export const TRY_APP_NAME = "Gatehouse console: try login";
 const MARKER = { gatehouse_console: "try-login" };
 const TX_TTL_MS = 10 * 60_000;
+const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 interface Client {
   client_id: string;
@@ -59,26 +60,28 @@ const txCookie = (c: ConsoleContext) => (isHttps(c) ? "__Host-gh_console_try" : 
  * The tenant's issuer as a browser reaches it: the control plane on the apex, any other tenant on its
  * subdomain (of the base domain, else the apex: ARCHITECTURE §5), with the apex's scheme.
  */
-export function tenantIssuerOf(c: ConsoleContext, tenant: string): string {
+export function tenantIssuerOf(c: ConsoleContext, tenant: string): string | null {
   const apex = new URL(c.var.settings.issuer);
   if (tenant === c.var.settings.controlPlaneTenantId) return `${apex.origin}/`;
+  // Tenant ids are DNS labels (platform/tenants.ts); anything else never becomes a host to redirect to.
+  if (!DNS_LABEL.test(tenant)) return null;
   return `${apex.protocol}//${tenant}.${subdomainBase(c.var.settings)}/`;
 }
 
 /** The tenant's test application (marked in its client_metadata, with the console's callback), if any. */
-async function testApplication(c: ConsoleContext, tenant: string): Promise<{ client: Client | null; error: string | null }> {
+async function testApplication(c: ConsoleContext, tenant: string): Promise<{ client: Client | null; error: string | null; status: number }> {
   const callback = callbackOf(c, tenant);
   for (let page = 0; page < 10; page++) {
     const list = await c.var.api.get<Client[]>(tenant, "/clients", { per_page: 100, page, fields: "client_id,name,callbacks,client_metadata", include_fields: true });
-    if (!list.ok) return { client: null, error: list.error };
+    if (!list.ok) return { client: null, error: list.error, status: list.status };
     const found = list.body.find((x) => x.client_metadata?.gatehouse_console === MARKER.gatehouse_console && x.callbacks?.includes(callback));
-    if (found || list.body.length < 100) return { client: found ?? null, error: null };
+    if (found || list.body.length < 100) return { client: found ?? null, error: null, status: 200 };
   }
-  return { client: null, error: null };
+  return { client: null, error: null, status: 200 };
 }
 
 /** GET /admin/t/:tenant/try-login: the test application, or the button that creates it; then the login link. */
-export async function tryLoginScreen(c: ConsoleContext, outcome: { notice?: string; error?: string | null; status?: 200 | 201 | 400 | 403 } = {}): Promise<Response> {
+export async function tryLoginScreen(c: ConsoleContext, outcome: { notice?: string; error?: string | null; status?: 200 | 201 | 400 | 403 | 404 } = {}): Promise<Response> {
   const tenant = tenantOf(c);
   const [app, apis] = await Promise.all([testApplication(c, tenant), c.var.api.get<Api[]>(tenant, "/resource-servers", { per_page: 50 })]);
   const audiences = apis.ok && Array.isArray(apis.body) ? apis.body.filter((a) => !a.is_system) : [];
@@ -90,7 +93,7 @@ export async function tryLoginScreen(c: ConsoleContext, outcome: { notice?: stri
       <Notice message={outcome.notice} />
       <ApiError message={outcome.error ?? app.error} />
       <p>
-        Runs the real login of <strong>{tenant}</strong> at <code>{tenantIssuerOf(c, tenant)}</code> with a test application (authorization code with PKCE), then shows the
+        Runs the real login of <strong>{tenant}</strong> at <code>{tenantIssuerOf(c, tenant) ?? ""}</code> with a test application (authorization code with PKCE), then shows the
         ID and access tokens decoded and the actions the login ran. The tokens are not kept.
       </p>
       {app.client ? (
@@ -120,9 +123,11 @@ export async function tryLoginScreen(c: ConsoleContext, outcome: { notice?: stri
         <p class="card">The tenant has no test application, and creating one needs the create:clients permission.</p>
       )}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? (app.error ? statusOf(app.status) : 200),
   );
 }
+
+const statusOf = (s: number) => (s === 403 || s === 404 ? s : 400);
 
 /** POST /admin/t/:tenant/try-login: POST /clients for the test application (once). */
 export async function createTryApplication(c: ConsoleContext): Promise<Response> {
@@ -150,7 +155,8 @@ export async function createTryApplication(c: ConsoleContext): Promise<Response>
 export async function startTryLogin(c: ConsoleContext): Promise<Response> {
   const tenant = tenantOf(c);
   const app = await testApplication(c, tenant);
-  if (!app.client) return tryLoginScreen(c, { error: app.error ?? "Create the test application first.", status: app.error ? 403 : 400 });
+  const issuer = tenantIssuerOf(c, tenant);
+  if (!app.client || !issuer) return tryLoginScreen(c, { error: app.error ?? "Create the test application first.", status: app.error ? statusOf(app.status) : 400 });
   const tx: TryTransaction = { state: randomToken(24), verifier: randomToken(32), nonce: randomToken(24), clientId: app.client.client_id, startedAt: now(), exp: now() + TX_TTL_MS };
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
   setCookie(c, txCookie(c), await cipher.encrypt(JSON.stringify(tx), encryptionContext.consoleTryLogin(tenant)), { ...cookieAttributes(c, base(tenant)), maxAge: TX_TTL_MS / 1_000 });
@@ -167,7 +173,7 @@ export async function startTryLogin(c: ConsoleContext): Promise<Response> {
   });
   const audience = (c.req.query("audience") ?? "").trim();
   if (audience) params.set("audience", audience);
-  return c.redirect(`${tenantIssuerOf(c, tenant)}authorize?${params}`, 302);
+  return c.redirect(`${issuer}authorize?${params}`, 302);
 }
 
 async function readTransaction(c: ConsoleContext, tenant: string): Promise<TryTransaction | null> {
@@ -228,6 +234,7 @@ export async function tryLoginCallback(c: ConsoleContext): Promise<Response> {
   const refused = c.req.query("error");
   if (refused) return tryLoginScreen(c, { error: `The login was refused: ${c.req.query("error_description") ?? refused}`, status: 400 });
   const issuer = tenantIssuerOf(c, tenant);
+  if (!issuer) return tryLoginScreen(c, { error: "Unknown tenant.", status: 400 });
   const form = new URLSearchParams({ grant_type: "authorization_code", code: c.req.query("code") ?? "", redirect_uri: callbackOf(c, tenant), client_id: tx.clientId, code_verifier: tx.verifier });
   const response = await c.var.dispatch(new Request(`${issuer}oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form }), c);
   const tokens = (await response.json().catch(() => ({}))) as { id_token?: string; access_token?: string; expires_in?: number; scope?: string; error_description?: string };
