@@ -40,7 +40,7 @@ describe("post-login actions on refresh", () => {
     expect((await tokenForm({ grant_type: "refresh_token", refresh_token: next.refresh_token, client_id: client.client_id, client_secret: client.client_secret }, {}, host)).status).toBe(403);
   });
 
-  it("api.refreshToken.revoke refuses the exchange with the reason and revokes the token; addScope reaches the refreshed access token; multifactor.enable cannot prompt on a refresh", async () => {
+  it("api.refreshToken.revoke refuses the exchange with the reason and revokes the token; addScope reaches the refreshed access token; event.refresh_token; multifactor.enable cannot prompt on a refresh", async () => {
     const tenant = await createTenant();
     const host = `${tenant}.localhost:8787`;
     const admin = (method: string, path: string, body?: unknown) => mgmt(method, path, { headers: { "tenant-id": tenant }, ...(body !== undefined ? { body } : {}) });
@@ -55,7 +55,7 @@ describe("post-login actions on refresh", () => {
       `exports.onExecutePostLogin = async (event, api) => {
         if (event.transaction.protocol !== "oauth2-refresh-token") return;
         const mode = event.user.app_metadata.mode;
-        if (mode === "scope") api.accessToken.addScope("read:extra");
+        if (mode === "scope") api.accessToken.addScope("read:extra").accessToken.setCustomClaim("https://gatehouse.test/rt", event.refresh_token);
         if (mode === "mfa") api.multifactor.enable("any");
         if (mode === "revoke") api.refreshToken.revoke("device reported stolen");
       };`,
@@ -70,7 +70,14 @@ describe("post-login actions on refresh", () => {
     const widened = await refresh();
     expect(widened.status).toBe(200);
     expect(String(widened.body.scope).split(" ")).toContain("read:extra");
-    expect(String(decodeJwt(widened.body.access_token as string).scope).split(" ")).toContain("read:extra");
+    const access = decodeJwt(widened.body.access_token as string);
+    expect(String(access.scope).split(" ")).toContain("read:extra");
+    // event.refresh_token: the reference's fields; its id reads the token on the management API.
+    const seen = access["https://gatehouse.test/rt"] as { id: string; user_id: string; client_id: string; rotating: boolean };
+    expect(seen).toMatchObject({ user_id: user.user_id, client_id: client.client_id, rotating: true });
+    const read = await admin("GET", `/refresh-tokens/${encodeURIComponent(seen.id)}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ id: seen.id, user_id: user.user_id });
 
     await mode("mfa");
     const mfa = await refresh();

@@ -106,6 +106,8 @@ export interface PostLoginInput {
   resume?: ResumedDispatch | undefined;
   /** Resuming after the second factor the actions asked for (the asking action ran already). */
   afterMfa?: SuspendedDispatch | undefined;
+  /** The refresh-token exchange's token, as `event.refresh_token` (the reference's fields). */
+  refreshToken?: Record<string, Json>;
   /** A login answered from a browser session (SSO): `allowRememberBrowser` lets that session's MFA count. */
   sso?: boolean;
 }
@@ -156,6 +158,7 @@ function postLoginEvent(c: AppContext, input: PostLoginInput): Record<string, Js
     ...(input.audience ? { resource_server: { identifier: input.audience } } : {}),
     ...(input.organization ? { organization: { id: input.organization } } : {}),
     ...(input.sessionId ? { session: { id: input.sessionId } } : {}),
+    ...(input.refreshToken ? { refresh_token: input.refreshToken } : {}),
   };
 }
 

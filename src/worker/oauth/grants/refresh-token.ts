@@ -3,6 +3,8 @@ import { dpopRequired } from "../dpop/required";
 import { OAuthError } from "../../../shared/errors";
 import type { CodeGrant, RefreshDevice, RefreshLogin, RefreshRotation, RotateOutcome } from "../../../shared/types";
 import { type ClientRecord, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
+import { refreshTokenEvent } from "../../../shared/schemas/refresh-tokens";
+import type { Json } from "../../../shared/types";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { tenantObject, userObject } from "../../tenant/stubs";
@@ -195,6 +197,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     audience: token.audience ?? undefined,
     organization: token.login.organization,
     sessionId: token.session_id,
+    refreshToken: refreshTokenEvent(token) as unknown as Record<string, Json>,
   });
   if (hasEffects(actions.effects)) {
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
