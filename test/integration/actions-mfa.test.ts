@@ -101,6 +101,25 @@ describe("api.multifactor.enable (issue 32 point 3)", () => {
     expect(locationOf(await ask({}))).toMatch(/^\/u2\/mfa\?state=mfa_/);
   });
 
+  it("google-authenticator narrows to the app's code: a user with only a phone answers it, then enrolls the app", async () => {
+    const { tenant, client, user, email } = await setup({ otp: true, sms: true });
+    const phone = newPhone();
+    await enrollMethod(tenant, user.user_id, { type: "phone", phone_number: phone });
+    await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { api.multifactor.enable("google-authenticator"); };`);
+    const { browser, state, entry } = await loginIntoMfa(tenant, client.client_id, email);
+    expect(locationOf(entry)).toBe(`/u2/mfa/phone-challenge?state=${state}`);
+    const challenge = await (await browser.get(`/u2/mfa/phone-challenge?state=${state}`)).text();
+    const answered = await browser.post(`/u2/mfa/phone-challenge?state=${state}`, { _csrf: csrfOf(challenge), code: await lastCode(tenant, phone) });
+    expect(locationOf(answered)).toBe(`/u2/mfa/totp-enrollment?state=${state}`);
+    const html = await (await browser.get(`/u2/mfa/totp-enrollment?state=${state}`)).text();
+    const secret = (/id="totp-secret"[^>]*>([A-Z2-7 ]+)</.exec(html)?.[1] ?? "").replace(/ /g, "");
+    const done = await browser.post(`/u2/mfa/totp-enrollment?state=${state}`, { _csrf: csrfOf(html), code: totpCode(secret, Date.now()) });
+    const { id } = await exchangeCode(tenant, client, done);
+    expect(id.amr).toEqual(expect.arrayContaining(["otp", "mfa"]));
+    const methods = await tenantSql<{ type: string }>(tenant, "SELECT type FROM authentication_methods WHERE user_id = ? ORDER BY type", user.user_id);
+    expect(methods.map((m) => m.type)).toEqual(["phone", "totp"]);
+  });
+
   it("the duo provider and an unknown one are errors inside the action, and the login fails with the message", async () => {
     for (const [code, message] of [
       [`api.multifactor.enable("duo");`, "api.multifactor.enable: the duo provider is not supported by this service"],
