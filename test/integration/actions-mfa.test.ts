@@ -4,7 +4,7 @@ import { call, mgmt } from "../helpers/api";
 import { bindAction } from "../helpers/actions";
 import { ACTION_CALLBACK, ACTION_PASSWORD, actionLoginSetup, exchangeCode, redirectError } from "../helpers/action-logins";
 import { authorize, redirectParams, sessionCookie } from "../helpers/flows";
-import { csrfOf, locationOf, passwordLogin, setFactors, setPolicy, type TestBrowser } from "../helpers/mfa";
+import { csrfOf, locationOf, passwordLogin, setFactors, setPolicy, TestBrowser } from "../helpers/mfa";
 import { tenantSql } from "../helpers/outbox";
 
 /**
@@ -99,6 +99,19 @@ describe("api.multifactor.enable (issue 32 point 3)", () => {
     expect(redirectParams(await ask({ remember: "yes" })).query.get("code")).toBeTruthy();
     expect(redirectParams(await ask({ remember: "yes", prompt: "none" })).query.get("code")).toBeTruthy();
     expect(locationOf(await ask({}))).toMatch(/^\/u2\/mfa\?state=mfa_/);
+
+    // That SSO step completes like any MFA step: the app's code, then the code for the client.
+    const browser = new TestBrowser(host);
+    const name = cookie.slice(0, cookie.indexOf("="));
+    browser.cookies.set(name, cookie.slice(name.length + 1));
+    const query = new URLSearchParams({ client_id: client.client_id, redirect_uri: ACTION_CALLBACK, response_type: "code", scope: "openid", state: "s1" });
+    const stepUp = await browser.get(`/authorize?${query}`);
+    const state = new URL(locationOf(stepUp), "http://x").searchParams.get("state") as string;
+    expect(locationOf(await browser.follow(stepUp))).toBe(`/u2/mfa/totp-challenge?state=${state}`);
+    const done = await answerTotp(browser, state);
+    expect(done.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?.*code=/);
+    const { id } = await exchangeCode(tenant, client, done);
+    expect(id.amr).toEqual(expect.arrayContaining(["otp", "mfa"]));
   });
 
   it("google-authenticator narrows to the app's code: a user with only a phone answers it, then enrolls the app", async () => {
