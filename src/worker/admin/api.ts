@@ -112,8 +112,8 @@ export class ApiClient {
   }
 }
 
-/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret). */
-const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token"]);
+/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret; issue 32: a custom database's configuration). */
+const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token", "configuration"]);
 
 function redacted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redacted);

@@ -9,7 +9,7 @@ import { sendConsoleError } from "./render";
 import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { addApiScope, apiScreen, changePermissions, roleScreen, updateApi } from "./screens/catalog";
-import { connectionScreen, switchConnectionClient, updateConnection } from "./screens/connection";
+import { connectionScreen, saveCustomDatabase, switchConnectionClient, updateConnection } from "./screens/connection";
 import { homeScreen } from "./screens/home";
 import { listScreens } from "./screens/lists";
 import { logScreen, logsScreen } from "./screens/logs";
@@ -82,6 +82,7 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/connections/:id", (c) => connectionScreen(c));
   operator.post("/t/:tenant/connections/:id", updateConnection);
   operator.post("/t/:tenant/connections/:id/clients", switchConnectionClient);
+  operator.post("/t/:tenant/connections/:id/database", saveCustomDatabase);
   operator.get("/t/:tenant/try-login", (c) => tryLoginScreen(c));
   operator.post("/t/:tenant/try-login", createTryApplication);
   operator.get("/t/:tenant/try-login/start", startTryLogin);

@@ -11,6 +11,7 @@ import { isAllowlisted } from "../../shared/ip";
 import { clientIp, isIpThrottled } from "./ip-throttle";
 import { customDatabaseOf } from "../../shared/actions/db-scripts";
 import { loginThroughScript } from "../actions/custom-db";
+import { scriptLoginMark } from "../../shared/actions/migration-report";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
@@ -117,8 +118,10 @@ async function verify(
     if (!scripted.ok) {
       if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
       // WrongUsernameOrPasswordError reads as any wrong password (fp); anything else is `f` with the cause.
-      if (scripted.kind === "wrong_credentials") return { ...known("INVALID_PASSWORD"), description: `Wrong email or password. (${scripted.message})`.slice(0, 500) };
-      return { ...known("CUSTOM_DB_ERROR"), description: scripted.message.slice(0, 500) };
+      // The suffix names the connection: the migration report counts these logs (issue 32 point 4).
+      const mark = scriptLoginMark(record.name);
+      if (scripted.kind === "wrong_credentials") return { ...known("INVALID_PASSWORD"), description: `Wrong email or password. (${scripted.message.slice(0, 300)})${mark}` };
+      return { ...known("CUSTOM_DB_ERROR"), description: `${scripted.message.slice(0, 400)}${mark}` };
     }
     return admit(scripted.user);
   }

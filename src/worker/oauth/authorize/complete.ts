@@ -14,7 +14,8 @@ import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
 import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
-import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin } from "../../actions/post-login";
+import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin, type SuspendedDispatch } from "../../actions/post-login";
+import { startActionMfa } from "../../login/mfa/action-step";
 import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
@@ -49,8 +50,7 @@ async function postLoginActions(
   client: ClientRecord,
   user: UserRecord,
   sessionId: string | null,
-  amr?: string[],
-  resume?: ResumedDispatch,
+  how: { amr?: string[] | undefined; resume?: ResumedDispatch | undefined; afterMfa?: SuspendedDispatch | undefined; sso?: boolean } = {},
 ): Promise<PostLoginOutcome> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   return runPostLogin(c, {
@@ -65,10 +65,12 @@ async function postLoginActions(
     ...(request.state !== undefined ? { state: request.state } : {}),
     organization: request.organization,
     sessionId,
-    amr,
+    amr: how.amr,
     // A page can be shown unless the client asked for none (prompt=none) or the login is a SAML one.
     interactive: !request.samlp && !(request.prompt ?? "").split(" ").includes("none"),
-    resume,
+    resume: how.resume,
+    afterMfa: how.afterMfa,
+    ...(how.sso ? { sso: true } : {}),
   });
 }
 
@@ -91,7 +93,7 @@ async function deniedByAction(
   await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor }))
     .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
-  return refuseToClient(c, request, client, "access_denied", outcome.description);
+  return refuseToClient(c, request, client, outcome.error ?? "access_denied", outcome.description);
 }
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
@@ -188,8 +190,14 @@ export async function issueAuthorizationResponse(
     const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
     if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
   }
-  const actions = await postLoginActions(c, request, client, user, sessionId, undefined, options.resume);
+  const actions = await postLoginActions(c, request, client, user, sessionId, { resume: options.resume, sso: true });
   if (!actions.ok) return deniedByAction(c, request, client, user, actions, sessionId);
+  if (actions.mfa) {
+    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+    const step = await startActionMfa(c, config, user, actions.mfa, { kind: "sso", request, sessionId });
+    if (!(step instanceof Response)) return deniedByAction(c, request, client, user, { ok: false, description: step.refused, effects: null });
+    return step;
+  }
   if (actions.redirect) {
     const login = { flow: "sso" as const, client_id: client.client_id, user_id: user.user_id, request, session_id: sessionId, auth_time: authTimeS };
     return suspendForRedirect(c, login, actions.redirect);
@@ -254,8 +262,10 @@ export async function finishMfaLogin(
   client: ClientRecord,
   user: UserRecord,
   amr: string[],
+  /** The post-login pipeline that waited for this factor (an action's MFA step, issue 32). */
+  afterMfa?: SuspendedDispatch,
 ): Promise<Response | null> {
-  return completeInteractive(c, loginSession, client, user, { mfaTransactionId, amr });
+  return completeInteractive(c, loginSession, client, user, { mfaTransactionId, amr, ...(afterMfa ? { afterMfa } : {}) });
 }
 
 /**
@@ -269,7 +279,7 @@ async function completeInteractive(
   loginSession: LoginSession,
   client: ClientRecord,
   user: UserRecord,
-  how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch },
+  how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch; afterMfa?: SuspendedDispatch },
 ): Promise<Response | null> {
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
@@ -277,8 +287,15 @@ async function completeInteractive(
   // Issue 29 point 2: the user is signed in first; the answer (and the post-login actions) wait for consent.
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const needsConsent = await consentNeeded(c, config, client, loginSession.request, user.user_id);
-  const actions: PostLoginOutcome = needsConsent ? { ok: true, effects: null } : await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr, how.resume);
+  const actions: PostLoginOutcome = needsConsent
+    ? { ok: true, effects: null }
+    : await postLoginActions(c, loginSession.request, client, user, session.input.id, { amr: how.amr, resume: how.resume, afterMfa: how.afterMfa });
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
+  if (actions.mfa) {
+    const step = await startActionMfa(c, config, user, actions.mfa, { kind: "interactive", loginSession, amr: how.amr, mfaTransactionId: how.mfaTransactionId });
+    if (!(step instanceof Response)) return deniedByAction(c, loginSession.request, client, user, { ok: false, description: step.refused, effects: null });
+    return step;
+  }
   if (actions.redirect) {
     // The login session stays pending (or awaiting MFA) until /continue; no browser session exists yet.
     const login = {
