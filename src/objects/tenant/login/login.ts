@@ -1,7 +1,7 @@
 import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
 import type { SessionMetadata } from "../../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord } from "../../../shared/types";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
 import type { ActionEffects } from "../../../shared/schemas/actions";
 import type { UserRecord } from "../../../shared/schemas/users";
 import { isMissingColumn, iso, json, type Sql } from "../../sql";
@@ -13,6 +13,9 @@ import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { getUser, isRegistrationComplete, recordLogin } from "../users/users";
+import { findUserByEmail } from "../users/user-rows";
+import { wouldLinkByEmail } from "../users/account-linking";
+import { normalizeEmail } from "../../../shared/schemas/users";
 import { recordUserGrant } from "../oauth/user-grants";
 import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
@@ -168,6 +171,27 @@ export class Logins extends TenantRpc {
   /** A pending or completed login session that has not expired. */
   get(id: string): LoginSession | null {
     return this.read((sql, now) => getLoginSession(sql, id, now));
+  }
+
+  /**
+   * The login form's POST in one read (issue 31: was `get`, then `users().findByEmail`, then a linking
+   * commit): the login session and, in each named database connection (at most 8), the account with this
+   * email, with whether linking by verified email would link it. The worker still completes the login with
+   * {@link complete}, which alone decides that the session is spent.
+   */
+  passwordRead(id: string, email: string, connections: string[]): PasswordLoginRead {
+    return this.read((sql, now) => {
+      const session = getLoginSession(sql, id, now);
+      const normalized = normalizeEmail(email);
+      const accounts: PasswordLoginRead["accounts"] = {};
+      if (session && normalized) {
+        for (const name of connections.slice(0, 8)) {
+          const found = findUserByEmail(sql, name, normalized);
+          accounts[name] = found ? { ...found, links: wouldLinkByEmail(sql, found.user_id) } : null;
+        }
+      }
+      return { session, email: normalized, accounts };
+    });
   }
 
   /** See {@link completeLogin}. */

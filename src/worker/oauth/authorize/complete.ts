@@ -17,6 +17,7 @@ import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user
 import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin } from "../../actions/post-login";
 import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
+import type { LinkingHint } from "../../login/password";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 
@@ -225,9 +226,11 @@ export async function finishLogin(
   authenticated: UserRecord,
   /** Authentication methods references when the first factor says more than a password (a passkey). */
   amr?: string[],
+  /** What the login form's one read said about linking this user (issue 31): no commit when it would not link. */
+  linking?: LinkingHint,
 ): Promise<Response | null> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
+  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login", linking);
   // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
   if (!amr?.includes("mfa")) {
     const gated = await mfaGate(c, config, loginSession, user, amr ?? ["pwd"]);
