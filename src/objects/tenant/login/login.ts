@@ -1,7 +1,7 @@
 import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
 import type { SessionMetadata } from "../../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewAuthorizationCode, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
 import type { ActionEffects } from "../../../shared/schemas/actions";
 import type { UserRecord } from "../../../shared/schemas/users";
 import { isMissingColumn, iso, json, type Sql } from "../../sql";
@@ -270,9 +270,28 @@ export class Sessions extends TenantRpc {
     return this.commit(({ sql, now }) => createSession(sql, input, now, this.audit.request));
   }
 
+  /** The session and its user in one read (issue 31: an SSO authorize read them in two round trips). */
+  getWithUser(id: string): { session: SessionRecord | null; user: UserRecord | null } {
+    return this.read((sql, now) => {
+      const session = getSession(sql, id, now);
+      return { session, user: session ? getUser(sql, session.user_id) : null };
+    });
+  }
+
   /** Records that a client used the session (SSO). */
   touch(id: string, clientId: string): void {
     this.commit(({ sql, now }) => touchSession(sql, id, clientId, now, this.audit.request));
+  }
+
+  /**
+   * An SSO answer in one commit (issue 31: was `touch`, then `codes().create`): the session's use by the
+   * client recorded and the authorization code stored together.
+   */
+  touchWithCode(id: string, clientId: string, code: NewAuthorizationCode): void {
+    this.commit(({ sql, now }) => {
+      touchSession(sql, id, clientId, now, this.audit.request);
+      createAuthorizationCode(sql, code, now);
+    });
   }
 
   /**

@@ -4,7 +4,7 @@ import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession, NewAut
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
-import { auditContext } from "../../http/audit";
+import { auditContext, deviceContext } from "../../http/audit";
 import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";
 import { mfaGate } from "../../login/mfa/gate";
 import { choosesOrganizationAfterLogin, organizationGate } from "../../login/organization";
@@ -179,21 +179,30 @@ export async function issueAuthorizationResponse(
   user: UserRecord,
   sessionId: string | null,
   authTimeS: number,
-  /** The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect. */
-  options: { consented?: boolean; resume?: ResumedDispatch } = {},
+  /**
+   * The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect.
+   * `touch`: an SSO answer records the session's use by the client, in the code's commit when there is one.
+   */
+  options: { consented?: boolean; resume?: ResumedDispatch; touch?: boolean } = {},
 ): Promise<Response> {
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  // Every answer but the code's commit records the session's use on its own, as before the answer.
+  const touched = async <T>(response: T): Promise<T> => {
+    if (options.touch && sessionId) await stub.sessions(deviceContext(c)).touch(sessionId, client.client_id);
+    return response;
+  };
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
-  if (refused) return refused;
+  if (refused) return touched(refused);
   if (!options.consented && !request.samlp) {
-    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-    if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
+    const config = await tenantConfig(c.var.tenant.id, stub, c.var.settings);
+    if (await consentNeeded(c, config, client, request, user.user_id)) return touched(redirectToConsent(c, request));
   }
   const actions = await postLoginActions(c, request, client, user, sessionId, undefined, options.resume);
-  if (!actions.ok) return deniedByAction(c, request, client, user, actions, sessionId);
+  if (!actions.ok) return touched(await deniedByAction(c, request, client, user, actions, sessionId));
   if (actions.redirect) {
     const login = { flow: "sso" as const, client_id: client.client_id, user_id: user.user_id, request, session_id: sessionId, auth_time: authTimeS };
-    return suspendForRedirect(c, login, actions.redirect);
+    return touched(await suspendForRedirect(c, login, actions.redirect));
   }
   const grant = {
     ...grantOf(request, authTimeS),
@@ -201,12 +210,16 @@ export async function issueAuthorizationResponse(
     ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
   const code = await prepareCode(request, client, user, sessionId, grant);
-  const stub = tenantObject(c.env, c.var.tenant.id);
   if (hasEffects(actions.effects)) {
+    await touched(null);
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
     await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
+  } else if (code && options.touch && sessionId) {
+    await stub.sessions(deviceContext(c)).touchWithCode(sessionId, client.client_id, code.record);
   } else if (code) {
     await stub.codes().create(code.record);
+  } else {
+    await touched(null);
   }
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
