@@ -11,11 +11,12 @@
  * stated mix. Last, the reality check: password logins on one tenant (spread over its users) against the same
  * load spread over ten tenants on the same machine.
  */
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 
 const CALLBACK = "http://localhost/callback";
 const API = "urn:capacity:api";
 const PASSWORD = "capacity-password-123";
+const PASSWORDLESS_GRANT = "http://auth0.com/oauth/grant-type/passwordless/otp";
 const form = (fields) => new URLSearchParams(fields).toString();
 const BUSY = 0.8;
 
@@ -79,7 +80,7 @@ export async function capacityTenant(ctx, id, { users = 0, passwordHash } = {}) 
     const res = await ctx.fetch(`/__bench/users-seed?${new URLSearchParams({ tenant: id, from: "0", count: String(users), connection: "Username-Password-Authentication", password_hash: passwordHash })}`, { method: "POST" });
     await expect(res, 200, "seed users");
   }
-  return { id, token, mgmt, web, m2m, fetch: tenantClient(ctx, id) };
+  return { id, token, mgmt, web, m2m, ctx, fetch: tenantClient(ctx, id) };
 }
 
 /** authorize -> login page -> password POST -> redirects to the callback; answers the code and the browser's cookies. */
@@ -155,6 +156,31 @@ function requestClasses(ctx) {
         t.accessToken = (await exchange(t, code)).access_token;
       },
     },
+    {
+      id: "passwordless",
+      label: "passwordless login: /passwordless/start (email code) + OTP grant",
+      prepare: async (t) => {
+        t.otpClient = await t.mgmt("POST", "/clients", { name: "capacity passwordless", app_type: "regular_web", callbacks: [CALLBACK], grant_types: [PASSWORDLESS_GRANT] });
+        await t.mgmt("POST", "/connections", { name: "email", strategy: "email", enabled_clients: [t.otpClient.client_id] });
+        t.otpRuns = 0;
+      },
+      run: async (t) => {
+        // One address: the first run signs the user up, the later ones (the metered one included) log in.
+        const email = `capacity-otp-${t.id}@example.com`;
+        const client = { client_id: t.otpClient.client_id, client_secret: t.otpClient.client_secret };
+        const started = await t.fetch("/passwordless/start", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, connection: "email", email, send: "code" }) });
+        await expect(started, 200, "passwordless start");
+        // Reading the development message sink is not part of the class: the window is paused meanwhile.
+        await benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=1`);
+        const sink = await expect(await t.fetch(`/__dev/messages?${new URLSearchParams({ to: email, format: "json", limit: "1" })}`), 200, "message sink");
+        const otp = /\b(\d{6})\b/.exec(JSON.stringify((await sink.json()).messages?.[0] ?? {}))?.[1];
+        await benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=0`);
+        if (!otp) throw new Error("passwordless: no code in the message sink");
+        const body = form({ grant_type: PASSWORDLESS_GRANT, ...client, realm: "email", username: email, otp, scope: "openid email" });
+        await expect(await t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }), 200, "passwordless OTP grant");
+        t.otpRuns++;
+      },
+    },
     { id: "sso", label: "SSO login: authorize with a session + code exchange", run: async (t) => void (await exchange(t, await ssoCode(t, t.session))) },
     {
       id: "userinfo",
@@ -189,6 +215,7 @@ async function benchJson(ctx, path, method = "POST") {
 /** Runs the model and the reality check; answers the figures and prints the table. */
 export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   const started = Date.now();
+  const loadBefore = loadavg()[0];
   const stamp = Date.now().toString(36);
   const t = await capacityTenant(ctx, `cap-${stamp}`);
   t.email = `capacity-${stamp}@example.com`;
@@ -203,6 +230,13 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   const relay = await benchJson(ctx, "/__bench/relay?backlog=2000", "GET");
   const relayUs = 1e6 / relay.per_second;
   const rpc = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000`, "GET");
+  // The floor (what the runtime itself allows one tenant): one RPC round trip, and one RPC that commits a
+  // minimal transaction, each timed in a loop from a worker (caller's side included: an upper bound).
+  const rpcTx = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000&kind=tx`, "GET");
+  const floorRow = (id, label, us, transactions) => ({
+    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, transactions, writes: transactions * 2, backgroundTransactions: 0, outboxEvents: 0,
+    tenantCallNames: [], tenantCallUs: [], userCallNames: [], userRoundTrips: 0, userTransactions: 0, workUs: 0, objectUs: us, ceiling: Math.round((BUSY * 1e6) / us),
+  });
 
   const rows = [];
   for (const cls of requestClasses(ctx)) {
@@ -238,13 +272,15 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
     rows.push(row);
     console.log(`${row.tenantRoundTrips} tenant RPC, ${row.transactions} tx, ${row.workUs.toFixed(1)} µs in object, ceiling ${row.ceiling?.toLocaleString("en-US") ?? "∞"}/s`);
   }
+  rows.push(floorRow("floor_rpc", "floor: one empty RPC (the configuration version)", rpc.us, 0));
+  rows.push(floorRow("floor_tx", "floor: one RPC with a minimal transaction (a DPoP jti)", rpcTx.us, 1));
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   const mixUs = Object.entries(MIX).reduce((sum, [id, w]) => sum + w * (byId[id]?.objectUs ?? 0), 0);
   const mix = { label: MIX_LABEL, objectUs: mixUs, ceiling: Math.round((BUSY * 1e6) / mixUs), loginsCeiling: byId.login?.ceiling ?? null };
 
   console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s each ...`);
   const reality = await realityCheck(ctx, stamp, realityS, concurrency);
-  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, rpcUs: rpc.us, rows, mix, reality, seconds: Math.round((Date.now() - started) / 1000) };
+  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, rpcUs: rpc.us, rpcTxUs: rpcTx.us, rows, mix, reality, load: { before: loadBefore, after: loadavg()[0] }, seconds: Math.round((Date.now() - started) / 1000) };
   printCapacity(result);
   return result;
 }
@@ -294,12 +330,12 @@ export function printCapacity(result) {
   table.push([`mixed workload`, "", "", "", "", "", "", "", fmt(result.mix.objectUs, 1), fmt(result.mix.ceiling)]);
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
-  console.log(`\nCapacity of one tenant (${result.cores} cores; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip, an upper bound of its share)\n`);
+  console.log(`\nCapacity of one tenant (${result.cores} cores, 1-min load average ${fmt(result.load?.before, 2)} before, ${fmt(result.load?.after, 2)} after; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip, an upper bound of its share)\n`);
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const row of table) console.log(line(row));
   console.log("\nObject calls per class, with each tenant call's marginal in-object µs (tenant | users):");
-  for (const r of result.rows) {
+  for (const r of result.rows.filter((row) => !row.floor)) {
     const tenant = r.tenantCallNames.map((name, i) => `${name} ${r.tenantCallUs?.[i] ?? "?"} µs`);
     console.log(`  ${r.id}: ${tenant.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);
   }
