@@ -166,13 +166,23 @@ try {
     }));
   await writeWhile(() => !killed);
   await server.stop();
-  console.log(`killed with SIGKILL after ${answered} answers: ${okClients.length + okUsers.length} 2xx, ${refused} refused, ${lost} cut off`);
+  console.log(`killed with SIGKILL after ${answered} answers: ${okClients.length + okUsers.length} 2xx writes, ${okExchanges.length} logins redeemed, ${refused} refused, ${lost} cut off`);
 
   // Same state folder, new port; the writes carry on against the restarted server.
   server = await start();
   call = api(server.base, await managementToken(server.base));
   await writeWhile(() => true);
-  console.log(`after the restart: ${WRITES} writes sent in all, ${okClients.length + okUsers.length} answered 2xx, ${refused} refused, ${lost} cut off by the kill`);
+  console.log(`after the restart: ${WRITES} writes sent in all, ${okClients.length + okUsers.length} answered 2xx, ${okExchanges.length} logins redeemed, ${refused} refused, ${lost} cut off by the kill`);
+  // Single use survives the kill: every code redeemed (200) before or after it is refused when replayed.
+  let replayedAccepted = 0;
+  for (const { code } of okExchanges) {
+    const res = await fetch(new URL("/oauth/token", server.base), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: web.body.client_id, client_secret: web.body.client_secret }),
+    });
+    if (res.status === 200) replayedAccepted++;
+  }
   const deadline = Date.now() + CATCH_UP_MS;
   let state;
   for (;;) {
@@ -215,16 +225,6 @@ try {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const caughtUpAt = Date.now();
-  // Single use survives the kill: every code redeemed (200) before or after it is refused when replayed.
-  let replayedAccepted = 0;
-  for (const { code } of okExchanges) {
-    const res = await fetch(new URL("/oauth/token", server.base), {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: web.body.client_id, client_secret: web.body.client_secret }),
-    });
-    if (res.status === 200) replayedAccepted++;
-  }
   await server.stop();
   const outbox = await outboxCounts();
 
