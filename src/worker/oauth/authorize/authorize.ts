@@ -2,7 +2,6 @@ import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
-import { deviceContext } from "../../http/audit";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
 import { isMfaRequired } from "../../login/mfa/policy";
