@@ -17,6 +17,7 @@ const CALLBACK = "http://localhost/callback";
 const API = "urn:capacity:api";
 const PASSWORD = "capacity-password-123";
 const PASSWORDLESS_GRANT = "http://auth0.com/oauth/grant-type/passwordless/otp";
+const MFA_OOB_GRANT = "http://auth0.com/oauth/grant-type/mfa-oob";
 const form = (fields) => new URLSearchParams(fields).toString();
 const BUSY = 0.8;
 
@@ -122,6 +123,32 @@ async function ssoCode(t, cookies, params = {}) {
   return code;
 }
 
+/** Pauses (true) or resumes the metering window of a tenant: what runs meanwhile is not part of the class. */
+const meterPaused = (t, paused) => benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=${paused ? 1 : 0}`);
+
+/** The latest six-digit code the development message sink holds for `to` (read with the meter paused). */
+async function sentCode(t, to) {
+  const sink = await expect(await t.fetch(`/__dev/messages?${new URLSearchParams({ to, format: "json", limit: "1" })}`), 200, "message sink");
+  const code = /\b(\d{6})\b/.exec(JSON.stringify((await sink.json()).messages?.[0] ?? {}))?.[1];
+  if (!code) throw new Error(`no code for ${to} in the message sink`);
+  return code;
+}
+
+const tokenRequest = (t, fields) => t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form(fields) });
+
+/**
+ * /passwordless/start for an email, then the OTP grant: the sink's read is paused out of the window, unless the
+ * caller paused the whole login (`metered` false).
+ */
+async function passwordlessGrant(t, client, email, metered = true) {
+  const started = await t.fetch("/passwordless/start", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, connection: "email", email, send: "code" }) });
+  await expect(started, 200, "passwordless start");
+  if (metered) await meterPaused(t, true);
+  const otp = await sentCode(t, email);
+  if (metered) await meterPaused(t, false);
+  return tokenRequest(t, { grant_type: PASSWORDLESS_GRANT, ...client, realm: "email", username: email, otp, scope: "openid email" });
+}
+
 /** The request classes: `prepare(t)` once (not metered), `run(state)` one request (or flow) of the class. */
 function requestClasses(ctx) {
   return [
@@ -161,24 +188,13 @@ function requestClasses(ctx) {
       label: "passwordless login: /passwordless/start (email code) + OTP grant",
       prepare: async (t) => {
         t.otpClient = await t.mgmt("POST", "/clients", { name: "capacity passwordless", app_type: "regular_web", callbacks: [CALLBACK], grant_types: [PASSWORDLESS_GRANT] });
-        await t.mgmt("POST", "/connections", { name: "email", strategy: "email", enabled_clients: [t.otpClient.client_id] });
-        t.otpRuns = 0;
+        t.mfaClient = await t.mgmt("POST", "/clients", { name: "capacity mfa", app_type: "regular_web", callbacks: [CALLBACK], grant_types: [PASSWORDLESS_GRANT, MFA_OOB_GRANT] });
+        await t.mgmt("POST", "/connections", { name: "email", strategy: "email", enabled_clients: [t.otpClient.client_id, t.mfaClient.client_id] });
       },
       run: async (t) => {
         // One address: the first run signs the user up, the later ones (the metered one included) log in.
-        const email = `capacity-otp-${t.id}@example.com`;
         const client = { client_id: t.otpClient.client_id, client_secret: t.otpClient.client_secret };
-        const started = await t.fetch("/passwordless/start", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, connection: "email", email, send: "code" }) });
-        await expect(started, 200, "passwordless start");
-        // Reading the development message sink is not part of the class: the window is paused meanwhile.
-        await benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=1`);
-        const sink = await expect(await t.fetch(`/__dev/messages?${new URLSearchParams({ to: email, format: "json", limit: "1" })}`), 200, "message sink");
-        const otp = /\b(\d{6})\b/.exec(JSON.stringify((await sink.json()).messages?.[0] ?? {}))?.[1];
-        await benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=0`);
-        if (!otp) throw new Error("passwordless: no code in the message sink");
-        const body = form({ grant_type: PASSWORDLESS_GRANT, ...client, realm: "email", username: email, otp, scope: "openid email" });
-        await expect(await t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }), 200, "passwordless OTP grant");
-        t.otpRuns++;
+        await expect(await passwordlessGrant(t, client, `capacity-otp-${t.id}@example.com`), 200, "passwordless OTP grant");
       },
     },
     { id: "sso", label: "SSO login: authorize with a session + code exchange", run: async (t) => void (await exchange(t, await ssoCode(t, t.session))) },
@@ -202,6 +218,35 @@ function requestClasses(ctx) {
       id: "user_search",
       label: "user search (GET /api/v2/users?q=email:...)",
       run: async (t) => void (await t.mgmt("GET", `/users?${new URLSearchParams({ q: `email:"${t.email}"`, search_engine: "v3" })}`)),
+    },
+    {
+      // Last: its MFA policy covers the whole tenant. The window holds the second factor only: the
+      // passwordless login that asks for it runs with the meter paused.
+      id: "mfa_challenge",
+      label: "MFA challenge: POST /mfa/challenge (SMS) + mfa-oob grant",
+      prepare: async (t) => {
+        t.mfaEmail = `capacity-mfa-${t.id}@example.com`;
+        t.mfaPhone = "+14155550142";
+        const client = { client_id: t.mfaClient.client_id, client_secret: t.mfaClient.client_secret };
+        await expect(await passwordlessGrant(t, client, t.mfaEmail), 200, "passwordless sign-up");
+        const [user] = await t.mgmt("GET", `/users-by-email?${new URLSearchParams({ email: t.mfaEmail })}`);
+        await t.mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/authentication-methods`, { type: "phone", phone_number: t.mfaPhone });
+        await t.mgmt("PUT", "/guardian/factors/sms", { enabled: true });
+        await t.mgmt("PUT", "/guardian/policies", ["all-applications"]);
+      },
+      run: async (t) => {
+        const client = { client_id: t.mfaClient.client_id, client_secret: t.mfaClient.client_secret };
+        await meterPaused(t, true);
+        const first = await expect(await passwordlessGrant(t, client, t.mfaEmail, false), 403, "passwordless login under the MFA policy");
+        const mfaToken = (await first.json()).mfa_token;
+        await meterPaused(t, false);
+        const challenge = await t.fetch("/mfa/challenge", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, mfa_token: mfaToken, challenge_type: "oob" }) });
+        const oob = (await (await expect(challenge, 200, "mfa challenge")).json()).oob_code;
+        await meterPaused(t, true);
+        const binding = await sentCode(t, t.mfaPhone);
+        await meterPaused(t, false);
+        await expect(await tokenRequest(t, { grant_type: MFA_OOB_GRANT, ...client, mfa_token: mfaToken, oob_code: oob, binding_code: binding }), 200, "mfa-oob grant");
+      },
     },
   ].map((c) => ({ ...c, ctx }));
 }
