@@ -4,7 +4,7 @@ import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession, NewAut
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
-import { auditContext } from "../../http/audit";
+import { auditContext, deviceContext } from "../../http/audit";
 import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";
 import { mfaGate } from "../../login/mfa/gate";
 import { choosesOrganizationAfterLogin, organizationGate } from "../../login/organization";
@@ -18,6 +18,7 @@ import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin, 
 import { startActionMfa } from "../../login/mfa/action-step";
 import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
+import type { LinkingHint } from "../../login/password";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 
@@ -180,27 +181,36 @@ export async function issueAuthorizationResponse(
   user: UserRecord,
   sessionId: string | null,
   authTimeS: number,
-  /** The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect. */
-  options: { consented?: boolean; resume?: ResumedDispatch } = {},
+  /**
+   * The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect.
+   * `touch`: an SSO answer records the session's use by the client, in the code's commit when there is one.
+   */
+  options: { consented?: boolean; resume?: ResumedDispatch; touch?: boolean } = {},
 ): Promise<Response> {
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  // Every answer but the code's commit records the session's use on its own, as before the answer.
+  const touched = async <T>(response: T): Promise<T> => {
+    if (options.touch && sessionId) await stub.sessions(deviceContext(c)).touch(sessionId, client.client_id);
+    return response;
+  };
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
-  if (refused) return refused;
+  if (refused) return touched(refused);
   if (!options.consented && !request.samlp) {
-    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-    if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
+    const config = await tenantConfig(c.var.tenant.id, stub, c.var.settings);
+    if (await consentNeeded(c, config, client, request, user.user_id)) return touched(redirectToConsent(c, request));
   }
   const actions = await postLoginActions(c, request, client, user, sessionId, { resume: options.resume, sso: true });
-  if (!actions.ok) return deniedByAction(c, request, client, user, actions, sessionId);
+  if (!actions.ok) return touched(await deniedByAction(c, request, client, user, actions, sessionId));
   if (actions.mfa) {
-    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+    const config = await tenantConfig(c.var.tenant.id, stub, c.var.settings);
     const step = await startActionMfa(c, config, user, actions.mfa, { kind: "sso", request, sessionId });
-    if (!(step instanceof Response)) return deniedByAction(c, request, client, user, { ok: false, description: step.refused, effects: null });
-    return step;
+    if (!(step instanceof Response)) return touched(await deniedByAction(c, request, client, user, { ok: false, description: step.refused, effects: null }, sessionId));
+    return touched(step);
   }
   if (actions.redirect) {
     const login = { flow: "sso" as const, client_id: client.client_id, user_id: user.user_id, request, session_id: sessionId, auth_time: authTimeS };
-    return suspendForRedirect(c, login, actions.redirect);
+    return touched(await suspendForRedirect(c, login, actions.redirect));
   }
   const grant = {
     ...grantOf(request, authTimeS),
@@ -208,12 +218,16 @@ export async function issueAuthorizationResponse(
     ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
   const code = await prepareCode(request, client, user, sessionId, grant);
-  const stub = tenantObject(c.env, c.var.tenant.id);
   if (hasEffects(actions.effects)) {
+    await touched(null);
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
     await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
+  } else if (code && options.touch && sessionId) {
+    await stub.sessions(deviceContext(c)).touchWithCode(sessionId, client.client_id, code.record);
   } else if (code) {
     await stub.codes().create(code.record);
+  } else {
+    await touched(null);
   }
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
@@ -233,9 +247,11 @@ export async function finishLogin(
   authenticated: UserRecord,
   /** Authentication methods references when the first factor says more than a password (a passkey). */
   amr?: string[],
+  /** What the login form's one read said about linking this user (issue 31): no commit when it would not link. */
+  linking?: LinkingHint,
 ): Promise<Response | null> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
+  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login", linking);
   // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
   if (!amr?.includes("mfa")) {
     const gated = await mfaGate(c, config, loginSession, user, amr ?? ["pwd"]);
