@@ -9,7 +9,7 @@ import { ROOT, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.m
  * saying what to do, rather than as many failed browser tests as there are, each with a launch stack trace.
  *
  * Then start the suite's shared default server: files that ask for a `shareable` server (they make their own
- * tenants and need no special variables) use it instead of starting one each. GATEHOUSE_E2E_SHARE=0 turns
+ * tenants and need no special variables beyond the development message sink) use it instead of starting one each. GATEHOUSE_E2E_SHARE=0 turns
  * it off (every file starts its own, as before).
  */
 export default async function setup() {
@@ -21,7 +21,8 @@ export default async function setup() {
   process.env.GATEHOUSE_E2E_CHROMIUM = found.path;
   if (process.env.GATEHOUSE_E2E_SHARE === "0") return undefined;
 
-  const server = await startServer();
+  // The development mail/SMS sink is on, as under `npm start`: files that read their emails share it too.
+  const server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
   const logFile = join(ROOT, ".wrangler", "e2e-shared-server.log");
   const { baseUrl, issuer, port, clientId, clientSecret, persistDir } = server;
   process.env[SHARED_SERVER_ENV] = JSON.stringify({ baseUrl, issuer, port, clientId, clientSecret, persistDir, logFile });

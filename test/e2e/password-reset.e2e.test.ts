@@ -25,7 +25,8 @@ describe("password reset through headless Chromium and the auth0 SDK", () => {
   const user = { email: `reset-${random()}@example.com`, password: `Old-Horse-${random()}`, id: "" };
 
   beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+    // The shared server has the development sink; this file changes nothing another file reads (its own app and user).
+    server = await startServer({ shareable: true });
     callbacks = await startCallbackServer();
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({ name: "Reset App", app_type: "regular_web", callbacks: [`${callbacks.origin}/callback`], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_post" });
