@@ -65,10 +65,56 @@ async function seed({ sdk }) {
   await sdk.actions.deploy(action.id);
   await sdk.actions.triggers.bindings.updateMany("post-login", { bindings: [{ ref: { type: "action_id", value: action.id }, display_name: "add-claim" }] });
   await sdk.emailTemplates.create({ template: "verify_email", body: "<p>Verify {{ user.email }}</p>", from: "help@example.com", subject: "Verify", syntax: "liquid", enabled: true });
-  // Prompts' custom text and a branding theme come from other branches; made when the routes exist.
-  await sdk.prompts.customText.set("login", "en", { login: { title: "Welcome to Acme" } }).catch(() => undefined);
-  await sdk.branding.themes.create({ displayName: "Acme", colors: { primary: "#0059d6" } }).catch(() => undefined);
+  await sdk.prompts.customText.set("login", "en", { login: { title: "Welcome to Acme" } });
+  await sdk.branding.themes.create(THEME);
 }
+
+/** A complete universal-login theme (the reference requires every group), as test/helpers/theme.ts. */
+const THEME = {
+  borders: {
+    button_border_radius: 4,
+    button_border_weight: 1,
+    buttons_style: "rounded",
+    input_border_radius: 3,
+    input_border_weight: 1,
+    inputs_style: "rounded",
+    show_widget_shadow: false,
+    widget_border_weight: 2,
+    widget_corner_radius: 20,
+  },
+  colors: {
+    body_text: "#1e212a",
+    error: "#d03c38",
+    header: "#123456",
+    icons: "#65676e",
+    input_background: "#ffffff",
+    input_border: "#767676",
+    input_filled_text: "#000000",
+    input_labels_placeholders: "#3f424a",
+    links_focused_components: "#0b5394",
+    primary_button: "#7a1fa2",
+    primary_button_label: "#ffffff",
+    secondary_button_border: "#c9cace",
+    secondary_button_label: "#1e212a",
+    success: "#13794a",
+    widget_background: "#fffdf5",
+    widget_border: "#c9cace",
+  },
+  displayName: "Acme theme",
+  fonts: {
+    body_text: { bold: false, size: 87.5 },
+    buttons_text: { bold: true, size: 100 },
+    font_url: "https://fonts.example.com/acme.woff2",
+    input_labels: { bold: true, size: 100 },
+    links: { bold: true, size: 87.5 },
+    links_style: "underlined",
+    reference_text_size: 17,
+    subtitle: { bold: false, size: 87.5 },
+    title: { bold: true, size: 150 },
+  },
+  page_background: { background_color: "#e8f0fe", background_image_url: "", page_layout: "left" },
+  widget: { header_text_alignment: "left", logo_height: 60, logo_position: "left", logo_url: "https://cdn.example.com/acme.png", social_buttons_layout: "bottom" },
+};
 
 const config = (t) => ({ AUTH0_DOMAIN: `${t.id}.localhost:${port}`, AUTH0_ACCESS_TOKEN: t.token, AUTH0_ALLOW_DELETE: false });
 
@@ -81,11 +127,8 @@ async function exportTo(t, folder) {
 const a = await newTenant(`dca${runId}`);
 await seed(a);
 const first = await exportTo(a, join(workDir, "a"));
-// IMPORT=1 also imports the export into a fresh tenant and exports that (the round trip).
-let second = null;
-if (process.env.IMPORT === "1") {
-  const b = await newTenant(`dcb${runId}`);
-  await deploy({ input_file: join(workDir, "a", "tenant.yaml"), config: config(b) });
-  second = await exportTo(b, join(workDir, "b"));
-}
+// The round trip: the export imported into a fresh tenant, which is exported in turn.
+const b = await newTenant(`dcb${runId}`);
+await deploy({ input_file: join(workDir, "a", "tenant.yaml"), config: config(b) });
+const second = await exportTo(b, join(workDir, "b"));
 console.log(JSON.stringify({ first, second }));
