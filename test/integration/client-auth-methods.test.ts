@@ -63,7 +63,7 @@ async function createWithKey(key: Key) {
 describe("client_authentication_methods", () => {
   it("POST /clients with private_key_jwt credentials: shown by id on create and read, no token_endpoint_auth_method; the key authenticates", async () => {
     const client = await createWithKey(one);
-    const [{ id }] = client.client_authentication_methods.private_key_jwt.credentials;
+    const id = client.client_authentication_methods.private_key_jwt.credentials[0]?.id as string;
     expect(id).toMatch(/^cred_/);
     expect(client).toMatchObject({ token_endpoint_auth_method: null, client_authentication_methods: { private_key_jwt: { credentials: [{ id }] } } });
     const read = await json(await mgmt("GET", `/clients/${client.client_id}`, as()));
