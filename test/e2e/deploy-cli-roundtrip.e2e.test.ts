@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeBinary, ROOT } from "../../scripts/e2e-server.mjs";
+import { THEME } from "../helpers/theme";
 import { type StartedScript, startScript } from "./helpers/start-script";
 
 const run = promisify(execFile);
@@ -33,6 +34,7 @@ describe("auth0-deploy-cli against Gatehouse", () => {
       GATEHOUSE_CLIENT_SECRET: started.field("Control-plane client_secret:"),
       RUN_ID: crypto.randomUUID().slice(0, 8),
       WORK_DIR: mkdtempSync(join(tmpdir(), "gatehouse-deploy-cli-")),
+      THEME: JSON.stringify(THEME),
     };
   }, 120_000);
 

@@ -5,7 +5,7 @@
  * CLI's programmatic `dump` (YAML, defaults: no exclusions), imports that export into a fresh tenant B with
  * `deploy`, exports B, and prints both exports.
  *
- * Input (environment): GATEHOUSE_PORT, GATEHOUSE_CLIENT_SECRET (the control plane's), RUN_ID, WORK_DIR.
+ * Input (environment): GATEHOUSE_PORT, GATEHOUSE_CLIENT_SECRET (the control plane's), RUN_ID, WORK_DIR, THEME (JSON).
  * Output: one JSON line {first, second} (the tenant.yaml texts) on stdout, or the error on stderr.
  */
 import { mkdirSync, readFileSync } from "node:fs";
@@ -69,52 +69,8 @@ async function seed({ sdk }) {
   await sdk.branding.themes.create(THEME);
 }
 
-/** A complete universal-login theme (the reference requires every group), as test/helpers/theme.ts. */
-const THEME = {
-  borders: {
-    button_border_radius: 4,
-    button_border_weight: 1,
-    buttons_style: "rounded",
-    input_border_radius: 3,
-    input_border_weight: 1,
-    inputs_style: "rounded",
-    show_widget_shadow: false,
-    widget_border_weight: 2,
-    widget_corner_radius: 20,
-  },
-  colors: {
-    body_text: "#1e212a",
-    error: "#d03c38",
-    header: "#123456",
-    icons: "#65676e",
-    input_background: "#ffffff",
-    input_border: "#767676",
-    input_filled_text: "#000000",
-    input_labels_placeholders: "#3f424a",
-    links_focused_components: "#0b5394",
-    primary_button: "#7a1fa2",
-    primary_button_label: "#ffffff",
-    secondary_button_border: "#c9cace",
-    secondary_button_label: "#1e212a",
-    success: "#13794a",
-    widget_background: "#fffdf5",
-    widget_border: "#c9cace",
-  },
-  displayName: "Acme theme",
-  fonts: {
-    body_text: { bold: false, size: 87.5 },
-    buttons_text: { bold: true, size: 100 },
-    font_url: "https://fonts.example.com/acme.woff2",
-    input_labels: { bold: true, size: 100 },
-    links: { bold: true, size: 87.5 },
-    links_style: "underlined",
-    reference_text_size: 17,
-    subtitle: { bold: false, size: 87.5 },
-    title: { bold: true, size: 150 },
-  },
-  page_background: { background_color: "#e8f0fe", background_image_url: "", page_layout: "left" },
-  widget: { header_text_alignment: "left", logo_height: 60, logo_position: "left", logo_url: "https://cdn.example.com/acme.png", social_buttons_layout: "bottom" },
-};
+/** A complete universal-login theme (test/helpers/theme.ts, passed by the test: the reference requires every group). */
+const THEME = JSON.parse(process.env.THEME);
 
 const config = (t) => ({ AUTH0_DOMAIN: `${t.id}.localhost:${port}`, AUTH0_ACCESS_TOKEN: t.token, AUTH0_ALLOW_DELETE: false });
 
