@@ -11,6 +11,7 @@ import { isAllowlisted } from "../../shared/ip";
 import { clientIp, isIpThrottled } from "./ip-throttle";
 import { customDatabaseOf } from "../../shared/actions/db-scripts";
 import { loginThroughScript } from "../actions/custom-db";
+import { breachedPasswordVerdict } from "../users/breached-password";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
@@ -20,7 +21,8 @@ export type LoginFailureCode =
   | "TOO_MANY_REQUESTS"
   | "USER_BLOCKED"
   | "EMAIL_NOT_VERIFIED"
-  | "CUSTOM_DB_ERROR";
+  | "CUSTOM_DB_ERROR"
+  | "PASSWORD_LEAKED";
 
 export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
 
@@ -33,6 +35,7 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
   USER_BLOCKED: "This account is blocked. Contact the application's administrator.",
   EMAIL_NOT_VERIFIED: "Verify your email address before logging in.",
   CUSTOM_DB_ERROR: "We're sorry, something went wrong when attempting to log in.",
+  PASSWORD_LEAKED: "This login attempt has been blocked because the password you're using was previously disclosed through a data breach (not in this application). Reset your password to log in.",
 };
 
 /**
@@ -71,7 +74,8 @@ export async function verifyPassword(
   clientId: string | null = null,
 ): Promise<PasswordCheck> {
   const check = await verify(c, email, password, connection, clientId);
-  if (!check.ok) {
+  // A breached password refused at login left its own `pwd_leak` event (breachedPasswordVerdict), not a failure.
+  if (!check.ok && check.code !== "PASSWORD_LEAKED") {
     // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
     const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
     await tenantObject(c.env, c.var.tenant.id)
@@ -146,6 +150,9 @@ async function verify(
     if (!user) return refused("USER_NOT_FOUND");
     if (account.blocked || user.blocked) return refused("USER_BLOCKED");
     if (requiresVerifiedEmail(connection ?? { options: {} }) && !account.email_verified) return refused("EMAIL_NOT_VERIFIED");
+    // Breached-password detection at login (the top-level shields): logged as `pwd_leak`, refused under `block`.
+    const who = { client_id: clientId, user_id: user.user_id, connection: connection?.name ?? directory, email: normalized };
+    if ((await breachedPasswordVerdict(c, "login", password, who)) === "block") return refused("PASSWORD_LEAKED");
     return { ok: true as const, user };
   }
 }
