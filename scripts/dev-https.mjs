@@ -142,9 +142,62 @@ export async function writeApexLeaf(ca, dir) {
 }
 
 /**
+ * An upstream close that comes this long after the last byte either way is wrangler retiring an idle keep-alive
+ * connection (it does so after 15 s), not the end of a response delimited by the close. @default 1000 ms
+ */
+const UPSTREAM_IDLE_CLOSE_MS = 1_000;
+/** A client connection with no traffic either way for this long is closed by the front. @default 300000 ms */
+const CLIENT_IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * One client connection's bytes to and from wrangler. wrangler closes a keep-alive connection after 15 s idle; a
+ * client whose event loop was busy for longer than that (auth0-deploy-cli compiles its JSON schema for tens of
+ * seconds before its first request to a tenant) still holds the connection as idle and sends its next request on
+ * it, and closing the client side with the upstream made that request fail with "other side closed" before it
+ * reached the worker. So an upstream retired while idle is dropped quietly and the next request opens a new one;
+ * an upstream that closes while traffic flows (a response delimited by the close) still ends the client's side.
+ */
+function relay(socket, openUpstream) {
+  let upstream = null;
+  let lastTraffic = Date.now();
+  const attach = () => {
+    const up = openUpstream();
+    up.on("data", () => {
+      lastTraffic = Date.now();
+    });
+    up.pipe(socket, { end: false });
+    const retired = () => {
+      if (upstream !== up) return;
+      upstream = null;
+      up.unpipe(socket);
+      if (Date.now() - lastTraffic < UPSTREAM_IDLE_CLOSE_MS) socket.end();
+    };
+    up.on("end", retired);
+    up.on("error", () => {
+      retired();
+      up.destroy();
+    });
+    up.on("close", retired);
+    return up;
+  };
+  socket.setTimeout(CLIENT_IDLE_TIMEOUT_MS, () => socket.destroy());
+  socket.on("data", (chunk) => {
+    lastTraffic = Date.now();
+    upstream ??= attach();
+    if (!upstream.write(chunk)) {
+      socket.pause();
+      upstream.once("drain", () => socket.resume());
+    }
+  });
+  socket.on("end", () => upstream?.end());
+  socket.on("error", () => socket.destroy());
+  socket.on("close", () => upstream?.destroy());
+}
+
+/**
  * The TLS front on 127.0.0.1:`port`: terminates TLS with a leaf for the client's SNI name when it is
  * `localhost` or a `*.localhost` name (the apex leaf otherwise), then re-encrypts to wrangler's https
- * listener on `upstreamPort` and pipes both ways.
+ * listener on `upstreamPort` and relays both ways (see `relay` for keep-alive connections wrangler retires).
  * @returns {Promise<import("node:tls").Server>}
  */
 export async function startTlsFront({ port, upstreamPort, ca, apex }) {
@@ -165,16 +218,7 @@ export async function startTlsFront({ port, upstreamPort, ca, apex }) {
         context.then((c) => done(null, c), done);
       },
     },
-    (socket) => {
-      const upstream = connect({ host: "127.0.0.1", port: upstreamPort, servername: "localhost", ca: ca.certPem });
-      const close = () => {
-        socket.destroy();
-        upstream.destroy();
-      };
-      socket.on("error", close);
-      upstream.on("error", close);
-      socket.pipe(upstream).pipe(socket);
-    },
+    (socket) => relay(socket, () => connect({ host: "127.0.0.1", port: upstreamPort, servername: "localhost", ca: ca.certPem })),
   );
   server.on("tlsClientError", () => {
     // A client that distrusts the CA hangs up mid-handshake: nothing to report here, the client says why.

@@ -1,10 +1,14 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { get } from "node:https";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, get } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeBinary, ROOT } from "../../scripts/e2e-server.mjs";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ensureDevCa, startTlsFront, writeApexLeaf } from "../../scripts/dev-https.mjs";
+import { freePort, nodeBinary, ROOT } from "../../scripts/e2e-server.mjs";
 import { type StartedScript, startScript } from "./helpers/start-script";
 
 const run = promisify(execFile);
@@ -90,5 +94,77 @@ describe("npm start --https", () => {
     expect(curl).toContain(`--cacert ${caPath}`);
     const { stdout } = await run("sh", ["-c", curl]);
     expect((JSON.parse(stdout) as { access_token: string }).access_token).toMatch(/^ey/);
+  });
+});
+
+/**
+ * The TLS front of `--https` against a stand-in for wrangler's listener, which retires idle keep-alive
+ * connections (wrangler after 15 s, here after 1.2 s, seen by Node within a second more). auth0-deploy-cli's import compiles its schema for tens of
+ * seconds without yielding, then sends its first request on the connection its token request left idle; the
+ * front used to close the client's side with wrangler's, and that request failed with "other side closed".
+ */
+describe("the --https front and connections wrangler retires", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-front-"));
+  let upstream: ReturnType<typeof createServer>;
+  let front: Awaited<ReturnType<typeof startTlsFront>>;
+  let port: number;
+  let ca: string;
+  let served = 0;
+
+  beforeAll(async () => {
+    const devCa = await ensureDevCa(dir);
+    const apex = await writeApexLeaf(devCa, dir);
+    ca = devCa.certPem;
+    upstream = createServer({ key: apex.key, cert: apex.cert, keepAliveTimeout: 1_200 }, (req, res) => {
+      served += 1;
+      // A response delimited by the close: no length, the connection ends after it.
+      if (req.url === "/close-delimited") {
+        req.socket.end("HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nuntil the close");
+        return;
+      }
+      res.end(`answer ${served}`);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    port = await freePort();
+    front = await startTlsFront({ port, upstreamPort: (upstream.address() as AddressInfo).port, ca: devCa, apex });
+  });
+
+  afterAll(async () => {
+    front?.close();
+    upstream?.close();
+    upstream?.closeAllConnections();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One TLS connection to the front: send raw requests, read what arrives, see whether it ended. */
+  function clientConnection() {
+    const socket = connect({ host: "127.0.0.1", port, servername: "acme.localhost", ca });
+    let received = "";
+    let ended = false;
+    socket.on("data", (chunk) => (received += chunk));
+    socket.on("end", () => (ended = true));
+    const request = (path: string) => socket.write(`GET ${path} HTTP/1.1\r\nhost: acme.localhost:${port}\r\n\r\n`);
+    return { socket, request, received: () => received, ended: () => ended };
+  }
+
+  it("keeps the client's connection when wrangler retires an idle one, and serves its next request", async () => {
+    const client = clientConnection();
+    client.request("/first");
+    await vi.waitFor(() => expect(client.received()).toMatch(/answer \d+$/));
+    // Past the upstream's keep-alive: it has closed its side; the client's connection stays usable.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(client.ended()).toBe(false);
+    client.request("/second");
+    await vi.waitFor(() => expect(client.received().match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2));
+    expect(client.ended()).toBe(false);
+    client.socket.destroy();
+  });
+
+  it("still ends the client's side when the upstream closes right after a response delimited by the close", async () => {
+    const client = clientConnection();
+    client.request("/close-delimited");
+    await vi.waitFor(() => expect(client.ended()).toBe(true));
+    expect(client.received()).toMatch(/until the close$/);
+    client.socket.destroy();
   });
 });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { seedClient, seedUser } from "../helpers/flows";
-import { TestBrowser } from "../helpers/mfa";
+import { passwordLogin, TestBrowser } from "../helpers/mfa";
 
 /**
  * Issue 28 point 1: breached-password detection checks sign-ups and password changes against the bundled list
  * of common breached passwords, refuses them when the stage's `block` shield is on, and logs why
- * (`signup_pwd_leak`, `reset_pwd_leak`) so an admin can read it.
+ * (`signup_pwd_leak`, `reset_pwd_leak`) so an admin can read it. Also a management password change
+ * (PATCH /users/{id}, the pre-change-password stage) and a login (the top-level shields, `pwd_leak`).
  */
 
 const detection = (tenant: string, body: unknown) => mgmt("PATCH", "/attack-protection/breached-password-detection", { headers: { "tenant-id": tenant }, body });
@@ -76,5 +77,60 @@ describe("breached-password detection at a password change", () => {
     expect(logged?.description).toContain("Blocked password change with a breached password");
     const done = await browser.post("/u2/reset-password/change", { ticket, password: "An0ther-Unlisted-pw!", password_confirm: "An0ther-Unlisted-pw!" });
     expect(done.status).toBe(200);
+  });
+});
+
+describe("breached-password detection on PATCH /users/{id} with a password", () => {
+  it("refuses a breached password under pre-change-password block (400 password_leaked, password unchanged); notification only lets it through, logged", async () => {
+    const tenant = await createTenant();
+    const client = await seedClient(tenant, { callbacks: ["https://app.example.com/cb"] });
+    const email = `${uniqueId("p")}@example.com`;
+    const user = await seedUser(tenant, email, "Unlisted-Gatehouse-7Qz!");
+    const patch = (password: string) => mgmt("PATCH", `/users/${encodeURIComponent(user.user_id)}`, { headers: { "tenant-id": tenant }, body: { password } });
+    await detection(tenant, { enabled: true, stage: { "pre-change-password": { shields: ["block"] } } });
+    const refused = await patch("Password123");
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ statusCode: 400, errorCode: "password_leaked", message: expect.stringContaining("data breach") });
+    const [logged] = await logsOfType(tenant, "reset_pwd_leak");
+    expect(logged?.description).toContain(`Blocked password change with a breached password (${email}`);
+    // The old password still signs in: nothing was stored.
+    expect((await passwordLogin(tenant, client.client_id, email, "Unlisted-Gatehouse-7Qz!")).res.status).toBe(302);
+    await detection(tenant, { enabled: true, stage: { "pre-change-password": { shields: ["admin_notification"] } } });
+    expect((await patch("Password123")).status).toBe(200);
+    expect((await logsOfType(tenant, "reset_pwd_leak")).map((l) => l.description)).toContainEqual(expect.stringContaining("Allowed password change"));
+  });
+});
+
+describe("breached-password detection at login", () => {
+  it("block refuses a correct but breached password (login page and /co/authenticate password_leaked) and logs pwd_leak; user_notification lets it in, logged", async () => {
+    const tenant = await createTenant();
+    const origin = "https://app.example.com";
+    const client = await seedClient(tenant, { callbacks: [`${origin}/cb`], web_origins: [origin] });
+    const email = `${uniqueId("l")}@example.com`;
+    await seedUser(tenant, email, "iloveyou");
+    expect((await passwordLogin(tenant, client.client_id, email, "iloveyou")).res.status).toBe(302);
+    await detection(tenant, { enabled: true, shields: ["block"] });
+
+    const page = await passwordLogin(tenant, client.client_id, email, "iloveyou");
+    expect(page.res.status).toBe(403);
+    expect(await page.res.text()).toContain("data breach");
+    const co = await call("/co/authenticate", {
+      method: "POST",
+      host: `${tenant}.localhost:8787`,
+      headers: { "content-type": "application/json", origin },
+      body: JSON.stringify({ client_id: client.client_id, credential_type: "http://auth0.com/oauth/grant-type/password-realm", username: email, password: "iloveyou", realm: "Username-Password-Authentication" }),
+    });
+    expect(co.status).toBe(403);
+    expect(await co.json()).toMatchObject({ error: "password_leaked", error_description: expect.stringContaining("data breach") });
+    const blocked = await logsOfType(tenant, "pwd_leak");
+    expect(blocked).toHaveLength(2);
+    expect(blocked[0]).toMatchObject({ type: "pwd_leak", client_id: client.client_id, description: expect.stringContaining(`Blocked login with a breached password (${email}`) });
+    // A wrong password is a wrong password (fp), never a breach verdict: only a proven password is checked.
+    expect((await passwordLogin(tenant, client.client_id, email, "password1")).res.status).toBe(403);
+    expect(await logsOfType(tenant, "pwd_leak")).toHaveLength(2);
+
+    await detection(tenant, { enabled: true, shields: ["user_notification", "admin_notification"] });
+    expect((await passwordLogin(tenant, client.client_id, email, "iloveyou")).res.status).toBe(302);
+    expect((await logsOfType(tenant, "pwd_leak")).map((l) => l.description)).toContainEqual(expect.stringContaining("Allowed login with a breached password"));
   });
 });

@@ -39,6 +39,19 @@ describe("echoed reads are accepted", () => {
     expect((await mgmt("POST", "/clients", t({ body: { name: "x", global: "yes" } }))).status).toBe(400);
   });
 
+  it("POST and PATCH /organizations take back the created_at and updated_at a read shows (deploy-cli's import sends them)", async () => {
+    const org = await json<Record<string, unknown>>(await mgmt("POST", "/organizations", t({ body: { name: uniqueId("org").toLowerCase(), display_name: "Acme" } })));
+    expect(org).toMatchObject({ created_at: expect.any(String), updated_at: expect.any(String) });
+    const { id: _id, ...echo } = org;
+    const copy = await mgmt("POST", "/organizations", t({ body: { ...echo, name: uniqueId("copy").toLowerCase(), created_at: "2000-01-01T00:00:00.000Z" } }));
+    expect(copy.status, await copy.clone().text()).toBe(201);
+    expect((await json(copy)).created_at).not.toBe("2000-01-01T00:00:00.000Z");
+    const patched = await mgmt("PATCH", `/organizations/${org.id}`, t({ body: { ...echo, updated_at: "2000-01-01T00:00:00.000Z", display_name: "Acme 2" } }));
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect(await json(patched)).toMatchObject({ id: org.id, created_at: org.created_at, display_name: "Acme 2" });
+    expect((await mgmt("PATCH", `/organizations/${org.id}`, t({ body: { not_a_field: 1 } }))).status).toBe(400);
+  });
+
   it("a no-op PATCH of the tenant's management API succeeds; a change to it stays 400", async () => {
     const apis = await json<Record<string, unknown>[]>(await mgmt("GET", "/resource-servers", t()));
     const system = apis.find((api) => api.identifier === "urn:gatehouse:management") as Record<string, unknown>;

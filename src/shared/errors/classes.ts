@@ -38,7 +38,9 @@ export type OAuthErrorCode =
   // RFC 9101 §6.3 (request objects) and RFC 9449 §5, §8 (DPoP proofs and server nonces).
   | "invalid_request_object"
   | "invalid_dpop_proof"
-  | "use_dpop_nonce";
+  | "use_dpop_nonce"
+  // The reference platform's login refusal under breached-password detection's `block` shield.
+  | "password_leaked";
 
 /** Base class: anything that knows its HTTP status and how it is described to a caller. */
 export abstract class HttpError extends Error {

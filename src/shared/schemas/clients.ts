@@ -201,6 +201,49 @@ const readOnly = {
   callback_url_template: z.boolean().optional(),
 };
 
+/** Signing algorithms the reference platform allows for a public-key credential. @default RS256 */
+export const CREDENTIAL_ALGS = ["RS256", "RS384", "PS256"] as const;
+
+/**
+ * POST /api/v2/clients/{id}/credentials. Gatehouse keeps public keys for private_key_jwt; the certificate
+ * kinds (`x509_cert`, `cert_subject_dn`: mutual-TLS client authentication) are refused with a clear 400.
+ */
+export const createClientCredentialBody = z.strictObject({
+  credential_type: z.enum(["public_key", "x509_cert", "cert_subject_dn"]),
+  name: z.string().trim().min(1).max(128).optional(),
+  pem: z.string().min(1).max(20_000).optional(),
+  subject_dn: z.string().max(256).optional(),
+  alg: z.enum(CREDENTIAL_ALGS).optional(),
+  parse_expiry_from_cert: z.boolean().optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** PATCH /api/v2/clients/{id}/credentials/{credential_id}: only the expiry changes (null: never expires). */
+export const updateClientCredentialBody = z.strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable() });
+
+/**
+ * `client_authentication_methods` (the reference's way to turn on private_key_jwt): on create, the credentials
+ * themselves; on update, ids of the client's existing credentials (/clients/{id}/credentials); null clears it.
+ * The mutual-TLS methods are parsed so that they are refused with a clear 400 (Gatehouse has no mTLS).
+ */
+const mtlsMethod = z.strictObject({ credentials: z.array(z.json()).max(2) });
+export const createAuthMethodsBody = z.strictObject({
+  private_key_jwt: z.strictObject({ credentials: z.array(createClientCredentialBody).min(1).max(2) }).optional(),
+  tls_client_auth: mtlsMethod.optional(),
+  self_signed_tls_client_auth: mtlsMethod.optional(),
+});
+export const updateAuthMethodsBody = z.strictObject({
+  private_key_jwt: z.strictObject({ credentials: z.array(z.strictObject({ id: z.string().min(1).max(64) })).min(1).max(2) }).optional(),
+  tls_client_auth: mtlsMethod.optional(),
+  self_signed_tls_client_auth: mtlsMethod.optional(),
+});
+
+/** The credential ids a client's `client_authentication_methods` enables for private_key_jwt (none: not set). */
+export function privateKeyJwtCredentialIds(client: Pick<ClientRecord, "extra">): string[] {
+  const methods = client.extra.client_authentication_methods as { private_key_jwt?: { credentials?: { id?: unknown }[] } } | undefined;
+  return (methods?.private_key_jwt?.credentials ?? []).map((c) => c.id).filter((id): id is string => typeof id === "string");
+}
+
 /** POST /api/v2/clients. Unknown properties are refused. */
 export const createClientBody = z.strictObject({
   name,
@@ -225,6 +268,7 @@ export const createClientBody = z.strictObject({
   /** RFC 9126 §6: /authorize accepts this client's requests only through POST /oauth/par. */
   require_pushed_authorization_requests: z.boolean().optional(),
   signed_request_object: signedRequestObject.optional(),
+  client_authentication_methods: createAuthMethodsBody.optional(),
   ...readOnly,
 });
 
@@ -250,6 +294,9 @@ export const updateClientBody = z.strictObject({
   allowed_origins: allowedOrigins.nullable().optional(),
   require_pushed_authorization_requests: z.boolean().nullable().optional(),
   signed_request_object: signedRequestObject.nullable().optional(),
+  client_authentication_methods: updateAuthMethodsBody.nullable().optional(),
+  // null only beside client_authentication_methods (the reference's way to leave the secret methods).
+  token_endpoint_auth_method: z.enum(AUTH_METHODS).nullable().optional(),
   ...readOnly,
 });
 
@@ -326,26 +373,6 @@ export interface ClientPatch {
 }
 
 // Client credentials (issue 28 point 2: /clients/{id}/credentials).
-
-/** Signing algorithms the reference platform allows for a public-key credential. @default RS256 */
-export const CREDENTIAL_ALGS = ["RS256", "RS384", "PS256"] as const;
-
-/**
- * POST /api/v2/clients/{id}/credentials. Gatehouse keeps public keys for private_key_jwt; the certificate
- * kinds (`x509_cert`, `cert_subject_dn`: mutual-TLS client authentication) are refused with a clear 400.
- */
-export const createClientCredentialBody = z.strictObject({
-  credential_type: z.enum(["public_key", "x509_cert", "cert_subject_dn"]),
-  name: z.string().trim().min(1).max(128).optional(),
-  pem: z.string().min(1).max(20_000).optional(),
-  subject_dn: z.string().max(256).optional(),
-  alg: z.enum(CREDENTIAL_ALGS).optional(),
-  parse_expiry_from_cert: z.boolean().optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional(),
-});
-
-/** PATCH /api/v2/clients/{id}/credentials/{credential_id}: only the expiry changes (null: never expires). */
-export const updateClientCredentialBody = z.strictObject({ expires_at: z.iso.datetime({ offset: true }).nullable() });
 
 export interface ClientCredentialRecord {
   id: string;

@@ -60,8 +60,18 @@ export const addOrganizationConnectionBody = z.strictObject({
 /** PATCH /organizations/{id}/enabled_connections/{connection_id}. */
 export const updateOrganizationConnectionBody = z.strictObject(connectionSettings).partial();
 
+/**
+ * Fields an organization read shows that no write sets (issue 28 point 6): accepted and ignored, so what
+ * auth0-deploy-cli exported (it keeps them) can be sent back unchanged.
+ */
+const readOnly = {
+  created_at: z.string().max(64).optional(),
+  updated_at: z.string().max(64).optional(),
+};
+
 /** POST /organizations. */
 export const createOrganizationBody = z.strictObject({
+  ...readOnly,
   name: organizationName,
   display_name: displayName.optional(),
   branding: organizationBranding.optional(),
@@ -72,6 +82,7 @@ export const createOrganizationBody = z.strictObject({
 
 /** PATCH /organizations/{id}: fields replaced; metadata merged key by key (a null value removes the key). */
 export const updateOrganizationBody = z.strictObject({
+  ...readOnly,
   name: organizationName.optional(),
   display_name: displayName.nullable().optional(),
   branding: organizationBranding.nullable().optional(),

@@ -45,7 +45,7 @@ export async function coAuthenticateEndpoint(c: AppContext): Promise<Response> {
   if (!connection) throw new OAuthError("invalid_request", "connection not found");
 
   const check = await verifyPassword(c, username, password, connection, client.client_id);
-  if (!check.ok) throw new OAuthError("access_denied", LOGIN_FAILURE_MESSAGES[check.code], check.status);
+  if (!check.ok) throw new OAuthError(check.code === "PASSWORD_LEAKED" ? "password_leaked" : "access_denied", LOGIN_FAILURE_MESSAGES[check.code], check.status);
 
   const ticket = randomToken(32);
   await tenantObject(c.env, c.var.tenant.id).tickets().create({

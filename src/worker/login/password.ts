@@ -13,6 +13,7 @@ import { clientIp, isIpThrottled } from "./ip-throttle";
 import { customDatabaseOf } from "../../shared/actions/db-scripts";
 import { loginThroughScript } from "../actions/custom-db";
 import { scriptLoginMark } from "../../shared/actions/migration-report";
+import { breachedPasswordVerdict } from "../users/breached-password";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
@@ -22,7 +23,8 @@ export type LoginFailureCode =
   | "TOO_MANY_REQUESTS"
   | "USER_BLOCKED"
   | "EMAIL_NOT_VERIFIED"
-  | "CUSTOM_DB_ERROR";
+  | "CUSTOM_DB_ERROR"
+  | "PASSWORD_LEAKED";
 
 /**
  * What the login form's one read said about account linking for the user that logged in (issue 31): when
@@ -44,6 +46,7 @@ export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
   USER_BLOCKED: "This account is blocked. Contact the application's administrator.",
   EMAIL_NOT_VERIFIED: "Verify your email address before logging in.",
   CUSTOM_DB_ERROR: "We're sorry, something went wrong when attempting to log in.",
+  PASSWORD_LEAKED: "This login attempt has been blocked because the password you're using was previously disclosed through a data breach (not in this application). Reset your password to log in.",
 };
 
 /**
@@ -84,7 +87,8 @@ export async function verifyPassword(
   prefetched?: PasswordLoginRead,
 ): Promise<PasswordCheck> {
   const check = await verify(c, email, password, connection, clientId, prefetched);
-  if (!check.ok) {
+  // A breached password refused at login left its own `pwd_leak` event (breachedPasswordVerdict), not a failure.
+  if (!check.ok && check.code !== "PASSWORD_LEAKED") {
     // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
     const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
     await tenantObject(c.env, c.var.tenant.id)
@@ -177,6 +181,9 @@ async function verify(
     if (!user) return refused("USER_NOT_FOUND");
     if (account.blocked || user.blocked) return refused("USER_BLOCKED");
     if (requiresVerifiedEmail(connection ?? { options: {} }) && !account.email_verified) return refused("EMAIL_NOT_VERIFIED");
+    // Breached-password detection at login (the top-level shields): logged as `pwd_leak`, refused under `block`.
+    const who = { client_id: clientId, user_id: user.user_id, connection: connection?.name ?? directory, email: normalized };
+    if ((await breachedPasswordVerdict(c, "login", password, who)) === "block") return refused("PASSWORD_LEAKED");
     return { ok: true as const, user };
   }
 }

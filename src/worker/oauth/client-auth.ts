@@ -2,7 +2,7 @@ import { fieldCipher } from "../../shared/crypto/encryption";
 import { equalDigests, sha256 } from "../../shared/crypto/compare";
 import { OAuthError } from "../../shared/errors";
 import type { TenantConfig } from "../../shared/types";
-import type { ClientRecord } from "../../shared/schemas/clients";
+import { type ClientRecord, privateKeyJwtCredentialIds } from "../../shared/schemas/clients";
 import type { AppContext } from "../context";
 import { encryptionContext } from "../../shared/crypto/contexts";
 import { tenantObject } from "../tenant/stubs";
@@ -103,8 +103,11 @@ export async function authenticateClient(c: AppContext, client: ClientRecord, pr
     if (presented.method !== "client_assertion" || !presented.assertion) throw fail(`The client must authenticate with ${registered}`);
     const issuer = c.get("tenant").issuer;
     const audiences = [issuer, `${issuer.replace(/\/?$/, "/")}oauth/token`];
-    // A private_key_jwt client's keys: its `jwks` and its unexpired credentials (/clients/{id}/credentials).
-    const credentials = registered === "private_key_jwt" ? await tenantObject(c.env, c.get("tenant").id).clientCredentials().activeKeys(client.client_id) : [];
+    // A private_key_jwt client's keys: its `jwks` and its unexpired credentials (/clients/{id}/credentials), only
+    // those its client_authentication_methods names when it names any.
+    const named = privateKeyJwtCredentialIds(client);
+    const credentials =
+      registered === "private_key_jwt" ? await tenantObject(c.env, c.get("tenant").id).clientCredentials().activeKeys(client.client_id, named.length ? named : undefined) : [];
     const keyed = credentials.length ? { ...client, jwks: { keys: [...(client.jwks?.keys ?? []), ...credentials] } } : client;
     const { jti, expiresAtMs } = await verifyClientAssertion(presented.assertion, keyed, c.get("settings"), c.env.ENCRYPTION_KEY, audiences);
     const fresh = await tenantObject(c.env, c.get("tenant").id).assertions().consumeJti(client.client_id, jti, expiresAtMs);

@@ -12,6 +12,7 @@ import { tenantObject } from "../tenant/stubs";
 import { updateThroughScripts } from "../actions/custom-db";
 import { checkStrategyFields, hashChecked } from "./create";
 import { runUserHooks } from "./hooks";
+import { breachedPasswordVerdict } from "./breached-password";
 
 /** Fields a request naming a linked (secondary) identity may change on it (SPEC §4.2). */
 const SECONDARY_FIELDS = new Set(["connection", "client_id", "email", "email_verified", "verify_email", "phone_number", "phone_verified", "verify_phone_number", "password", "username", "app_metadata", "user_metadata"]);
@@ -61,6 +62,11 @@ export async function updateManagedUser(c: AppContext, userId: string, body: Upd
   await runUserHooks(c, "pre-user-update", { user_id: userId, updates: shown });
   // The password policy first (hashChecked refuses a weak one), before any script stores it.
   const hash = password != null && connection ? await hashChecked(password, connection) : undefined;
+  // Breached-password detection's pre-change-password stage, as a reset: logged, refused under `block`.
+  if (password != null && connection) {
+    const who = { client_id: c.var.auth.clientId, user_id: userId, connection: connection.name, email: current.email ?? "" };
+    if ((await breachedPasswordVerdict(c, "pre-change-password", password, who)) === "block") throw problem("password_leaked");
+  }
   // Issue 32: a custom database without import mode stores the change through its scripts first.
   const scripted = secondary ? { passwordStored: false } : await updateThroughScripts(c, await configOf(c), current, body);
   const fields: UserFieldPatch = {};

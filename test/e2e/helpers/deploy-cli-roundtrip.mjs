@@ -5,7 +5,7 @@
  * CLI's programmatic `dump` (YAML, defaults: no exclusions), imports that export into a fresh tenant B with
  * `deploy`, exports B, and prints both exports.
  *
- * Input (environment): GATEHOUSE_PORT, GATEHOUSE_CLIENT_SECRET (the control plane's), RUN_ID, WORK_DIR.
+ * Input (environment): GATEHOUSE_PORT, GATEHOUSE_CLIENT_SECRET (the control plane's), RUN_ID, WORK_DIR, THEME (JSON).
  * Output: one JSON line {first, second} (the tenant.yaml texts) on stdout, or the error on stderr.
  */
 import { mkdirSync, readFileSync } from "node:fs";
@@ -65,10 +65,12 @@ async function seed({ sdk }) {
   await sdk.actions.deploy(action.id);
   await sdk.actions.triggers.bindings.updateMany("post-login", { bindings: [{ ref: { type: "action_id", value: action.id }, display_name: "add-claim" }] });
   await sdk.emailTemplates.create({ template: "verify_email", body: "<p>Verify {{ user.email }}</p>", from: "help@example.com", subject: "Verify", syntax: "liquid", enabled: true });
-  // Prompts' custom text and a branding theme come from other branches; made when the routes exist.
-  await sdk.prompts.customText.set("login", "en", { login: { title: "Welcome to Acme" } }).catch(() => undefined);
-  await sdk.branding.themes.create({ displayName: "Acme", colors: { primary: "#0059d6" } }).catch(() => undefined);
+  await sdk.prompts.customText.set("login", "en", { login: { title: "Welcome to Acme" } });
+  await sdk.branding.themes.create(THEME);
 }
+
+/** A complete universal-login theme (test/helpers/theme.ts, passed by the test: the reference requires every group). */
+const THEME = JSON.parse(process.env.THEME);
 
 const config = (t) => ({ AUTH0_DOMAIN: `${t.id}.localhost:${port}`, AUTH0_ACCESS_TOKEN: t.token, AUTH0_ALLOW_DELETE: false });
 
@@ -81,11 +83,8 @@ async function exportTo(t, folder) {
 const a = await newTenant(`dca${runId}`);
 await seed(a);
 const first = await exportTo(a, join(workDir, "a"));
-// IMPORT=1 also imports the export into a fresh tenant and exports that (the round trip).
-let second = null;
-if (process.env.IMPORT === "1") {
-  const b = await newTenant(`dcb${runId}`);
-  await deploy({ input_file: join(workDir, "a", "tenant.yaml"), config: config(b) });
-  second = await exportTo(b, join(workDir, "b"));
-}
+// The round trip: the export imported into a fresh tenant, which is exported in turn.
+const b = await newTenant(`dcb${runId}`);
+await deploy({ input_file: join(workDir, "a", "tenant.yaml"), config: config(b) });
+const second = await exportTo(b, join(workDir, "b"));
 console.log(JSON.stringify({ first, second }));

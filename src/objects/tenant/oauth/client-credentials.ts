@@ -1,9 +1,9 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { ClientCredentialRecord, NewClientCredential } from "../../../shared/schemas/clients";
+import type { ClientCredentialRecord, ClientRecord, NewClient, NewClientCredential } from "../../../shared/schemas/clients";
 import { iso, json, type Sql } from "../../sql";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
-import { getClient } from "./clients";
+import { createClient, getClient } from "./clients";
 
 type Row = Record<string, unknown>;
 
@@ -49,10 +49,14 @@ export function createClientCredential(sql: Sql, credential: NewClientCredential
   return getClientCredential(sql, c.client_id, c.id);
 }
 
-/** The public keys that verify a client's private_key_jwt assertions now: its credentials not yet expired. */
-export function activeCredentialKeys(sql: Sql, clientId: string, now: number): Record<string, string>[] {
+/**
+ * The public keys that verify a client's private_key_jwt assertions now: its credentials not yet expired, only
+ * those named in `ids` when the client lists them (`client_authentication_methods.private_key_jwt`).
+ */
+export function activeCredentialKeys(sql: Sql, clientId: string, now: number, ids?: string[]): Record<string, string>[] {
   return sql
-    .all<{ public_jwk: string }>`SELECT public_jwk FROM client_credentials WHERE client_id = ${clientId} AND (expires_at IS NULL OR expires_at > ${now})`
+    .all<{ id: string; public_jwk: string }>`SELECT id, public_jwk FROM client_credentials WHERE client_id = ${clientId} AND (expires_at IS NULL OR expires_at > ${now})`
+    .filter((r) => !ids || ids.includes(r.id))
     .map((r) => json(r.public_jwk, {}));
 }
 
@@ -66,8 +70,28 @@ export class ClientCredentials extends TenantRpc {
     return this.read((sql) => getClientCredential(sql, clientId, id));
   }
 
-  activeKeys(clientId: string): Record<string, string>[] {
-    return this.read((sql, now) => activeCredentialKeys(sql, clientId, now));
+  activeKeys(clientId: string, ids?: string[]): Record<string, string>[] {
+    return this.read((sql, now) => activeCredentialKeys(sql, clientId, now, ids));
+  }
+
+  /**
+   * A new client with its first credentials in one transaction (POST /clients with client_authentication_methods):
+   * the worker checked the credentials beforehand, so a failure here after the client row is a fault, thrown to
+   * roll the client back.
+   */
+  createClient(credentials: NewClientCredential[], client: NewClient): Result<ClientRecord> {
+    return this.commit(
+      (tx) => {
+        const created = createClient(tx.sql, client, tx.now);
+        for (const credential of created.ok ? credentials : []) {
+          const stored = createClientCredential(tx.sql, credential, tx.now);
+          if (!stored.ok) throw new Error(`credential ${credential.id} of a new client: ${stored.error.code}`);
+          audited(tx, this.audit, stored, { entity: "client_credential", action: "created", id: credential.id, after: (c) => c });
+        }
+        return audited(tx, this.audit, created, { entity: "client", action: "created", id: client.client_id, after: (c) => c });
+      },
+      { config: true },
+    );
   }
 
   create(credential: NewClientCredential): Result<ClientCredentialRecord> {

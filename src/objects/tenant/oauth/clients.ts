@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import { MAX_CLIENT_METADATA_KEYS } from "../../../shared/schemas/clients";
+import { MAX_CLIENT_METADATA_KEYS, privateKeyJwtCredentialIds } from "../../../shared/schemas/clients";
 import type { ClientPatch, ListPage, ListWindow, NewClient } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { Sql } from "../../sql";
@@ -25,8 +25,8 @@ export function listClients(sql: Sql, window: ListWindow): ListPage<ClientRecord
 
 /** Rules over the whole client that no single field's schema can state. */
 function problemWith(client: NewClient): string | null {
-  if (client.token_endpoint_auth_method === "private_key_jwt" && !client.jwks?.keys.length) {
-    return "token_endpoint_auth_method private_key_jwt requires jwks with at least one public key";
+  if (client.token_endpoint_auth_method === "private_key_jwt" && !client.jwks?.keys.length && !privateKeyJwtCredentialIds(client).length) {
+    return "token_endpoint_auth_method private_key_jwt requires jwks with at least one public key, or client_authentication_methods";
   }
   if (SECRET_METHODS.has(client.token_endpoint_auth_method) && !client.client_secret_enc) {
     return `token_endpoint_auth_method ${client.token_endpoint_auth_method} requires a client secret`;
@@ -97,6 +97,8 @@ export function updateClient(sql: Sql, clientId: string, patch: ClientPatch, now
   }
   const problem = problemWith(next);
   if (problem) return fail("invalid_client_settings", { detail: problem });
+  const unknown = extra?.client_authentication_methods ? privateKeyJwtCredentialIds(next).find((id) => !sql.first`SELECT 1 FROM client_credentials WHERE id = ${id} AND client_id = ${clientId}`) : undefined;
+  if (unknown) return fail("invalid_client_settings", { detail: `client_authentication_methods.private_key_jwt names ${unknown}, which is not a credential of this client` });
   replace(sql, next, now);
   return ok(getClient(sql, clientId) as ClientRecord);
 }

@@ -30,6 +30,12 @@ export const USER_ERRORS = {
   user_field_required: { status: 400, message: "Payload validation error: 'Missing required property: {field}'", errorCode: "invalid_body" },
   user_field_not_allowed: { status: 400, message: "{detail}", errorCode: "invalid_body" },
   password_too_weak: { status: 400, message: "PasswordStrengthError: {detail}", errorCode: "password_strength_error" },
+  // Breached-password detection's pre-change-password `block` shield (issue 28): the same check as a reset.
+  password_leaked: {
+    status: 400,
+    message: "PasswordLeakedError: This password has appeared in a data breach on another website and cannot be used here. Choose a different password.",
+    errorCode: "password_leaked",
+  },
   metadata_too_large: { status: 400, message: "Payload validation error: '{field} must not exceed {bytes} bytes'", errorCode: "invalid_body" },
   inexistent_identity_connection: {
     status: 404,

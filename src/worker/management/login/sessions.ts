@@ -7,7 +7,7 @@ import { sessionLifetimes } from "../../login/session";
 import { userObject } from "../../tenant/stubs";
 import { defineRoute } from "../define";
 import { LIST_QUERY, listResponse } from "../list-response";
-import { targetTenant } from "../tenant-scoped";
+import { requireUser, targetTenant } from "../tenant-scoped";
 
 /** The reference platform's session shape (never the cookie secret's hash). */
 function present(s: SessionView) {
@@ -110,7 +110,7 @@ export const sessionRoutes = [
     status: 200,
     async handler(c, { params }) {
       const userId = params.id ?? "";
-      if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
+      await requireUser(c, userId);
       const { idleMs } = await sessionLifetimes(c);
       return listResponse(c, "sessions", (window) => targetTenant(c).sessions().list(window, userId, idleMs), (s) => s.id, present);
     },
@@ -159,7 +159,7 @@ export const sessionRoutes = [
     status: 202,
     async handler(c, { params, body }) {
       const userId = params.id ?? "";
-      if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
+      await requireUser(c, userId);
       if (body.session_id !== undefined) {
         const session = await targetTenant(c).sessions().view(body.session_id, (await sessionLifetimes(c)).idleMs);
         if (!session || session.user_id !== userId) throw problem("inexistent_session");

@@ -1,10 +1,9 @@
 import { problem, unwrap } from "../../../shared/errors";
 import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
-import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { newRecoveryCodes, recoveryCodeHash } from "../../login/mfa/recovery-codes";
 import { defineRoute } from "../define";
-import { targetTenant } from "../tenant-scoped";
+import { requireUser, targetTenant } from "../tenant-scoped";
 import { presentEnrollment } from "./guardian";
 
 /** The reference platform's enrollment `type` / `auth_method` of each kind of method. */
@@ -18,10 +17,6 @@ const ENROLLMENT_KIND: Record<string, { type: string; auth_method: string }> = {
 
 /** The multifactor providers of DELETE /users/{id}/multifactor/{provider}, and the method type each names. */
 const PROVIDERS: Record<string, string | null> = { "google-authenticator": "totp", duo: null };
-
-async function requireUser(c: AppContext, userId: string): Promise<void> {
-  if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
-}
 
 const enrollment = (m: AuthenticationMethodRecord) => ({ ...presentEnrollment(m), ...(ENROLLMENT_KIND[m.type] ?? { type: m.type, auth_method: m.type }) });
 

@@ -1,7 +1,8 @@
 import { calculateJwkThumbprint, exportJWK, importSPKI } from "jose";
 import { randomId } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
-import { type ClientCredentialRecord, createClientCredentialBody, updateClientCredentialBody } from "../../../shared/schemas/clients";
+import { type ClientCredentialRecord, createClientCredentialBody, type NewClientCredential, updateClientCredentialBody } from "../../../shared/schemas/clients";
+import type { z } from "zod";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { targetTenant } from "../tenant-scoped";
@@ -38,6 +39,27 @@ async function publicJwk(pem: string, alg: string): Promise<Record<string, strin
   return { kty: "RSA", n: String(jwk.n), e: String(jwk.e), kid, alg, use: "sig" };
 }
 
+/**
+ * A new credential of `clientId` from a POST body (the route's, or one inside `client_authentication_methods`
+ * of POST /clients): public keys only, the PEM parsed and checked before anything is written.
+ */
+export async function credentialFrom(clientId: string, body: z.infer<typeof createClientCredentialBody>): Promise<NewClientCredential> {
+  if (body.credential_type !== "public_key") throw problem("client_credential_type_unsupported", { type: body.credential_type });
+  if (!body.pem) throw problem("invalid_body", { detail: "pem is required for a public_key credential" });
+  const alg = body.alg ?? "RS256";
+  const jwk = await publicJwk(body.pem, alg);
+  return {
+    id: randomId("cred_"),
+    client_id: clientId,
+    name: body.name ?? null,
+    credential_type: "public_key",
+    kid: jwk.kid as string,
+    alg,
+    public_jwk: jwk,
+    expires_at: body.expires_at ? Date.parse(body.expires_at) : null,
+  };
+}
+
 const PATH = "/clients/{id}/credentials";
 
 /**
@@ -64,23 +86,7 @@ export const clientCredentialRoutes = [
     body: createClientCredentialBody,
     status: 201,
     async handler(c, { params, body }) {
-      if (body.credential_type !== "public_key") throw problem("client_credential_type_unsupported", { type: body.credential_type });
-      if (!body.pem) throw problem("invalid_body", { detail: "pem is required for a public_key credential" });
-      const alg = body.alg ?? "RS256";
-      const jwk = await publicJwk(body.pem, alg);
-      const expiresAt = body.expires_at ? Date.parse(body.expires_at) : null;
-      const credential = unwrap(
-        await targetTenant(c).clientCredentials(auditContext(c)).create({
-          id: randomId("cred_"),
-          client_id: params.id,
-          name: body.name ?? null,
-          credential_type: "public_key",
-          kid: jwk.kid as string,
-          alg,
-          public_jwk: jwk,
-          expires_at: expiresAt,
-        }),
-      );
+      const credential = unwrap(await targetTenant(c).clientCredentials(auditContext(c)).create(await credentialFrom(params.id, body)));
       return c.json(present(credential), 201);
     },
   }),

@@ -2,7 +2,14 @@ import { auditContext } from "../../http/audit";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
-import { CLIENT_EXTRA_FIELDS, CLIENT_READ_ONLY_FIELDS, CLIENT_TOKENS_REVOKED_BEFORE, createClientBody, updateClientBody } from "../../../shared/schemas/clients";
+import {
+  CLIENT_EXTRA_FIELDS,
+  CLIENT_READ_ONLY_FIELDS,
+  CLIENT_TOKENS_REVOKED_BEFORE,
+  createClientBody,
+  privateKeyJwtCredentialIds,
+  updateClientBody,
+} from "../../../shared/schemas/clients";
 import { z } from "zod";
 import type { ClientPatch, Json } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
@@ -11,6 +18,7 @@ import { encryptionContext } from "../../../shared/crypto/contexts";
 import { defineRoute } from "../define";
 import { refuseEgress } from "../egress";
 import { LIST_QUERY, listResponse } from "../list-response";
+import { createWithMethods, updateWithMethods } from "./client-auth-methods";
 import { ensureSigningKey } from "./keys";
 import { targetTenant } from "../tenant-scoped";
 
@@ -68,6 +76,8 @@ async function present(c: AppContext, client: ClientRecord, withSecret: boolean)
     tenant: c.var.tenant.id,
     global: false,
     ...fields,
+    // A client on client_authentication_methods has no token_endpoint_auth_method, as on the reference.
+    ...(privateKeyJwtCredentialIds(client).length ? { token_endpoint_auth_method: null } : {}),
     ...(description === null ? {} : { description }),
     ...(jwks ? { jwks } : {}),
     ...settings,
@@ -111,13 +121,15 @@ export const clientRoutes = [
     async handler(c, { body }) {
       refuseLogoutUrls(c, body);
       const appType = body.app_type ?? "regular_web";
-      const method = body.token_endpoint_auth_method ?? (PUBLIC_APP_TYPES.has(appType) ? "none" : "client_secret_post");
       const clientId = randomId("", 32);
+      const methods = await createWithMethods(clientId, body.client_authentication_methods, body.token_endpoint_auth_method);
+      const method = methods.method ?? body.token_endpoint_auth_method ?? (PUBLIC_APP_TYPES.has(appType) ? "none" : "client_secret_post");
       const { extra } = splitExtra(body);
+      if (methods.setting) extra.client_authentication_methods = methods.setting;
       // A PS256 ID-token choice needs a PS256 key in the ring before any token is issued.
       if (body.jwt_configuration?.alg === "PS256") await ensureSigningKey(c, "PS256");
       const client = unwrap(
-        await targetTenant(c).clients(auditContext(c)).create({
+        await targetTenant(c).clientCredentials(auditContext(c)).createClient(methods.credentials, {
           client_id: clientId,
           name: body.name,
           description: body.description ?? null,
@@ -185,10 +197,13 @@ export const clientRoutes = [
     async handler(c, { params, body }) {
       refuseLogoutUrls(c, body);
       const id = params.id;
-      const { fields, extra } = splitExtra(body);
-      const patch: ClientPatch = { ...fields, extra };
+      const { client_authentication_methods: methods, token_endpoint_auth_method: tokenMethod, ...rest } = body;
+      const switched = updateWithMethods(methods, tokenMethod);
+      const { fields, extra } = splitExtra(rest);
+      if (switched.setting !== undefined) extra.client_authentication_methods = switched.setting;
+      const patch: ClientPatch = { ...fields, ...(switched.method ? { token_endpoint_auth_method: switched.method } : {}), extra };
       // Switching to a secret-based method needs a secret; the object uses this one only if there is none.
-      const method = body.token_endpoint_auth_method;
+      const method = switched.method;
       if (method && method !== "none" && method !== "private_key_jwt") {
         patch.client_secret_enc_if_missing = await sealSecret(c, id, newSecret());
       }

@@ -82,7 +82,7 @@ const organizationRoutes = [
     body: createOrganizationBody,
     status: 201,
     async handler(c, { body }) {
-      const { enabled_connections = [], metadata = {}, ...fields } = body;
+      const { enabled_connections = [], metadata = {}, created_at: _created, updated_at: _updated, ...fields } = body;
       const created = unwrap(await orgs(c).create({ id: randomId("org_", 16), ...fields, metadata, enabled_connections }));
       const { enabled_connections: links, ...org } = created;
       return c.json({ ...presentOrganization(org), ...(links ? { enabled_connections: links.map(presentConnection) } : {}) }, 201);
@@ -119,7 +119,8 @@ const organizationRoutes = [
     body: updateOrganizationBody,
     status: 200,
     async handler(c, { params, body }) {
-      return c.json(presentOrganization(unwrap(await orgs(c).update(params.id, body))));
+      const { created_at: _created, updated_at: _updated, ...patch } = body;
+      return c.json(presentOrganization(unwrap(await orgs(c).update(params.id, patch))));
     },
   }),
   defineRoute({

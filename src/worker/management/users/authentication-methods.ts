@@ -15,7 +15,7 @@ import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { listResponse } from "../list-response";
-import { targetTenant } from "../tenant-scoped";
+import { requireUser, targetTenant } from "../tenant-scoped";
 
 /** An authentication method id in the reference platform's style: `<type>|dev_<random>`. */
 export const newMethodId = (type: Exclude<AuthenticationMethodType, "recovery-code">) => `${type}|dev_${randomId("", 20)}`;
@@ -90,11 +90,6 @@ export async function prepareMethod(c: AppContext, userId: string, body: CreateA
     user_handle: body.user_handle ?? null,
     user_agent: body.user_agent ?? null,
   };
-}
-
-/** 404 `inexistent_user` unless the user exists (the users module owns users; this only asks). */
-async function requireUser(c: AppContext, userId: string): Promise<void> {
-  if (!(await targetTenant(c).users().get(userId))) throw problem("inexistent_user");
 }
 
 const METHODS_QUERY = z.looseObject({

@@ -13,7 +13,7 @@ import { configOf } from "../../login/connection";
 import { defineRoute } from "../define";
 import { userIdentityRoutes } from "./user-identities";
 import { userListRoutes } from "./user-lists";
-import { targetTenant } from "../tenant-scoped";
+import { requireUser, targetTenant } from "../tenant-scoped";
 
 export { presentUser } from "../../users/present";
 
@@ -29,8 +29,7 @@ const FIELDS_QUERY = z.looseObject({
  */
 export async function deleteUser(c: AppContext, userId: string): Promise<void> {
   const tenant = targetTenant(c);
-  const user = await tenant.users().get(userId);
-  if (!user) throw problem("inexistent_user");
+  const user = await requireUser(c, userId);
   await runUserHooks(c, "pre-user-deletion", { user_id: userId });
   // Issue 32: a custom database's delete script goes first; its failure leaves the user in place.
   const scriptFailure = await deleteThroughScript(c, await configOf(c), user);
@@ -63,9 +62,7 @@ export const userRoutes = [
     status: 200,
     async handler(c, { params, query }) {
       const select = fieldSelector(query);
-      const user = await targetTenant(c).users().get(params.id);
-      if (!user) throw problem("inexistent_user");
-      return c.json(select(presentUser(user)));
+      return c.json(select(presentUser(await requireUser(c, params.id))));
     },
   }),
   defineRoute({
