@@ -24,10 +24,12 @@ export async function breachedPasswordVerdict(
   password: string,
   who: { client_id: string | null; user_id: string | null; connection: string; email: string },
 ): Promise<"allow" | "block"> {
+  // The bundled list first (a local hash lookup): the settings are read only for a listed password, so a login,
+  // sign-up or change with any other password costs the tenant object no round trip (issue 31's meter pins it).
+  if (!(await isBreachedPassword(password))) return "allow";
   const stub = tenantObject(c.env, c.var.tenant.id);
   const settings = (await stub.settingsDocuments().get("breached_password_detection")) as unknown as BreachedPasswordSettings;
   if (!settings.enabled) return "allow";
-  if (!(await isBreachedPassword(password))) return "allow";
   const shields = stage === "login" ? settings.shields : (settings.stage[stage]?.shields ?? []);
   const blocked = shields.includes("block");
   await stub.settingsDocuments(auditContext(c)).recordBreachedPassword({ stage, blocked, ...who });
