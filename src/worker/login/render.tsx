@@ -55,7 +55,8 @@ export function shellFor(c: AppContext, config: TenantConfig | null, brandName?:
 export function sendPage(
   c: AppContext,
   shell: PageShell,
-  page: JSX.Element,
+  /** The page, or its markup already rendered (pages/prerendered.ts). */
+  page: JSX.Element | string,
   status: ContentfulStatusCode = 200,
   options: { scripts?: boolean } = {},
 ): Response | Promise<Response> {
@@ -69,12 +70,13 @@ export function sendPage(
     `default-src 'none'; style-src 'nonce-${shell.nonce}';${scripts}${fonts} img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
   );
   if (shell.template) return templated(c, shell.template, page, status);
+  if (typeof page === "string") return c.html(`<!doctype html>${page}`, status);
   return c.html(html`<!doctype html>${page}`, status);
 }
 
 /** The page inside the tenant's page template; the plain page when the template cannot render. */
-async function templated(c: AppContext, template: NonNullable<PageShell["template"]>, page: JSX.Element, status: ContentfulStatusCode): Promise<Response> {
-  const plain = await page.toString();
+async function templated(c: AppContext, template: NonNullable<PageShell["template"]>, page: JSX.Element | string, status: ContentfulStatusCode): Promise<Response> {
+  const plain = typeof page === "string" ? page : await page.toString();
   const vars = { ...template.vars, prompt: promptOf(c.req.path) };
   const out = renderInTemplate(template.source, plain, vars);
   return c.html(out ?? `<!doctype html>${plain}`, status);

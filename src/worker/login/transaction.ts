@@ -10,6 +10,7 @@ import { brandedFor, loginOrganization } from "./organization";
 import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
 import { clientIn } from "../tenant/config-cache";
+import { forgetLoginSession, recentLoginSession, rememberLoginSession } from "../tenant/login-session-cache";
 
 /** One /authorize transaction as a /u2 page sees it. */
 export interface LoginTransaction {
@@ -28,10 +29,22 @@ export interface LoginTransaction {
  * expired and already completed sessions, or a client deleted meanwhile, all answer the same 400 page:
  * a completed session can never be completed twice (replayed form, back button).
  */
-export async function loadTransaction(c: AppContext, alsoAccept?: (loginSession: LoginSession) => Promise<boolean>): Promise<LoginTransaction | Response> {
+export async function loadTransaction(
+  c: AppContext,
+  alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
+  /** `recent`: a form's first display may use the session as this isolate last saw it (../tenant/login-session-cache.ts). */
+  options: { recent?: boolean } = {},
+): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
-  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
+  const tenantId = c.var.tenant.id;
+  let loginSession = state && options.recent ? (recentLoginSession(tenantId, state) ?? null) : null;
+  if (!loginSession && state) {
+    loginSession = await tenantObject(c.env, tenantId).logins().get(state);
+    // Any other read is the flow moving on (a post, another page): later displays ask the object again.
+    if (loginSession && options.recent) rememberLoginSession(tenantId, loginSession);
+    else forgetLoginSession(tenantId, state);
+  }
   const client = loginSession && clientIn(config, loginSession.client_id);
   // A page that may also serve a login session in another state says which (the organization prompt after MFA).
   const live = loginSession?.state === "pending" || (loginSession && alsoAccept ? await alsoAccept(loginSession) : false);

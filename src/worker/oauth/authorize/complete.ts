@@ -19,6 +19,7 @@ import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
+import { forgetLoginSession } from "../../tenant/login-session-cache";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
@@ -226,6 +227,8 @@ export async function finishLogin(
   /** Authentication methods references when the first factor says more than a password (a passkey). */
   amr?: string[],
 ): Promise<Response | null> {
+  // The login form is done with: a display of it now asks the tenant object (login-session-cache.ts).
+  forgetLoginSession(c.var.tenant.id, loginSession.id);
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
   // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
