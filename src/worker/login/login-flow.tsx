@@ -11,7 +11,7 @@ import { LoginPage } from "./pages/login-page";
 import type { PageShell } from "./pages/layout";
 import { holeMark, PrerenderCache } from "./pages/prerendered";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
-import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
+import { EXPIRED_LOGIN, pageDocument, sendMessage, sendPage } from "./render";
 import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } from "./transaction";
 
 /** Shown when the tenant's database connection is missing or not enabled for the application. */
@@ -67,7 +67,10 @@ async function renderLogin(
   if (status === 200 && !options.email && !options.error && !passkey && !t.organization && !invitedEmail(t.loginSession.request)) {
     const key = [t.config.tenantId, t.config.version, t.shell.text.lang, t.client.client_id, t.loginSession.request.connection ?? ""].join("\n");
     const values = { nonce: t.shell.nonce, state: t.state, csrf: t.loginSession.csrf_token };
-    const filled = await LOGIN_PAGES.fill(key, values, () => page({ ...t.shell, nonce: holeMark("nonce") }, holeMark("state"), holeMark("csrf")).toString());
+    const filled = await LOGIN_PAGES.fill(key, values, () => {
+      const shell = { ...t.shell, nonce: holeMark("nonce") };
+      return pageDocument(c, shell, page(shell, holeMark("state"), holeMark("csrf")));
+    });
     if (filled !== null) return sendPage(c, t.shell, filled, status);
   }
   return sendPage(c, t.shell, page(t.shell, t.state, t.loginSession.csrf_token), status, { scripts: passkey !== null });
