@@ -14,12 +14,24 @@ import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./passw
 import { EXPIRED_LOGIN, pageDocument, sendMessage, sendPage } from "./render";
 import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } from "./transaction";
 
-/** Shown when the tenant's database connection is missing or not enabled for the application. */
+/** Shown when no connection at all is enabled for the application (issue 29 point 3). */
 const NO_CONNECTION = {
   code: "CONNECTION_NOT_FOUND",
   title: "Login unavailable",
   message: "This application has no way to log in enabled.",
 } as const;
+
+/** Shown when `connection=` names a connection that does not exist or is not enabled for the application. */
+const NOT_OFFERED = {
+  code: "CONNECTION_NOT_FOUND",
+  text: "connection-not-offered",
+  title: "Login unavailable",
+  message: "This application does not offer this way of logging in.",
+} as const;
+
+/** Whether `connection=` names a connection this login does not offer (the reference refuses it rather than show another). */
+const namesUnoffered = (offer: LoginOffer, named: string | undefined, requested: unknown) =>
+  Boolean(named) && !requested && offer.database?.connection.name !== named;
 
 /** The login pages rendered once per tenant configuration, language, application and `connection=` (issue 29 point 1). */
 const LOGIN_PAGES = new PrerenderCache();
@@ -84,6 +96,7 @@ export async function loginPage(c: AppContext): Promise<Response> {
   // Issue 29 point 0: `connection=` naming a passwordless or enterprise connection goes straight to it, and a
   // passwordless connection that is the application's only one is the login page.
   const requested = requestedConnection(offer, t.loginSession.request.connection);
+  if (namesUnoffered(offer, t.loginSession.request.connection, requested)) return sendMessage(c, t.shell, NOT_OFFERED, 400);
   if (requested && requested.strategy === OIDC_STRATEGY) return c.redirect(`/u2/enterprise?state=${encodeURIComponent(t.state)}&connection=${encodeURIComponent(requested.name)}`, 302);
   if (requested) return passwordlessLoginPage(c, t, requested.strategy as PasswordlessStrategy, false);
   const [only] = offer.passwordless;
@@ -104,6 +117,9 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
   const offer = loginOffer(t);
+  if (namesUnoffered(offer, t.loginSession.request.connection, requestedConnection(offer, t.loginSession.request.connection))) {
+    return sendMessage(c, t.shell, NOT_OFFERED, 400);
+  }
   if (!offer.database) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   const { connection } = offer.database;
 
