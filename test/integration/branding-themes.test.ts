@@ -140,7 +140,7 @@ describe("branding themes", () => {
     expect((await api(t, "PATCH", `/clients/${client.client_id}/connections`, connections)).status).toBe(200);
     const order = async () => {
       const html = await (await loginPage(t, client.client_id)).text();
-      const [others, form, button] = ['<div class="alt-logins">', '<form method="post"', "/u2/passwordless?state="].map((x) => html.indexOf(x));
+      const [others, form, button] = ['<div class="alt-logins">', '<form method="post"', "/u2/passwordless?state="].map((x) => html.indexOf(x)) as [number, number, number];
       expect(others).toBeGreaterThan(0);
       expect(form).toBeGreaterThan(0);
       expect(button).toBeGreaterThan(others);

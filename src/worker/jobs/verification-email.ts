@@ -20,6 +20,8 @@ import { hashSecret } from "../login/session";
 import { resultRedirect } from "../login/ticket-links";
 import { mailRoute } from "../../shared/messaging/mail-route";
 import { sealEmail } from "../../shared/messaging/sealed-mail";
+import { builtInEmail } from "../../shared/i18n/email-texts";
+import { emailLanguage } from "../../shared/i18n/negotiate";
 import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
@@ -77,10 +79,11 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
   const url = verificationUrl(c, ticket);
   const friendly = config.settings.friendly_name;
   const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
-  const text = `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`;
+  // Issue 29 point 2: sent outside a login, in the user's own language when the tenant offers it, else the tenant's.
+  const language = emailLanguage({ user, enabledLocales: config.settings.enabled_locales });
   // The tenant's verify_email template, when enabled: its text, its link lifetime and where the link leads after.
-  const facts = { config, user: { ...user, email }, client: client ?? null, connection: connection ?? user.identities[0]?.connection ?? null, organization, url };
-  const { message, template } = await composeEmail(c, "verify_email", facts, { subject: "Verify your email", text });
+  const facts = { config, user: { ...user, email }, client: client ?? null, connection: connection ?? user.identities[0]?.connection ?? null, organization, url, language };
+  const { message, template } = await composeEmail(c, "verify_email", facts, builtInEmail(language, "verify_email", { appName, email, url }));
   const ttlS = template?.urlLifetimeInSeconds || VERIFICATION_LINK_TTL_S;
   const audit = auditContext(c);
   return targetTenant(c)
