@@ -98,6 +98,37 @@ describe("emails in the user's language", () => {
     expect(mail?.text).toContain("Acme Notes");
   });
 
+  it("a passwordless code asked on a Japanese login page comes in Japanese; /passwordless/start follows authParams.ui_locales", async () => {
+    const created = await api(tenant, "POST", "/connections", { name: "email", strategy: "email" });
+    expect(created.status).toBe(201);
+    const app = await seedClient(tenant, { callbacks: [CALLBACK] });
+    expect((await api(tenant, "PATCH", `/clients/${app.client_id}`, { name: "Acme Notes" })).status).toBe(200);
+    expect((await api(tenant, "PATCH", `/clients/${app.client_id}/connections`, [((await created.json()) as { id: string }).id])).status).toBe(200);
+    const to = newEmail("ja-code");
+    const login = await pendingLogin(tenant, app.client_id, { redirect_uri: CALLBACK, connection: "email" });
+    const headers = { "accept-language": "ja", cookie: login.cookie };
+    const form = await (await call(`/u2/passwordless?state=${login.state}&connection=email`, { host: host(), headers })).text();
+    const asked = await call(`/u2/passwordless?state=${login.state}&connection=email`, {
+      method: "POST",
+      host: host(),
+      headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: csrfOf(form), email: to }).toString(),
+    });
+    expect(asked.status).toBe(200);
+    const [mail] = await sinkTo(tenant, to);
+    expect(mail?.subject).toBe("Acme Notes の確認コード");
+    expect(mail?.text).toMatch(/^Acme Notes の確認コードは \d{6} です。/);
+    const other = newEmail("pt-code");
+    const started = await call("/passwordless/start", {
+      method: "POST",
+      host: host(),
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: app.client_id, client_secret: app.client_secret, connection: "email", email: other, send: "code", authParams: { ui_locales: "pt-BR" } }),
+    });
+    expect(started.status, await started.clone().text()).toBe(200);
+    expect((await sinkTo(tenant, other))[0]?.text).toMatch(/^\d{6} é seu código de verificação para Acme Notes\./);
+  });
+
   it("a tenant template branches on request_language and reads user.user_metadata", async () => {
     const t = await createTenant();
     const app = await seedClient(t, { callbacks: [CALLBACK] });

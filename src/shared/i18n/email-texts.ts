@@ -1,6 +1,6 @@
 /**
  * The built-in emails' texts in every shipped language (issue 29 point 2): what goes when the tenant has no
- * enabled template of that name. Plain text with `${name}` placeholders (`appName`, `email`, `url`). The type
+ * enabled template of that name. Plain text with `${name}` placeholders (`appName`, `email`, `url`, `code`). The type
  * makes every language complete; test/unit/shared/email-texts.test.ts checks the placeholders match English.
  * Written for Gatehouse, not reviewed by native speakers.
  */
@@ -15,6 +15,8 @@ export interface EmailText {
 export interface EmailTexts {
   reset_email: EmailText;
   verify_email: EmailText;
+  /** A passwordless login code (email subject; the text is also the SMS). */
+  passwordless_code: EmailText;
 }
 
 export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
@@ -28,6 +30,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     verify_email: {
       subject: "Verify your email",
       text: "Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.",
+    },
+    passwordless_code: {
+      subject: "Your verification code for ${appName}",
+      text: "${code} is your verification code for ${appName}. It expires in 5 minutes.",
     },
   },
   de: {
@@ -43,6 +49,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
         "Bitte bestätigen Sie die E-Mail-Adresse, die Sie für ${appName} verwenden, indem Sie diesen Link öffnen (5 Tage gültig, einmal verwendbar):\n\n${url}\n\n" +
         "Wenn Sie diese E-Mail nicht erwartet haben, ignorieren Sie sie.",
     },
+    passwordless_code: {
+      subject: "Ihr Bestätigungscode für ${appName}",
+      text: "${code} ist Ihr Bestätigungscode für ${appName}. Er läuft in 5 Minuten ab.",
+    },
   },
   fr: {
     reset_email: {
@@ -57,6 +67,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
         "Veuillez vérifier l’adresse e-mail que vous utilisez avec ${appName} en ouvrant ce lien (valable 5\u00a0jours, une seule fois)\u00a0:\n\n${url}\n\n" +
         "Si vous n’attendiez pas cet e-mail, ignorez-le.",
     },
+    passwordless_code: {
+      subject: "Votre code de vérification pour ${appName}",
+      text: "${code} est votre code de vérification pour ${appName}. Il expire dans 5\u00a0minutes.",
+    },
   },
   es: {
     reset_email: {
@@ -68,6 +82,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     verify_email: {
       subject: "Verifica tu correo electrónico",
       text: "Verifica la dirección de correo electrónico que usas con ${appName} abriendo este enlace (válido durante 5 días, una sola vez):\n\n${url}\n\nSi no esperabas este correo, ignóralo.",
+    },
+    passwordless_code: {
+      subject: "Tu código de verificación para ${appName}",
+      text: "${code} es tu código de verificación para ${appName}. Caduca en 5 minutos.",
     },
   },
   pt: {
@@ -81,6 +99,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "Verifique seu e-mail",
       text: "Verifique o endereço de e-mail que você usa com ${appName} abrindo este link (válido por 5 dias, uma única vez):\n\n${url}\n\nSe você não esperava este e-mail, ignore-o.",
     },
+    passwordless_code: {
+      subject: "Seu código de verificação para ${appName}",
+      text: "${code} é seu código de verificação para ${appName}. Ele expira em 5 minutos.",
+    },
   },
   ja: {
     reset_email: {
@@ -93,6 +115,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "メールアドレスの確認",
       text: "${appName} で使用するメールアドレスを確認するため、次のリンクを開いてください（有効期間は5日間、1回のみ使用できます）:\n\n${url}\n\nこのメールにお心当たりがない場合は、無視してください。",
     },
+    passwordless_code: {
+      subject: "${appName} の確認コード",
+      text: "${appName} の確認コードは ${code} です。有効期限は5分です。",
+    },
   },
   ar: {
     reset_email: {
@@ -104,6 +130,10 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     verify_email: {
       subject: "تأكيد بريدك الإلكتروني",
       text: "يُرجى تأكيد عنوان البريد الإلكتروني الذي تستخدمه مع ${appName} بفتح هذا الرابط (صالح لمدة 5 أيام، ولمرة واحدة):\n\n${url}\n\nإذا لم تكن تتوقع هذه الرسالة، فتجاهلها.",
+    },
+    passwordless_code: {
+      subject: "رمز التحقق الخاص بك لـ ${appName}",
+      text: "${code} هو رمز التحقق الخاص بك لـ ${appName}. تنتهي صلاحيته خلال 5 دقائق.",
     },
   },
 };
