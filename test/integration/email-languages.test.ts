@@ -96,6 +96,11 @@ describe("emails in the user's language", () => {
     const [mail] = await sinkTo(tenant, spanish);
     expect(mail?.subject).toBe("Verifica tu correo electrónico");
     expect(mail?.text).toContain("Acme Notes");
+    // Its link opens the page in the user's language too, whatever the browser says.
+    const link = /https?:\/\/\S+/.exec(mail?.text ?? "")?.[0] ?? "";
+    const page = await call(new URL(link).pathname + new URL(link).search, { host: host(), headers: { "accept-language": "de" } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/^<!doctype html><html lang="es" dir="ltr">/);
   });
 
   it("a passwordless code asked on a Japanese login page comes in Japanese; /passwordless/start follows authParams.ui_locales", async () => {

@@ -64,7 +64,7 @@ export function negotiateLocale(inputs: LocaleInputs): string {
 }
 
 /** The user's own language, as a profile may carry it: `user_metadata.language`, `.lang` or `.locale`, else the `locale` claim. */
-function userLanguage(user: { user_metadata?: unknown; locale?: unknown } | null | undefined): string | null {
+export function userLanguage(user: { user_metadata?: unknown; locale?: unknown } | null | undefined): string | null {
   const metadata = user?.user_metadata !== null && typeof user?.user_metadata === "object" ? (user.user_metadata as Record<string, unknown>) : {};
   for (const value of [metadata.language, metadata.lang, metadata.locale, user?.locale]) {
     if (typeof value === "string" && value.trim()) return value.trim().replace(/_/g, "-");

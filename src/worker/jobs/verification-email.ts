@@ -21,7 +21,7 @@ import { resultRedirect } from "../login/ticket-links";
 import { mailRoute } from "../../shared/messaging/mail-route";
 import { sealEmail } from "../../shared/messaging/sealed-mail";
 import { builtInEmail } from "../../shared/i18n/email-texts";
-import { emailLanguage } from "../../shared/i18n/negotiate";
+import { emailLanguage, userLanguage } from "../../shared/i18n/negotiate";
 import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
@@ -127,15 +127,17 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
   }
   // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
   const outcome = await stub.userTickets(audit).verifyEmail(ticketHash);
+  // Issue 29 point 2: the user's own language, as the email was written in; else the browser's.
+  const own = (user && userLanguage(user)) ?? undefined;
   if (!outcome.ok) {
     const { status, ...page } = PAGES[outcome.reason];
-    return sendMessage(c, shellFor(c, config), page, status);
+    return sendMessage(c, shellFor(c, config, undefined, own), page, status);
   }
   if (outcome.result_url) {
     const message = "Your email was verified. You can continue using the application.";
     return c.redirect(resultRedirect(outcome.result_url, message, outcome.include_email_in_redirect ? outcome.email : null), 302);
   }
-  const shell = shellFor(c, config);
+  const shell = shellFor(c, config, undefined, own);
   const t = (id: "title" | "description") => shell.text.t("email-verification", "email-verification-result", id, { email: outcome.email });
   return sendMessage(c, shell, { title: t("title"), message: t("description") }, 200);
 }
