@@ -141,6 +141,24 @@ export const SCENARIOS = [
     },
   },
   {
+    // Issue 29 point 1: what a login page costs at the least when it reads its login session from the tenant
+    // object (the tenant resolved, one RPC, a fixed document the size of the plain login page). The login page
+    // row itself shows the session /authorize just wrote from the isolate's cache (login-session-cache.ts).
+    id: "login_page_floor",
+    label: "floor of a login page: tenant resolved, one tenant-object RPC reading the login session, fixed HTML of the page's size (/__bench/page-floor)",
+    unit: "pages/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const app = await loginApp(ctx);
+      const res = await ctx.fetch(`/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: CALLBACK, response_type: "code", scope: "openid" })}`, { redirect: "manual" });
+      const location = res.headers.get("location") ?? "";
+      const state = new URL(location, "http://x").searchParams.get("state") ?? "";
+      const bytes = new TextEncoder().encode(await (await ctx.fetch(location)).text()).length;
+      return { method: "GET", path: `/__bench/page-floor?${new URLSearchParams({ state, bytes: String(bytes) })}` };
+    },
+  },
+  {
     // Issue 29 point 5: the same page with a theme and a Liquid page template on the control plane (both
     // stay set: rows after this one render themed pages).
     id: "login_page_themed",
@@ -796,6 +814,8 @@ export const RATIOS = [
   { label: "code exchanges/s ÷ raw RS256 signs/s (each exchange signs an access and an ID token: 0.5 is the ceiling)", numerator: "code_exchange", denominator: "sign_rs256" },
   { label: "login page renders/s ÷ hello req/s (target ≥ 0.4)", numerator: "login_page", denominator: "hello" },
   { label: "themed login page renders/s ÷ plain login page renders/s (issue 29: target ≥ 0.8)", numerator: "login_page_themed", denominator: "login_page" },
+  { label: "login page floor (tenant, one login-session RPC, fixed HTML) ÷ hello req/s: the most a page reading its session from the object could reach", numerator: "login_page_floor", denominator: "hello" },
+  { label: "login page renders/s ÷ login page floor", numerator: "login_page", denominator: "login_page_floor" },
   { label: "code exchanges in an organization/s ÷ plain code exchanges/s (1.0 = organizations cost nothing at the token endpoint)", numerator: "org_code_exchange", denominator: "code_exchange" },
   { label: "TOTP verifications/s (in the worker) ÷ login page renders/s", numerator: "totp_verify", denominator: "login_page" },
   { label: "WebAuthn assertion verifications/s (in the worker) ÷ login page renders/s", numerator: "webauthn_verify", denominator: "login_page" },

@@ -54,6 +54,20 @@ export function benchRoutes(): Hono<AppEnv> {
     const token = await signJwt({ iss: "bench", sub: user, aud: "urn:bench:floor", iat: now, exp: now + 86400, scope: "read:bench" }, key, "bench", "RS256", "at+jwt");
     return c.json({ access_token: token, refresh_token: successor, token_type: "Bearer", expires_in: 86400 }, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
   });
+  // The floor of a login page that reads its login session from the tenant object (issue 29 point 1): the
+  // tenant resolved from the request, one `logins().get(state)` RPC, a fixed HTML document of `bytes` bytes.
+  const pages = new Map<number, string>();
+  router.get("/page-floor", tenantFromRequest, async (c) => {
+    const bytes = Math.min(Math.max(Number(c.req.query("bytes") ?? 6000) || 6000, 16), 200_000);
+    let page = pages.get(bytes);
+    if (!page) {
+      page = `<!doctype html><html lang="en"><title>floor</title>${"x".repeat(bytes)}`.slice(0, bytes);
+      pages.set(bytes, page);
+    }
+    const session = await tenantObject(c.env, c.var.tenant.id).logins().get(c.req.query("state") ?? "");
+    if (!session) return c.text("no login session", 500);
+    return c.html(page);
+  });
   router.get("/sign", async (c) => {
     const asked = c.req.query("alg") ?? "RS256";
     const alg = ["RS256", "ES256", "EdDSA"].includes(asked) ? asked : "RS256";

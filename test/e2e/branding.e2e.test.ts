@@ -8,7 +8,8 @@ import { screenshot } from "./helpers/browser";
 /**
  * Issue 29 point 5 in Chromium against `wrangler dev`: a theme and a page template set with the reference
  * platform's SDK (`auth0` 7: `branding.themes.create`, `branding.templates.updateUniversalLogin`) change
- * the rendered login page (computed styles, the template's markup around the card), the themed page passes
+ * the rendered login page (computed styles, the template's markup around the card, the other ways in above the
+ * form under social_buttons_layout: top), the themed page passes
  * axe-core, and a login through it still completes. The screenshot is kept in
  * test-results/screenshots/branding-themed-login.png.
  */
@@ -38,7 +39,8 @@ describe("a theme and a page template set with the auth0 SDK change the login pa
     const theme = {
       ...THEME,
       fonts: { ...THEME.fonts, font_url: "" },
-      widget: { ...THEME.widget, logo_url: "" },
+      // The other ways in above the form (social_buttons_layout: top).
+      widget: { ...THEME.widget, logo_url: "", social_buttons_layout: "top" },
     } as unknown as Parameters<typeof admin.branding.themes.create>[0];
     const created = await admin.branding.themes.create(theme);
     expect(created.themeId).toMatch(/^[a-z0-9_-]+$/);
@@ -50,6 +52,8 @@ describe("a theme and a page template set with the auth0 SDK change the login pa
       statusCode: 400,
     });
 
+    // An email-code connection beside the password one gives the page another way in to place.
+    await admin.connections.create({ name: "email", strategy: "email", enabled_clients: [suite.app.client_id] } as unknown as Parameters<typeof admin.connections.create>[0]);
     const email = `branded-${random()}@example.com`;
     await admin.users.create({ connection: "Username-Password-Authentication", email, password: PASSWORD, email_verified: true });
     const { page } = await context("themed-login");
@@ -80,6 +84,13 @@ describe("a theme and a page template set with the auth0 SDK change the login pa
       page: "rgb(232, 240, 254)",
       fontSize: "14.875px",
     });
+    // social_buttons_layout: top puts the email-code button above the form, in the reading order too.
+    const [button, field] = [await page.getByRole("link", { name: "Continue with email code" }).boundingBox(), await page.getByLabel("Email address").boundingBox()];
+    expect(button && field && button.y < field.y).toBe(true);
+    expect(await page.evaluate(() => {
+      const link = document.querySelector(".alt-logins a") as Element;
+      return Boolean(link.compareDocumentPosition(document.querySelector("form") as Element) & Node.DOCUMENT_POSITION_FOLLOWING);
+    })).toBe(true);
     await screenshot(page, "branding-themed-login.png");
     const result = await new AxeBuilder({ page }).analyze();
     const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);

@@ -130,6 +130,31 @@ describe("branding themes", () => {
     expect(res.headers.get("content-security-policy")).toContain("style-src 'nonce-");
   });
 
+  it("social_buttons_layout puts the other ways in below the form (bottom) or above it (top), in the markup's order", async () => {
+    const t = await createTenant();
+    const client = await seedClient(t);
+    const email = await api(t, "POST", "/connections", { name: "email", strategy: "email" });
+    expect(email.status).toBe(201);
+    const [db] = (await (await api(t, "GET", "/connections?name=Username-Password-Authentication")).json()) as { id: string }[];
+    const connections = [db?.id, ((await email.json()) as { id: string }).id];
+    expect((await api(t, "PATCH", `/clients/${client.client_id}/connections`, connections)).status).toBe(200);
+    const order = async () => {
+      const html = await (await loginPage(t, client.client_id)).text();
+      const [others, form, button] = ['<div class="alt-logins">', '<form method="post"', "/u2/passwordless?state="].map((x) => html.indexOf(x)) as [number, number, number];
+      expect(others).toBeGreaterThan(0);
+      expect(form).toBeGreaterThan(0);
+      expect(button).toBeGreaterThan(others);
+      return others < form ? "top" : "bottom";
+    };
+    expect(await order()).toBe("bottom");
+    expect((await api(t, "POST", "/branding/themes", THEME)).status).toBe(200);
+    expect(await order()).toBe("bottom");
+    const [theme] = [((await (await api(t, "GET", "/branding/themes/default")).json()) as { themeId: string }).themeId];
+    const top = await api(t, "PATCH", `/branding/themes/${theme}`, { ...THEME, widget: { ...THEME.widget, social_buttons_layout: "top" } });
+    expect(top.status).toBe(200);
+    expect(await order()).toBe("top");
+  });
+
   it("a stored theme holding unchecked values (an older writer) still reaches the page only as checked values", async () => {
     const t = await createTenant();
     const client = await seedClient(t);

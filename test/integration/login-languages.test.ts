@@ -51,6 +51,28 @@ describe("the language of the login pages", () => {
     expect(signup).toContain("Créez votre compte");
   });
 
+  it("CONNECTION_NOT_FOUND says what is true (issue 29 point 3): no connection at all, or connection= naming one not offered, in the page's language", async () => {
+    const page = async (c: TestClient, request: Record<string, string>, language: string) => {
+      const login = await pendingLogin(tenant, c.client_id, { redirect_uri: CALLBACK, ...request });
+      const res = await call(`/u2/login?state=${login.state}`, { host, headers: { "accept-language": language } });
+      expect(res.status).toBe(400);
+      const html = await res.text();
+      expect(html).toContain('data-error-code="CONNECTION_NOT_FOUND"');
+      return html;
+    };
+    const none = await named(tenant, await seedClient(tenant, { callbacks: [CALLBACK] }), "No Way In");
+    expect((await api(tenant, "PATCH", `/clients/${none.client_id}/connections`, [])).status).toBe(200);
+    expect(await page(none, {}, "en")).toContain("This application has no way to log in enabled.");
+    expect(await page(none, {}, "fr")).toContain("Aucun moyen de connexion n’est activé pour cette application.");
+    // The application has a password login, but connection= names another (unknown) one: not shown the form.
+    for (const [language, text] of [["en", "This application does not offer this way of logging in."], ["de", "Diese Anwendung bietet diese Anmeldeart nicht an."]]) {
+      const html = await page(client, { connection: "No-Such-Connection" }, language as string);
+      expect(html).toContain(text);
+      expect(html).not.toContain('name="password"');
+      expect(html).not.toContain("email and password");
+    }
+  });
+
   it("Accept-Language picks by q-value; German strings and a German failure message", async () => {
     const { html, login } = await loginPage(tenant, client, {}, { "accept-language": "it;q=1, fr;q=0.4, de;q=0.8" });
     expect(htmlTag(html)).toBe('<html lang="de" dir="ltr">');

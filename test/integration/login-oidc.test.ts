@@ -229,6 +229,31 @@ describe("enterprise OpenID Connect connection", () => {
     expect(row?.secrets_enc).not.toContain(UPSTREAM_SECRET);
   });
 
+  it("GET /connections shows the oidc client secret sealed; written back as read (deploy-cli) it keeps the stored secret; a new one replaces it", async () => {
+    const headers = { "tenant-id": tenant };
+    const read = async () => ((await (await mgmt("GET", "/connections?name=acme-sso", { headers })).json()) as { id: string; options: Record<string, unknown> }[])[0];
+    const shown = await read();
+    expect(String(shown?.options.client_secret)).toMatch(/^enc:v1:/);
+    expect(JSON.stringify(await (await mgmt("GET", `/connections/${shown?.id}`, { headers })).json())).not.toContain(UPSTREAM_SECRET);
+    expect(shown?.options.client_id).toBe(UPSTREAM_CLIENT);
+    // Read, then write the whole options object back: the upstream still gets the real secret.
+    const written = await mgmt("PATCH", `/connections/${shown?.id}`, { headers, body: { options: shown?.options } });
+    expect(written.status).toBe(200);
+    const login = async () => {
+      const { browser, upstream } = await toUpstream({ connection: "acme-sso" });
+      const code = upstreamCode(upstream, { sub: `rt-${crypto.randomUUID().slice(0, 8)}`, email: "rt@acme.example", email_verified: true });
+      return redirectParams(await callback(browser, { code, state: upstream.get("state") as string })).query;
+    };
+    expect((await login()).get("code")).toBeTruthy();
+    // A new secret in clear replaces the stored one (the upstream refuses it), and the right one works again.
+    const crossed = await mgmt("PATCH", `/connections/${shown?.id}`, { headers, body: { options: { ...shown?.options, client_secret: "a-new-secret" } } });
+    expect(crossed.status).toBe(200);
+    expect((await login()).get("error")).toBe("access_denied");
+    const restored = await mgmt("PATCH", `/connections/${shown?.id}`, { headers, body: { options: { ...shown?.options, client_secret: UPSTREAM_SECRET } } });
+    expect(restored.status).toBe(200);
+    expect((await login()).get("code")).toBeTruthy();
+  });
+
   it("the only connection of an application is a button; connection=<name> goes straight to the upstream", async () => {
     const [connection] = (await (await mgmt("GET", "/connections?name=acme-sso", { headers: { "tenant-id": tenant } })).json()) as { id: string }[];
     const only = await seedClient(tenant);

@@ -3,7 +3,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { randomToken } from "../../src/shared/crypto/random";
 import { invalidateTenantConfig } from "../../src/worker/tenant/config-cache";
-import { call, createTenant } from "../helpers/api";
+import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, pendingLogin, redirectParams, seedClient, seedUser, type TestClient, tokenForm } from "../helpers/flows";
 
 const CALLBACK = "https://app.example.com/callback";
@@ -286,6 +286,64 @@ describe("POST /u2/login", () => {
     });
     expect(res.status).toBe(400);
     expect(errorCode(await res.text())).toBe("INVALID_REQUEST");
+  });
+});
+
+describe("the login page rendered once and filled in (issue 29 point 1)", () => {
+  const nonceOf = (res: Response) => /style-src 'nonce-([^']+)'/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
+
+  it("each display carries its own login's state, CSRF token and a fresh nonce, the same in the CSP and the page", async () => {
+    const [a, b] = [await newLogin(), await newLogin()];
+    const pages = [];
+    for (const login of [a, b, a]) {
+      const res = await getPage(`/u2/login?state=${login.state}`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      const nonce = nonceOf(res);
+      expect(nonce).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+      expect(html).toContain(`<style nonce="${nonce}">`);
+      expect(html).toContain(`name="_csrf" value="${login.csrf}"`);
+      expect(html).toContain(`action="/u2/login?state=${login.state}"`);
+      expect(html).toContain(`href="/u2/signup?state=${login.state}"`);
+      expect(cookieNamed(res, "gh_csrf")).toContain(`gh_csrf=${login.csrf}`);
+      pages.push({ html, nonce });
+    }
+    // Two displays of one login differ only by their nonce; nothing of the other login leaks in.
+    expect(pages[0]?.nonce).not.toBe(pages[2]?.nonce);
+    expect(pages[0]?.html.replaceAll(pages[0]?.nonce ?? "", "N")).toBe(pages[2]?.html.replaceAll(pages[2]?.nonce ?? "", "N"));
+    expect(pages[0]?.html).not.toContain(b.csrf);
+    expect(pages[1]?.html).not.toContain(a.state);
+  });
+
+  it("a configuration change shows on the next display", async () => {
+    const own = await createTenant();
+    const ownClient = await seedClient(own, { callbacks: [CALLBACK] });
+    const ownHost = `${own}.localhost:8787`;
+    const show = async () => {
+      const login = await newLogin({}, { tenantId: own, clientId: ownClient.client_id });
+      return (await getPage(`/u2/login?state=${login.state}`, ownHost)).text();
+    };
+    expect(await show()).toContain("Test app");
+    const renamed = await mgmt("PATCH", `/clients/${ownClient.client_id}`, { headers: { "tenant-id": own }, body: { name: "Renamed app" } });
+    expect(renamed.status).toBe(200);
+    const html = await show();
+    expect(html).toContain("Renamed app");
+    expect(html).not.toContain("Test app");
+  });
+
+  it("a login completed by its form is the expired page when shown again, though it was shown moments before", async () => {
+    await seedUser(tenant, "shown-again@example.com", PASSWORD);
+    const res = await call(`/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid" })}`, { host, redirect: "manual" });
+    const location = res.headers.get("location") ?? "";
+    const state = new URL(location, "https://x").searchParams.get("state") ?? "";
+    const first = await getPage(location);
+    expect(first.status).toBe(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())?.[1] ?? "";
+    const login = { state, csrf, cookie: `gh_csrf=${csrf}` };
+    expect((await postLogin(login, { email: "shown-again@example.com", password: PASSWORD })).status).toBe(302);
+    const again = await getPage(location);
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain("This login link has expired or is invalid");
   });
 });
 

@@ -62,3 +62,26 @@ export function negotiateLocale(inputs: LocaleInputs): string {
   }
   return offered[0] ?? "en";
 }
+
+/** The user's own language, as a profile may carry it: `user_metadata.language`, `.lang` or `.locale`, else the `locale` claim. */
+export function userLanguage(user: { user_metadata?: unknown; locale?: unknown } | null | undefined): string | null {
+  const metadata = user?.user_metadata !== null && typeof user?.user_metadata === "object" ? (user.user_metadata as Record<string, unknown>) : {};
+  for (const value of [metadata.language, metadata.lang, metadata.locale, user?.locale]) {
+    if (typeof value === "string" && value.trim()) return value.trim().replace(/_/g, "-");
+  }
+  return null;
+}
+
+/**
+ * The language of an email (issue 29 point 2): the login's when the email is sent during one (its
+ * `ui_locales`, then the browser's Accept-Language: the language its pages speak), else the user's own
+ * ({@link userLanguage}) when the tenant offers it, else the tenant's default.
+ */
+export function emailLanguage(inputs: {
+  login?: { uiLocales?: string | null | undefined; acceptLanguage?: string | null | undefined } | null;
+  user?: { user_metadata?: unknown; locale?: unknown } | null;
+  enabledLocales?: unknown;
+}): string {
+  if (inputs.login) return negotiateLocale({ ...inputs.login, enabledLocales: inputs.enabledLocales });
+  return negotiateLocale({ uiLocales: userLanguage(inputs.user), enabledLocales: inputs.enabledLocales });
+}

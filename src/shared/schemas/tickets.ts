@@ -63,6 +63,8 @@ export interface ResetTicketData {
   include_email_in_redirect: boolean;
   /** The login transaction the request came from (the "Forgot password?" link): the way back after the reset. */
   login_state: string | null;
+  /** The language the email was written in (issue 29 point 2): the pages its link opens speak it. Absent on older tickets. */
+  language?: string | null;
 }
 
 /**

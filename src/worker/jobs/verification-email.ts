@@ -20,6 +20,8 @@ import { hashSecret } from "../login/session";
 import { resultRedirect } from "../login/ticket-links";
 import { mailRoute } from "../../shared/messaging/mail-route";
 import { sealEmail } from "../../shared/messaging/sealed-mail";
+import { builtInEmail } from "../../shared/i18n/email-texts";
+import { emailLanguage, userLanguage } from "../../shared/i18n/negotiate";
 import { composeEmail } from "../messaging/email-templates";
 import { targetTenant } from "../management/tenant-scoped";
 import { clientIn } from "../tenant/config-cache";
@@ -77,10 +79,11 @@ export async function sendVerificationEmail(c: AppContext, body: VerificationEma
   const url = verificationUrl(c, ticket);
   const friendly = config.settings.friendly_name;
   const appName = client?.name ?? (typeof friendly === "string" ? friendly : c.var.tenant.id);
-  const text = `Please verify the email address you use with ${appName} by opening this link (valid for 5 days, once):\n\n${url}\n\nIf you did not expect this email, ignore it.`;
+  // Issue 29 point 2: sent outside a login, in the user's own language when the tenant offers it, else the tenant's.
+  const language = emailLanguage({ user, enabledLocales: config.settings.enabled_locales });
   // The tenant's verify_email template, when enabled: its text, its link lifetime and where the link leads after.
-  const facts = { config, user: { ...user, email }, client: client ?? null, connection: connection ?? user.identities[0]?.connection ?? null, organization, url };
-  const { message, template } = await composeEmail(c, "verify_email", facts, { subject: "Verify your email", text });
+  const facts = { config, user: { ...user, email }, client: client ?? null, connection: connection ?? user.identities[0]?.connection ?? null, organization, url, language };
+  const { message, template } = await composeEmail(c, "verify_email", facts, builtInEmail(language, "verify_email", { appName, email, url }));
   const ttlS = template?.urlLifetimeInSeconds || VERIFICATION_LINK_TTL_S;
   const audit = auditContext(c);
   return targetTenant(c)
@@ -124,15 +127,17 @@ export async function emailVerificationPage(c: AppContext): Promise<Response> {
   }
   // Jobs' links and POST /tickets/email-verification's alike; a ticket's result_url is where it goes next.
   const outcome = await stub.userTickets(audit).verifyEmail(ticketHash);
+  // Issue 29 point 2: the user's own language, as the email was written in; else the browser's.
+  const own = (user && userLanguage(user)) ?? undefined;
   if (!outcome.ok) {
     const { status, ...page } = PAGES[outcome.reason];
-    return sendMessage(c, shellFor(c, config), page, status);
+    return sendMessage(c, shellFor(c, config, undefined, own), page, status);
   }
   if (outcome.result_url) {
     const message = "Your email was verified. You can continue using the application.";
     return c.redirect(resultRedirect(outcome.result_url, message, outcome.include_email_in_redirect ? outcome.email : null), 302);
   }
-  const shell = shellFor(c, config);
+  const shell = shellFor(c, config, undefined, own);
   const t = (id: "title" | "description") => shell.text.t("email-verification", "email-verification-result", id, { email: outcome.email });
   return sendMessage(c, shell, { title: t("title"), message: t("description") }, 200);
 }

@@ -19,6 +19,8 @@ export interface PageBranding {
   themeCss?: string;
   /** The origin of the theme's font file, which the page's CSP then allows. */
   fontOrigin?: string | null;
+  /** The theme's `social_buttons_layout: top` (theme-css.ts). */
+  socialButtonsTop?: boolean;
 }
 
 /** Defaults when the tenant has no (valid) branding. @default primary #3451b2, page background #f3f4f6 */
@@ -95,5 +97,6 @@ function computeBranding(config: { branding?: unknown; brandingTheme?: unknown }
     pageBackground: safeColour(colours.page_background) ?? DEFAULT_BRANDING.pageBackground,
     logoUrl: theme?.logoUrl !== undefined ? theme.logoUrl : safeImageUrl(branding.logo_url),
     ...(theme ? { themeCss: theme.css, fontOrigin: theme.fontOrigin } : {}),
+    ...(theme?.socialButtonsTop ? { socialButtonsTop: true } : {}),
   };
 }

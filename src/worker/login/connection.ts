@@ -4,11 +4,10 @@ import type { ClientRecord } from "../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
 import { tenantConfig } from "../tenant/config-cache";
-import { tenantObject } from "../tenant/stubs";
+import { tenantConfigSource } from "../tenant/stubs";
 
-/** The tenant's configuration snapshot (clients, connections, branding), cached per isolate. */
-export const configOf = (c: AppContext): Promise<TenantConfig> =>
-  tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
+/** The tenant's configuration snapshot (clients, connections, branding), cached per isolate (no stub made on a hit). */
+export const configOf = (c: AppContext): Promise<TenantConfig> => tenantConfig(c.var.tenant.id, tenantConfigSource(c.env, c.var.tenant.id), c.var.settings);
 
 /** Strategy of database (username/password) connections, as the reference platform names it. */
 export const DATABASE_STRATEGY = "auth0";

@@ -10,8 +10,8 @@ export const CSRF_COOKIE = "gh_csrf";
  * `Secure` is relaxed only for plain-http localhost development (browsers treat localhost as a secure
  * context, but a Secure cookie would not be set over http at all by some clients).
  */
-export function isInsecureLocalhost(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
+export function isInsecureLocalhost(url: string | URL): boolean {
+  const { protocol, hostname } = typeof url === "string" ? new URL(url) : url;
   return protocol === "http:" && (hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "127.0.0.1");
 }
 
@@ -27,8 +27,10 @@ interface CookieOptions {
  * `None` falls back to `Lax`.
  */
 function attributes(c: Context, sameSite: "Lax" | "Strict" | "None"): { secure: boolean; sameSite: "Lax" | "Strict" | "None" } {
-  const local = isInsecureLocalhost(c.req.url);
-  const https = new URL(c.req.url).protocol === "https:";
+  // One parse of the request URL for both questions (issue 29 point 1: every login page sets a cookie).
+  const url = new URL(c.req.url);
+  const local = isInsecureLocalhost(url);
+  const https = url.protocol === "https:";
   if (sameSite === "None") return https || local ? { secure: true, sameSite } : { secure: false, sameSite: "Lax" };
   // A development deployment (an http ISSUER) reached over plain http on another name, such as a custom
   // domain mapped to this machine: a Secure cookie would never come back. Production issuers are https.

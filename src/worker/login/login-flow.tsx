@@ -11,16 +11,33 @@ import { loginPasskeyOptions } from "./mfa/passkey-flow";
 import { invitedEmail, organizationProps } from "./organization";
 import type { FormFailure } from "./pages/login-page";
 import { LoginPage } from "./pages/login-page";
+import type { PageShell } from "./pages/layout";
+import { holeMark, PrerenderCache } from "./pages/prerendered";
 import { LOGIN_FAILURE_MESSAGES, publicLoginCode, verifyPassword } from "./password";
-import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
+import { EXPIRED_LOGIN, pageDocument, sendMessage, sendPage } from "./render";
 import { type LoginTransaction, loadTransaction, setCsrfCookie, submittedForm } from "./transaction";
 
-/** Shown when the tenant's database connection is missing or not enabled for the application. */
+/** Shown when no connection at all is enabled for the application (issue 29 point 3). */
 const NO_CONNECTION = {
   code: "CONNECTION_NOT_FOUND",
   title: "Login unavailable",
   message: "This application has no way to log in enabled.",
 } as const;
+
+/** Shown when `connection=` names a connection that does not exist or is not enabled for the application. */
+const NOT_OFFERED = {
+  code: "CONNECTION_NOT_FOUND",
+  text: "connection-not-offered",
+  title: "Login unavailable",
+  message: "This application does not offer this way of logging in.",
+} as const;
+
+/** Whether `connection=` names a connection this login does not offer (the reference refuses it rather than show another). */
+const namesUnoffered = (offer: LoginOffer, named: string | undefined, requested: unknown) =>
+  Boolean(named) && !requested && offer.database?.connection.name !== named;
+
+/** The login pages rendered once per tenant configuration, language, application and `connection=` (issue 29 point 1). */
+const LOGIN_PAGES = new PrerenderCache();
 
 async function renderLogin(
   c: AppContext,
@@ -31,47 +48,58 @@ async function renderLogin(
 ) {
   // Passkeys on the connection: a fresh challenge for this login, offered by autofill and a button.
   const passkey = offer.database ? await loginPasskeyOptions(c, t.config, t.client, t.loginSession) : null;
-  const q = `?state=${encodeURIComponent(t.state)}`;
-  const alternatives = [
-    ...offer.passwordless.map((x) => ({
-      href: `/u2/passwordless${q}&connection=${x.name}`,
-      label: t.shell.text.t("login", "login", x.strategy === "email" ? "passwordlessEmailButtonText" : "passwordlessSmsButtonText"),
-    })),
-    ...offer.enterprise.filter(showsAsButton).map((x) => ({
-      href: `/u2/enterprise${q}&connection=${encodeURIComponent(x.name)}`,
-      label: t.shell.text.t("login", "login", "federatedConnectionButtonText", { connectionName: connectionLabel(x) }),
-    })),
-  ];
-  return sendPage(
-    c,
-    t.shell,
-    <LoginPage
-      shell={t.shell}
-      state={t.state}
-      csrf={t.loginSession.csrf_token}
-      clientName={t.client.name}
-      hasPassword={offer.database !== null}
-      canSignup={offer.database?.canSignup ?? false}
-      canReset={offer.database?.canReset ?? false}
-      alternatives={alternatives}
-      {...organizationProps(t)}
-      passkey={passkey}
-      {...(options.email ? { email: options.email } : {})}
-      {...(options.error ? { error: options.error } : {})}
-    />,
-    status,
-    { scripts: passkey !== null },
-  );
+  const page = (shell: PageShell, state: string, csrf: string) => {
+    const q = `?state=${encodeURIComponent(state)}`;
+    const alternatives = [
+      ...offer.passwordless.map((x) => ({
+        href: `/u2/passwordless${q}&connection=${x.name}`,
+        label: shell.text.t("login", "login", x.strategy === "email" ? "passwordlessEmailButtonText" : "passwordlessSmsButtonText"),
+      })),
+      ...offer.enterprise.filter(showsAsButton).map((x) => ({
+        href: `/u2/enterprise${q}&connection=${encodeURIComponent(x.name)}`,
+        label: shell.text.t("login", "login", "federatedConnectionButtonText", { connectionName: connectionLabel(x) }),
+      })),
+    ];
+    return (
+      <LoginPage
+        shell={shell}
+        state={state}
+        csrf={csrf}
+        clientName={t.client.name}
+        hasPassword={offer.database !== null}
+        canSignup={offer.database?.canSignup ?? false}
+        canReset={offer.database?.canReset ?? false}
+        alternatives={alternatives}
+        {...organizationProps(t)}
+        passkey={passkey}
+        {...(options.email ? { email: options.email } : {})}
+        {...(options.error ? { error: options.error } : {})}
+      />
+    );
+  };
+  // The common first display (no hint, error, passkey challenge, organization or invitation) differs from
+  // one login to the next only by the nonce, the state and the CSRF token: rendered once, then filled in.
+  if (status === 200 && !options.email && !options.error && !passkey && !t.organization && !invitedEmail(t.loginSession.request)) {
+    const key = [t.config.tenantId, t.config.version, t.shell.text.lang, t.client.client_id, t.loginSession.request.connection ?? ""].join("\n");
+    const values = { nonce: t.shell.nonce, state: t.state, csrf: t.loginSession.csrf_token };
+    const filled = await LOGIN_PAGES.fill(key, values, () => {
+      const shell = { ...t.shell, nonce: holeMark("nonce") };
+      return pageDocument(c, shell, page(shell, holeMark("state"), holeMark("csrf")));
+    });
+    if (filled !== null) return sendPage(c, t.shell, filled, status);
+  }
+  return sendPage(c, t.shell, page(t.shell, t.state, t.loginSession.csrf_token), status, { scripts: passkey !== null });
 }
 
 /** GET /u2/login?state=<login session>: the email and password form; sets the CSRF cookie. */
 export async function loginPage(c: AppContext): Promise<Response> {
-  const t = await loadTransaction(c);
+  const t = await loadTransaction(c, undefined, { recent: true });
   if (t instanceof Response) return t;
   const offer = loginOffer(t);
   // Issue 29 point 0: `connection=` naming a passwordless or enterprise connection goes straight to it, and a
   // passwordless connection that is the application's only one is the login page.
   const requested = requestedConnection(offer, t.loginSession.request.connection);
+  if (namesUnoffered(offer, t.loginSession.request.connection, requested)) return sendMessage(c, t.shell, NOT_OFFERED, 400);
   if (requested && requested.strategy === OIDC_STRATEGY) return c.redirect(`/u2/enterprise?state=${encodeURIComponent(t.state)}&connection=${encodeURIComponent(requested.name)}`, 302);
   if (requested) return passwordlessLoginPage(c, t, requested.strategy as PasswordlessStrategy, false);
   const [only] = offer.passwordless;
@@ -101,6 +129,9 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
   const offer = loginOffer(t);
+  if (namesUnoffered(offer, t.loginSession.request.connection, requestedConnection(offer, t.loginSession.request.connection))) {
+    return sendMessage(c, t.shell, NOT_OFFERED, 400);
+  }
   if (!offer.database) return sendMessage(c, t.shell, NO_CONNECTION, 400);
   const { connection } = offer.database;
 

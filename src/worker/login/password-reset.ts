@@ -26,6 +26,8 @@ import { isEmailAddress } from "../../shared/email-address";
 import { ticketUrl } from "./ticket-links";
 import { resetAccountFromScripts } from "../actions/custom-db";
 import { composeEmail } from "../messaging/email-templates";
+import { builtInEmail } from "../../shared/i18n/email-texts";
+import { emailLanguage } from "../../shared/i18n/negotiate";
 
 /**
  * How long a self-service reset link stays valid. Shorter than the reference platform's 5-day template
@@ -47,6 +49,8 @@ export interface ResetRequest {
   organizationId?: string | null;
   /** The login transaction the "Forgot password?" link came from (the way back after the reset). */
   loginState?: string | null;
+  /** The language of that login's pages (issue 29 point 2): the email's, and its link page's. */
+  language?: string;
 }
 
 /** Stores the ticket and queues the email when the address has an account; logs `fcpr` when not. */
@@ -74,20 +78,19 @@ export async function requestPasswordReset(c: AppContext, request: ResetRequest)
     return;
   }
   const url = ticketUrl(c, RESET_PAGE_PATH, ticket);
-  const text =
-    `Someone asked to reset the password of your ${request.client.name} account (${email}).\n\n` +
-    `Choose a new password by opening this link (valid for 24 hours, once):\n\n${url}\n\n` +
-    "If you did not ask for this, ignore this email: your password stays the same.";
+  // Issue 29 point 2: the login's language when the request came from one, else the user's own, else the tenant's.
+  const language = request.language ?? emailLanguage({ user: "user_id" in account ? account : null, enabledLocales: request.config.settings.enabled_locales });
+  const builtIn = builtInEmail(language, "reset_email", { appName: request.client.name, email, url });
   // The tenant's reset_email template, when enabled: its text, its link lifetime and where the link leads after.
-  const facts = { config: request.config, user: "user_id" in account ? account : { email }, client: request.client, connection: request.connection.name, url };
-  const { message, template } = await composeEmail(c, "reset_email", facts, { subject: "Reset your password", text });
+  const facts = { config: request.config, user: "user_id" in account ? account : { email }, client: request.client, connection: request.connection.name, url, language };
+  const { message, template } = await composeEmail(c, "reset_email", facts, builtIn);
   const ttlS = template?.urlLifetimeInSeconds || RESET_LINK_TTL_S;
   const after = template?.resultUrl ? { result_url: template.resultUrl, include_email_in_redirect: template.includeEmailInRedirect !== false } : {};
   await tenant.userTickets(audit).requestReset({
     user_id: account.user_id,
     ticket_hash: await hashSecret(ticket),
     expires_at: now() + ttlS * 1000,
-    data: { ...data, ...after },
+    data: { ...data, ...after, language },
     message: await sealEmail(c.env.ENCRYPTION_KEY, email, message),
   });
 }

@@ -55,7 +55,8 @@ export function shellFor(c: AppContext, config: TenantConfig | null, brandName?:
 export function sendPage(
   c: AppContext,
   shell: PageShell,
-  page: JSX.Element,
+  /** The page, or its whole document already made by {@link pageDocument} (pages/prerendered.ts). */
+  page: JSX.Element | string,
   status: ContentfulStatusCode = 200,
   options: { scripts?: boolean } = {},
 ): Response | Promise<Response> {
@@ -68,16 +69,17 @@ export function sendPage(
     "Content-Security-Policy",
     `default-src 'none'; style-src 'nonce-${shell.nonce}';${scripts}${fonts} img-src https: http:; frame-ancestors 'none'; base-uri 'none'`,
   );
-  if (shell.template) return templated(c, shell.template, page, status);
+  if (typeof page === "string") return c.html(page, status);
+  if (shell.template) return pageDocument(c, shell, page).then((document) => c.html(document, status));
   return c.html(html`<!doctype html>${page}`, status);
 }
 
-/** The page inside the tenant's page template; the plain page when the template cannot render. */
-async function templated(c: AppContext, template: NonNullable<PageShell["template"]>, page: JSX.Element, status: ContentfulStatusCode): Promise<Response> {
+/** The page's whole document: inside the tenant's page template when it has one; the plain page when the template cannot render. */
+export async function pageDocument(c: AppContext, shell: PageShell, page: JSX.Element): Promise<string> {
   const plain = await page.toString();
-  const vars = { ...template.vars, prompt: promptOf(c.req.path) };
-  const out = renderInTemplate(template.source, plain, vars);
-  return c.html(out ?? `<!doctype html>${plain}`, status);
+  if (!shell.template) return `<!doctype html>${plain}`;
+  const vars = { ...shell.template.vars, prompt: promptOf(c.req.path) };
+  return renderInTemplate(shell.template.source, plain, vars) ?? `<!doctype html>${plain}`;
 }
 
 /** The generic error (or notice) page. */

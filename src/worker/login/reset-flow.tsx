@@ -69,7 +69,7 @@ export async function resetRequestSubmit(c: AppContext): Promise<Response> {
   if (!connection) return sendMessage(c, t.shell, RESET_UNAVAILABLE, 403);
   const email = normalizeEmail(form.email ?? "");
   if (!isEmailAddress(email)) return renderRequest(c, t, { email, error: { code: "INVALID_EMAIL", message: "Enter a valid email address." } }, 400);
-  await requestPasswordReset(c, { config: t.config, client: t.client, connection, email, organizationId: t.organization?.id ?? null, loginState: t.state });
+  await requestPasswordReset(c, { config: t.config, client: t.client, connection, email, organizationId: t.organization?.id ?? null, loginState: t.state, language: t.shell.text.lang });
   const sent = (id: "title" | "emailDescription" | "backToLoginLinkText") => t.shell.text.t("reset-password", "reset-password-email", id, { email });
   const retryHref = `/u2/login?state=${encodeURIComponent(t.state)}`;
   return sendMessage(c, t.shell, { title: sent("title"), message: sent("emailDescription"), retryHref, retryLabel: sent("backToLoginLinkText") }, 200);
@@ -90,7 +90,8 @@ async function openTicket(c: AppContext, ticket: string | null) {
 
 function renderNewPassword(c: AppContext, opened: NonNullable<Awaited<ReturnType<typeof openTicket>>>, ticket: string, error?: NewPasswordPageProps["error"], status: ContentfulStatusCode = 200) {
   const client = opened.view.data.client_id ? clientIn(opened.config, opened.view.data.client_id) : undefined;
-  const shell = shellFor(c, opened.config, client?.name);
+  // Issue 29 point 2: the language the email was written in, else the browser's.
+  const shell = shellFor(c, opened.config, client?.name, opened.view.data.language ?? undefined);
   const page = <NewPasswordPage shell={shell} ticket={ticket} email={opened.view.data.email} policy={passwordPolicyHint(opened.connection)} {...(error ? { error } : {})} />;
   return sendPage(c, shell, page, status);
 }
@@ -147,14 +148,14 @@ export async function newPasswordSubmit(c: AppContext): Promise<Response> {
   if (scripted.kind === "refused") return renderNewPassword(c, opened, ticket, { code: "PASSWORD_CHANGE_FAILED", message: scripted.message, field: "password" }, 400);
   const hash = scripted.kind === "changed" ? null : await hashPassword(password);
   const outcome = await tenantObject(c.env, c.var.tenant.id).userTickets(audit).completeReset(opened.hash, { password_hash: hash, history_size: size });
-  if (!outcome.ok) return sendMessage(c, shellFor(c, opened.config), INVALID_LINK, 400);
+  if (!outcome.ok) return sendMessage(c, shellFor(c, opened.config, undefined, opened.view.data.language ?? undefined), INVALID_LINK, 400);
   return successPage(c, opened.config, outcome.data);
 }
 
 /** "Password changed", with the way back: the login it came from, the ticket's result_url, or the app's login route. */
 async function successPage(c: AppContext, config: Awaited<ReturnType<typeof configOf>>, data: ResetTicketView["data"]): Promise<Response> {
   const client = data.client_id ? clientIn(config, data.client_id) : undefined;
-  const shell = shellFor(c, config, client?.name);
+  const shell = shellFor(c, config, client?.name, data.language ?? undefined);
   const done = (id: "title" | "description" | "backToClientText" | "buttonText") =>
     shell.text.t("reset-password", "reset-password-success", id, client ? { clientName: client.name } : {});
   // The result_url's `message` stays English: it is for the application, not the page.

@@ -10,6 +10,7 @@ import { brandedFor, loginOrganization } from "./organization";
 import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
 import { clientIn } from "../tenant/config-cache";
+import { forgetLoginSession, recentLoginSession, rememberLoginSession } from "../tenant/login-session-cache";
 
 /** One /authorize transaction as a /u2 page sees it. */
 export interface LoginTransaction {
@@ -31,12 +32,22 @@ export interface LoginTransaction {
 export async function loadTransaction(
   c: AppContext,
   alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
-  /** Reads the login session together with what the page needs next (issue 31: one round trip). */
-  read?: (state: string) => Promise<LoginSession | null>,
+  /**
+   * `recent`: a form's first display may use the session as this isolate last saw it (../tenant/login-session-cache.ts).
+   * `read`: reads the login session together with what the page needs next (issue 31: one round trip).
+   */
+  options: { recent?: boolean; read?: (state: string) => Promise<LoginSession | null> } = {},
 ): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
-  const loginSession = state ? await (read ? read(state) : tenantObject(c.env, c.var.tenant.id).logins().get(state)) : null;
+  const tenantId = c.var.tenant.id;
+  let loginSession = state && options.recent ? (recentLoginSession(tenantId, state) ?? null) : null;
+  if (!loginSession && state) {
+    loginSession = await (options.read ? options.read(state) : tenantObject(c.env, tenantId).logins().get(state));
+    // Any other read is the flow moving on (a post, another page): later displays ask the object again.
+    if (loginSession && options.recent) rememberLoginSession(tenantId, loginSession);
+    else forgetLoginSession(tenantId, state);
+  }
   const client = loginSession && clientIn(config, loginSession.client_id);
   // A page that may also serve a login session in another state says which (the organization prompt after MFA).
   const live = loginSession?.state === "pending" || (loginSession && alsoAccept ? await alsoAccept(loginSession) : false);
@@ -125,7 +136,7 @@ export async function submittedForm(
 ): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
   // The body first, so that `read` can use it; the answers keep their order (expired, unreadable, CSRF).
   const form = await readForm(c);
-  const t = await loadTransaction(c, alsoAccept, read && ((state) => read(state, form)));
+  const t = await loadTransaction(c, alsoAccept, { read: read && ((state) => read(state, form)) });
   if (t instanceof Response) return t;
   if (!form) return badForm(c, t);
   if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, page);

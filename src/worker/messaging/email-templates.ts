@@ -1,8 +1,9 @@
 /**
  * Every email Gatehouse composes goes through here (issue 29 point 4): the tenant's template of that name,
  * when it has one that is enabled and has a body, rendered with the reference platform's variables
- * (`user`, `application`, `connection`, `organization`, `tenant`, `friendly_name`, `support_email`,
- * `support_url`, `url`, `code`); otherwise the built-in text. A template that fails to render when the
+ * (`user` with its `user_metadata`, `application`, `connection`, `organization`, `tenant`, `friendly_name`,
+ * `support_email`, `support_url`, `url`, `code`, `request_language`); otherwise the built-in text in the email's
+ * language (src/shared/i18n/email-texts.ts). A template that fails to render when the
  * email is sent (it passed the trial render when written, so data made it fail) is logged and the built-in
  * email goes instead: an email is never lost to a template, and never a 5xx.
  */
@@ -25,6 +26,8 @@ export interface TemplateFacts {
   organization?: { id: string; name: string; display_name?: string | null; metadata?: Record<string, unknown> | null } | null;
   url?: string;
   code?: string;
+  /** The email's language (issue 29 point 2, `emailLanguage`): the template's `request_language`. */
+  language?: string;
   /** Extra variables of one email (the invitation's `inviter`, ...). */
   extra?: Record<string, unknown>;
 }
@@ -73,6 +76,7 @@ export function templateVariables(tenantId: string, facts: TemplateFacts): Recor
       : {}),
     ...(facts.url !== undefined ? { url: facts.url } : {}),
     ...(facts.code !== undefined ? { code: facts.code } : {}),
+    ...(facts.language !== undefined ? { request_language: facts.language } : {}),
     ...facts.extra,
   };
 }

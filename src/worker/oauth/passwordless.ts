@@ -17,6 +17,8 @@ import { configOf } from "../login/connection";
 import { assertClientOrigin } from "../login/cors";
 import { CODE_TTL_MS, codeHash, newNumericCode } from "../login/mfa/one-time-codes";
 import { DeliveryError } from "../messaging/providers";
+import { builtInEmail } from "../../shared/i18n/email-texts";
+import { emailLanguage } from "../../shared/i18n/negotiate";
 import { emailSender, smsSender } from "../messaging/senders";
 import { tenantObject } from "../tenant/stubs";
 import { assertGrantAllowed, authenticateClient, findClient, presentedClient } from "./client-auth";
@@ -108,6 +110,8 @@ export async function sendPasswordlessCode(
   connection: "email" | "sms",
   identifier: string,
   data: Record<string, Json>,
+  /** The message's language (issue 29 point 2): the login page's; else `ui_locales` in authParams or the tenant's default. */
+  language?: string,
 ): Promise<{ ok: true; id: string } | { ok: false; reason: PasswordlessRefusal }> {
   if (await overIpLimit(c)) return { ok: false, reason: "ip_limit" };
   const stub = tenantObject(c.env, c.var.tenant.id);
@@ -125,8 +129,11 @@ export async function sendPasswordlessCode(
     identifier,
   );
   try {
-    const message = `${code} is your verification code for ${client.name}. It expires in 5 minutes.`;
-    await sender.send({ to: identifier, subject: `Your verification code for ${client.name}`, body: message });
+    const authParams = data.auth_params as Record<string, Json> | undefined;
+    const uiLocales = typeof authParams?.ui_locales === "string" ? authParams.ui_locales : null;
+    const lang = language ?? emailLanguage({ login: uiLocales ? { uiLocales } : null, enabledLocales: config.settings.enabled_locales });
+    const message = builtInEmail(lang, "passwordless_code", { code, appName: client.name });
+    await sender.send({ to: identifier, subject: message.subject, body: message.text });
   } catch (error) {
     console.warn("passwordless delivery failed:", error instanceof DeliveryError ? error.message : error);
     return { ok: false, reason: "delivery_failed" };

@@ -318,7 +318,7 @@ export const de: CatalogueShape = {
       "invalid-request": "Das Formular konnte nicht gelesen werden. Versuchen Sie es erneut.",
       "verify-failed": "Ihre E-Mail-Adresse konnte gerade nicht bestätigt werden. Versuchen Sie es später erneut über den Link.",
       "invalid-login-session": "Dieser Anmeldelink ist abgelaufen oder ungültig.",
-      "connection-not-found": "Diese Anwendung bietet keine Anmeldung mit E-Mail-Adresse und Passwort.",
+      "connection-not-found": "Für diese Anwendung ist keine Anmeldemethode aktiviert.",
       "missing-credentials": "Geben Sie Ihre E-Mail-Adresse und Ihr Passwort ein.",
       "invalid-password": "E-Mail-Adresse oder Passwort ist falsch.",
       "too-many-failed-logins": "Zu viele fehlgeschlagene Anmeldeversuche. Warten Sie einige Minuten und versuchen Sie es dann erneut.",

@@ -321,7 +321,7 @@ export const en = {
       "invalid-request": "The form could not be read. Try again.",
       "verify-failed": "Your email address could not be verified right now. Try the link again later.",
       "invalid-login-session": "This login link has expired or is invalid.",
-      "connection-not-found": "This application has no email and password login.",
+      "connection-not-found": "This application has no way to log in enabled.",
       "missing-credentials": "Enter your email address and password.",
       "invalid-password": "Wrong email or password.",
       "too-many-failed-logins": "Too many failed login attempts. Wait a few minutes, then try again.",

@@ -318,7 +318,7 @@ export const es: CatalogueShape = {
       "invalid-request": "No se pudo leer el formulario. Inténtalo de nuevo.",
       "verify-failed": "No se ha podido verificar tu dirección de correo en este momento. Vuelve a abrir el enlace más tarde.",
       "invalid-login-session": "Este enlace de inicio de sesión caducó o no es válido.",
-      "connection-not-found": "Esta aplicación no ofrece inicio de sesión con correo electrónico y contraseña.",
+      "connection-not-found": "Esta aplicación no tiene ningún método de inicio de sesión habilitado.",
       "missing-credentials": "Ingresa tu correo electrónico y tu contraseña.",
       "invalid-password": "Correo electrónico o contraseña incorrectos.",
       "too-many-failed-logins": "Demasiados intentos fallidos de inicio de sesión. Espera unos minutos e inténtalo de nuevo.",

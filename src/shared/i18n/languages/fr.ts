@@ -318,7 +318,7 @@ export const fr: CatalogueShape = {
       "invalid-request": "Le formulaire n’a pas pu être lu. Réessayez.",
       "verify-failed": "Votre adresse e-mail n'a pas pu être vérifiée pour le moment. Réessayez le lien plus tard.",
       "invalid-login-session": "Ce lien de connexion a expiré ou n’est pas valide.",
-      "connection-not-found": "Cette application ne propose pas de connexion par adresse e-mail et mot de passe.",
+      "connection-not-found": "Aucun moyen de connexion n’est activé pour cette application.",
       "missing-credentials": "Saisissez votre adresse e-mail et votre mot de passe.",
       "invalid-password": "Adresse e-mail ou mot de passe incorrect.",
       "too-many-failed-logins": "Trop de tentatives de connexion échouées. Patientez quelques minutes, puis réessayez.",

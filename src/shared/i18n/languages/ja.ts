@@ -318,7 +318,7 @@ export const ja: CatalogueShape = {
       "invalid-request": "フォームを読み取れませんでした。もう一度お試しください。",
       "verify-failed": "現在メールアドレスを確認できませんでした。しばらくしてからもう一度リンクを開いてください。",
       "invalid-login-session": "このログインリンクは期限切れか無効です。",
-      "connection-not-found": "このアプリケーションではメールアドレスとパスワードによるログインを利用できません。",
+      "connection-not-found": "このアプリケーションで有効になっているログイン方法がありません。",
       "missing-credentials": "メールアドレスとパスワードを入力してください。",
       "invalid-password": "メールアドレスまたはパスワードが正しくありません。",
       "too-many-failed-logins": "ログインの失敗が多すぎます。数分待ってから、もう一度お試しください。",

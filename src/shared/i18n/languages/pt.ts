@@ -318,7 +318,7 @@ export const pt: CatalogueShape = {
       "invalid-request": "Não foi possível ler o formulário. Tente novamente.",
       "verify-failed": "Não foi possível verificar o seu endereço de e-mail agora. Tente o link novamente mais tarde.",
       "invalid-login-session": "Este link de login expirou ou é inválido.",
-      "connection-not-found": "Este aplicativo não oferece login com e-mail e senha.",
+      "connection-not-found": "Este aplicativo não tem nenhuma forma de login habilitada.",
       "missing-credentials": "Informe seu endereço de e-mail e sua senha.",
       "invalid-password": "E-mail ou senha incorretos.",
       "too-many-failed-logins": "Muitas tentativas de login sem sucesso. Aguarde alguns minutos e tente novamente.",

@@ -92,7 +92,7 @@ export async function passwordlessSubmit(c: AppContext): Promise<Response> {
   const identifier = passwordlessIdentifier(p.strategy, raw);
   if (!identifier) return startPage(c, t, p, { identifier: raw, error: INVALID_IDENTIFIER[p.strategy] }, 400);
   // The code is bound to this login transaction: it completes this login and no other.
-  const sent = await sendPasswordlessCode(c, t.config, t.client, p.strategy, identifier, { login_session: t.loginSession.id });
+  const sent = await sendPasswordlessCode(c, t.config, t.client, p.strategy, identifier, { login_session: t.loginSession.id }, t.shell.text.lang);
   if (!sent.ok) {
     const [error, status] = REFUSED[sent.reason];
     return startPage(c, t, p, { identifier, error }, status);

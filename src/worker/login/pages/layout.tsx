@@ -68,6 +68,7 @@ button.link{background:none;color:var(--gh-link);text-decoration:underline;width
 button.secondary,.button.secondary{background:var(--gh-widget-bg);color:var(--gh-secondary-label);border:1px solid var(--gh-secondary-border);margin-top:12px}
 button.secondary:hover,.button.secondary:hover{color:var(--gh-on-primary)}
 .connections{list-style:none;margin:0;padding:0}
+.alt-logins>.alt:last-child{margin:16px 0 16px}
 @media (max-width:480px){body{padding:0}main{border-radius:0;box-shadow:none;min-height:100vh;padding:24px 16px}}
 `;
 

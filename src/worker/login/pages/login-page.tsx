@@ -37,12 +37,41 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
   const focusPassword = Boolean(email);
   const { text } = shell;
   const t = (id: Parameters<typeof text.t<"login", "login">>[2], vars?: Record<string, string>) => text.t("login", "login", id, vars);
+  // The other ways in (connections, passkey) below the form, or above it under the theme's
+  // social_buttons_layout: top, with the "or" separator between them and the form (issue 29 point 5).
+  const top = Boolean(shell.branding.socialButtonsTop) && hasPassword;
+  const separator = hasPassword ? <p class="alt">{t("separatorText")}</p> : null;
+  const others =
+    alternatives.length || passkey ? (
+      <div class="alt-logins">
+        {top ? null : separator}
+        {alternatives.length ? (
+          <ul class="connections">
+            {alternatives.map((a) => (
+              <li>
+                <a class="button secondary" href={a.href}>
+                  {a.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {passkey ? (
+          <>
+            {alternatives.length && !top ? <p class="alt">{t("separatorText")}</p> : null}
+            <CeremonyForm action={`/u2/login/passkey${q}`} csrf={csrf} mode={passkey.autofill ? "autofill" : "authenticate"} label={t("passkeyButtonText")} hideButton={!passkey.button} />
+          </>
+        ) : null}
+        {top ? separator : null}
+      </div>
+    ) : null;
   return (
     <Layout shell={shell} title={t("pageTitle", { clientName })}>
       <h1 id="page-title">{t("title")}</h1>
       <p class="subtitle">
         {organizationName ? t("organizationDescription", { organizationName, clientName }) : t("description", { clientName })}
       </p>
+      {top ? others : null}
       {hasPassword ? (
       <form method="post" action={`/u2/login${q}`} novalidate>
         {error ? <FormError code={error.code} message={text.failure(error)} /> : null}
@@ -70,27 +99,9 @@ export const LoginPage: FC<LoginPageProps> = ({ shell, state, csrf, clientName, 
       </form>
       ) : null}
       <Partial shell={shell} prompt="login" point="secondary-actions-start" />
-      {alternatives.length ? (
-        <>
-          {hasPassword ? <p class="alt">{t("separatorText")}</p> : null}
-          <ul class="connections">
-            {alternatives.map((a) => (
-              <li>
-                <a class="button secondary" href={a.href}>
-                  {a.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-      {passkey ? (
-        <>
-          <p class="alt">{t("separatorText")}</p>
-          <CeremonyForm action={`/u2/login/passkey${q}`} csrf={csrf} mode={passkey.autofill ? "autofill" : "authenticate"} label={t("passkeyButtonText")} hideButton={!passkey.button} />
-          <CeremonyScripts nonce={shell.nonce} options={passkey.options} />
-        </>
-      ) : null}
+      {top ? null : others}
+      {/* After the form whatever the layout: the ceremony script finds the fields it binds to. */}
+      {passkey ? <CeremonyScripts nonce={shell.nonce} options={passkey.options} /> : null}
       {canSignup ? (
         <p class="alt">
           {t("footerText")} <a href={`/u2/signup${q}`}>{t("footerLinkText")}</a>

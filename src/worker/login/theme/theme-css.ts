@@ -14,6 +14,8 @@ export interface ThemeStyle {
   /** undefined: the theme says nothing (the branding's logo applies); null: `logo_position: none`. */
   logoUrl?: string | null;
   fontOrigin: string | null;
+  /** `widget.social_buttons_layout: top`: the login page puts its other ways in (connections, passkey) above the form. */
+  socialButtonsTop?: boolean;
 }
 
 const HEX = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
@@ -135,12 +137,13 @@ function build(theme: Record<string, unknown>): ThemeStyle {
   const position = oneOf(widget.logo_position, ["center", "left", "right", "none"] as const);
   if (position === "left") rules.push(".logo{margin-left:0;margin-right:auto}");
   if (position === "right") rules.push(".logo{margin-left:auto;margin-right:0}");
-  // The login page's alternatives to the password (passkey, other connections) above or below the form.
-  if (oneOf(widget.social_buttons_layout, ["bottom", "top"] as const) === "top") rules.push("main{display:flex;flex-direction:column}.alt-logins{order:-1}");
+  // The login page's alternatives to the password (other connections, passkey) above or below the form: in the
+  // markup (pages/login-page.tsx), so that reading and tab order follow what is seen.
+  const socialButtonsTop = oneOf(widget.social_buttons_layout, ["bottom", "top"] as const) === "top";
 
   const logoUrl = position === "none" ? null : httpsUrl(widget.logo_url) ?? undefined;
   const css = (vars.length ? `:root{${vars.join(";")}}` : "") + rules.join("");
-  return { css, ...(logoUrl !== undefined ? { logoUrl } : {}), fontOrigin };
+  return { css, ...(logoUrl !== undefined ? { logoUrl } : {}), fontOrigin, ...(socialButtonsTop ? { socialButtonsTop } : {}) };
 }
 
 /**

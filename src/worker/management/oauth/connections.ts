@@ -38,6 +38,7 @@ async function sealOptions(c: AppContext, id: string, given: Record<string, Json
     else if (!isField(key)) options[key] = value;
   }
   if (isObject(secrets.configuration)) secrets.configuration = await openConfiguration(c, id, secrets.configuration);
+  if (typeof secrets.client_secret === "string") secrets.client_secret = await openShown(await fieldCipher(c.env.ENCRYPTION_KEY), id, "client_secret", secrets.client_secret);
   const secretsEnc = Object.keys(secrets).length
     ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).encrypt(JSON.stringify(secrets), encryptionContext.connectionSecrets(id))
     : null;
@@ -45,37 +46,56 @@ async function sealOptions(c: AppContext, id: string, given: Record<string, Json
 }
 
 const isObject = (value: Json | undefined): value is Record<string, Json> => typeof value === "object" && value !== null && !Array.isArray(value);
-const configurationContext = (id: string, key: string) => `${encryptionContext.connectionSecrets(id)}:configuration:${key}`;
+
+type Cipher = Awaited<ReturnType<typeof fieldCipher>>;
+/** The context a credential shown sealed is encrypted under: this connection's secrets, then where the value sits. */
+const shownContext = (id: string, path: string) => `${encryptionContext.connectionSecrets(id)}:${path}`;
 
 /**
- * A custom database's `configuration` as the management API shows it (issue 32): each value encrypted, as
- * the reference platform answers them, so a read never hands out the legacy store's credentials; a value
- * sent back as read keeps the stored one ({@link openConfiguration}).
+ * A credential as the management API shows it: encrypted under this connection and the value's place
+ * ({@link shownContext}), so a read never hands the credential out, and {@link openShown} turns the value sent
+ * back as read into the stored one (read-then-write tools such as deploy-cli keep working).
+ */
+async function sealShown(cipher: Cipher, id: string, path: string, value: Json): Promise<string> {
+  return cipher.encrypt(JSON.stringify(value), shownContext(id, path));
+}
+
+/** A value a caller sent: one this connection showed at this place opens to the stored value; anything else is a new value. */
+async function openShown(cipher: Cipher, id: string, path: string, value: Json): Promise<Json> {
+  if (typeof value !== "string" || !value.startsWith("enc:v1:")) return value;
+  try {
+    return JSON.parse(await cipher.decrypt(value, shownContext(id, path))) as Json;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * A custom database's `configuration` as the management API shows it (issue 32): each value sealed
+ * ({@link sealShown}), as the reference platform answers them, so a read never hands out the legacy store's
+ * credentials; a value sent back as read keeps the stored one ({@link openConfiguration}).
  */
 async function sealedConfiguration(c: AppContext, id: string, configuration: Record<string, Json>): Promise<Record<string, Json>> {
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
   const out: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(configuration)) out[key] = await cipher.encrypt(JSON.stringify(value), configurationContext(id, key));
+  for (const [key, value] of Object.entries(configuration)) out[key] = await sealShown(cipher, id, `configuration:${key}`, value);
   return out;
 }
 
-/** The configuration a caller sent: an encrypted value this connection showed (under the same key) opens to the stored value; anything else is a new value. */
+/** The configuration a caller sent, each value through {@link openShown}. */
 async function openConfiguration(c: AppContext, id: string, configuration: Record<string, Json>): Promise<Record<string, Json>> {
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
   const out: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(configuration)) {
-    let opened: Json = value;
-    if (typeof value === "string" && value.startsWith("enc:v1:")) {
-      try {
-        opened = JSON.parse(await cipher.decrypt(value, configurationContext(id, key))) as Json;
-      } catch {
-        opened = value;
-      }
-    }
-    out[key] = opened;
-  }
+  for (const [key, value] of Object.entries(configuration)) out[key] = await openShown(cipher, id, `configuration:${key}`, value);
   return out;
 }
+
+/**
+ * Strategies whose `client_secret` is shown sealed (issue 29 point 4): an enterprise OpenID Connect
+ * connection's secret is the tenant's credential at its identity provider. Social connections keep the
+ * reference platform's answer (their secret shown as stored).
+ */
+const SEALED_CLIENT_SECRET = new Set(["oidc"]);
 
 /** The top-level fields the caller set (null clears one on update). */
 function topLevelFields(body: Partial<Record<(typeof CONNECTION_OPTION_FIELDS)[number], Json | null | undefined>>) {
@@ -93,6 +113,9 @@ async function present(c: AppContext, connection: ConnectionRecord) {
     ? JSON.parse(await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(connection.secrets_enc, encryptionContext.connectionSecrets(connection.id)))
     : {};
   if (isObject(secrets.configuration)) secrets.configuration = await sealedConfiguration(c, connection.id, secrets.configuration);
+  if (SEALED_CLIENT_SECRET.has(connection.strategy) && typeof secrets.client_secret === "string") {
+    secrets.client_secret = await sealShown(await fieldCipher(c.env.ENCRYPTION_KEY), connection.id, "client_secret", secrets.client_secret);
+  }
   return {
     id: connection.id,
     name: connection.name,

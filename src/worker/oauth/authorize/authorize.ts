@@ -14,6 +14,7 @@ import { authorizationQuery } from "../par";
 import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
 import { parseAuthorizeRequest, RedirectableError } from "./request";
 import { respondToClient } from "./respond";
+import { rememberLoginSession } from "../../tenant/login-session-cache";
 
 /** A login transaction lives this long before the user must start again. */
 export const LOGIN_SESSION_TTL_MS = 60 * 60 * 1000;
@@ -77,6 +78,8 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
       csrf_token: randomToken(24),
       expires_at: now() + LOGIN_SESSION_TTL_MS,
     });
+    // The login form's first display follows at once; it may show this session without asking again.
+    rememberLoginSession(c.var.tenant.id, loginSession);
     const page = start.page ?? (request.screen_hint === "signup" ? "signup" : "login");
     return c.redirect(`/u2/${page}?state=${encodeURIComponent(loginSession.id)}`, 302);
   } catch (error) {

@@ -21,6 +21,7 @@ import { linkAccountFor } from "../../actions/account-linking";
 import type { LinkingHint } from "../../login/password";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
+import { forgetLoginSession } from "../../tenant/login-session-cache";
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
@@ -250,6 +251,8 @@ export async function finishLogin(
   /** What the login form's one read said about linking this user (issue 31): no commit when it would not link. */
   linking?: LinkingHint,
 ): Promise<Response | null> {
+  // The login form is done with: a display of it now asks the tenant object (login-session-cache.ts).
+  forgetLoginSession(c.var.tenant.id, loginSession.id);
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const user = await linkAccountFor(c, config, client, authenticated, "post-user-login", linking);
   // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
