@@ -26,6 +26,12 @@ const SECTIONS = [
   ["connections", "Connections"],
   ["actions", "Actions"],
   ["logs", "Logs"],
+  ["branding", "Branding"],
+  ["protection", "Attack protection"],
+  ["webhooks", "Webhooks"],
+  ["domains", "Custom domains"],
+  ["keys", "Signing keys"],
+  ["settings", "Tenant settings"],
 ] as const;
 
 /** The hidden CSRF field every console form carries. */

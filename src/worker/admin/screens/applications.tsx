@@ -176,7 +176,7 @@ function withoutSecret(client: Client): Client {
 }
 
 /** A tenant's issuer: its subdomain of the apex, with the apex's scheme (ARCHITECTURE §5). */
-function tenantIssuer(apexIssuer: string, tenant: string): string {
+export function tenantIssuer(apexIssuer: string, tenant: string): string {
   const url = new URL(apexIssuer);
   return `${url.protocol}//${tenant}.${url.host}/`;
 }
