@@ -1,5 +1,5 @@
 import { ACTION_TRIGGERS } from "../../../shared/actions/triggers";
-import type { ConsoleContext } from "../context";
+import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -54,6 +54,8 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
           ))}
         </tbody>
       </table>
+      {can(c, "create:actions") ? (
+        <>
       <h2>Create an action</h2>
       <form method="post" action={tenantPath(tenant, "/actions")} class="card">
         <Csrf token={c.var.operator.csrf} />
@@ -68,6 +70,8 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
         </div>
         <button type="submit">Create action</button>
       </form>
+        </>
+      ) : null}
     </>,
     status,
   );
@@ -114,6 +118,7 @@ export async function actionScreen(c: ConsoleContext, options: { action?: Action
       <p class="muted">
         Trigger: {(action.supported_triggers ?? []).map((t) => t.id).join(", ")} · {action.all_changes_deployed ? "All changes deployed" : "Draft has undeployed changes"}
       </p>
+      {can(c, "update:actions") ? (
       <form method="post" action={base} class="card">
         <Csrf token={csrf} />
         <div class="field">
@@ -124,12 +129,17 @@ export async function actionScreen(c: ConsoleContext, options: { action?: Action
         </div>
         <button type="submit">Save draft</button>
       </form>
+      ) : (
+        <pre aria-label="Code">{action.code ?? ""}</pre>
+      )}
+      {can(c, "create:actions") ? (
       <form method="post" action={`${base}/deploy`} class="card">
         <Csrf token={csrf} />
         <button type="submit" class="secondary">
           Deploy
         </button>
       </form>
+      ) : null}
     </>,
     options.status ?? 200,
   );

@@ -1,4 +1,4 @@
-import type { ConsoleContext } from "../context";
+import { type ConsoleContext, can } from "../context";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, listOf, Notice, Pager, pageOf, str, tenantPath } from "../pages/parts";
@@ -63,6 +63,8 @@ export async function applicationsScreen(c: ConsoleContext, error: string | null
         </tbody>
       </table>
       {list.ok ? <Pager base={tenantPath(tenant, "/applications")} page={page} perPage={PER_PAGE} total={list.body.total ?? clients.length} /> : null}
+      {can(c, "create:clients") ? (
+        <>
       <h2>Create an application</h2>
       <form method="post" action={tenantPath(tenant, "/applications")} class="card">
         <Csrf token={c.var.operator.csrf} />
@@ -78,6 +80,8 @@ export async function applicationsScreen(c: ConsoleContext, error: string | null
         <Field name="callbacks" label="Allowed callback URLs" multiline hint="One URL per line." />
         <button type="submit">Create application</button>
       </form>
+        </>
+      ) : null}
     </>,
     status,
   );
@@ -137,6 +141,7 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
         ) : null}
       </div>
       <h2>Settings</h2>
+      {can(c, "update:clients") ? (
       <form method="post" action={base} class="card">
         <Csrf token={csrf} />
         <Field name="name" label="Name" value={client.name} required />
@@ -146,8 +151,18 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
         <Field name="web_origins" label="Allowed web origins" value={(client.web_origins ?? []).join("\n")} multiline />
         <button type="submit">Save changes</button>
       </form>
+      ) : (
+        <div class="card">
+          <p>Description: {client.description ?? ""}</p>
+          <p>Allowed callback URLs: {(client.callbacks ?? []).join(", ")}</p>
+          <p>Allowed logout URLs: {(client.allowed_logout_urls ?? []).join(", ")}</p>
+          <p>Allowed web origins: {(client.web_origins ?? []).join(", ")}</p>
+        </div>
+      )}
       <h2>Quick start</h2>
       <pre>{`Issuer:    ${tenantIssuer(issuer, tenant)}\nDiscovery: ${tenantIssuer(issuer, tenant)}.well-known/openid-configuration\nClient ID: ${client.client_id}`}</pre>
+      {can(c, "update:client_keys") ? (
+        <>
       <h2>Credentials</h2>
       <form method="post" action={`${base}/rotate-secret`} class="card">
         <Csrf token={csrf} />
@@ -156,6 +171,10 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
           Rotate secret
         </button>
       </form>
+        </>
+      ) : null}
+      {can(c, "delete:clients") ? (
+        <>
       <h2>Danger zone</h2>
       <form method="post" action={`${base}/delete`} class="card">
         <Csrf token={csrf} />
@@ -164,6 +183,8 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
           Delete application
         </button>
       </form>
+        </>
+      ) : null}
     </>,
     options.status ?? 200,
   );

@@ -1,5 +1,6 @@
+import type { Child } from "hono/jsx";
 import { SIGNING_ALGS, TOKEN_DIALECTS } from "../../../shared/schemas/resource-servers";
-import type { ConsoleContext } from "../context";
+import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -38,6 +39,16 @@ interface Outcome {
   status?: Status;
 }
 
+/** A settings card: a form when the operator may save it, the same fields read-only (no form) otherwise. */
+const SettingsBox = (p: { editable: boolean; action: string; children?: Child }) =>
+  p.editable ? (
+    <form method="post" action={p.action} class="card">
+      {p.children}
+    </form>
+  ) : (
+    <div class="card">{p.children}</div>
+  );
+
 /** GET /admin/t/:tenant/apis/:id: an API's settings (signing algorithm, RBAC, token dialect) and scopes (GET /resource-servers/{id}). */
 export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
   const tenant = tenantOf(c);
@@ -46,6 +57,7 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
   const api = read.body;
   const base = tenantPath(tenant, `/apis/${idOf(c)}`);
   const csrf = c.var.operator.csrf;
+  const editable = can(c, "update:resource_servers");
   return sendConsolePage(
     c,
     shellOf(c, api.name, { tenant, section: "apis" }),
@@ -61,8 +73,9 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
         {api.is_system ? " · system API" : ""}
       </p>
       <h2>Settings</h2>
-      <form method="post" action={base} class="card">
-        <Csrf token={csrf} />
+      <SettingsBox editable={editable} action={base}>
+        {editable ? <Csrf token={csrf} /> : null}
+        <fieldset disabled={!editable} class="plain">
         <div class="field">
           <label for="f-signing_alg">Signing algorithm</label>
           <select id="f-signing_alg" name="signing_alg">
@@ -97,8 +110,9 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
           </label>
         </div>
         <Field name="token_lifetime" label="Token lifetime (seconds)" type="number" value={String(api.token_lifetime ?? "")} />
-        <button type="submit">Save settings</button>
-      </form>
+        </fieldset>
+        {editable ? <button type="submit">Save settings</button> : null}
+      </SettingsBox>
       <h2>Scopes</h2>
       <DataTable
         caption={`Scopes of ${api.name}`}
@@ -109,12 +123,14 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
         ]}
         empty="No scope yet."
       />
+      {editable ? (
       <form method="post" action={`${base}/scopes`} class="card">
         <Csrf token={csrf} />
         <Field name="value" label="Scope" required hint="For example read:messages." />
         <Field name="description" label="Scope description" />
         <button type="submit">Add scope</button>
       </form>
+      ) : null}
     </>,
     outcome.status ?? 200,
   );
@@ -156,6 +172,7 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
   const role = read.body;
   const base = tenantPath(tenant, path);
   const csrf = c.var.operator.csrf;
+  const editable = can(c, "update:roles");
   return sendConsolePage(
     c,
     shellOf(c, role.name, { tenant, section: "roles" }),
@@ -174,9 +191,9 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
         columns={[
           { label: "Permission", cell: (p) => <code>{p.permission_name}</code> },
           { label: "API", cell: (p) => p.resource_server_name ?? p.resource_server_identifier },
-          {
+          ...(editable ? [{
             label: "Remove",
-            cell: (p) => (
+            cell: (p: Permission) => (
               <form method="post" action={`${base}/permissions/remove`} class="inline">
                 <Csrf token={csrf} />
                 <input type="hidden" name="resource_server_identifier" value={p.resource_server_identifier} />
@@ -186,16 +203,18 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
                 </button>
               </form>
             ),
-          },
+          }] : []),
         ]}
         empty="No permission yet."
       />
+      {editable ? (
       <form method="post" action={`${base}/permissions`} class="card">
         <Csrf token={csrf} />
         <Field name="resource_server_identifier" label="API identifier" required />
         <Field name="permission_name" label="Permission" required hint="One of the API's scopes." />
         <button type="submit">Add permission</button>
       </form>
+      ) : null}
     </>,
     outcome.status ?? 200,
   );

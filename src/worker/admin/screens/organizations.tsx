@@ -1,4 +1,4 @@
-import type { ConsoleContext } from "../context";
+import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -94,6 +94,7 @@ export async function organizationScreen(c: ConsoleContext, options: { error?: s
           ))}
         </tbody>
       </table>
+      {can(c, "create:organization_invitations") ? (
       <form method="post" action={`${base}/invitations`} class="card">
         <Csrf token={csrf} />
         <Field name="invitee" label="Invitee email" type="email" required />
@@ -108,6 +109,7 @@ export async function organizationScreen(c: ConsoleContext, options: { error?: s
         </div>
         <button type="submit">Send invitation</button>
       </form>
+      ) : null}
     </>,
     options.status ?? 200,
   );

@@ -1,5 +1,5 @@
 import { CONSOLE_PATH } from "../../../shared/console";
-import type { ConsoleContext } from "../context";
+import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -83,6 +83,8 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
       />
       {list.ok && !tenants.length ? <p class="muted">{search ? "No tenant matches this search." : "No tenant yet."}</p> : null}
       {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} extra={search ? { q: search } : {}} /> : null}
+      {can(c, "create:tenants") ? (
+        <>
       <h2>Create a tenant</h2>
       <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
         <Csrf token={csrf} />
@@ -90,6 +92,8 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
         <Field name="friendly_name" label="Display name" />
         <button type="submit">Create tenant</button>
       </form>
+        </>
+      ) : null}
     </>,
     status,
   );
