@@ -180,4 +180,34 @@ describe("admin console in Chromium (issue 30)", () => {
       await context.close();
     }
   }, 180_000);
+
+  it("the tenant configuration screens (branding, attack protection, webhooks, domains, keys, settings); axe finds nothing", async () => {
+    const base = `http://localhost:${started.port}`;
+    const { context, page, log } = await newRecordedContext(browser);
+    try {
+      await page.goto(`${base}/admin/t/control_plane/branding`);
+      await page.waitForURL(/\/u2\/login/);
+      await page.getByLabel("Email").fill(ADMIN.email);
+      await page.getByLabel("Password").fill(ADMIN.password);
+      await page.getByRole("button", { name: /continue|log in/i }).click();
+      await page.waitForURL(`${base}/admin/t/control_plane/branding`);
+      for (const [path, title] of [
+        ["branding", "Branding"],
+        ["protection", "Attack protection"],
+        ["webhooks", "Webhooks"],
+        ["domains", "Custom domains"],
+        ["keys", "Signing keys"],
+        ["settings", "Tenant settings"],
+      ]) {
+        if (path !== "branding") await page.goto(`${base}/admin/t/control_plane/${path}`);
+        await expect(page.getByRole("heading", { level: 1, name: title }).isVisible()).resolves.toBe(true);
+        await expectAccessible(page, path);
+        if (path === "keys") expect(await page.getByRole("cell", { name: "Current", exact: true }).count()).toBeGreaterThan(0);
+      }
+      expect(log.pageErrors).toEqual([]);
+      expect(log.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -56,20 +56,20 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
       </table>
       {can(c, "create:actions") ? (
         <>
-      <h2>Create an action</h2>
-      <form method="post" action={tenantPath(tenant, "/actions")} class="card">
-        <Csrf token={c.var.operator.csrf} />
-        <Field name="name" label="Name" required />
-        <div class="field">
-          <label for="f-trigger">Trigger</label>
-          <select id="f-trigger" name="trigger">
-            {ACTION_TRIGGERS.map((t) => (
-              <option value={`${t.id}@${t.version}`}>{t.id}</option>
-            ))}
-          </select>
-        </div>
-        <button type="submit">Create action</button>
-      </form>
+          <h2>Create an action</h2>
+          <form method="post" action={tenantPath(tenant, "/actions")} class="card">
+            <Csrf token={c.var.operator.csrf} />
+            <Field name="name" label="Name" required />
+            <div class="field">
+              <label for="f-trigger">Trigger</label>
+              <select id="f-trigger" name="trigger">
+                {ACTION_TRIGGERS.map((t) => (
+                  <option value={`${t.id}@${t.version}`}>{t.id}</option>
+                ))}
+              </select>
+            </div>
+            <button type="submit">Create action</button>
+          </form>
         </>
       ) : null}
     </>,
@@ -119,26 +119,29 @@ export async function actionScreen(c: ConsoleContext, options: { action?: Action
         Trigger: {(action.supported_triggers ?? []).map((t) => t.id).join(", ")} · {action.all_changes_deployed ? "All changes deployed" : "Draft has undeployed changes"}
       </p>
       {can(c, "update:actions") ? (
-      <form method="post" action={base} class="card">
-        <Csrf token={csrf} />
-        <div class="field">
-          <label for="f-code">Code</label>
-          <textarea id="f-code" name="code" class="code" data-editor="javascript" spellcheck={false}>
-            {options.code ?? action.code ?? ""}
-          </textarea>
-        </div>
-        <button type="submit">Save draft</button>
-      </form>
+        <form method="post" action={base} class="card">
+          <Csrf token={csrf} />
+          <div class="field">
+            <label for="f-code">Code</label>
+            <textarea id="f-code" name="code" class="code" data-editor="javascript" spellcheck={false}>
+              {options.code ?? action.code ?? ""}
+            </textarea>
+          </div>
+          <button type="submit">Save draft</button>
+        </form>
       ) : (
-        <pre aria-label="Code">{action.code ?? ""}</pre>
+        <div class="card">
+          <h2>Code</h2>
+          <pre>{action.code ?? ""}</pre>
+        </div>
       )}
       {can(c, "create:actions") ? (
-      <form method="post" action={`${base}/deploy`} class="card">
-        <Csrf token={csrf} />
-        <button type="submit" class="secondary">
-          Deploy
-        </button>
-      </form>
+        <form method="post" action={`${base}/deploy`} class="card">
+          <Csrf token={csrf} />
+          <button type="submit" class="secondary">
+            Deploy
+          </button>
+        </form>
       ) : null}
     </>,
     options.status ?? 200,

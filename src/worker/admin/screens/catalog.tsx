@@ -76,40 +76,40 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
       <SettingsBox editable={editable} action={base}>
         {editable ? <Csrf token={csrf} /> : null}
         <fieldset disabled={!editable} class="plain">
-        <div class="field">
-          <label for="f-signing_alg">Signing algorithm</label>
-          <select id="f-signing_alg" name="signing_alg">
-            {SIGNING_ALGS.map((alg) => (
-              <option value={alg} selected={api.signing_alg === alg}>
-                {alg}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label>
-            <input type="checkbox" name="enforce_policies" value="true" checked={!!api.enforce_policies} /> Enable RBAC (enforce policies)
-          </label>
-        </div>
-        <div class="field">
-          <label for="f-token_dialect">Token dialect</label>
-          <select id="f-token_dialect" name="token_dialect" aria-describedby="h-token_dialect">
-            {TOKEN_DIALECTS.map((d) => (
-              <option value={d} selected={(api.token_dialect ?? "access_token") === d}>
-                {d}
-              </option>
-            ))}
-          </select>
-          <p class="hint" id="h-token_dialect">
-            access_token_authz adds the user's permissions to the access token.
-          </p>
-        </div>
-        <div class="field">
-          <label>
-            <input type="checkbox" name="allow_offline_access" value="true" checked={!!api.allow_offline_access} /> Allow offline access (refresh tokens)
-          </label>
-        </div>
-        <Field name="token_lifetime" label="Token lifetime (seconds)" type="number" value={String(api.token_lifetime ?? "")} />
+          <div class="field">
+            <label for="f-signing_alg">Signing algorithm</label>
+            <select id="f-signing_alg" name="signing_alg">
+              {SIGNING_ALGS.map((alg) => (
+                <option value={alg} selected={api.signing_alg === alg}>
+                  {alg}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label>
+              <input type="checkbox" name="enforce_policies" value="true" checked={!!api.enforce_policies} /> Enable RBAC (enforce policies)
+            </label>
+          </div>
+          <div class="field">
+            <label for="f-token_dialect">Token dialect</label>
+            <select id="f-token_dialect" name="token_dialect" aria-describedby="h-token_dialect">
+              {TOKEN_DIALECTS.map((d) => (
+                <option value={d} selected={(api.token_dialect ?? "access_token") === d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+            <p class="hint" id="h-token_dialect">
+              access_token_authz adds the user's permissions to the access token.
+            </p>
+          </div>
+          <div class="field">
+            <label>
+              <input type="checkbox" name="allow_offline_access" value="true" checked={!!api.allow_offline_access} /> Allow offline access (refresh tokens)
+            </label>
+          </div>
+          <Field name="token_lifetime" label="Token lifetime (seconds)" type="number" value={String(api.token_lifetime ?? "")} />
         </fieldset>
         {editable ? <button type="submit">Save settings</button> : null}
       </SettingsBox>
@@ -124,12 +124,12 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
         empty="No scope yet."
       />
       {editable ? (
-      <form method="post" action={`${base}/scopes`} class="card">
-        <Csrf token={csrf} />
-        <Field name="value" label="Scope" required hint="For example read:messages." />
-        <Field name="description" label="Scope description" />
-        <button type="submit">Add scope</button>
-      </form>
+        <form method="post" action={`${base}/scopes`} class="card">
+          <Csrf token={csrf} />
+          <Field name="value" label="Scope" required hint="For example read:messages." />
+          <Field name="description" label="Scope description" />
+          <button type="submit">Add scope</button>
+        </form>
       ) : null}
     </>,
     outcome.status ?? 200,
@@ -191,29 +191,33 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
         columns={[
           { label: "Permission", cell: (p) => <code>{p.permission_name}</code> },
           { label: "API", cell: (p) => p.resource_server_name ?? p.resource_server_identifier },
-          ...(editable ? [{
-            label: "Remove",
-            cell: (p: Permission) => (
-              <form method="post" action={`${base}/permissions/remove`} class="inline">
-                <Csrf token={csrf} />
-                <input type="hidden" name="resource_server_identifier" value={p.resource_server_identifier} />
-                <input type="hidden" name="permission_name" value={p.permission_name} />
-                <button type="submit" class="secondary" aria-label={`Remove ${p.permission_name}`}>
-                  Remove
-                </button>
-              </form>
-            ),
-          }] : []),
+          ...(editable
+            ? [
+                {
+                  label: "Remove",
+                  cell: (p: Permission) => (
+                    <form method="post" action={`${base}/permissions/remove`} class="inline">
+                      <Csrf token={csrf} />
+                      <input type="hidden" name="resource_server_identifier" value={p.resource_server_identifier} />
+                      <input type="hidden" name="permission_name" value={p.permission_name} />
+                      <button type="submit" class="secondary" aria-label={`Remove ${p.permission_name}`}>
+                        Remove
+                      </button>
+                    </form>
+                  ),
+                },
+              ]
+            : []),
         ]}
         empty="No permission yet."
       />
       {editable ? (
-      <form method="post" action={`${base}/permissions`} class="card">
-        <Csrf token={csrf} />
-        <Field name="resource_server_identifier" label="API identifier" required />
-        <Field name="permission_name" label="Permission" required hint="One of the API's scopes." />
-        <button type="submit">Add permission</button>
-      </form>
+        <form method="post" action={`${base}/permissions`} class="card">
+          <Csrf token={csrf} />
+          <Field name="resource_server_identifier" label="API identifier" required />
+          <Field name="permission_name" label="Permission" required hint="One of the API's scopes." />
+          <button type="submit">Add permission</button>
+        </form>
       ) : null}
     </>,
     outcome.status ?? 200,

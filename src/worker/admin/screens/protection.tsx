@@ -40,7 +40,7 @@ const Section = (p: { title: string; action: string; csrf: string; editable: boo
     <form method="post" action={p.action} class="card">
       <Csrf token={p.csrf} />
       {fields}
-      <button type="submit">Save {p.title.toLowerCase()}</button>
+      <button type="submit">Save {p.title.charAt(0).toLowerCase() + p.title.slice(1)}</button>
     </form>
   ) : (
     <div class="card">{fields}</div>

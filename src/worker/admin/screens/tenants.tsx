@@ -85,13 +85,13 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
       {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} extra={search ? { q: search } : {}} /> : null}
       {can(c, "create:tenants") ? (
         <>
-      <h2>Create a tenant</h2>
-      <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
-        <Csrf token={csrf} />
-        <Field name="id" label="Tenant id" required hint="Lowercase letters, digits and hyphens; it names the tenant's host." />
-        <Field name="friendly_name" label="Display name" />
-        <button type="submit">Create tenant</button>
-      </form>
+          <h2>Create a tenant</h2>
+          <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
+            <Csrf token={csrf} />
+            <Field name="id" label="Tenant id" required hint="Lowercase letters, digits and hyphens; it names the tenant's host." />
+            <Field name="friendly_name" label="Display name" />
+            <button type="submit">Create tenant</button>
+          </form>
         </>
       ) : null}
     </>,

@@ -1,4 +1,4 @@
-import { DISPATCHABLE_TRIGGERS } from "../../../objects/tenant/core/events";
+import { DISPATCHABLE_TRIGGERS } from "../../../shared/schemas/hooks";
 import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
 import { type Outcome, outcomeOf, statusOf, tenantOf } from "../pages/outcome";
