@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TestBrowser } from "../helpers/mfa";
 import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { createAction } from "../helpers/actions";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
@@ -13,9 +14,10 @@ import { createOrg } from "../helpers/organizations";
 const PASSWORD = "operator-p4ssw0rd!";
 const asTenant = (t: string) => ({ headers: { "tenant-id": t } });
 
-async function operatorWith(roleName: string): Promise<string> {
+async function operatorWith(roleName: string | null): Promise<string> {
   const email = `${uniqueId("op")}@example.com`;
   const user = await seedUser(CP.tenantId, email, PASSWORD);
+  if (!roleName) return email;
   const roles = (await (await mgmt("GET", `/roles?name_filter=${encodeURIComponent(roleName)}`)).json()) as { id: string; name: string }[];
   const res = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [roles.find((r) => r.name === roleName)?.id] } });
   expect(res.status).toBe(204);
@@ -128,5 +130,34 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
     expect(((await (await mgmt("GET", "/custom-domains", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
     expect(((await (await mgmt("GET", "/hooks", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
     expect((await mgmt("GET", "/branding/themes/default", asTenant(tenant))).status).toBe(404);
+  });
+
+  it("who reaches the new screens: without a session every page and form goes to the login; without operator roles the API refuses (403)", async () => {
+    const { tenant, hook } = await furnishedTenant();
+    const t = `/admin/t/${tenant}`;
+    const pages = ["keys", "domains", "protection", "settings", "webhooks", "branding"].map((p) => `${t}/${p}`);
+    const anonymous = new TestBrowser("localhost:8787");
+    for (const path of pages) {
+      const res = await anonymous.get(path);
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get("location"), path).toBe(`/admin/login?return_to=${encodeURIComponent(path)}`);
+    }
+    for (const path of [`${t}/settings`, `${t}/keys/rotate`, `${t}/webhooks/${hook.id}/delete`]) {
+      const res = await anonymous.post(path, { friendly_name: "Anonymous" });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get("location"), path).toMatch(/^\/admin\/login\?return_to=/);
+    }
+    const nobody = await consoleLogin(await operatorWith(null), PASSWORD, pages[0]);
+    expect(nobody.page.status).toBe(403);
+    expect(await nobody.page.text()).toContain("Insufficient scope");
+    for (const path of pages.slice(1)) {
+      const res = await nobody.browser.get(path);
+      expect(res.status, path).toBe(403);
+      const html = await res.text();
+      expect(html, path).toContain("Insufficient scope");
+      expect(writeForms(html), path).toEqual([]);
+    }
+    expect(((await (await mgmt("GET", "/tenants/settings", asTenant(tenant))).json()) as { friendly_name?: string }).friendly_name).toBeUndefined();
+    expect(((await (await mgmt("GET", "/hooks", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
   });
 });

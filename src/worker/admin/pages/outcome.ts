@@ -28,3 +28,9 @@ export function numeric(text: string): number | string {
   const n = Number(text);
   return text.trim() !== "" && Number.isFinite(n) ? n : text;
 }
+
+/** A screen's status from the reads it made: 200, or the first refusal's (403 for an operator without the read scope). */
+export const readStatus = (...reads: ({ ok: boolean; status: number } | undefined)[]): Status => {
+  const failed = reads.find((r) => r && !r.ok);
+  return failed ? statusOf(failed.status) : 200;
+};

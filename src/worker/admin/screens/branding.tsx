@@ -1,7 +1,7 @@
 import { THEME_REQUIRED_COLOURS } from "../../../shared/schemas/branding";
 import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
-import { numeric, type Outcome, outcomeOf, statusOf, tenantOf } from "../pages/outcome";
+import { numeric, type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
 import { tenantIssuer } from "./applications";
@@ -126,7 +126,7 @@ export async function brandingScreen(c: ConsoleContext, outcome: Outcome = {}): 
         <pre>{template || "No template: the built-in page is used."}</pre>
       )}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(...[themeRead, templateRead, clients].filter((r) => r.status !== 404)),
   );
 }
 

@@ -1,7 +1,7 @@
 import { type ConsoleContext, can } from "../context";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
-import { type Outcome, outcomeOf, statusOf, tenantOf } from "../pages/outcome";
+import { type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
@@ -68,7 +68,7 @@ export async function domainsScreen(c: ConsoleContext, outcome: Outcome = {}): P
         </>
       ) : null}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(list),
   );
 }
 

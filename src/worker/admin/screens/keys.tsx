@@ -1,7 +1,7 @@
 import { type ConsoleContext, can } from "../context";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
-import { numeric, type Outcome, outcomeOf, statusOf, tenantOf } from "../pages/outcome";
+import { numeric, type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
@@ -102,7 +102,7 @@ export async function keysScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
         </>
       ) : null}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(list),
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Child } from "hono/jsx";
 import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
-import { numeric, type Outcome, outcomeOf, tenantOf } from "../pages/outcome";
+import { numeric, type Outcome, outcomeOf, readStatus, tenantOf } from "../pages/outcome";
 import { ApiError, Field, listOf, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
 
@@ -121,7 +121,7 @@ export async function protectionScreen(c: ConsoleContext, outcome: Outcome = {})
         </dl>
       </section>
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(brute, ip, breached),
   );
 }
 

@@ -1,7 +1,7 @@
 import { ASYMMETRIC_SIGNING_ALGS } from "../../../shared/schemas/resource-servers";
 import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
-import { numeric, type Outcome, outcomeOf, tenantOf } from "../pages/outcome";
+import { numeric, type Outcome, outcomeOf, readStatus, tenantOf } from "../pages/outcome";
 import { ApiError, Field, listOf, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
 
@@ -89,7 +89,7 @@ export async function settingsScreen(c: ConsoleContext, outcome: Outcome = {}): 
         <div class="card">{fields}</div>
       )}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(read),
   );
 }
 

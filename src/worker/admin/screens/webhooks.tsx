@@ -1,7 +1,7 @@
 import { DISPATCHABLE_TRIGGERS } from "../../../shared/schemas/hooks";
 import { type ConsoleContext, can } from "../context";
 import { Csrf } from "../pages/layout";
-import { type Outcome, outcomeOf, statusOf, tenantOf } from "../pages/outcome";
+import { type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
@@ -122,7 +122,7 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
       />
       {failed.ok && failed.body.total > PER_PAGE ? <Pager base={base} page={page} perPage={PER_PAGE} total={failed.body.total} /> : null}
     </>,
-    outcome.status ?? 200,
+    outcome.status ?? readStatus(hooks, failed),
   );
 }
 
