@@ -182,6 +182,9 @@ describe("admin console: webhooks and failed events (issue 30)", () => {
     expect(await retried.text()).toContain("Event queued again for delivery.");
     expect(await read(tenant, "/failed-events")).toEqual([]);
     expect((await browser.post(`${path}/failed/${event?.id}/retry`, { csrf })).status).toBe(404);
+    const disabled = await browser.post(`${path}/${hook?.id}/enabled`, { csrf, enabled: "false" });
+    expect(await disabled.text()).toContain("Webhook disabled.");
+    expect(((await read<{ enabled: boolean }[]>(tenant, "/hooks"))[0] as { enabled: boolean }).enabled).toBe(false);
     const deleted = await browser.post(`${path}/${hook?.id}/delete`, { csrf });
     expect(await deleted.text()).toContain("Webhook deleted.");
     expect(await read(tenant, "/hooks")).toEqual([]);

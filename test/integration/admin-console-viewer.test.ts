@@ -90,8 +90,8 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
     expect(await forms(`${t}/applications/${app.client_id}`)).not.toContain(`${t}/applications/${app.client_id}/delete`);
     expect(await forms(`${t}/applications/${app.client_id}`)).toContain(`${t}/applications/${app.client_id}`);
     expect(await forms(`${t}/domains/${domain.custom_domain_id}`)).toEqual([`${t}/domains/${domain.custom_domain_id}/verify`]);
-    const hooks = await forms(`${t}/webhooks`);
-    expect(hooks).toEqual([`${t}/webhooks`]);
+    const [hook] = (await (await mgmt("GET", "/hooks", asTenant(tenant))).json()) as { id: string }[];
+    expect(await forms(`${t}/webhooks`)).toEqual([`${t}/webhooks/${hook?.id}/enabled`, `${t}/webhooks`]);
     expect(await forms(`${t}/keys`)).toContain(`${t}/keys/rotate`);
   });
 
@@ -116,8 +116,9 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
       [`${t}/settings`, { friendly_name: "Forged" }],
       [`${t}/webhooks`, { trigger_id: "post-user-login", url: "https://evil.example.com/" }],
       [`${t}/webhooks/${hook.id}/delete`, {}],
+      [`${t}/webhooks/${hook.id}/enabled`, { enabled: "false" }],
       [`${t}/branding/theme`, { "colors.primary_button": "#000000" }],
-      [`${t}/branding/template`, { template: "" }],
+      [`${t}/branding/template`, { template: "<html><head>{%- auth0:head -%}</head><body>{%- auth0:widget -%}</body></html>" }],
     ];
     for (const [path, fields] of forged) {
       const res = await browser.post(path, { csrf, ...fields });
@@ -128,7 +129,8 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
     expect(await (await mgmt("GET", "/attack-protection/brute-force-protection", asTenant(tenant))).json()).toEqual(bruteBefore);
     expect(((await (await mgmt("GET", "/attack-protection/breached-password-detection", asTenant(tenant))).json()) as { enabled: boolean }).enabled).toBe(false);
     expect(((await (await mgmt("GET", "/custom-domains", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
-    expect(((await (await mgmt("GET", "/hooks", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
+    expect(await (await mgmt("GET", "/hooks", asTenant(tenant))).json()).toMatchObject([{ id: hook.id, enabled: true }]);
+    expect((await mgmt("GET", "/branding/templates/universal-login", asTenant(tenant))).status).toBe(404);
     expect((await mgmt("GET", "/branding/themes/default", asTenant(tenant))).status).toBe(404);
   });
 

@@ -20,7 +20,7 @@ import { createInvitation, organizationScreen } from "./screens/organizations";
 import { protectionScreen, saveBreachedPassword, saveBruteForce, saveSuspiciousIp } from "./screens/protection";
 import { saveSettings, settingsScreen } from "./screens/settings";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
-import { createWebhook, deleteWebhook, retryFailedEvent, webhooksScreen } from "./screens/webhooks";
+import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, webhooksScreen } from "./screens/webhooks";
 import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
 import { rememberTenant, requireOperator } from "./session";
 
@@ -107,6 +107,7 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/webhooks", (c) => webhooksScreen(c));
   operator.post("/t/:tenant/webhooks", createWebhook);
   operator.post("/t/:tenant/webhooks/:id/delete", deleteWebhook);
+  operator.post("/t/:tenant/webhooks/:id/enabled", enableWebhook);
   operator.post("/t/:tenant/webhooks/failed/:id/retry", retryFailedEvent);
   operator.get("/t/:tenant/branding", (c) => brandingScreen(c));
   operator.post("/t/:tenant/branding/theme", saveTheme);

@@ -38,6 +38,7 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
   const csrf = c.var.operator.csrf;
   const events = failed.ok ? failed.body.events : [];
   const mayDelete = can(c, "delete:hooks");
+  const mayUpdate = can(c, "update:hooks");
   const mayRetry = can(c, "update:failed_events");
   return sendConsolePage(
     c,
@@ -53,7 +54,24 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
           { label: "Name", cell: (h) => h.name },
           { label: "Trigger", cell: (h) => <code>{h.trigger_id}</code> },
           { label: "URL", cell: (h) => (h.template_id ? `template: ${h.template_id}` : <code>{h.url}</code>) },
-          { label: "Enabled", cell: (h) => (h.enabled ? "Yes" : "No") },
+          {
+            label: "Enabled",
+            cell: (h) =>
+              mayUpdate ? (
+                <form method="post" action={`${base}/${encodeURIComponent(h.id)}/enabled`} class="inline">
+                  <Csrf token={csrf} />
+                  <input type="hidden" name="enabled" value={String(!h.enabled)} />
+                  {h.enabled ? "Yes " : "No "}
+                  <button type="submit" class="secondary" aria-label={`${h.enabled ? "Disable" : "Enable"} webhook ${h.name}`}>
+                    {h.enabled ? "Disable" : "Enable"}
+                  </button>
+                </form>
+              ) : h.enabled ? (
+                "Yes"
+              ) : (
+                "No"
+              ),
+          },
           ...(mayDelete
             ? [
                 {
@@ -139,6 +157,13 @@ export async function createWebhook(c: ConsoleContext): Promise<Response> {
 /** POST .../webhooks/:id/delete: DELETE /hooks/{id}. */
 export async function deleteWebhook(c: ConsoleContext): Promise<Response> {
   return webhooksScreen(c, outcomeOf(await c.var.api.delete(tenantOf(c), `/hooks/${idOf(c)}`), "Webhook deleted."));
+}
+
+/** POST .../webhooks/:id/enabled: PATCH /hooks/{id} with `enabled`. */
+export async function enableWebhook(c: ConsoleContext): Promise<Response> {
+  const enabled = str((await c.req.parseBody()).enabled) === "true";
+  const patched = await c.var.api.patch(tenantOf(c), `/hooks/${idOf(c)}`, { enabled });
+  return webhooksScreen(c, outcomeOf(patched, enabled ? "Webhook enabled." : "Webhook disabled."));
 }
 
 /** POST .../webhooks/failed/:id/retry: POST /failed-events/{id}/retry. */
