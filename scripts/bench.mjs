@@ -150,7 +150,8 @@ async function main() {
     // Nor the authentication endpoints' per-tenant limit (issue 31 point 4).
     AUTH_RATE_LIMIT_TENANT: "1000000000",
     // `--capacity`: the objects count their round trips and transactions (src/objects/meter.ts).
-    ...(CAPACITY ? { OBJECT_METER: "1" } : {}),
+    // (and the passwordless class reads its code from the development message sink).
+    ...(CAPACITY ? { OBJECT_METER: "1", DEV_MESSAGE_SINK: "1" } : {}),
     ...EXTRA_VARS,
   };
   const clientSecret = vars.CONTROL_PLANE_CLIENT_SECRET;

@@ -11,11 +11,13 @@
  * stated mix. Last, the reality check: password logins on one tenant (spread over its users) against the same
  * load spread over ten tenants on the same machine.
  */
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 
 const CALLBACK = "http://localhost/callback";
 const API = "urn:capacity:api";
 const PASSWORD = "capacity-password-123";
+const PASSWORDLESS_GRANT = "http://auth0.com/oauth/grant-type/passwordless/otp";
+const MFA_OOB_GRANT = "http://auth0.com/oauth/grant-type/mfa-oob";
 const form = (fields) => new URLSearchParams(fields).toString();
 const BUSY = 0.8;
 
@@ -79,7 +81,7 @@ export async function capacityTenant(ctx, id, { users = 0, passwordHash } = {}) 
     const res = await ctx.fetch(`/__bench/users-seed?${new URLSearchParams({ tenant: id, from: "0", count: String(users), connection: "Username-Password-Authentication", password_hash: passwordHash })}`, { method: "POST" });
     await expect(res, 200, "seed users");
   }
-  return { id, token, mgmt, web, m2m, fetch: tenantClient(ctx, id) };
+  return { id, token, mgmt, web, m2m, ctx, fetch: tenantClient(ctx, id) };
 }
 
 /** authorize -> login page -> password POST -> redirects to the callback; answers the code and the browser's cookies. */
@@ -121,6 +123,32 @@ async function ssoCode(t, cookies, params = {}) {
   return code;
 }
 
+/** Pauses (true) or resumes the metering window of a tenant: what runs meanwhile is not part of the class. */
+const meterPaused = (t, paused) => benchJson(t.ctx, `/__bench/meter/pause?tenant=${t.id}&paused=${paused ? 1 : 0}`);
+
+/** The latest six-digit code the development message sink holds for `to` (read with the meter paused). */
+async function sentCode(t, to) {
+  const sink = await expect(await t.fetch(`/__dev/messages?${new URLSearchParams({ to, format: "json", limit: "1" })}`), 200, "message sink");
+  const code = /\b(\d{6})\b/.exec(JSON.stringify((await sink.json()).messages?.[0] ?? {}))?.[1];
+  if (!code) throw new Error(`no code for ${to} in the message sink`);
+  return code;
+}
+
+const tokenRequest = (t, fields) => t.fetch("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form(fields) });
+
+/**
+ * /passwordless/start for an email, then the OTP grant: the sink's read is paused out of the window, unless the
+ * caller paused the whole login (`metered` false).
+ */
+async function passwordlessGrant(t, client, email, metered = true) {
+  const started = await t.fetch("/passwordless/start", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, connection: "email", email, send: "code" }) });
+  await expect(started, 200, "passwordless start");
+  if (metered) await meterPaused(t, true);
+  const otp = await sentCode(t, email);
+  if (metered) await meterPaused(t, false);
+  return tokenRequest(t, { grant_type: PASSWORDLESS_GRANT, ...client, realm: "email", username: email, otp, scope: "openid email" });
+}
+
 /** The request classes: `prepare(t)` once (not metered), `run(state)` one request (or flow) of the class. */
 function requestClasses(ctx) {
   return [
@@ -155,6 +183,20 @@ function requestClasses(ctx) {
         t.accessToken = (await exchange(t, code)).access_token;
       },
     },
+    {
+      id: "passwordless",
+      label: "passwordless login: /passwordless/start (email code) + OTP grant",
+      prepare: async (t) => {
+        t.otpClient = await t.mgmt("POST", "/clients", { name: "capacity passwordless", app_type: "regular_web", callbacks: [CALLBACK], grant_types: [PASSWORDLESS_GRANT] });
+        t.mfaClient = await t.mgmt("POST", "/clients", { name: "capacity mfa", app_type: "regular_web", callbacks: [CALLBACK], grant_types: [PASSWORDLESS_GRANT, MFA_OOB_GRANT] });
+        await t.mgmt("POST", "/connections", { name: "email", strategy: "email", enabled_clients: [t.otpClient.client_id, t.mfaClient.client_id] });
+      },
+      run: async (t) => {
+        // One address: the first run signs the user up, the later ones (the metered one included) log in.
+        const client = { client_id: t.otpClient.client_id, client_secret: t.otpClient.client_secret };
+        await expect(await passwordlessGrant(t, client, `capacity-otp-${t.id}@example.com`), 200, "passwordless OTP grant");
+      },
+    },
     { id: "sso", label: "SSO login: authorize with a session + code exchange", run: async (t) => void (await exchange(t, await ssoCode(t, t.session))) },
     {
       id: "userinfo",
@@ -177,6 +219,35 @@ function requestClasses(ctx) {
       label: "user search (GET /api/v2/users?q=email:...)",
       run: async (t) => void (await t.mgmt("GET", `/users?${new URLSearchParams({ q: `email:"${t.email}"`, search_engine: "v3" })}`)),
     },
+    {
+      // Last: its MFA policy covers the whole tenant. The window holds the second factor only: the
+      // passwordless login that asks for it runs with the meter paused.
+      id: "mfa_challenge",
+      label: "MFA challenge: POST /mfa/challenge (SMS) + mfa-oob grant",
+      prepare: async (t) => {
+        t.mfaEmail = `capacity-mfa-${t.id}@example.com`;
+        t.mfaPhone = "+14155550142";
+        const client = { client_id: t.mfaClient.client_id, client_secret: t.mfaClient.client_secret };
+        await expect(await passwordlessGrant(t, client, t.mfaEmail), 200, "passwordless sign-up");
+        const [user] = await t.mgmt("GET", `/users-by-email?${new URLSearchParams({ email: t.mfaEmail })}`);
+        await t.mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/authentication-methods`, { type: "phone", phone_number: t.mfaPhone });
+        await t.mgmt("PUT", "/guardian/factors/sms", { enabled: true });
+        await t.mgmt("PUT", "/guardian/policies", ["all-applications"]);
+      },
+      run: async (t) => {
+        const client = { client_id: t.mfaClient.client_id, client_secret: t.mfaClient.client_secret };
+        await meterPaused(t, true);
+        const first = await expect(await passwordlessGrant(t, client, t.mfaEmail, false), 403, "passwordless login under the MFA policy");
+        const mfaToken = (await first.json()).mfa_token;
+        await meterPaused(t, false);
+        const challenge = await t.fetch("/mfa/challenge", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...client, mfa_token: mfaToken, challenge_type: "oob" }) });
+        const oob = (await (await expect(challenge, 200, "mfa challenge")).json()).oob_code;
+        await meterPaused(t, true);
+        const binding = await sentCode(t, t.mfaPhone);
+        await meterPaused(t, false);
+        await expect(await tokenRequest(t, { grant_type: MFA_OOB_GRANT, ...client, mfa_token: mfaToken, oob_code: oob, binding_code: binding }), 200, "mfa-oob grant");
+      },
+    },
   ].map((c) => ({ ...c, ctx }));
 }
 
@@ -189,6 +260,7 @@ async function benchJson(ctx, path, method = "POST") {
 /** Runs the model and the reality check; answers the figures and prints the table. */
 export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   const started = Date.now();
+  const loadBefore = loadavg()[0];
   const stamp = Date.now().toString(36);
   const t = await capacityTenant(ctx, `cap-${stamp}`);
   t.email = `capacity-${stamp}@example.com`;
@@ -203,6 +275,13 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   const relay = await benchJson(ctx, "/__bench/relay?backlog=2000", "GET");
   const relayUs = 1e6 / relay.per_second;
   const rpc = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000`, "GET");
+  // The floor (what the runtime itself allows one tenant): one RPC round trip, and one RPC that commits a
+  // minimal transaction, each timed in a loop from a worker (caller's side included: an upper bound).
+  const rpcTx = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000&kind=tx`, "GET");
+  const floorRow = (id, label, us, transactions) => ({
+    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, transactions, writes: transactions * 2, backgroundTransactions: 0, outboxEvents: 0,
+    tenantCallNames: [], tenantCallUs: [], userCallNames: [], userRoundTrips: 0, userTransactions: 0, workUs: 0, objectUs: us, ceiling: Math.round((BUSY * 1e6) / us),
+  });
 
   const rows = [];
   for (const cls of requestClasses(ctx)) {
@@ -238,13 +317,15 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
     rows.push(row);
     console.log(`${row.tenantRoundTrips} tenant RPC, ${row.transactions} tx, ${row.workUs.toFixed(1)} µs in object, ceiling ${row.ceiling?.toLocaleString("en-US") ?? "∞"}/s`);
   }
+  rows.push(floorRow("floor_rpc", "floor: one empty RPC (the configuration version)", rpc.us, 0));
+  rows.push(floorRow("floor_tx", "floor: one RPC with a minimal transaction (a DPoP jti)", rpcTx.us, 1));
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   const mixUs = Object.entries(MIX).reduce((sum, [id, w]) => sum + w * (byId[id]?.objectUs ?? 0), 0);
   const mix = { label: MIX_LABEL, objectUs: mixUs, ceiling: Math.round((BUSY * 1e6) / mixUs), loginsCeiling: byId.login?.ceiling ?? null };
 
   console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s each ...`);
   const reality = await realityCheck(ctx, stamp, realityS, concurrency);
-  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, rpcUs: rpc.us, rows, mix, reality, seconds: Math.round((Date.now() - started) / 1000) };
+  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, rpcUs: rpc.us, rpcTxUs: rpcTx.us, rows, mix, reality, load: { before: loadBefore, after: loadavg()[0] }, seconds: Math.round((Date.now() - started) / 1000) };
   printCapacity(result);
   return result;
 }
@@ -294,12 +375,12 @@ export function printCapacity(result) {
   table.push([`mixed workload`, "", "", "", "", "", "", "", fmt(result.mix.objectUs, 1), fmt(result.mix.ceiling)]);
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
-  console.log(`\nCapacity of one tenant (${result.cores} cores; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip, an upper bound of its share)\n`);
+  console.log(`\nCapacity of one tenant (${result.cores} cores, 1-min load average ${fmt(result.load?.before, 2)} before, ${fmt(result.load?.after, 2)} after; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip, an upper bound of its share)\n`);
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const row of table) console.log(line(row));
   console.log("\nObject calls per class, with each tenant call's marginal in-object µs (tenant | users):");
-  for (const r of result.rows) {
+  for (const r of result.rows.filter((row) => !row.floor)) {
     const tenant = r.tenantCallNames.map((name, i) => `${name} ${r.tenantCallUs?.[i] ?? "?"} µs`);
     console.log(`  ${r.id}: ${tenant.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);
   }

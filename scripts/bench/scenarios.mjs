@@ -21,6 +21,7 @@
 
 import { MODERN_OAUTH_RATIOS, modernOAuthScenarios } from "./modern-oauth.mjs";
 import { CUSTOM_DB_RATIOS, CUSTOM_DB_SCENARIOS } from "./custom-db.mjs";
+import { CONSOLE_RATIOS, consoleScenarios } from "./console.mjs";
 
 const form = (fields) => new URLSearchParams(fields).toString();
 
@@ -823,3 +824,6 @@ SCENARIOS.push(...modernOAuthScenarios({ loginApp, callback: CALLBACK }));
 // Issue 32: custom database logins, before the row that binds a post-login action (every later login runs it).
 SCENARIOS.splice(SCENARIOS.findIndex((s) => s.id === "sso_login_action"), 0, ...CUSTOM_DB_SCENARIOS);
 RATIOS.push(...CUSTOM_DB_RATIOS);
+// Issue 30: the console's users page against the API's, on the users rows' tenant of 100,000 (seeded once).
+SCENARIOS.splice(SCENARIOS.findIndex((s) => s.id === "users_q_email") + 1, 0, ...consoleScenarios({ usersTenant }));
+RATIOS.push(...CONSOLE_RATIOS);

@@ -133,6 +133,14 @@ export function meterStart(which: (name: string) => boolean): void {
   }
 }
 
+/**
+ * Pauses (or resumes) a window: while paused nothing is counted or recorded (the bench reads a development
+ * message between two metered requests of one class).
+ */
+export function meterPause(which: (name: string) => boolean, paused: boolean): void {
+  for (const [name, meter] of meters) if (which(name) && meter.recording) meter.replaying = paused;
+}
+
 /** Ends a window: the summed counts of the objects `which` accepts, how many of them worked, their calls. */
 export function meterStop(which: (name: string) => boolean): MeterCounts & { objects: number; recorded: string[] } {
   const total = { ...zero(), objects: 0, recorded: [] as string[] };
@@ -216,7 +224,7 @@ export async function meterReplay(
     const per_call_us: number[] = [];
     let before = base;
     for (let i = 1; i <= calls.length; i++) {
-      const prefix = i === calls.length ? ms : await time(true, count, i);
+      const prefix = await time(true, count, i);
       per_call_us.push(Math.round(((prefix - before) * 1000) / count));
       before = prefix;
     }

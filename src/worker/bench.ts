@@ -140,19 +140,28 @@ export function benchRoutes(): Hono<AppEnv> {
     await tenantObject(c.env, tenant).bench().meterStart(tenant);
     return c.json({ ok: true });
   });
+  router.post("/meter/pause", async (c) => {
+    const tenant = c.req.query("tenant") ?? "";
+    await tenantObject(c.env, tenant).bench().meterPause(tenant, c.req.query("paused") === "1");
+    return c.json({ ok: true });
+  });
   router.post("/meter/stop", async (c) => {
     const tenant = c.req.query("tenant") ?? "";
     return c.json(await tenantObject(c.env, tenant).bench().meterStop(tenant));
   });
   // One RPC round trip's cost, the object's share included (an upper bound of it): `n` sequential cheap
   // reads (the configuration version) from this request into one tenant's object.
+  // `kind=tx`: each call also commits one minimal transaction (a DPoP jti recorded: one DELETE of expired
+  // rows, one INSERT), the floor of any request that writes to the tenant.
   router.get("/rpc-loop", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 100_000);
     const stub = tenantObject(c.env, c.req.query("tenant") ?? "");
-    await stub.getConfigVersion();
+    const writes = c.req.query("kind") === "tx";
+    const run = writes ? (i: number) => stub.consumeDpopJti("bench-floor", `${i}-${crypto.randomUUID()}`, Date.now() + 1000) : () => stub.getConfigVersion();
+    await run(-1);
     await tick();
     const started = Date.now();
-    for (let i = 0; i < n; i++) await stub.getConfigVersion();
+    for (let i = 0; i < n; i++) await run(i);
     await tick();
     const ms = Date.now() - started;
     return c.json({ n, ms, us: (ms * 1000) / n });

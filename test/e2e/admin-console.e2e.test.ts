@@ -39,6 +39,14 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   expect(found, name).toEqual([]);
 }
 
+/** Gatehouse's own login page (the control plane's or a tenant's): fill it and continue. */
+async function fillLogin(page: Page, email: string, password: string): Promise<void> {
+  await page.waitForURL(/\/u2\/login/);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: /continue|log in/i }).click();
+}
+
 describe("admin console in Chromium (issue 30)", () => {
   it("npm start prints the console URL and the admin login", () => {
     expect(started.field("Admin console:")).toBe(`http://localhost:${started.port}/admin`);
@@ -181,15 +189,74 @@ describe("admin console in Chromium (issue 30)", () => {
     }
   }, 180_000);
 
+  it("an admin creates a role and an organization with an invitation, sees a user's access and history, and tries the tenant's login; axe finds nothing", async () => {
+    const base = `http://localhost:${started.port}`;
+    const { context, page, log } = await newRecordedContext(browser);
+    try {
+      await page.goto(`${base}/admin/tenants`);
+      await fillLogin(page, ADMIN.email, ADMIN.password);
+      await page.waitForURL(`${base}/admin/tenants`);
+      const tenant = `try-${Date.now().toString(36)}`;
+      await page.getByLabel("Tenant id").fill(tenant);
+      await page.getByLabel("Display name").fill("Try e2e");
+      await page.getByRole("button", { name: "Create tenant" }).click();
+      await page.waitForURL(`${base}/admin/t/${tenant}/applications`);
+
+      // A user, and their page with sessions, tokens, MFA, identities, organizations, permissions and history
+      // (axe on this page with rows in every section: the Viewer's test below).
+      await page.goto(`${base}/admin/t/${tenant}/users`);
+      await page.getByLabel("Email").fill("bob@example.com");
+      await page.getByLabel("Password").fill("Bob's strong passw0rd!");
+      await page.getByRole("button", { name: "Create user" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "bob@example.com" }).isVisible()).resolves.toBe(true);
+      for (const heading of ["Sessions", "Refresh tokens", "Multi-factor authentication", "Linked identities", "Organizations", "Permissions", "Change history"]) {
+        expect(await page.getByRole("heading", { level: 2, name: heading, exact: true }).count(), heading).toBe(1);
+      }
+
+      // Try login: the test application, the tenant's own login page, the tokens decoded.
+      await page.getByRole("link", { name: "Try login" }).click();
+      await page.getByRole("button", { name: "Create the test application" }).click();
+      await screenshot(page, "console-try-login.png");
+      await page.getByRole("link", { name: "Log in as a user of this tenant" }).click();
+      await page.waitForURL(new RegExp(`^http://${tenant}\\.localhost:${started.port}/u2/login`));
+      await fillLogin(page, "bob@example.com", "Bob's strong passw0rd!");
+      await page.waitForURL(new RegExp(`^${base}/admin/t/${tenant}/try-login/callback`));
+      await expect(page.getByRole("heading", { level: 1, name: "Try login: the tokens" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByText("ID token verified").count()).toBe(1);
+      expect(await page.locator("pre").nth(1).textContent()).toContain('"email": "bob@example.com"');
+      expect(await page.content()).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+      await expectAccessible(page, "try-login-tokens");
+
+      // A role, then an organization with an invitation (to the test application), through the console's forms.
+      await page.goto(`${base}/admin/t/${tenant}/roles`);
+      await page.getByLabel("Name").fill("Support");
+      await page.getByLabel("Description").fill("Answers tickets");
+      await page.getByRole("button", { name: "Create a role" }).click();
+      await page.getByRole("link", { name: "Support" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: "Support" }).isVisible()).resolves.toBe(true);
+      expect(await page.getByRole("heading", { level: 2, name: "Change history" }).count()).toBe(1);
+      await page.goto(`${base}/admin/t/${tenant}/organizations`);
+      await page.getByLabel("Name", { exact: true }).fill("acme");
+      await page.getByLabel("Display name").fill("Acme Inc");
+      await page.getByRole("button", { name: "Create an organization" }).click();
+      await page.getByRole("link", { name: "acme" }).click();
+      await page.getByLabel("Invitee email").fill("invitee@example.com");
+      await page.getByRole("button", { name: "Send invitation" }).click();
+      await expect(page.getByText("Invitation sent to invitee@example.com.").isVisible()).resolves.toBe(true);
+      expect(await page.getByRole("cell", { name: "invitee@example.com" }).count()).toBe(1);
+      expect(log.pageErrors).toEqual([]);
+      expect(log.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
   it("the tenant configuration screens (branding, attack protection, webhooks, domains, keys, settings); axe finds nothing", async () => {
     const base = `http://localhost:${started.port}`;
     const { context, page, log } = await newRecordedContext(browser);
     try {
       await page.goto(`${base}/admin/t/control_plane/branding`);
-      await page.waitForURL(/\/u2\/login/);
-      await page.getByLabel("Email").fill(ADMIN.email);
-      await page.getByLabel("Password").fill(ADMIN.password);
-      await page.getByRole("button", { name: /continue|log in/i }).click();
+      await fillLogin(page, ADMIN.email, ADMIN.password);
       await page.waitForURL(`${base}/admin/t/control_plane/branding`);
       for (const [path, title] of [
         ["branding", "Branding"],
@@ -208,6 +275,63 @@ describe("admin console in Chromium (issue 30)", () => {
       expect(log.consoleErrors).toEqual([]);
     } finally {
       await context.close();
+    }
+  }, 120_000);
+
+  it("a Viewer has no button and a forged POST is refused; a CSRF-less POST and a foreign Origin are refused; an ended session logs in again, back to the page", async () => {
+    const base = `http://localhost:${started.port}`;
+    const viewer = { email: `viewer-${Date.now().toString(36)}@example.com`, password: "a long viewer password for e2e" };
+    const admin = await newRecordedContext(browser);
+    const seen = await newRecordedContext(browser);
+    try {
+      // The admin makes a control-plane user a Viewer, in the console.
+      await admin.page.goto(`${base}/admin/t/control_plane/users`);
+      await fillLogin(admin.page, ADMIN.email, ADMIN.password);
+      await admin.page.waitForURL(`${base}/admin/t/control_plane/users`);
+      await admin.page.getByLabel("Email").fill(viewer.email);
+      await admin.page.getByLabel("Password").fill(viewer.password);
+      await admin.page.getByRole("button", { name: "Create user" }).click();
+      await admin.page.getByLabel("Assign a role").selectOption({ label: "Gatehouse Viewer" });
+      await admin.page.getByRole("button", { name: "Assign" }).click();
+      await expect(admin.page.getByText("Role assigned.").isVisible()).resolves.toBe(true);
+      const userId = (await admin.page.locator("tr", { hasText: "User ID" }).locator("code").textContent()) ?? "";
+      const userPage = `${base}/admin/t/control_plane/users/${encodeURIComponent(userId)}`;
+
+      // The admin's own session: a POST without the CSRF token, or from another origin, is refused.
+      const csrf = (await admin.page.locator('input[name="csrf"]').first().inputValue()) ?? "";
+      expect((await admin.context.request.post(`${userPage}/block`, { form: {}, maxRedirects: 0 })).status()).toBe(403);
+      expect((await admin.context.request.post(`${userPage}/block`, { form: { csrf }, headers: { origin: "https://evil.example" }, maxRedirects: 0 })).status()).toBe(403);
+
+      // The Viewer reads the same page: no button but log out; a forged POST with a valid CSRF token is refused by the API.
+      await seen.page.goto(userPage);
+      await fillLogin(seen.page, viewer.email, viewer.password);
+      await seen.page.waitForURL(userPage);
+      expect(await seen.page.locator('form[method="post"]').evaluateAll((forms) => forms.map((f) => f.getAttribute("action")))).toEqual(["/admin/logout"]);
+      expect(await seen.page.getByRole("button", { name: /block|delete|assign|revoke|remove|reset|unlink/i }).count()).toBe(0);
+      const viewerCsrf = await seen.page.locator('input[name="csrf"]').first().inputValue();
+      const forged = await seen.context.request.post(`${userPage}/block`, { form: { csrf: viewerCsrf }, headers: { origin: base }, maxRedirects: 0 });
+      expect(forged.status()).toBe(403);
+      expect(await forged.text()).toContain("update:users");
+      await expectAccessible(seen.page, "viewer-user");
+
+      // The Viewer's console session ends (its cookie names a session the server no longer has) and the
+      // login session is gone too: the next page is the login form, then that same page again.
+      const cookies = await seen.context.cookies(base);
+      const consoleCookie = cookies.find((c) => c.name === "gh_console");
+      expect(consoleCookie).toBeDefined();
+      await seen.context.clearCookies();
+      const [userPart] = (consoleCookie?.value ?? "").split(".");
+      await seen.context.addCookies([{ ...(consoleCookie as NonNullable<typeof consoleCookie>), value: `${userPart}.${"x".repeat(43)}` }]);
+      const deep = `${base}/admin/t/control_plane/logs?type=s`;
+      await seen.page.goto(deep);
+      await fillLogin(seen.page, viewer.email, viewer.password);
+      await seen.page.waitForURL(deep);
+      await expect(seen.page.getByRole("heading", { level: 1, name: "Logs" }).isVisible()).resolves.toBe(true);
+      expect(admin.log.pageErrors).toEqual([]);
+      expect(seen.log.pageErrors).toEqual([]);
+    } finally {
+      await admin.context.close();
+      await seen.context.close();
     }
   }, 120_000);
 });

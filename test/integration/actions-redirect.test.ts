@@ -242,11 +242,11 @@ describe("the rest of the post-login api (issue 32 point 3)", () => {
     expect(id[`${NS}/hit`]).toBe("v");
   });
 
-  it("api.session.revoke refuses the login with the reason; members this service does not offer are a clear error, never a silent no-op", async () => {
+  it("api.session.revoke refuses the login with the reason; members this service does not offer, or not in this flow, are a clear error, never a silent no-op", async () => {
     for (const [code, message] of [
       [`api.session.revoke("suspicious device");`, "suspicious device"],
-      [`api.multifactor.enable("any", { allowRememberBrowser: true });`, "api.multifactor.enable is not supported by this service"],
-      [`api.refreshToken.revoke("no");`, "api.refreshToken.revoke is not supported by this service"],
+      [`api.authentication.recordMethod("https://idp.example.org");`, "api.authentication.recordMethod is not supported by this service"],
+      [`api.refreshToken.revoke("no");`, "api.refreshToken.revoke can only be used in a refresh token exchange (event.transaction.protocol oauth2-refresh-token)"],
     ] as const) {
       const { tenant, client, email } = await actionLoginSetup();
       await bindAction(tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { ${code} };`);

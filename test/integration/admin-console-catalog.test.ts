@@ -3,6 +3,8 @@ import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
 import { seedUser } from "../helpers/flows";
 import { createClient } from "../helpers/management";
+import { importModeSetup, LEGACY_SCRIPTS, legacyStore, loginThrough } from "../helpers/custom-db";
+import { relay } from "../helpers/outbox";
 
 const PASSWORD = "operator-p4ssw0rd!";
 const asTenant = (t: string) => ({ headers: { "tenant-id": t } });
@@ -134,5 +136,52 @@ describe("admin console: an API's and a role's own pages (issue 30)", () => {
     expect((await enabledFor()).includes(app.client_id)).toBe(!wasOn);
     const after = await switched.text();
     expect(after).toContain(`aria-label="${wasOn ? "Enable" : "Disable"} for Shop"`);
+  });
+
+  it("a custom database connection's page: the migration report, the scripts in the actions' editor and the configuration by name only, saved through PATCH /connections/{id}", async () => {
+    const tenant = await createTenant();
+    const who = `${uniqueId("legacy")}@example.com`;
+    const second = `${uniqueId("legacy")}@example.com`;
+    const store = await legacyStore([
+      { email: who, password: "legacy-pass-1" },
+      { email: second, password: "legacy-pass-2" },
+    ]);
+    const { connection, client } = await importModeSetup(tenant, store.base);
+    expect((await loginThrough(tenant, client, connection.name, who, "legacy-pass-1")).status).toBe(302);
+    await relay(tenant);
+    const path = `/admin/t/${tenant}/connections/${connection.id}`;
+    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, path);
+    const html = await page.text();
+    expect(html).toContain(`/api/v2/connections/${connection.id}/status`);
+    expect(html).toContain("Migration progress");
+    expect(html).toMatch(/Users moved: <strong>1<\/strong>/);
+    expect(html).toMatch(/in the last 30\s+days: <strong>1<\/strong>/);
+    expect(html).toContain('data-editor="javascript"');
+    expect(html).toContain("/admin/assets/editor.js");
+    expect(html).toContain('name="config_BASE"');
+    // Configuration values never reach the page, not even encrypted.
+    expect(html).not.toContain(store.base);
+    expect(html).not.toContain("enc:v1:");
+
+    const csrf = fieldOf(html, "csrf");
+    const login = `// edited in the console\n${LEGACY_SCRIPTS.login}`;
+    const form = { csrf, enabledDatabaseCustomization: "true", import_mode: "true", script_login: login, script_get_user: LEGACY_SCRIPTS.get_user, config_BASE: "", new_key_0: "API_TOKEN", new_value_0: "s3cret-token" };
+    const saved = await browser.post(`${path}/database`, form);
+    expect(saved.status).toBe(200);
+    const after = await saved.text();
+    expect(after).toContain("Custom database saved.");
+    expect(after).not.toContain("s3cret-token");
+    const stored = (await (await mgmt("GET", `/connections/${connection.id}`, asTenant(tenant))).json()) as { options: { customScripts: Record<string, string>; configuration: Record<string, string> } };
+    expect(stored.options.customScripts.login).toContain("// edited in the console");
+    expect(Object.keys(stored.options.configuration).sort()).toEqual(["API_TOKEN", "BASE"]);
+    // BASE was left empty: the stored value was kept, so a legacy login still reaches the store.
+    expect((await loginThrough(tenant, client, connection.name, second, "legacy-pass-2")).status).toBe(302);
+    expect(await store.calls()).toEqual({ login: 2 });
+
+    const refused = await browser.post(`${path}/database`, { ...form, script_login: "function login(email, password, callback) {" });
+    expect(refused.status).toBe(400);
+    const page400 = await refused.text();
+    expect(page400).toContain("customScripts.login");
+    expect(page400).toContain("function login(email, password, callback) {</textarea>");
   });
 });

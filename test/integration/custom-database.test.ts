@@ -259,6 +259,7 @@ describe("scripts that misbehave give the reference's answers and store no one",
     ["returns a malformed profile", `function login(email, password, callback) { callback(null, { email: "not an address", user_id: "a b" }); }`, 403, /malformed profile: The profile's user_id/],
     ["reads a huge body", `function login(email, password, callback) { fetch(configuration.BASE.replace(/\\/legacy\\/.*/, "/data/huge?size=2000000")).then((r) => r.text()).then(() => callback(null, { user_id: "x", email })).catch(callback); }`, 403, /the response is larger than 1048576 bytes/],
     ["loops forever", `function login(email, password, callback) { for (;;) {} }`, 403, /Script execution timed out/],
+    ["returns a huge profile", `function login(email, password, callback) { callback(null, { user_id: "big", email, app_metadata: { blob: "x".repeat(3000000) } }); }`, 403, /malformed profile: The profile's app_metadata must not exceed 16 KB/],
   ];
   for (const [what, script, status, description] of cases) {
     it(`a login script that ${what}: 403 with the generic message, an f log with the cause, no user`, async () => {

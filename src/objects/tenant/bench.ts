@@ -6,7 +6,7 @@ import { audited } from "./core/events";
 import { recordOutboxEvents } from "./core/outbox";
 import type { Publisher } from "./core/publisher";
 import { createUser } from "./users/user-writes";
-import { meterLast, meterReplay, meterStart, meterStop, type RecordedCalls } from "../meter";
+import { meterLast, meterPause, meterReplay, meterStart, meterStop, type RecordedCalls } from "../meter";
 import { dumpTables, restoreTables, type TableRows } from "./bench-replay";
 import { RpcTarget } from "cloudflare:workers";
 
@@ -136,6 +136,12 @@ export class TenantBench extends RpcTarget {
     meterStart(tenantObjectNamed(tenantId));
     meterStart(usersOf(tenantId));
     windows.set(tenantId, { outbox: outboxHead(this.sql), rows: dumpTables(this.sql) });
+  }
+
+  /** Pauses or resumes this tenant's window (nothing counted while paused). */
+  meterPause(tenantId: string, paused: boolean): void {
+    meterPause(tenantObjectNamed(tenantId), paused);
+    meterPause(usersOf(tenantId), paused);
   }
 
   meterStop(tenantId: string) {

@@ -25,7 +25,12 @@ export type DispatchStop =
   | { kind: "denied"; action_name: string; command: Extract<ActionCommand, { type: "deny" }> }
   | { kind: "failed"; action_name: string; message: string }
   /** `api.redirect.sendUserTo` (issue 32): the pipeline is suspended after this action, at `index`. */
-  | { kind: "redirect"; action_name: string; action_id: string; index: number; url: string };
+  | { kind: "redirect"; action_name: string; action_id: string; index: number; url: string }
+  /**
+   * `api.authentication.challengeWith/enrollWith(Any)` (issue 32): the actions after this one wait until the
+   * user passed or enrolled one of `factors` (the reference's rule); the pipeline resumes after `index`.
+   */
+  | { kind: "authentication"; action_name: string; action_id: string; index: number; op: "challenge" | "enroll"; factors: string[] };
 
 /** Options of a dispatch that resumes a suspended pipeline or passes the harness more than the event. */
 export interface DispatchOptions {
@@ -33,7 +38,12 @@ export interface DispatchOptions {
    * Resumes after a redirect (issue 32): the action at `index` runs its `onContinuePostLogin`, the ones
    * after it their usual handler; `prior` is what the runs before the suspension produced.
    */
-  resume?: { index: number; prior: { commands: ActionCommand[]; results: ActionExecutionResult[] } };
+  resume?: {
+    index: number;
+    prior: { commands: ActionCommand[]; results: ActionExecutionResult[] };
+    /** After an MFA step the actions asked for: the action at `index` already ran, so nothing runs its `onContinuePostLogin`. */
+    fresh?: boolean;
+  };
   /** The harness context of every run (the login's redirect state, the trigger's cache). */
   context?: Json;
 }
@@ -107,7 +117,7 @@ export async function dispatchTrigger(
   for (const [index, action] of bound.entries()) {
     if (!spec) break;
     if (index < start) continue;
-    const handler = options.resume && index === start ? CONTINUE_HANDLER : spec.handler;
+    const handler = options.resume && !options.resume.fresh && index === start ? CONTINUE_HANDLER : spec.handler;
     let run: ActionRun;
     try {
       const secrets = await openSecrets(env.encryptionKey, action.action_id, action.secrets_enc);
@@ -144,6 +154,11 @@ export async function dispatchTrigger(
     const redirect = run.commands.findLast((c): c is Extract<ActionCommand, { type: "redirect" }> => c.type === "redirect");
     if (redirect) {
       stop = { kind: "redirect", action_name: action.action_name, action_id: action.action_id, index, url: redirect.url };
+      break;
+    }
+    const factor = run.commands.findLast((c): c is Extract<ActionCommand, { type: "authentication" }> => c.type === "authentication");
+    if (factor) {
+      stop = { kind: "authentication", action_name: action.action_name, action_id: action.action_id, index, op: factor.op, factors: factor.factors };
       break;
     }
   }

@@ -3,6 +3,11 @@ import { CACHE_LIMITS } from "./cache";
 /** The longest URL `api.redirect.sendUserTo` may send a browser to, query and `state` included. */
 export const MAX_REDIRECT_URL_LENGTH = 4096;
 
+/** `api.multifactor.enable` providers this service can honour (`duo` is refused with its own message). */
+export const MFA_PROVIDERS = ["any", "guardian", "google-authenticator"] as const;
+/** The reference's factor types `api.authentication.*` accepts here (`email`, `push-notification`: no such factor). */
+export const ACTION_FACTORS = ["otp", "phone", "webauthn-platform", "webauthn-roaming", "recovery-code"] as const;
+
 /**
  * The post-login members of the sandbox's `api` that need more than recording a command (issue 32 point 3),
  * as text for the harness module: `api.redirect` (sendUserTo with the login's `state`, HS256 session tokens
@@ -75,6 +80,63 @@ function redirectApi(push, ctx, request) {
       if (typeof claims.exp !== "number" || claims.exp <= nowS()) throw new Error("The " + name + " has expired");
       if (claims.state !== r.state) throw new Error("The " + name + " was not issued for this login (state mismatch)");
       return claims;
+    },
+  };
+}
+
+const MFA_PROVIDERS = ${JSON.stringify(MFA_PROVIDERS)};
+const FACTORS = ${JSON.stringify(ACTION_FACTORS)};
+
+function multifactorApi(push, api) {
+  return {
+    enable(provider, options) {
+      const name = String(provider);
+      if (name === "duo") throw new Error("api.multifactor.enable: the duo provider is not supported by this service");
+      if (!MFA_PROVIDERS.includes(name)) throw new TypeError("api.multifactor.enable: provider must be one of " + MFA_PROVIDERS.join(", "));
+      if (options !== undefined && options !== null && typeof options !== "object") throw new TypeError("api.multifactor.enable: options must be an object");
+      push({ type: "mfa", provider: name, allow_remember_browser: Boolean(options && options.allowRememberBrowser === true) });
+      return api;
+    },
+  };
+}
+
+// A factor is { type, options? } as the reference has it; the type must be one this service has.
+function factorType(factor, what, op) {
+  const type = factor && typeof factor === "object" ? String(factor.type) : "";
+  if (type === "email" || type === "push-notification") throw new Error(what + ": the " + type + " factor is not available on this service");
+  if (!FACTORS.includes(type)) throw new TypeError(what + ": each factor is an object whose type is one of " + FACTORS.join(", "));
+  if (op === "enroll" && type === "recovery-code") throw new TypeError(what + ": recovery codes are challenged, not enrolled");
+  return type;
+}
+
+function authenticationApi(push, api) {
+  const request = (op, what, list) => {
+    if (!Array.isArray(list) || list.length === 0) throw new TypeError(what + " needs at least one factor");
+    if (list.length > 8) throw new TypeError(what + " takes at most 8 factors");
+    const factors = [...new Set(list.map((f) => factorType(f, what, op)))];
+    push({ type: "authentication", op, factors });
+    return api;
+  };
+  const extra = (options, what) => {
+    const more = options === undefined || options === null ? undefined : options.additionalFactors;
+    if (more !== undefined && !Array.isArray(more)) throw new TypeError(what + ": options.additionalFactors must be an array");
+    return more || [];
+  };
+  return {
+    challengeWith(factor, options) { return request("challenge", "api.authentication.challengeWith", [factor, ...extra(options, "api.authentication.challengeWith")]); },
+    challengeWithAny(factors) { return request("challenge", "api.authentication.challengeWithAny", factors); },
+    enrollWith(factor, options) { return request("enroll", "api.authentication.enrollWith", [factor, ...extra(options, "api.authentication.enrollWith")]); },
+    enrollWithAny(factors) { return request("enroll", "api.authentication.enrollWithAny", factors); },
+  };
+}
+
+function refreshTokenApi(push, api, event) {
+  const refreshing = Boolean(event && event.transaction && event.transaction.protocol === "oauth2-refresh-token");
+  return {
+    revoke(reason) {
+      if (!refreshing) throw new Error("api.refreshToken.revoke can only be used in a refresh token exchange (event.transaction.protocol oauth2-refresh-token)");
+      push({ type: "revoke_refresh_token", reason: reason === undefined || reason === null ? null : String(reason) });
+      return api;
     },
   };
 }

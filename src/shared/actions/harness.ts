@@ -8,7 +8,7 @@ import { ALLOWED_MODULES } from "./module-access";
  * plain text handed to the Worker Loader, never evaluated by the host. Bumping HARNESS_VERSION changes every
  * loader id, so no isolate keeps an older harness.
  */
-export const HARNESS_VERSION = "h6";
+export const HARNESS_VERSION = "h7";
 
 /**
  * `guard.js`, evaluated before the tenant module (ES module imports run in order): defines the step guard as
@@ -209,15 +209,9 @@ function buildApi(kind, run, ctx, event) {
     api.redirect = redirectApi(push, ctx, said);
     api.cache = cacheApi(push, ctx);
     api.session = { revoke(reason) { push({ type: "revoke_session", reason: text(reason) }); return api; } };
-    api.refreshToken = { revoke: unsupported("api.refreshToken.revoke") };
-    api.multifactor = { enable: unsupported("api.multifactor.enable") };
-    api.authentication = {
-      challengeWith: unsupported("api.authentication.challengeWith"),
-      challengeWithAny: unsupported("api.authentication.challengeWithAny"),
-      enrollWith: unsupported("api.authentication.enrollWith"),
-      enrollWithAny: unsupported("api.authentication.enrollWithAny"),
-      recordMethod: unsupported("api.authentication.recordMethod"),
-    };
+    api.refreshToken = refreshTokenApi(push, api, event);
+    api.multifactor = multifactorApi(push, api);
+    api.authentication = { ...authenticationApi(push, api), recordMethod: unsupported("api.authentication.recordMethod") };
   } else if (kind === "credentials-exchange") {
     api.access = { deny(code, reason) { push({ type: "deny", code: text(code), reason: text(reason) }); return api; } };
     api.accessToken = claims("access_token");

@@ -7,7 +7,7 @@ import { toBase64Url } from "../crypto/encoding";
 import { randomToken } from "../crypto/random";
 import { type EgressCall, type EgressProps, egressLimitsFrom } from "./egress";
 import { HARNESS_VERSION, sandboxModules } from "./harness";
-import { MAX_REDIRECT_URL_LENGTH } from "./harness-post-login";
+import { ACTION_FACTORS, MAX_REDIRECT_URL_LENGTH, MFA_PROVIDERS } from "./harness-post-login";
 
 /** Sandbox limits (docs/actions.md): a wall-clock timeout guarded inside the isolate, and CPU in production. */
 export interface SandboxLimits {
@@ -46,6 +46,10 @@ const command = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cache"), op: z.enum(["set", "delete"]), key: z.string().max(256), value: z.string().max(8192).optional(), expires_at: z.number().optional() }),
   z.object({ type: z.literal("revoke_session"), reason: z.string().nullable() }),
   z.object({ type: z.literal("revoke_refresh_token"), reason: z.string().nullable() }),
+  // api.multifactor.enable: MFA at the end of the pipeline (provider narrows the factors).
+  z.object({ type: z.literal("mfa"), provider: z.enum(MFA_PROVIDERS), allow_remember_browser: z.boolean() }),
+  // api.authentication.challengeWith(Any) / enrollWith(Any): the pipeline waits for the factor (issue 32 point 3).
+  z.object({ type: z.literal("authentication"), op: z.enum(["challenge", "enroll"]), factors: z.array(z.enum(ACTION_FACTORS)).min(1).max(8) }),
 ]);
 export type ActionCommand = z.infer<typeof command>;
 

@@ -35,4 +35,6 @@ export const encryptionContext = {
   settingsSecret: (key: string, path: string) => `settings_secret:${key}:${path}`,
   /** The admin console's login transaction cookie (state, PKCE verifier, return path): opens only as that. */
   consoleLogin: () => "console_login_transaction",
+  /** The console's "try login" transaction cookie (state, PKCE verifier, nonce) for one tenant: opens only there. */
+  consoleTryLogin: (tenantId: string) => `console_try_login:${tenantId}`,
 } as const;

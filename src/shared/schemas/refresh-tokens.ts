@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toBase64Url, utf8 } from "../crypto/encoding";
 import { stringMetadata } from "./string-metadata";
 
 /**
@@ -88,4 +89,29 @@ export interface RefreshTokenRecord {
   revoked_at: string | null;
   /** The reference platform's `refresh_token_metadata`: string values, `{}` when unset (shared by the family). */
   metadata: Record<string, string>;
+}
+
+/**
+ * A refresh token's id on the management API (GET /refresh-tokens/{id}) and in a post-login action's
+ * `event.refresh_token.id`: the token's id and its user, so a read reaches the user's object without a
+ * tenant-wide index.
+ */
+export const refreshTokenApiId = (t: Pick<RefreshTokenRecord, "id" | "user_id">) => `${t.id}.${toBase64Url(utf8(t.user_id))}`;
+
+/** `event.refresh_token` of a post-login action on the refresh-token exchange (the reference's fields). */
+export function refreshTokenEvent(t: RefreshTokenRecord) {
+  return {
+    id: refreshTokenApiId(t),
+    user_id: t.user_id,
+    client_id: t.client_id,
+    session_id: t.session_id,
+    created_at: t.created_at,
+    expires_at: t.expires_at,
+    idle_expires_at: t.idle_expires_at,
+    last_exchanged_at: t.last_exchanged_at,
+    device: t.device,
+    rotating: true,
+    resource_servers: t.audience ? [{ audience: t.audience, scopes: t.scope }] : [],
+    metadata: t.metadata,
+  };
 }

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../schemas/users";
+import type { UserRecord, UserWithSecret } from "../schemas/users";
 import type { ActionEffects } from "../schemas/actions";
 import type { Json } from "./json";
 
@@ -52,6 +52,18 @@ export interface LoginSession {
   user_id: string | null;
   created_at: string;
   expires_at: string;
+}
+
+/**
+ * The login form's POST in one read of the tenant (issue 31, `logins().passwordRead`): the login session and,
+ * per database connection the worker named, the account with the submitted email (its hash included) and
+ * whether account linking by verified email would link it now (null for an account that is already linked).
+ */
+export interface PasswordLoginRead {
+  session: LoginSession | null;
+  /** The normalized email the accounts were looked up by. */
+  email: string;
+  accounts: Record<string, (UserWithSecret & { links: boolean | null }) | null>;
 }
 
 /** A browser session as the worker prepares it (the secret's hash only; the secret goes to the cookie). */

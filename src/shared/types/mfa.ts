@@ -43,6 +43,22 @@ export interface MfaPending {
   ticket_factor?: string;
   /** The passkey enrollment offer after a password login was answered. */
   passkey_offer_done?: boolean;
+  /** A second factor a post-login action asked for (issue 32), and the pipeline waiting for it. */
+  action?: MfaActionStep;
+}
+
+/**
+ * The MFA step of a post-login action: `api.multifactor.enable` (`any`), `api.authentication.challengeWith(Any)`
+ * (`challenge`: only `factors`), `enrollWith(Any)` (`enroll`: a user who has a factor answers one first, phase
+ * `challenge`, then enrolls one of `factors`, phase `enroll`; issue 25 finding 1).
+ */
+export interface MfaActionStep {
+  mode: "any" | "challenge" | "enroll";
+  /** The reference's factor types (`otp`, `phone`, `webauthn-platform`, `webauthn-roaming`, `recovery-code`); null: any. */
+  factors: string[] | null;
+  phase?: "challenge" | "enroll";
+  /** The suspended post-login pipeline (the worker's `SuspendedDispatch`), resumed once the step is done. */
+  dispatch: { action_id: string; index: number; commands: Json[]; results: Json[] };
 }
 
 /** A new MFA transaction as the worker prepared it (secret hashed, ids generated). */

@@ -31,10 +31,13 @@ export async function linkAccountFor(
   client: ClientRecord,
   user: UserRecord,
   trigger: "post-user-login" | "post-user-registration",
+  /** Read with the login form (issue 31): when it says this user would not be linked, no commit is made. */
+  hint?: { user_id: string; links: boolean },
 ): Promise<UserRecord> {
   const mode = linkingMode(c, client);
   const wanted = mode === "builtin" || (mode === "template" && (config.linkingTriggers ?? []).includes(trigger));
   if (!wanted) return user;
+  if (hint && hint.user_id === user.user_id && !hint.links) return user;
   const actor = { type: "system" as const, id: null, client_id: client.client_id };
   const outcome = await tenantObject(c.env, c.var.tenant.id).accountLinking(auditContext(c, { actor })).linkByEmail(user.user_id);
   return outcome.user ?? user;

@@ -6,7 +6,7 @@ import { hashPassword } from "../../shared/crypto/passwords";
 import { isEmailAddress } from "../../shared/email-address";
 import { problem } from "../../shared/errors";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
-import { type NewUser, normalizeEmail, type UserRecord } from "../../shared/schemas/users";
+import { metadataProblem, type NewUser, normalizeEmail, textProblem, type UserRecord } from "../../shared/schemas/users";
 import type { Json, TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
@@ -85,12 +85,18 @@ export function userFromProfile(
   };
   for (const field of ["name", "given_name", "family_name", "nickname", "picture", "username"] as const) {
     const value = text(p[field]);
+    const wrong = value === null ? null : textProblem(value);
+    if (wrong) return { ok: false, message: `The profile's ${field} ${wrong}` };
     if (value) user[field] = value;
   }
-  const app = object(p.app_metadata);
-  const meta = object(p.user_metadata);
-  if (app) user.app_metadata = app;
-  if (meta) user.user_metadata = meta;
+  // The management API's rules for metadata hold here too (16 KB each, no reserved keys, no bad text).
+  for (const field of ["app_metadata", "user_metadata"] as const) {
+    if (p[field] === undefined || p[field] === null) continue;
+    const value = object(p[field]);
+    const wrong = value ? metadataProblem(p[field]) : "must be an object";
+    if (wrong || !value) return { ok: false, message: `The profile's ${field} ${wrong}` };
+    user[field] = value;
+  }
   return { ok: true, user };
 }
 

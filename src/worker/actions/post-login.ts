@@ -42,6 +42,21 @@ export interface ResumedDispatch {
   body: Record<string, Json>;
 }
 
+/**
+ * A second factor the actions asked for (issue 32 point 3): `api.multifactor.enable` at the end of the
+ * pipeline (`mode: "any"`), or `api.authentication.challengeWith(Any)` / `enrollWith(Any)` in the middle of it,
+ * after which the remaining actions wait. The MFA state machine (src/worker/login/mfa) runs the step; once the
+ * factor was passed, the pipeline resumes after `dispatch.index` with what ran before.
+ */
+export interface ActionMfa {
+  mode: "any" | "challenge" | "enroll";
+  /** The reference's factor types (`otp`, `phone`, `webauthn-platform`, ...); null: any the tenant enables. */
+  factors: string[] | null;
+  /** `allowRememberBrowser`: an SSO login whose browser session already passed MFA needs no new step. */
+  allow_remember_browser?: boolean;
+  dispatch: SuspendedDispatch;
+}
+
 /** Scopes the actions added to or removed from the access token (`api.accessToken.addScope/removeScope`). */
 export interface AccessScopeChanges {
   add: string[];
@@ -55,9 +70,20 @@ export type PostLoginOutcome =
       access_scope?: AccessScopeChanges;
       /** The pipeline was suspended: nothing is issued, the browser goes to the action's page. */
       redirect?: PendingRedirect;
+      /** The pipeline waits for a second factor: nothing is issued, the browser goes to /u2/mfa. */
+      mfa?: ActionMfa;
       effects: LoginEffects | null;
     }
-  | { ok: false; description: string; effects: LoginEffects | null; revoke_session?: boolean };
+  | {
+      ok: false;
+      description: string;
+      effects: LoginEffects | null;
+      revoke_session?: boolean;
+      /** `api.refreshToken.revoke`: the exchange is refused and the presented token's family revoked. */
+      revoke_refresh_token?: boolean;
+      /** The OAuth error, when not `access_denied` (a factor asked for in a prompt=none login: `login_required`). */
+      error?: "login_required";
+    };
 
 export interface PostLoginInput {
   config: TenantConfig;
@@ -78,6 +104,12 @@ export interface PostLoginInput {
   interactive?: boolean;
   /** Resuming after a redirect (`/continue`). */
   resume?: ResumedDispatch | undefined;
+  /** Resuming after the second factor the actions asked for (the asking action ran already). */
+  afterMfa?: SuspendedDispatch | undefined;
+  /** The refresh-token exchange's token, as `event.refresh_token` (the reference's fields). */
+  refreshToken?: Record<string, Json>;
+  /** A login answered from a browser session (SSO): `allowRememberBrowser` lets that session's MFA count. */
+  sso?: boolean;
 }
 
 /**
@@ -126,6 +158,7 @@ function postLoginEvent(c: AppContext, input: PostLoginInput): Record<string, Js
     ...(input.audience ? { resource_server: { identifier: input.audience } } : {}),
     ...(input.organization ? { organization: { id: input.organization } } : {}),
     ...(input.sessionId ? { session: { id: input.sessionId } } : {}),
+    ...(input.refreshToken ? { refresh_token: input.refreshToken } : {}),
   };
 }
 
@@ -152,9 +185,15 @@ export async function runPostLogin(c: AppContext, input: PostLoginInput): Promis
     },
     cache: cache as unknown as Json,
   };
-  const resume = input.resume ? resumeAt(input) : undefined;
-  if (input.resume && !resume) return { ok: false, description: "The action that redirected this login is no longer bound to the login flow", effects: null };
-  const outcome = await dispatch(c, input.config, "post-login", postLoginEvent(c, input), { context, ...(resume ? { resume } : {}) });
+  const resume = input.resume ? resumeAt(input) : input.afterMfa ? resumeAfterMfa(input.config, input.afterMfa) : undefined;
+  if ((input.resume || input.afterMfa) && !resume) return { ok: false, description: "The action that suspended this login is no longer bound to the login flow", effects: null };
+  const event = postLoginEvent(c, input);
+  let outcome = await dispatch(c, input.config, "post-login", event, { context, ...(resume ? { resume } : {}) });
+  // A challenge for a factor this login already passed is met at once: the next actions run now.
+  while (outcome.stop?.kind === "authentication" && outcome.stop.op === "challenge" && passedOneOf(input.amr, outcome.stop.factors)) {
+    const prior = { commands: outcome.commands, results: outcome.execution.results };
+    outcome = await dispatch(c, input.config, "post-login", event, { context, resume: { index: outcome.stop.index + 1, prior, fresh: true } });
+  }
   await storeCacheWrites(c, cache, outcome.commands);
   const who = { user_id: input.user.user_id, client_id: input.client.client_id };
   const base = { execution: outcome.execution, warnings: [] as ActionWarning[], app_metadata: {}, user_metadata: {} };
@@ -166,6 +205,8 @@ export async function runPostLogin(c: AppContext, input: PostLoginInput): Promis
   }
   const revoke = outcome.commands.find((x): x is Extract<ActionCommand, { type: "revoke_session" }> => x.type === "revoke_session");
   if (revoke) return { ok: false, description: revoke.reason ?? "The session was revoked by an action", effects, revoke_session: true };
+  const revokeRefresh = outcome.commands.find((x): x is Extract<ActionCommand, { type: "revoke_refresh_token" }> => x.type === "revoke_refresh_token");
+  if (revokeRefresh) return { ok: false, description: revokeRefresh.reason ?? "The refresh token was revoked by an action", effects, revoke_refresh_token: true };
   if (outcome.stop?.kind === "redirect") {
     const { action_id, index } = outcome.stop;
     // The sandbox already refused anything else; the host holds to it too, and sends the parsed URL.
@@ -173,6 +214,11 @@ export async function runPostLogin(c: AppContext, input: PostLoginInput): Promis
     if (!url) return { ok: false, description: "api.redirect.sendUserTo needs an absolute http or https URL", effects };
     // Nothing is applied yet: the effects of the runs so far wait with the suspended pipeline.
     return { ok: true, redirect: { location: url, state: next, dispatch: { action_id, index, commands: outcome.commands, results: outcome.execution.results } }, effects: null };
+  }
+  const mfa = await mfaAsked(c, input, outcome);
+  if (mfa) {
+    if (input.interactive !== true) return { ok: false, effects, ...cannotPrompt(input) };
+    return { ok: true, mfa, effects: null };
   }
   const claims = tokenClaims(c, outcome, { systemAudience: input.audience === MANAGEMENT_AUDIENCE, ...who });
   effects.warnings = claims.warnings;
@@ -186,6 +232,54 @@ function resumeAt(input: PostLoginInput): { index: number; prior: { commands: Ac
   if (!stored) return undefined;
   const index = boundTo(input.config, "post-login").findIndex((b) => b.action_id === stored.action_id);
   return index < 0 ? undefined : { index, prior: { commands: stored.commands, results: stored.results } };
+}
+
+/** Where a pipeline resumes after the second factor it asked for: after the asking action, in the bindings of now. */
+function resumeAfterMfa(config: TenantConfig, stored: SuspendedDispatch): { index: number; prior: { commands: ActionCommand[]; results: ActionExecutionResult[] }; fresh: true } | undefined {
+  const index = boundTo(config, "post-login").findIndex((b) => b.action_id === stored.action_id);
+  return index < 0 ? undefined : { index: index + 1, prior: { commands: stored.commands, results: stored.results }, fresh: true };
+}
+
+/** The amr value (RFC 8176, as the MFA screens record it) each of the reference's factor types earns. */
+const FACTOR_AMR: Record<string, string> = { otp: "otp", phone: "sms", "webauthn-platform": "hwk", "webauthn-roaming": "hwk", "recovery-code": "recovery-code" };
+
+/** Whether this login already passed one of the factors (the reference: "a matching factor in this transaction"). */
+const passedOneOf = (amr: string[] | undefined, factors: readonly string[]) => Boolean(amr?.includes("mfa") && factors.some((f) => amr.includes(FACTOR_AMR[f] ?? f)));
+
+/**
+ * The second factor a finished or stopped pipeline asks for, or null: `api.authentication.*` stopped it, or
+ * `api.multifactor.enable` was called (the last call wins) and the login has not passed MFA. With
+ * `allowRememberBrowser`, an SSO login whose browser session passed MFA before needs none.
+ */
+async function mfaAsked(c: AppContext, input: PostLoginInput, outcome: Awaited<ReturnType<typeof dispatch>>): Promise<ActionMfa | null> {
+  const results = outcome.execution.results;
+  if (outcome.stop?.kind === "authentication") {
+    const { action_id, index, op, factors } = outcome.stop;
+    return { mode: op, factors, dispatch: { action_id, index, commands: outcome.commands, results } };
+  }
+  const enable = outcome.commands.findLast((x): x is Extract<ActionCommand, { type: "mfa" }> => x.type === "mfa");
+  if (!enable || input.amr?.includes("mfa")) return null;
+  if (enable.allow_remember_browser && input.sso && input.sessionId) {
+    const earned = await tenantObject(c.env, c.var.tenant.id).mfa().sessionAmr(input.sessionId);
+    if (earned.includes("mfa")) return null;
+  }
+  const bound = boundTo(input.config, "post-login");
+  const last = bound[bound.length - 1];
+  if (!last) return null;
+  return {
+    mode: "any",
+    factors: enable.provider === "google-authenticator" ? ["otp"] : null,
+    allow_remember_browser: enable.allow_remember_browser,
+    dispatch: { action_id: last.action_id, index: bound.length - 1, commands: outcome.commands, results },
+  };
+}
+
+/** A factor asked for where no page can be shown: a refresh token exchange, or a prompt=none login. */
+function cannotPrompt(input: PostLoginInput): { description: string; error?: "login_required" } {
+  if (input.protocol === "oauth2-refresh-token") {
+    return { description: "Multifactor authentication was requested by an action, but a refresh token exchange cannot prompt for it (skip it when event.transaction.protocol is oauth2-refresh-token)" };
+  }
+  return { description: "Multi-factor authentication required", error: "login_required" };
 }
 
 /** `api.accessToken.addScope/removeScope`, in order (the last call on a scope wins); none: undefined. */

@@ -1,3 +1,4 @@
+import { decodeJwt } from "jose";
 
 /** One management API call the console made for the page: what "Show the API call" prints (issue 30). */
 export interface ApiCall {
@@ -32,11 +33,30 @@ export interface ApiTransport {
 
 export class ApiClient {
   readonly calls: ApiCall[] = [];
+  private granted: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly transport: ApiTransport,
     private readonly token: string,
   ) {}
+
+  /**
+   * The management scopes the operator's token carries (its `scope` claim: the permissions the operator held
+   * at login). Pages use it only to hide controls the API would refuse; the API checks every call itself.
+   */
+  get scopes(): ReadonlySet<string> {
+    if (!this.granted) {
+      let scope = "";
+      try {
+        const claims = decodeJwt(this.token);
+        scope = typeof claims.scope === "string" ? claims.scope : "";
+      } catch {
+        scope = "";
+      }
+      this.granted = new Set(scope.split(" ").filter(Boolean));
+    }
+    return this.granted;
+  }
 
   get<T = unknown>(tenant: string | null, path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<ApiResult<T>> {
     const params = new URLSearchParams();
@@ -96,8 +116,8 @@ export class ApiClient {
   }
 }
 
-/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret). */
-const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token"]);
+/** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret; issue 32: a custom database's configuration). */
+const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token", "configuration"]);
 
 function redacted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redacted);

@@ -14,8 +14,6 @@ export interface Operator {
   idHash: string;
   /** Tenants this session opened, most recent first (the tenant switcher). */
   recentTenants: string[];
-  /** The management scopes the operator's token carries (its `scope` claim): which write controls a page shows. */
-  scopes: ReadonlySet<string>;
 }
 
 /** In-process dispatch into the service's own route table: every console action is a real request to it. */
@@ -28,9 +26,3 @@ export type ConsoleEnv = {
 };
 
 export type ConsoleContext = Context<ConsoleEnv>;
-
-/**
- * Whether the operator holds a management scope (issue 30 "a Viewer sees no edit controls"): pages hide the
- * forms and buttons of writes the operator cannot make. Display only: the API checks every call again.
- */
-export const can = (c: ConsoleContext, scope: string): boolean => c.var.operator?.scopes.has(scope) ?? false;

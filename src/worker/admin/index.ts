@@ -9,7 +9,7 @@ import { sendConsoleError } from "./render";
 import { actionScreen, actionsScreen, createAction, deployAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { addApiScope, apiScreen, changePermissions, roleScreen, updateApi } from "./screens/catalog";
-import { connectionScreen, switchConnectionClient, updateConnection } from "./screens/connection";
+import { connectionScreen, saveCustomDatabase, switchConnectionClient, updateConnection } from "./screens/connection";
 import { brandingScreen, saveTemplate, saveTheme } from "./screens/branding";
 import { addDomain, deleteDomain, domainScreen, domainsScreen, verifyDomain } from "./screens/domains";
 import { homeScreen } from "./screens/home";
@@ -20,8 +20,10 @@ import { createInvitation, organizationScreen } from "./screens/organizations";
 import { protectionScreen, saveBreachedPassword, saveBruteForce, saveSuspiciousIp } from "./screens/protection";
 import { saveSettings, settingsScreen } from "./screens/settings";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
+import { createTryApplication, startTryLogin, tryLoginCallback, tryLoginScreen } from "./screens/try-login";
+import { ACCESS_WRITES } from "./screens/user-access";
 import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, webhooksScreen } from "./screens/webhooks";
-import { changeRoles, createUser, deleteUser, setBlocked, userScreen, usersScreen } from "./screens/users";
+import { changeRoles, createUser, deleteUser, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
 import { rememberTenant, requireOperator } from "./session";
 
 /**
@@ -71,6 +73,7 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/users/:id/delete", deleteUser);
   operator.post("/t/:tenant/users/:id/roles", changeRoles(true));
   operator.post("/t/:tenant/users/:id/roles/remove", changeRoles(false));
+  for (const write of ACCESS_WRITES) operator.post(`/t/:tenant/users/:id/${write}`, userAccessWrite(write));
   operator.get("/t/:tenant/actions", (c) => actionsScreen(c));
   operator.post("/t/:tenant/actions", createAction);
   operator.get("/t/:tenant/actions/:id", (c) => actionScreen(c));
@@ -85,6 +88,11 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/connections/:id", (c) => connectionScreen(c));
   operator.post("/t/:tenant/connections/:id", updateConnection);
   operator.post("/t/:tenant/connections/:id/clients", switchConnectionClient);
+  operator.post("/t/:tenant/connections/:id/database", saveCustomDatabase);
+  operator.get("/t/:tenant/try-login", (c) => tryLoginScreen(c));
+  operator.post("/t/:tenant/try-login", createTryApplication);
+  operator.get("/t/:tenant/try-login/start", startTryLogin);
+  operator.get("/t/:tenant/try-login/callback", tryLoginCallback);
   operator.get("/t/:tenant/logs", (c) => logsScreen(c));
   operator.get("/t/:tenant/logs/:id", (c) => logScreen(c));
   operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { decodeJwt } from "jose";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { now } from "../../shared/clock";
 import { CONSOLE_PATH, type NewConsoleSession } from "../../shared/console";
@@ -98,7 +97,6 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     authTime: Number(session.profile.auth_time ?? 0),
     idHash,
     recentTenants: (session.profile.recent_tenants ?? "").split(",").filter(Boolean),
-    scopes: tokenScopes(token),
   });
   const forwarded: Record<string, string> = {};
   for (const name of ["cf-connecting-ip", "user-agent"]) {
@@ -121,13 +119,3 @@ export const rememberTenant: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
   if (c.req.method !== "GET" || c.res.status !== 200 || !tenant || !operator || operator.recentTenants[0] === tenant) return;
   await controlPlaneUser(c, operator.userId).consoleSessions().rememberTenant(operator.idHash, tenant);
 };
-
-/** The `scope` claim of the operator's own token (issued to the console by this service, kept server-side). */
-function tokenScopes(token: string): ReadonlySet<string> {
-  try {
-    const scope = decodeJwt(token).scope;
-    return new Set(typeof scope === "string" ? scope.split(" ").filter(Boolean) : []);
-  } catch {
-    return new Set();
-  }
-}

@@ -1,4 +1,7 @@
 import { normalizeEmail } from "../../shared/schemas/users";
+import type { PasswordLoginRead } from "../../shared/types";
+import { tenantObject } from "../tenant/stubs";
+import { configOf, DATABASE_STRATEGY } from "./connection";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
@@ -85,7 +88,16 @@ export async function loginPage(c: AppContext): Promise<Response> {
  * (session cookie, authorization response) exactly once.
  */
 export async function loginSubmit(c: AppContext): Promise<Response> {
-  const submitted = await submittedForm(c, "login");
+  // Issue 31: the login session, the account by the submitted email in the tenant's database connections and
+  // whether linking would link it, in one round trip (the offer picks the connection once the session is known).
+  let prefetched: PasswordLoginRead | undefined;
+  const databases = (await configOf(c)).connections.filter((x) => x.strategy === DATABASE_STRATEGY).map((x) => x.name);
+  const submitted = await submittedForm(c, "login", undefined, async (state, fields) => {
+    const logins = tenantObject(c.env, c.get("tenant").id).logins();
+    if (!fields?.email || !databases.length) return logins.get(state);
+    prefetched = await logins.passwordRead(state, fields.email, databases);
+    return prefetched.session;
+  });
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
   const offer = loginOffer(t);
@@ -99,12 +111,12 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
     const error = { code: "MISSING_CREDENTIALS", message: "Enter your email address and password." };
     return renderLogin(c, t, offer, { email, error }, 400);
   }
-  const check = await verifyPassword(c, email, password, connection, t.client.client_id);
+  const check = await verifyPassword(c, email, password, connection, t.client.client_id, prefetched);
   if (!check.ok) {
     const error = { code: publicLoginCode(check.code), message: LOGIN_FAILURE_MESSAGES[check.code] };
     return renderLogin(c, t, offer, { email, error }, check.status);
   }
   // SPEC §3.5: under an MFA policy the login session waits in awaiting_mfa for the second factor (in finishLogin).
-  const response = await finishLogin(c, t.loginSession, t.client, check.user);
+  const response = await finishLogin(c, t.loginSession, t.client, check.user, undefined, check.linking);
   return response ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
 }

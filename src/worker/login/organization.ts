@@ -120,18 +120,18 @@ export async function organizationGate(
   user: UserRecord,
   loginSessionId: string | null,
 ): Promise<Response | null> {
-  const orgs = tenantObject(c.env, c.var.tenant.id).organizations(
-    auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }),
-  );
+  // Opened only when used: opening the facade is a round trip into the object by itself (issue 31).
+  const orgs = () =>
+    tenantObject(c.env, c.var.tenant.id).organizations(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }));
   if (!request.organization) {
     if (!choosesOrganizationAfterLogin(request, client)) return null;
     // Only the post-login prompt gets here without an organization: the user chooses one next.
-    if (loginSessionId && (await orgs.holdForChoice(loginSessionId, user.user_id))) {
+    if (loginSessionId && (await orgs().holdForChoice(loginSessionId, user.user_id))) {
       return c.redirect(`/u2/organization?state=${encodeURIComponent(loginSessionId)}`, 302);
     }
     return refuseToClient(c, request, client, "invalid_request", "parameter organization is required for this client");
   }
-  const outcome = await orgs.admitLogin({
+  const outcome = await orgs().admitLogin({
     organization_id: request.organization,
     user_id: user.user_id,
     email: user.email,

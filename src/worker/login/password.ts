@@ -2,7 +2,8 @@ import { BCRYPT_MAX_COST, bcryptCost } from "../../shared/crypto/bcrypt-cost";
 import { checkPassword } from "../../shared/crypto/passwords";
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
-import type { UserRecord } from "../../shared/schemas/users";
+import type { UserRecord, UserWithSecret } from "../../shared/schemas/users";
+import type { PasswordLoginRead } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { tenantObject, userObject } from "../tenant/stubs";
@@ -11,6 +12,7 @@ import { isAllowlisted } from "../../shared/ip";
 import { clientIp, isIpThrottled } from "./ip-throttle";
 import { customDatabaseOf } from "../../shared/actions/db-scripts";
 import { loginThroughScript } from "../actions/custom-db";
+import { scriptLoginMark } from "../../shared/actions/migration-report";
 
 /** Interactive login failures (SPEC §7 table). */
 export type LoginFailureCode =
@@ -22,7 +24,16 @@ export type LoginFailureCode =
   | "EMAIL_NOT_VERIFIED"
   | "CUSTOM_DB_ERROR";
 
-export type PasswordCheck = { ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
+/**
+ * What the login form's one read said about account linking for the user that logged in (issue 31): when
+ * `links` is false the worker skips the linking commit (linking by email would not link this account).
+ */
+export interface LinkingHint {
+  user_id: string;
+  links: boolean;
+}
+
+export type PasswordCheck = { ok: true; user: UserRecord; linking?: LinkingHint } | { ok: false; code: LoginFailureCode; status: 403 | 429 };
 
 /** What a person is told. An unknown user and a wrong password read the same (no account enumeration). */
 export const LOGIN_FAILURE_MESSAGES: Record<LoginFailureCode, string> = {
@@ -69,8 +80,10 @@ export async function verifyPassword(
   password: string,
   connection?: Pick<ConnectionRecord, "name" | "options">,
   clientId: string | null = null,
+  /** The login form's one read (issue 31): its account is used when it was read for this email and connection. */
+  prefetched?: PasswordLoginRead,
 ): Promise<PasswordCheck> {
-  const check = await verify(c, email, password, connection, clientId);
+  const check = await verify(c, email, password, connection, clientId, prefetched);
   if (!check.ok) {
     // SPEC §2.10: every refused login leaves its log event (fu / fp / f), committed before the answer.
     const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: clientId } });
@@ -81,17 +94,27 @@ export async function verifyPassword(
   return check.ok ? check : { ok: false, code: check.code, status: check.status };
 }
 
+const withoutLinks = ({ links: _links, ...account }: UserWithSecret & { links?: boolean | null }): UserWithSecret => account;
+
+/** The prefetched account for this email and connection, or undefined when the read did not look it up. */
+function prefetchedAccount(prefetched: PasswordLoginRead | undefined, connection: string, email: string) {
+  if (!prefetched || prefetched.email !== email || !Object.hasOwn(prefetched.accounts, connection)) return undefined;
+  return prefetched.accounts[connection] ?? null;
+}
+
 async function verify(
   c: AppContext,
   email: string,
   password: string,
   connection: Pick<ConnectionRecord, "name" | "options"> | undefined,
   clientId: string | null,
-): Promise<{ ok: true; user: UserRecord } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null; description?: string }> {
+  prefetched: PasswordLoginRead | undefined,
+): Promise<{ ok: true; user: UserRecord; linking?: LinkingHint } | { ok: false; code: LoginFailureCode; status: 403 | 429; userId: string | null; description?: string }> {
   const config = await configOf(c);
   const directory = defaultDirectory(config);
   connection ??= config.connections.find((x) => x.name === directory) ?? { name: directory, options: {} };
-  // SPEC §5.11: suspicious-IP throttling first (no lookup, no bcrypt for a throttled network).
+  // SPEC §5.11: suspicious-IP throttling first (no further lookup, no bcrypt for a throttled network; the login
+  // form's one read may already hold the account, unused then).
   if (await isIpThrottled(c, config)) return { ok: false, code: "TOO_MANY_REQUESTS", status: 429, userId: null };
   const bruteForce = config.attackProtection.brute_force_protection;
   const ip = clientIp(c);
@@ -101,7 +124,11 @@ async function verify(
   const lockout = blocks && !(ip && isAllowlisted(ip, bruteForce.allowlist)) ? bruteForce.max_attempts : null;
   const normalized = normalizeEmail(email);
   const tenantId = c.var.tenant.id;
-  const found = normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : null;
+  const early = normalized ? prefetchedAccount(prefetched, connection.name, normalized) : null;
+  const read = early === undefined && normalized ? await tenantObject(c.env, tenantId).users().findByEmail(connection.name, normalized) : (early ?? null);
+  // Whether linking by email would link the account (known only from the form's one read).
+  const links = early ? early.links : null;
+  const found = read ? withoutLinks(read) : null;
   const throttle = userObject(c.env, tenantId, found ? found.user_id : identifierKey(connection.name, normalized));
   const known = (code: LoginFailureCode) => ({ ok: false as const, code, status: 403 as const, userId: found?.user_id ?? null });
   // `count_per_identifier_and_ip`: the failures from this IP only lock this identifier for this IP.
@@ -117,8 +144,10 @@ async function verify(
     if (!scripted.ok) {
       if (admission.locked) return known("TOO_MANY_FAILED_LOGINS");
       // WrongUsernameOrPasswordError reads as any wrong password (fp); anything else is `f` with the cause.
-      if (scripted.kind === "wrong_credentials") return { ...known("INVALID_PASSWORD"), description: `Wrong email or password. (${scripted.message})`.slice(0, 500) };
-      return { ...known("CUSTOM_DB_ERROR"), description: scripted.message.slice(0, 500) };
+      // The suffix names the connection: the migration report counts these logs (issue 32 point 4).
+      const mark = scriptLoginMark(record.name);
+      if (scripted.kind === "wrong_credentials") return { ...known("INVALID_PASSWORD"), description: `Wrong email or password. (${scripted.message.slice(0, 300)})${mark}` };
+      return { ...known("CUSTOM_DB_ERROR"), description: `${scripted.message.slice(0, 400)}${mark}` };
     }
     return admit(scripted.user);
   }
@@ -135,7 +164,9 @@ async function verify(
     return known(found?.password_hash ? "INVALID_PASSWORD" : "USER_NOT_FOUND");
   }
   const { password_hash: _hash, ...account } = found;
-  return admit(account);
+  const admitted = await admit(account);
+  // The hint holds for the account read here, when it is the user that logs in (not linked elsewhere).
+  return admitted.ok && links !== null && admitted.user.user_id === found.user_id ? { ...admitted, linking: { user_id: found.user_id, links } } : admitted;
 
   /** After a proven password: the lockout forgiven, then the account's own standing. */
   async function admit(account: UserRecord & { linked_to?: string | null }) {

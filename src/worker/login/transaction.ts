@@ -28,10 +28,15 @@ export interface LoginTransaction {
  * expired and already completed sessions, or a client deleted meanwhile, all answer the same 400 page:
  * a completed session can never be completed twice (replayed form, back button).
  */
-export async function loadTransaction(c: AppContext, alsoAccept?: (loginSession: LoginSession) => Promise<boolean>): Promise<LoginTransaction | Response> {
+export async function loadTransaction(
+  c: AppContext,
+  alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
+  /** Reads the login session together with what the page needs next (issue 31: one round trip). */
+  read?: (state: string) => Promise<LoginSession | null>,
+): Promise<LoginTransaction | Response> {
   const config = await configOf(c);
   const state = c.req.query("state") ?? "";
-  const loginSession = state ? await tenantObject(c.env, c.var.tenant.id).logins().get(state) : null;
+  const loginSession = state ? await (read ? read(state) : tenantObject(c.env, c.var.tenant.id).logins().get(state)) : null;
   const client = loginSession && clientIn(config, loginSession.client_id);
   // A page that may also serve a login session in another state says which (the organization prompt after MFA).
   const live = loginSession?.state === "pending" || (loginSession && alsoAccept ? await alsoAccept(loginSession) : false);
@@ -115,10 +120,13 @@ export async function submittedForm(
   c: AppContext,
   page: "login" | "signup" | "organization" | "reset-password" | "consent",
   alsoAccept?: (loginSession: LoginSession) => Promise<boolean>,
+  /** Reads the login session with what the form's fields let the page read at once (see loadTransaction). */
+  read?: (state: string, form: Record<string, string> | null) => Promise<LoginSession | null>,
 ): Promise<{ t: LoginTransaction; form: Record<string, string> } | Response> {
-  const t = await loadTransaction(c, alsoAccept);
-  if (t instanceof Response) return t;
+  // The body first, so that `read` can use it; the answers keep their order (expired, unreadable, CSRF).
   const form = await readForm(c);
+  const t = await loadTransaction(c, alsoAccept, read && ((state) => read(state, form)));
+  if (t instanceof Response) return t;
   if (!form) return badForm(c, t);
   if (!(await hasValidCsrf(c, form, t.loginSession))) return csrfFailure(c, t, page);
   return { t, form };

@@ -25,7 +25,7 @@ const UNCOUNTED = /^\/\.well-known\//;
 export const authRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS" || UNCOUNTED.test(c.req.path)) return next();
   const env = c.env as unknown as Record<string, unknown> & { AUTH_TENANT_LIMITER?: LimiterBinding };
-  const tenantId = c.var.tenant.id;
+  const tenantId = c.get("tenant").id;
   const policy = policyFor(env, tenantId, "AUTH_RATE_LIMIT", AUTH_DEFAULTS);
   const periodMs = policy.periodSeconds * 1000;
   const now = Date.now();

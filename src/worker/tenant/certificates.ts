@@ -7,14 +7,15 @@
 import type { Settings } from "../settings";
 import { invalidateTenantConfig, tenantConfig } from "./config-cache";
 import { legacyCertificate } from "./signing";
-import { tenantObject } from "./stubs";
+import { tenantConfigSource, tenantObject } from "./stubs";
 
 /** Backfills missing certificates of a tenant's keys; a no-op (no RPC) when none is missing. */
 export async function ensureCertificates(env: Env, settings: Settings, tenantId: string): Promise<void> {
-  const source = tenantObject(env, tenantId);
-  const config = await tenantConfig(tenantId, source, settings);
+  // The stub only when a certificate is missing (JWKS requests are served from the snapshot: issue 31).
+  const config = await tenantConfig(tenantId, tenantConfigSource(env, tenantId), settings);
   const missing = config.signingKeys.filter((key) => key.cert === null);
   if (!missing.length) return;
+  const source = tenantObject(env, tenantId);
   const certificates = await Promise.all(
     missing.map(async (key) => ({ kid: key.kid, cert: await legacyCertificate(env.ENCRYPTION_KEY, key, tenantId) })),
   );

@@ -27,6 +27,13 @@ export async function tenantKeySet(tenantId: string, source: ConfigSource, setti
   });
 }
 
+/**
+ * The JWKS document of a snapshot for the window between two key transitions (activation, end of grace,
+ * expiry): the published set cannot change inside it, so the document and the time of the next transition
+ * are computed once per window, not per request (issue 31: the key-ring walk was a fifth of JWKS's CPU).
+ */
+const jwksWindows = new WeakMap<object, { from: number; until: number | null; body: string }>();
+
 /** The JWKS document at this moment and how long it may be cached (until the next key transition). */
 export async function tenantJwksDocument(
   tenantId: string,
@@ -35,10 +42,15 @@ export async function tenantJwksDocument(
 ): Promise<{ body: string; maxAgeS: number }> {
   const now = clockNow();
   const config = await tenantConfig(tenantId, source, settings);
-  const body = await memoized(tenantId, source, settings, `jwks:${publishedSetKey(config, now)}`, async (snapshot) =>
-    JSON.stringify(await publicJwks(snapshot, now)),
-  );
-  const next = nextTransition(config.signingKeys, now);
+  let window = jwksWindows.get(config);
+  if (!window || now < window.from || (window.until !== null && now >= window.until)) {
+    const body = await memoized(tenantId, source, settings, `jwks:${publishedSetKey(config, now)}`, async (snapshot) =>
+      JSON.stringify(await publicJwks(snapshot, now)),
+    );
+    window = { from: now, until: nextTransition(config.signingKeys, now), body };
+    jwksWindows.set(config, window);
+  }
+  const next = window.until;
   const maxAgeS = Math.max(0, Math.min(86_400, next === null ? 86_400 : Math.floor((next - now) / 1000)));
-  return { body, maxAgeS };
+  return { body: window.body, maxAgeS };
 }

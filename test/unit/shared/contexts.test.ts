@@ -18,6 +18,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
     expect(encryptionContext.queuedEmailText("ann@example.com")).toBe("queued_email_text:ann@example.com");
     expect(encryptionContext.consoleSession("abc")).toBe("console_session:abc");
     expect(encryptionContext.consoleLogin()).toBe("console_login_transaction");
+    expect(encryptionContext.consoleTryLogin("acme")).toBe("console_try_login:acme");
     expect(encryptionContext.settingsSecret("captcha", "recaptcha_v2.secret")).toBe("settings_secret:captcha:recaptcha_v2.secret");
     expect(Object.keys(encryptionContext).sort()).toEqual([
       "actionSecrets",
@@ -25,6 +26,7 @@ describe("encryption contexts (issue 7 point 5)", () => {
       "connectionSecrets",
       "consoleLogin",
       "consoleSession",
+      "consoleTryLogin",
       "deploySecret",
       "emailProvider",
       "logStreamSink",

@@ -1,7 +1,7 @@
 import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
 import type { SessionMetadata } from "../../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewSession, SessionRecord } from "../../../shared/types";
+import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewAuthorizationCode, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
 import type { ActionEffects } from "../../../shared/schemas/actions";
 import type { UserRecord } from "../../../shared/schemas/users";
 import { isMissingColumn, iso, json, type Sql } from "../../sql";
@@ -13,6 +13,9 @@ import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
 import { getUser, isRegistrationComplete, recordLogin } from "../users/users";
+import { findUserByEmail } from "../users/user-rows";
+import { wouldLinkByEmail } from "../users/account-linking";
+import { normalizeEmail } from "../../../shared/schemas/users";
 import { recordUserGrant } from "../oauth/user-grants";
 import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
@@ -170,6 +173,27 @@ export class Logins extends TenantRpc {
     return this.read((sql, now) => getLoginSession(sql, id, now));
   }
 
+  /**
+   * The login form's POST in one read (issue 31: was `get`, then `users().findByEmail`, then a linking
+   * commit): the login session and, in each named database connection (at most 8), the account with this
+   * email, with whether linking by verified email would link it. The worker still completes the login with
+   * {@link complete}, which alone decides that the session is spent.
+   */
+  passwordRead(id: string, email: string, connections: string[]): PasswordLoginRead {
+    return this.read((sql, now) => {
+      const session = getLoginSession(sql, id, now);
+      const normalized = normalizeEmail(email);
+      const accounts: PasswordLoginRead["accounts"] = {};
+      if (session && normalized) {
+        for (const name of connections.slice(0, 8)) {
+          const found = findUserByEmail(sql, name, normalized);
+          accounts[name] = found ? { ...found, links: wouldLinkByEmail(sql, found.user_id) } : null;
+        }
+      }
+      return { session, email: normalized, accounts };
+    });
+  }
+
   /** See {@link completeLogin}. */
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
@@ -246,9 +270,28 @@ export class Sessions extends TenantRpc {
     return this.commit(({ sql, now }) => createSession(sql, input, now, this.audit.request));
   }
 
+  /** The session and its user in one read (issue 31: an SSO authorize read them in two round trips). */
+  getWithUser(id: string): { session: SessionRecord | null; user: UserRecord | null } {
+    return this.read((sql, now) => {
+      const session = getSession(sql, id, now);
+      return { session, user: session ? getUser(sql, session.user_id) : null };
+    });
+  }
+
   /** Records that a client used the session (SSO). */
   touch(id: string, clientId: string): void {
     this.commit(({ sql, now }) => touchSession(sql, id, clientId, now, this.audit.request));
+  }
+
+  /**
+   * An SSO answer in one commit (issue 31: was `touch`, then `codes().create`): the session's use by the
+   * client recorded and the authorization code stored together.
+   */
+  touchWithCode(id: string, clientId: string, code: NewAuthorizationCode): void {
+    this.commit(({ sql, now }) => {
+      touchSession(sql, id, clientId, now, this.audit.request);
+      createAuthorizationCode(sql, code, now);
+    });
   }
 
   /**

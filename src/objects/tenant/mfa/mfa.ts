@@ -217,7 +217,9 @@ export class Mfa extends TenantRpc {
       if (!t || t.user_id !== method.user_id) return fail("inexistent_mfa_transaction");
       // Issue 25 finding 1, checked again in the commit that stores the method: a login whose user has a
       // factor to answer enrolls another only after answering it (the screens check first; this closes races).
-      if (t.kind === "login" && !loginMayEnroll(factors, listAuthenticationMethods(tx.sql, t.user_id), t.pending.satisfied === true)) {
+      // A post-login action's enrollment (issue 32) reaches its `enroll` phase only past that challenge.
+      const passed = t.pending.satisfied === true || t.pending.action?.phase === "enroll";
+      if (t.kind === "login" && !loginMayEnroll(factors, listAuthenticationMethods(tx.sql, t.user_id), passed)) {
         return fail("mfa_challenge_required");
       }
       const created = createAuthenticationMethod(tx.sql, method, tx.now);

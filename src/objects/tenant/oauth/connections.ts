@@ -8,6 +8,8 @@ import { listRows } from "../core/listing";
 import { toConnection } from "./rows";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
+import type { MigrationReport } from "../../../shared/actions/migration-report";
+import { migrationReport } from "./migration-report";
 import { changeConnectionClients, enabledClientsByConnection, enabledClientsOf, setEnabledClients } from "./connection-clients";
 import type { ConnectionClientChange } from "../../../shared/schemas/connections";
 
@@ -122,6 +124,14 @@ export class Connections extends TenantRpc {
     return this.read((sql) => {
       const connection = getConnection(sql, id);
       return connection && withEnabledClients(sql, connection);
+    });
+  }
+
+  /** GET /connections/{id}/status: a custom database's migration report (issue 32 point 4), null when the connection is unknown. */
+  migrationReport(id: string, importMode: boolean): MigrationReport | null {
+    return this.read((sql, now) => {
+      const connection = getConnection(sql, id);
+      return connection ? migrationReport(sql, connection.name, importMode, now) : null;
     });
   }
 

@@ -27,23 +27,40 @@ interface Account {
   created_at: number;
 }
 
-export function linkByEmail(sql: Sql, userId: string, requireVerifiedEmail: boolean, now: number): LinkingOutcome {
+/** What linking by email decides for an account, before any write: `link` names the primary to link it into. */
+type LinkDecision = { reason: "link"; primary: string } | { reason: Exclude<LinkingOutcome["reason"], "linked">; linkedTo?: string };
+
+function decideLink(sql: Sql, userId: string, requireVerifiedEmail: boolean): LinkDecision {
   const u = sql.first<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users WHERE user_id = ${userId}`;
-  if (!u) return { user: null, linked: false, reason: "missing" };
-  if (u.linked_to !== null) return { user: getUser(sql, u.linked_to), linked: false, reason: "already_linked" };
-  const self = getUser(sql, userId);
-  if (!u.email || (requireVerifiedEmail && u.email_verified !== 1)) return { user: self, linked: false, reason: "unverified" };
-  if (sql.first`SELECT 1 FROM users WHERE linked_to = ${userId} LIMIT 1`) return { user: self, linked: false, reason: "primary" };
+  if (!u) return { reason: "missing" };
+  if (u.linked_to !== null) return { reason: "already_linked", linkedTo: u.linked_to };
+  if (!u.email || (requireVerifiedEmail && u.email_verified !== 1)) return { reason: "unverified" };
+  if (sql.first`SELECT 1 FROM users WHERE linked_to = ${userId} LIMIT 1`) return { reason: "primary" };
   const primary = sql.first<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users
     WHERE email = ${u.email} AND user_id <> ${userId} AND linked_to IS NULL AND (email_verified = 1 OR ${requireVerifiedEmail ? 0 : 1} = 1)
     ORDER BY created_at, user_id LIMIT 1`;
-  if (!primary) return { user: self, linked: false, reason: "no_match" };
-  if (primary.created_at > u.created_at || (primary.created_at === u.created_at && primary.user_id > userId)) {
-    return { user: self, linked: false, reason: "primary" };
-  }
+  if (!primary) return { reason: "no_match" };
+  if (primary.created_at > u.created_at || (primary.created_at === u.created_at && primary.user_id > userId)) return { reason: "primary" };
+  return { reason: "link", primary: primary.user_id };
+}
+
+/**
+ * Whether {@link linkByEmail} would link this account now, read without a write (issue 31: the login form's
+ * one read tells the worker that the usual answer, no link, needs no commit). Null for an already linked one.
+ */
+export function wouldLinkByEmail(sql: Sql, userId: string, requireVerifiedEmail = true): boolean | null {
+  const decision = decideLink(sql, userId, requireVerifiedEmail);
+  return decision.reason === "already_linked" ? null : decision.reason === "link";
+}
+
+export function linkByEmail(sql: Sql, userId: string, requireVerifiedEmail: boolean, now: number): LinkingOutcome {
+  const decision = decideLink(sql, userId, requireVerifiedEmail);
+  if (decision.reason === "missing") return { user: null, linked: false, reason: "missing" };
+  if (decision.reason === "already_linked") return { user: getUser(sql, decision.linkedTo as string), linked: false, reason: "already_linked" };
+  if (decision.reason !== "link") return { user: getUser(sql, userId), linked: false, reason: decision.reason };
   const bar = userId.indexOf("|");
-  const result = linkAccount(sql, primary.user_id, { provider: userId.slice(0, bar), user_id: userId.slice(bar + 1) }, now);
-  if (!result.ok) return { user: self, linked: false, reason: "no_match" };
+  const result = linkAccount(sql, decision.primary, { provider: userId.slice(0, bar), user_id: userId.slice(bar + 1) }, now);
+  if (!result.ok) return { user: getUser(sql, userId), linked: false, reason: "no_match" };
   return { user: result.value.after, linked: true, reason: "linked" };
 }
 

@@ -1,4 +1,5 @@
 import type { Result } from "../../../shared/errors";
+import { movedUserDescription } from "../../../shared/actions/migration-report";
 import { normalizeEmail } from "../../../shared/schemas/users";
 import type { ListPage, ListWindow } from "../../../shared/types";
 import type { IdentityRef, LoginAccount, NewUser, UserPatch, UserQuery, UserRecord, UserWithSecret } from "../../../shared/schemas/users";
@@ -95,7 +96,7 @@ export class Users extends TenantRpc {
         event_type: "user.created",
         log_type: LOG_TYPES.signup,
         category: "user_action",
-        description: `User moved from the custom database of connection ${user.connection}`,
+        description: movedUserDescription(user.connection),
         target: { type: "user", id: created.user_id, after: hookUser(created) },
         user_id: created.user_id,
         client_id: this.audit.actor.client_id ?? null,

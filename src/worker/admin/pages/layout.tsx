@@ -26,6 +26,7 @@ const SECTIONS = [
   ["connections", "Connections"],
   ["actions", "Actions"],
   ["logs", "Logs"],
+  ["try-login", "Try login"],
   ["branding", "Branding"],
   ["protection", "Attack protection"],
   ["webhooks", "Webhooks"],

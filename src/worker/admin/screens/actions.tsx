@@ -1,5 +1,6 @@
 import { ACTION_TRIGGERS } from "../../../shared/actions/triggers";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";

@@ -1,8 +1,10 @@
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, listOf, Notice, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
+import { ChangeHistory, loadHistory } from "../pages/history";
 
 interface Client {
   client_id: string;
@@ -116,6 +118,7 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
     client = withoutSecret(read.body);
   }
   const base = tenantPath(tenant, `/applications/${encodeURIComponent(id)}`);
+  const history = await loadHistory(c, tenant, id);
   const csrf = c.var.operator.csrf;
   const issuer = c.var.settings.issuer;
   const shell = shellOf(c, client.name, { tenant, section: "applications" });
@@ -185,6 +188,7 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
           </form>
         </>
       ) : null}
+      <ChangeHistory tenant={tenant} result={history} />
     </>,
     options.status ?? 200,
   );

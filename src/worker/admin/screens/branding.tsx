@@ -1,5 +1,6 @@
 import { THEME_REQUIRED_COLOURS } from "../../../shared/schemas/branding";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { numeric, type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";

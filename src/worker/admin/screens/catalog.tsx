@@ -1,10 +1,12 @@
 import type { Child } from "hono/jsx";
 import { SIGNING_ALGS, TOKEN_DIALECTS } from "../../../shared/schemas/resource-servers";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
+import { ChangeHistory, loadHistory } from "../pages/history";
 
 interface Api {
   id: string;
@@ -52,7 +54,7 @@ const SettingsBox = (p: { editable: boolean; action: string; children?: Child })
 /** GET /admin/t/:tenant/apis/:id: an API's settings (signing algorithm, RBAC, token dialect) and scopes (GET /resource-servers/{id}). */
 export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
   const tenant = tenantOf(c);
-  const read = await c.var.api.get<Api>(tenant, `/resource-servers/${idOf(c)}`);
+  const [read, history] = await Promise.all([c.var.api.get<Api>(tenant, `/resource-servers/${idOf(c)}`), loadHistory(c, tenant, c.req.param("id") as string)]);
   if (!read.ok) return sendConsolePage(c, shellOf(c, "API", { tenant, section: "apis" }), <ApiError message={read.error} />, statusOf(read.status));
   const api = read.body;
   const base = tenantPath(tenant, `/apis/${idOf(c)}`);
@@ -131,6 +133,7 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
           <button type="submit">Add scope</button>
         </form>
       ) : null}
+      <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,
   );
@@ -167,7 +170,11 @@ export async function addApiScope(c: ConsoleContext): Promise<Response> {
 export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
   const tenant = tenantOf(c);
   const path = `/roles/${idOf(c)}`;
-  const [read, permissions] = await Promise.all([c.var.api.get<Role>(tenant, path), c.var.api.get<Permission[]>(tenant, `${path}/permissions`, { per_page: 100 })]);
+  const [read, permissions, history] = await Promise.all([
+    c.var.api.get<Role>(tenant, path),
+    c.var.api.get<Permission[]>(tenant, `${path}/permissions`, { per_page: 100 }),
+    loadHistory(c, tenant, c.req.param("id") as string),
+  ]);
   if (!read.ok) return sendConsolePage(c, shellOf(c, "Role", { tenant, section: "roles" }), <ApiError message={read.error} />, statusOf(read.status));
   const role = read.body;
   const base = tenantPath(tenant, path);
@@ -219,6 +226,7 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
           <button type="submit">Add permission</button>
         </form>
       ) : null}
+      <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,
   );

@@ -1,8 +1,12 @@
+import type { MigrationReport } from "../../../shared/actions/migration-report";
 import type { ConsoleContext } from "../context";
+import { EDITOR_SCRIPT } from "./actions";
+import { DatabaseForm, type DatabaseDraft, draftOf, MigrationPanel, optionsFromForm } from "./connection-database";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
+import { ChangeHistory, loadHistory } from "../pages/history";
 
 interface Connection {
   id: string;
@@ -25,15 +29,20 @@ const POLICIES = ["none", "low", "fair", "good", "excellent"] as const;
 /**
  * GET /admin/t/:tenant/connections/:id: a connection (GET /connections/{id}): for a database connection its
  * sign-up setting and password policy; the applications it is enabled for (GET /connections/{id}/clients),
- * each switchable (PATCH /connections/{id}/clients).
+ * each switchable (PATCH /connections/{id}/clients); its custom database scripts and configuration, and in
+ * import mode the migration report (GET /connections/{id}/status, issue 32).
  */
-export async function connectionScreen(c: ConsoleContext, outcome: { error?: string | null; notice?: string; status?: Status } = {}): Promise<Response> {
+export async function connectionScreen(
+  c: ConsoleContext,
+  outcome: { error?: string | null; notice?: string; status?: Status; draft?: DatabaseDraft } = {},
+): Promise<Response> {
   const tenant = tenantOf(c);
   const api = c.var.api;
-  const [read, enabled, clients] = await Promise.all([
+  const [read, enabled, clients, history] = await Promise.all([
     api.get<Connection>(tenant, pathOf(c)),
     api.get<{ clients: { client_id: string }[] }>(tenant, `${pathOf(c)}/clients`, { take: 100 }),
     api.get<Client[]>(tenant, "/clients", { per_page: 100, fields: "client_id,name", include_fields: true }),
+    loadHistory(c, tenant, c.req.param("id") as string),
   ]);
   if (!read.ok) return sendConsolePage(c, shellOf(c, "Connection", { tenant, section: "connections" }), <ApiError message={read.error} />, statusOf(read.status));
   const connection = read.body;
@@ -44,9 +53,13 @@ export async function connectionScreen(c: ConsoleContext, outcome: { error?: str
   const csrf = c.var.operator.csrf;
   const database = connection.strategy === "auth0";
   const complexity = (options.password_complexity_options ?? {}) as { min_length?: number };
+  const draft = outcome.draft ?? draftOf(options);
+  const importing = database && options.enabledDatabaseCustomization === true && options.import_mode === true;
+  const status = importing ? await api.get<{ gatehouse_migration?: MigrationReport }>(tenant, `${pathOf(c)}/status`) : null;
+  const report = status?.ok ? status.body.gatehouse_migration : undefined;
   return sendConsolePage(
     c,
-    shellOf(c, connection.name, { tenant, section: "connections" }),
+    shellOf(c, connection.name, { tenant, section: "connections", ...(database ? { scripts: [EDITOR_SCRIPT] } : {}) }),
     <>
       <p>
         <a href={tenantPath(tenant, "/connections")}>All connections</a>
@@ -81,6 +94,9 @@ export async function connectionScreen(c: ConsoleContext, outcome: { error?: str
             <Field name="min_length" label="Minimum password length" type="number" value={complexity.min_length === undefined ? "" : String(complexity.min_length)} hint="Empty: the policy's own minimum." />
             <button type="submit">Save settings</button>
           </form>
+          {report ? <MigrationPanel report={report} /> : null}
+          <h2>Custom database</h2>
+          <DatabaseForm action={`${base}/database`} csrf={csrf} draft={draft} />
         </>
       ) : null}
       <h2>Applications</h2>
@@ -106,6 +122,7 @@ export async function connectionScreen(c: ConsoleContext, outcome: { error?: str
         ]}
         empty="No application yet."
       />
+      <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,
   );
@@ -125,6 +142,22 @@ export async function updateConnection(c: ConsoleContext): Promise<Response> {
   options.password_complexity_options = complexity;
   const updated = await c.var.api.patch(tenant, pathOf(c), { options });
   return connectionScreen(c, updated.ok ? { notice: "Settings saved." } : { error: updated.error, status: statusOf(updated.status) });
+}
+
+/**
+ * POST .../connections/:id/database: PATCH /connections/{id} with the stored options and the form's custom
+ * database (scripts, switches, configuration; see `optionsFromForm`). A refusal (a script that does not
+ * compile, import mode without get_user) shows the API's message with the form as submitted.
+ */
+export async function saveCustomDatabase(c: ConsoleContext): Promise<Response> {
+  const tenant = tenantOf(c);
+  const form = await c.req.parseBody();
+  const read = await c.var.api.get<Connection>(tenant, pathOf(c));
+  if (!read.ok) return connectionScreen(c, { error: read.error, status: statusOf(read.status) });
+  const { options, draft } = optionsFromForm(read.body.options ?? {}, form);
+  const updated = await c.var.api.patch(tenant, pathOf(c), { options });
+  if (!updated.ok) return connectionScreen(c, { error: updated.error, status: statusOf(updated.status), draft });
+  return connectionScreen(c, { notice: "Custom database saved." });
 }
 
 /** POST .../connections/:id/clients: PATCH /connections/{id}/clients [{client_id, status}]. */

@@ -1,4 +1,5 @@
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { numeric, type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";

@@ -1,4 +1,5 @@
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";

@@ -1,4 +1,5 @@
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";

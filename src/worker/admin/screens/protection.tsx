@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { numeric, type Outcome, outcomeOf, readStatus, tenantOf } from "../pages/outcome";
 import { ApiError, Field, listOf, Notice, str, tenantPath } from "../pages/parts";

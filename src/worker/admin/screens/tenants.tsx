@@ -1,5 +1,6 @@
 import { CONSOLE_PATH } from "../../../shared/console";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";

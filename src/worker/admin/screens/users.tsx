@@ -1,10 +1,13 @@
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { stepUpRequired } from "../login";
+import { ChangeHistory, loadHistory } from "../pages/history";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { type LogEntry, logColumns } from "./logs";
 import { sendConsolePage, shellOf } from "../render";
+import { AccessSections, accessWrite, type Identity, loadAccess } from "./user-access";
 
 interface User {
   user_id: string;
@@ -14,7 +17,7 @@ interface User {
   logins_count?: number;
   last_login?: string;
   created_at?: string;
-  identities?: { connection: string; provider: string; user_id: string }[];
+  identities?: Identity[];
 }
 interface Role {
   id: string;
@@ -73,14 +76,18 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
         ]}
       />
       {list.ok ? <Pager base={tenantPath(tenant, "/users")} page={page} perPage={PER_PAGE} total={list.body.total ?? users.length} extra={q ? { q } : {}} /> : null}
-      <h2>Create a user</h2>
-      <form method="post" action={tenantPath(tenant, "/users")} class="card">
-        <Csrf token={c.var.operator.csrf} />
-        <Field name="email" label="Email" type="email" required />
-        <Field name="password" label="Password" type="password" required />
-        <Field name="connection" label="Connection" value={DEFAULT_CONNECTION} required />
-        <button type="submit">Create user</button>
-      </form>
+      {can(c, "create:users") ? (
+        <>
+          <h2>Create a user</h2>
+          <form method="post" action={tenantPath(tenant, "/users")} class="card">
+            <Csrf token={c.var.operator.csrf} />
+            <Field name="email" label="Email" type="email" required />
+            <Field name="password" label="Password" type="password" required />
+            <Field name="connection" label="Connection" value={DEFAULT_CONNECTION} required />
+            <button type="submit">Create user</button>
+          </form>
+        </>
+      ) : null}
     </>,
     status,
   );
@@ -103,7 +110,11 @@ interface DetailOptions {
   status?: Status;
 }
 
-/** GET /admin/t/:tenant/users/:id: profile, raw JSON, roles, block/unblock, delete. */
+/**
+ * GET /admin/t/:tenant/users/:id: profile, block/unblock, delete, roles, then sessions, refresh tokens, MFA,
+ * identities, organizations and permissions (user-access), recent logs, change history and the raw JSON.
+ * Write controls only for an operator whose token carries the route's scope.
+ */
 export async function userScreen(c: ConsoleContext, options: DetailOptions = {}): Promise<Response> {
   const tenant = tenantOf(c);
   const api = c.var.api;
@@ -115,11 +126,17 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
     user = read.body;
   }
   const path = `/users/${encodeURIComponent(id)}`;
-  const [held, all, recent] = await Promise.all([
+  const [held, all, recent, access, history] = await Promise.all([
     api.get<Role[]>(tenant, `${path}/roles`),
     api.get<Role[]>(tenant, "/roles", { per_page: 100 }),
     api.get<LogEntry[]>(tenant, `${path}/logs`, { per_page: RECENT_LOGS, sort: "date:-1" }),
+    loadAccess(c, tenant, path),
+    loadHistory(c, tenant, id),
   ]);
+  const mayUpdate = can(c, "update:users");
+  const mayDelete = can(c, "delete:users");
+  const mayAssign = can(c, "create:role_members");
+  const mayRemove = can(c, "delete:role_members");
   const heldRoles = held.ok ? held.body : [];
   const offered = (all.ok ? all.body : []).filter((r) => !heldRoles.some((h) => h.id === r.id));
   const base = tenantPath(tenant, path);
@@ -163,18 +180,22 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
         </tbody>
       </table>
       <div class="row">
-        <form method="post" action={`${base}/${user.blocked ? "unblock" : "block"}`} class="inline">
-          <Csrf token={csrf} />
-          <button type="submit" class="secondary">
-            {user.blocked ? "Unblock user" : "Block user"}
-          </button>
-        </form>
-        <form method="post" action={`${base}/delete`} class="inline">
-          <Csrf token={csrf} />
-          <button type="submit" class="danger">
-            Delete user
-          </button>
-        </form>
+        {mayUpdate ? (
+          <form method="post" action={`${base}/${user.blocked ? "unblock" : "block"}`} class="inline">
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary">
+              {user.blocked ? "Unblock user" : "Block user"}
+            </button>
+          </form>
+        ) : null}
+        {mayDelete ? (
+          <form method="post" action={`${base}/delete`} class="inline">
+            <Csrf token={csrf} />
+            <button type="submit" class="danger">
+              Delete user
+            </button>
+          </form>
+        ) : null}
       </div>
       <h2>Roles</h2>
       <ApiError message={held.error ?? all.error} />
@@ -182,18 +203,22 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
       <ul>
         {heldRoles.map((r) => (
           <li>
-            <form method="post" action={`${base}/roles/remove`} class="inline">
-              <Csrf token={csrf} />
-              <input type="hidden" name="role" value={r.id} />
-              {r.name}{" "}
-              <button type="submit" class="secondary" aria-label={`Remove role ${r.name}`}>
-                Remove
-              </button>
-            </form>
+            {mayRemove ? (
+              <form method="post" action={`${base}/roles/remove`} class="inline">
+                <Csrf token={csrf} />
+                <input type="hidden" name="role" value={r.id} />
+                {r.name}{" "}
+                <button type="submit" class="secondary" aria-label={`Remove role ${r.name}`}>
+                  Remove
+                </button>
+              </form>
+            ) : (
+              <a href={tenantPath(tenant, `/roles/${encodeURIComponent(r.id)}`)}>{r.name}</a>
+            )}
           </li>
         ))}
       </ul>
-      {offered.length ? (
+      {mayAssign && offered.length ? (
         <form method="post" action={`${base}/roles`} class="row card">
           <Csrf token={csrf} />
           <div class="field">
@@ -209,12 +234,14 @@ export async function userScreen(c: ConsoleContext, options: DetailOptions = {})
           </div>
         </form>
       ) : null}
+      <AccessSections c={c} tenant={tenant} userPath={path} identities={user.identities ?? []} data={access} />
       <h2>Recent logs</h2>
       <ApiError message={recent.error} />
       {recent.ok ? <DataTable caption={`The last ${RECENT_LOGS} log events of this user`} rows={recent.body} columns={logColumns(tenant)} empty="No log event yet." /> : null}
       <p>
         <a href={tenantPath(tenant, `/logs?${new URLSearchParams({ user_id: user.user_id })}`)}>All logs of this user</a>
       </p>
+      <ChangeHistory tenant={tenant} result={history} />
       <h2>Raw JSON</h2>
       <pre>{JSON.stringify(user, null, 2)}</pre>
     </>,
@@ -254,3 +281,7 @@ export function changeRoles(assign: boolean) {
     return userScreen(c, { notice: assign ? "Role assigned." : "Role removed." });
   };
 }
+
+/** POST .../users/:id/<sessions|refresh-tokens|mfa|identities write> (user-access): the user's page with the outcome. */
+export const userAccessWrite = (write: string) =>
+  accessWrite(write, (c, outcome) => userScreen(c, "notice" in outcome ? { notice: outcome.notice } : { error: outcome.error, status: statusOf(outcome.status) }));

@@ -1,5 +1,6 @@
 import { DISPATCHABLE_TRIGGERS } from "../../../shared/schemas/hooks";
-import { type ConsoleContext, can } from "../context";
+import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { type Outcome, outcomeOf, readStatus, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";

@@ -1,6 +1,6 @@
 import { now } from "../../../shared/clock";
 import { randomId, randomToken } from "../../../shared/crypto/random";
-import type { AuthorizeRequest, LoginSession, TenantConfig } from "../../../shared/types";
+import type { AuthorizeRequest, LoginSession, MfaPending, TenantConfig } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
@@ -53,10 +53,17 @@ const LOGIN_SESSION_TTL_MS = 60 * 60 * 1000;
  * the same commit) or an SSO session (step-up). Null when the ticket is unknown, used or expired, or the
  * user is gone or blocked.
  */
-export async function mfaFromFirstFactor(c: AppContext, request: AuthorizeRequest, proof: { ticket_hash: string } | { user_id: string }, amr: string[]): Promise<Response | null> {
+export async function mfaFromFirstFactor(
+  c: AppContext,
+  request: AuthorizeRequest,
+  proof: { ticket_hash: string } | { user_id: string },
+  amr: string[],
+  /** What else the transaction starts with (a post-login action's step, issue 32). */
+  extra: Omit<MfaPending, "amr"> = {},
+): Promise<Response | null> {
   const csrf = randomToken(24);
   const loginSession = { id: randomId("ls_"), request, csrf_token: csrf, expires_at: now() + LOGIN_SESSION_TTL_MS };
-  const { record, cookie } = await prepareMfa("login", "", loginSession.id, csrf, { amr });
+  const { record, cookie } = await prepareMfa("login", "", loginSession.id, csrf, { ...extra, amr });
   const { user_id: _u, login_session_id: _l, ...transaction } = record;
   const userId = await tenantObject(c.env, c.var.tenant.id).mfa().startFromFirstFactor(loginSession, transaction, proof);
   if (!userId) return null;

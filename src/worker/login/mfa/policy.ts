@@ -1,6 +1,6 @@
 import type { en } from "../../../shared/i18n/languages/en";
 import { challengeableMethods, loginMayEnroll, TICKET_FACTORS } from "../../../shared/schemas/guardian";
-import type { MfaTransaction, TenantConfig } from "../../../shared/types";
+import type { MfaActionStep, MfaTransaction, TenantConfig } from "../../../shared/types";
 import type { AuthenticationMethodRecord } from "../../../shared/schemas/authentication-methods";
 import type { GuardianFactor } from "../../../shared/schemas/guardian";
 
@@ -46,7 +46,9 @@ export const hasAnyMethod = (u: UsableMethods) => Boolean(u.totp || u.phone || u
  */
 export function enrollableFactors(config: TenantConfig, tx: MfaTransaction, methods: AuthenticationMethodRecord[], ticketFactor?: string): GuardianFactor[] {
   const on = config.guardian.factors;
-  if (tx.kind === "login" && !loginMayEnroll(on, methods, tx.pending.satisfied === true)) return [];
+  // An action's enrollment reaches its `enroll` phase only after the user passed a challenge (or had nothing to answer).
+  const passed = tx.pending.satisfied === true || tx.pending.action?.phase === "enroll";
+  if (tx.kind === "login" && !loginMayEnroll(on, methods, passed)) return [];
   const has = (type: string) => methods.some((m) => m.type === type);
   const candidates = tx.kind === "ticket" ? TICKET_FACTORS : LOGIN_FACTORS;
   return candidates.filter((f) => {
@@ -55,6 +57,45 @@ export function enrollableFactors(config: TenantConfig, tx: MfaTransaction, meth
     if (f === "otp") return !has("totp");
     if (f === "sms") return !has("phone");
     return true;
+  });
+}
+
+/** The guardian factor that enrolls each of the reference's factor types (recovery codes are not enrolled). */
+const ENROLLS: Record<string, GuardianFactor> = { otp: "otp", phone: "sms", "webauthn-platform": "webauthn-platform", "webauthn-roaming": "webauthn-roaming" };
+
+/** The reference's factor type a WebAuthn method answers for (a passkey is a platform authenticator). */
+const webauthnType = (type: string) => (type === "webauthn-roaming" ? "webauthn-roaming" : "webauthn-platform");
+
+const NONE: UsableMethods = { totp: null, phone: null, webauthn: [], recovery: false };
+
+/**
+ * What a post-login action's MFA step (issue 32) leaves of the user's methods and enrollable factors:
+ * `challenge` only the named factors and no enrollment; `enroll` any method for the first challenge, then
+ * only enrollments of the named factors; `any` the named factors when the provider names some.
+ */
+export function narrowForAction(usable: UsableMethods, enrollable: GuardianFactor[], step: MfaActionStep | undefined): { usable: UsableMethods; enrollable: GuardianFactor[] } {
+  if (!step) return { usable, enrollable };
+  const named = new Set(step.factors ?? []);
+  const enrolls = (f: GuardianFactor) => step.factors === null || [...named].some((n) => ENROLLS[n] === f);
+  if (step.mode === "enroll") return step.phase === "enroll" ? { usable: NONE, enrollable: enrollable.filter(enrolls) } : { usable, enrollable: enrollable.filter(enrolls) };
+  if (step.factors === null) return { usable, enrollable };
+  const narrowed: UsableMethods = {
+    totp: named.has("otp") ? usable.totp : null,
+    phone: named.has("phone") ? usable.phone : null,
+    webauthn: usable.webauthn.filter((m) => named.has(webauthnType(m.type))),
+    recovery: named.has("recovery-code") && usable.recovery,
+  };
+  return { usable: narrowed, enrollable: step.mode === "challenge" ? [] : enrollable.filter(enrolls) };
+}
+
+/** Whether the tenant lets a user enroll one of these factor types now (enabled, and not one of a kind already held). */
+export function canEnrollOneOf(config: TenantConfig, methods: AuthenticationMethodRecord[], factors: readonly string[]): boolean {
+  const on = config.guardian.factors;
+  const has = (type: string) => methods.some((m) => m.type === type && m.confirmed);
+  return factors.some((f) => {
+    const g = ENROLLS[f];
+    if (!g || !on[g]) return false;
+    return g === "otp" ? !has("totp") : g === "sms" ? !has("phone") : true;
   });
 }
 

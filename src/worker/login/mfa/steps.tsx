@@ -2,13 +2,14 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { MfaPending } from "../../../shared/types";
 import type { AppContext } from "../../context";
+import type { SuspendedDispatch } from "../../actions/post-login";
 import { finishMfaLogin } from "../../oauth/authorize/complete";
 import { tenantObject, userObject } from "../../tenant/stubs";
 import type { FormFailure } from "../pages/login-page";
 import { RecoveryCodesPage } from "../pages/mfa-pages";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "../render";
 import { clearMfaCookie, type MfaContext, mfaAudit } from "./context";
-import { enrollableFactors, ENROLL_PATH, hasAnyMethod, isMfaRequired, usableMethods, withQuery } from "./policy";
+import { enrollableFactors, ENROLL_PATH, hasAnyMethod, isMfaRequired, narrowForAction, usableMethods, withQuery } from "./policy";
 import { newRecoveryCodes, recoveryCodeHash } from "./recovery-codes";
 
 /**
@@ -21,8 +22,12 @@ import { newRecoveryCodes, recoveryCodeHash } from "./recovery-codes";
 export async function methodsOf(c: AppContext, m: MfaContext) {
   const stub = tenantObject(c.env, c.var.tenant.id);
   const [methods, unused] = await Promise.all([stub.authenticationMethods().list(m.user.user_id), stub.mfa().unusedRecoveryCodes(m.user.user_id)]);
-  const usable = usableMethods(m.config, methods, unused);
-  const enrollable = enrollableFactors(m.config, m.tx, methods, m.tx.pending.ticket_factor);
+  // A post-login action's step (issue 32) narrows what this transaction may challenge or enroll.
+  const { usable, enrollable } = narrowForAction(
+    usableMethods(m.config, methods, unused),
+    enrollableFactors(m.config, m.tx, methods, m.tx.pending.ticket_factor),
+    m.tx.pending.action,
+  );
   return { methods, usable, enrollable, unused };
 }
 
@@ -45,6 +50,12 @@ const NO_FACTOR = {
 export async function nextStep(c: AppContext, m: MfaContext): Promise<Response> {
   if (m.tx.pending.satisfied) return afterSatisfied(c, m);
   const { usable, enrollable } = await methodsOf(c, m);
+  const step = m.tx.pending.action;
+  if (step?.mode === "enroll" && step.phase === "challenge" && !hasAnyMethod(usable)) {
+    // Nothing left to answer first (the user's factors were removed meanwhile): the enrollment itself.
+    const tx = await tenantObject(c.env, c.var.tenant.id).mfa().update(m.tx.id, { action: { ...step, phase: "enroll" } });
+    return tx ? nextStep(c, { ...m, tx }) : sendMessage(c, m.shell, EXPIRED_LOGIN, 400);
+  }
   if (m.tx.kind === "login" && hasAnyMethod(usable)) {
     const path = usable.webauthn.length ? "/u2/mfa/webauthn-challenge" : usable.totp ? "/u2/mfa/totp-challenge" : "/u2/mfa/phone-challenge";
     return c.redirect(withQuery(path, m.query), 302);
@@ -75,13 +86,19 @@ export async function afterSatisfied(c: AppContext, m: MfaContext): Promise<Resp
     clearMfaCookie(c);
     return sendMessage(c, m.shell, { title: m.shell.text.t("mfa", "mfa-enroll-result", "title"), message: m.shell.text.t("mfa", "mfa-enroll-result", "description") }, 200);
   }
+  const step = m.tx.pending.action;
+  if (step?.mode === "enroll" && step.phase !== "enroll") {
+    // An action's enrollment (issue 32): the challenge the user answered first (issue 25 finding 1) opens it.
+    const tx = await stub.mfa().update(m.tx.id, { satisfied: false, action: { ...step, phase: "enroll" } });
+    return tx ? nextStep(c, { ...m, tx }) : sendMessage(c, m.shell, EXPIRED_LOGIN, 400);
+  }
   const offer = await passkeyOfferFor(c, m);
   if (offer) return offer;
   const { loginSession, client } = m;
   if (!loginSession || !client) return sendMessage(c, m.shell, EXPIRED_LOGIN, 400);
   // finishMfaLogin clears the MFA cookie when the login completes; until then (the post-login organization
   // prompt) the cookie still binds the verified transaction to this browser.
-  const response = await finishMfaLogin(c, m.tx.id, loginSession, client, m.user, m.tx.pending.amr ?? ["pwd"]);
+  const response = await finishMfaLogin(c, m.tx.id, loginSession, client, m.user, m.tx.pending.amr ?? ["pwd"], step?.dispatch as SuspendedDispatch | undefined);
   if (response) return response;
   clearMfaCookie(c);
   return sendMessage(c, m.shell, EXPIRED_LOGIN, 400);

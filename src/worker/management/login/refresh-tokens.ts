@@ -1,8 +1,8 @@
-import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../../shared/crypto/encoding";
+import { fromBase64Url, fromUtf8 } from "../../../shared/crypto/encoding";
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
 import { CLIENT_TOKENS_REVOKED_BEFORE, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
-import { revokeRefreshTokensBody, updateRefreshTokenBody } from "../../../shared/schemas/refresh-tokens";
+import { refreshTokenApiId, revokeRefreshTokensBody, updateRefreshTokenBody } from "../../../shared/schemas/refresh-tokens";
 import type { RefreshTokenRecord } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
@@ -17,7 +17,7 @@ import { targetTenant } from "../tenant-scoped";
  * `<token id>.<base64url(user_id)>`, so `GET /refresh-tokens/{id}` reaches the user's object without a
  * tenant-wide index (no tenant write per rotation).
  */
-const managementId = (t: RefreshTokenRecord) => `${t.id}.${toBase64Url(utf8(t.user_id))}`;
+const managementId = refreshTokenApiId;
 
 function parseManagementId(id: string): { tokenId: string; userId: string } | null {
   const match = /^(rt_[A-Za-z0-9]{22})\.([A-Za-z0-9_-]{1,400})$/.exec(id);

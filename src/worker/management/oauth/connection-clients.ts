@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
+import { customDatabaseOf } from "../../../shared/actions/db-scripts";
 import { connectionClientsBody } from "../../../shared/schemas/connections";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
@@ -64,13 +65,18 @@ export const connectionClientRoutes = [
     method: "get",
     path: "/connections/{id}/status",
     scope: "read:connections",
-    summary: "Whether the connection is online: every Gatehouse connection is served in-process, so 200 when it exists",
+    summary:
+      "Whether the connection is online: every Gatehouse connection is served in-process, so 200 when it exists. A custom database in import mode adds `gatehouse_migration` (a Gatehouse extension): users moved, script logins per day over the last 30 days from the logs, the last script login",
     status: 200,
     async handler(c, { params }) {
       const known =
         (await targetTenant(c).connections().get(params.id)) ?? (await inheritedItems(c)).connections.find((x) => x.id === params.id);
       if (!known) throw problem("inexistent_connection");
-      return c.json({}, 200);
+      // Issue 32 point 4: the report an operator reads to know when the legacy store can be switched off.
+      const db = customDatabaseOf(known);
+      if (!db?.importMode) return c.json({}, 200);
+      const report = await targetTenant(c).connections().migrationReport(params.id, true);
+      return c.json(report ? { gatehouse_migration: report } : {}, 200);
     },
   }),
 ];

@@ -42,7 +42,7 @@ const LOG_QUERY = LIST_QUERY.extend({
   q: z
     .string()
     .optional()
-    .describe('Lucene syntax on type, user_id, client_id, ip, event_type, description, date: (type:fp OR type:fu) AND date:[2026-01-01 TO *]'),
+    .describe('Lucene syntax on type, user_id, client_id, ip, event_type, description, date and details.<path> (a Gatehouse extension, e.g. details.target.id:"rol_1"): (type:fp OR type:fu) AND date:[2026-01-01 TO *]'),
 });
 
 export const logRoutes = [

@@ -2,13 +2,12 @@ import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
 import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
-import { deviceContext } from "../../http/audit";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
 import { isMfaRequired } from "../../login/mfa/policy";
 import { consentNeeded } from "../../login/consent";
 import { startOrganization } from "../../login/organization";
-import { currentSession, hashSecret } from "../../login/session";
+import { currentSessionWithUser, hashSecret } from "../../login/session";
 import { tenantConfig } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
 import { authorizationQuery } from "../par";
@@ -48,10 +47,12 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
     }
 
     const prompts = request.prompt?.split(" ") ?? [];
-    const session = prompts.includes("login") || !start.allowsSso ? null : await currentSession(c);
+    // The session and its user in one read (issue 31; the user is ignored when max_age asks for a new login).
+    const found = prompts.includes("login") || !start.allowsSso ? null : await currentSessionWithUser(c);
+    const session = found?.session ?? null;
     const authTimeS = session ? Math.floor(Date.parse(session.authenticated_at) / 1000) : 0;
     const fresh = request.max_age === undefined || nowSeconds() - authTimeS <= request.max_age;
-    const user = session && fresh ? await stub.users().get(session.user_id) : null;
+    const user = session && fresh ? (found?.user ?? null) : null;
     if (session && user && !user.blocked) {
       // Issue 29 point 2: a consent still owed cannot be answered silently (issueAuthorizationResponse asks it).
       if (prompts.includes("none") && (await consentNeeded(c, config, client, request, user.user_id))) {
@@ -65,8 +66,8 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
         if (!stepUp) throw redirectError("login_required", "Login required");
         return stepUp;
       }
-      await stub.sessions(deviceContext(c)).touch(session.id, client.client_id);
-      return issueAuthorizationResponse(c, request, client, user, session.id, authTimeS);
+      // The session's touch commits with the code (one commit: issue 31), or alone on any other answer.
+      return issueAuthorizationResponse(c, request, client, user, session.id, authTimeS, { touch: true });
     }
     if (prompts.includes("none")) throw redirectError("login_required", "Login required");
 

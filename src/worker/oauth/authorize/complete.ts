@@ -4,7 +4,7 @@ import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession, NewAut
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
-import { auditContext } from "../../http/audit";
+import { auditContext, deviceContext } from "../../http/audit";
 import { beginLoginMfa, clearMfaCookie } from "../../login/mfa/context";
 import { mfaGate } from "../../login/mfa/gate";
 import { choosesOrganizationAfterLogin, organizationGate } from "../../login/organization";
@@ -14,9 +14,11 @@ import { activeSigner, signerResolver } from "../../tenant/keys";
 import { tenantObject } from "../../tenant/stubs";
 import { samlLoginResponse } from "../../samlp/respond";
 import { isControlPlaneOrganizationGrant, issueUserTokens } from "../tokens/user-tokens";
-import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin } from "../../actions/post-login";
+import { hasEffects, type PostLoginOutcome, type ResumedDispatch, runPostLogin, type SuspendedDispatch } from "../../actions/post-login";
+import { startActionMfa } from "../../login/mfa/action-step";
 import { suspendForRedirect } from "../../actions/redirect-state";
 import { linkAccountFor } from "../../actions/account-linking";
+import type { LinkingHint } from "../../login/password";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 
@@ -49,8 +51,7 @@ async function postLoginActions(
   client: ClientRecord,
   user: UserRecord,
   sessionId: string | null,
-  amr?: string[],
-  resume?: ResumedDispatch,
+  how: { amr?: string[] | undefined; resume?: ResumedDispatch | undefined; afterMfa?: SuspendedDispatch | undefined; sso?: boolean } = {},
 ): Promise<PostLoginOutcome> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   return runPostLogin(c, {
@@ -65,10 +66,12 @@ async function postLoginActions(
     ...(request.state !== undefined ? { state: request.state } : {}),
     organization: request.organization,
     sessionId,
-    amr,
+    amr: how.amr,
     // A page can be shown unless the client asked for none (prompt=none) or the login is a SAML one.
     interactive: !request.samlp && !(request.prompt ?? "").split(" ").includes("none"),
-    resume,
+    resume: how.resume,
+    afterMfa: how.afterMfa,
+    ...(how.sso ? { sso: true } : {}),
   });
 }
 
@@ -91,7 +94,7 @@ async function deniedByAction(
   await tenantObject(c.env, c.var.tenant.id)
     .logins(auditContext(c, { actor }))
     .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
-  return refuseToClient(c, request, client, "access_denied", outcome.description);
+  return refuseToClient(c, request, client, outcome.error ?? "access_denied", outcome.description);
 }
 
 /** The authorization code the response type asks for, or undefined when it asks for none. */
@@ -178,21 +181,36 @@ export async function issueAuthorizationResponse(
   user: UserRecord,
   sessionId: string | null,
   authTimeS: number,
-  /** The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect. */
-  options: { consented?: boolean; resume?: ResumedDispatch } = {},
+  /**
+   * The consent page answered (issue 29 point 2): it is not asked again. `resume`: back from a redirect.
+   * `touch`: an SSO answer records the session's use by the client, in the code's commit when there is one.
+   */
+  options: { consented?: boolean; resume?: ResumedDispatch; touch?: boolean } = {},
 ): Promise<Response> {
+  const stub = tenantObject(c.env, c.var.tenant.id);
+  // Every answer but the code's commit records the session's use on its own, as before the answer.
+  const touched = async <T>(response: T): Promise<T> => {
+    if (options.touch && sessionId) await stub.sessions(deviceContext(c)).touch(sessionId, client.client_id);
+    return response;
+  };
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
   const refused = await organizationGate(c, request, client, user, null);
-  if (refused) return refused;
+  if (refused) return touched(refused);
   if (!options.consented && !request.samlp) {
-    const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-    if (await consentNeeded(c, config, client, request, user.user_id)) return redirectToConsent(c, request);
+    const config = await tenantConfig(c.var.tenant.id, stub, c.var.settings);
+    if (await consentNeeded(c, config, client, request, user.user_id)) return touched(redirectToConsent(c, request));
   }
-  const actions = await postLoginActions(c, request, client, user, sessionId, undefined, options.resume);
-  if (!actions.ok) return deniedByAction(c, request, client, user, actions, sessionId);
+  const actions = await postLoginActions(c, request, client, user, sessionId, { resume: options.resume, sso: true });
+  if (!actions.ok) return touched(await deniedByAction(c, request, client, user, actions, sessionId));
+  if (actions.mfa) {
+    const config = await tenantConfig(c.var.tenant.id, stub, c.var.settings);
+    const step = await startActionMfa(c, config, user, actions.mfa, { kind: "sso", request, sessionId });
+    if (!(step instanceof Response)) return touched(await deniedByAction(c, request, client, user, { ok: false, description: step.refused, effects: null }, sessionId));
+    return touched(step);
+  }
   if (actions.redirect) {
     const login = { flow: "sso" as const, client_id: client.client_id, user_id: user.user_id, request, session_id: sessionId, auth_time: authTimeS };
-    return suspendForRedirect(c, login, actions.redirect);
+    return touched(await suspendForRedirect(c, login, actions.redirect));
   }
   const grant = {
     ...grantOf(request, authTimeS),
@@ -200,12 +218,16 @@ export async function issueAuthorizationResponse(
     ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
   const code = await prepareCode(request, client, user, sessionId, grant);
-  const stub = tenantObject(c.env, c.var.tenant.id);
   if (hasEffects(actions.effects)) {
+    await touched(null);
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
     await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
+  } else if (code && options.touch && sessionId) {
+    await stub.sessions(deviceContext(c)).touchWithCode(sessionId, client.client_id, code.record);
   } else if (code) {
     await stub.codes().create(code.record);
+  } else {
+    await touched(null);
   }
   return answer(c, request, client, user, sessionId, grant, code?.code);
 }
@@ -225,9 +247,11 @@ export async function finishLogin(
   authenticated: UserRecord,
   /** Authentication methods references when the first factor says more than a password (a passkey). */
   amr?: string[],
+  /** What the login form's one read said about linking this user (issue 31): no commit when it would not link. */
+  linking?: LinkingHint,
 ): Promise<Response | null> {
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
-  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login");
+  const user = await linkAccountFor(c, config, client, authenticated, "post-user-login", linking);
   // A first factor that is multi-factor by itself (a passkey with user verification) meets the policy.
   if (!amr?.includes("mfa")) {
     const gated = await mfaGate(c, config, loginSession, user, amr ?? ["pwd"]);
@@ -254,8 +278,10 @@ export async function finishMfaLogin(
   client: ClientRecord,
   user: UserRecord,
   amr: string[],
+  /** The post-login pipeline that waited for this factor (an action's MFA step, issue 32). */
+  afterMfa?: SuspendedDispatch,
 ): Promise<Response | null> {
-  return completeInteractive(c, loginSession, client, user, { mfaTransactionId, amr });
+  return completeInteractive(c, loginSession, client, user, { mfaTransactionId, amr, ...(afterMfa ? { afterMfa } : {}) });
 }
 
 /**
@@ -269,7 +295,7 @@ async function completeInteractive(
   loginSession: LoginSession,
   client: ClientRecord,
   user: UserRecord,
-  how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch },
+  how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch; afterMfa?: SuspendedDispatch },
 ): Promise<Response | null> {
   const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
   if (gated) return gated;
@@ -277,8 +303,15 @@ async function completeInteractive(
   // Issue 29 point 2: the user is signed in first; the answer (and the post-login actions) wait for consent.
   const config = await tenantConfig(c.var.tenant.id, tenantObject(c.env, c.var.tenant.id), c.var.settings);
   const needsConsent = await consentNeeded(c, config, client, loginSession.request, user.user_id);
-  const actions: PostLoginOutcome = needsConsent ? { ok: true, effects: null } : await postLoginActions(c, loginSession.request, client, user, session.input.id, how.amr, how.resume);
+  const actions: PostLoginOutcome = needsConsent
+    ? { ok: true, effects: null }
+    : await postLoginActions(c, loginSession.request, client, user, session.input.id, { amr: how.amr, resume: how.resume, afterMfa: how.afterMfa });
   if (!actions.ok) return deniedByAction(c, loginSession.request, client, user, actions);
+  if (actions.mfa) {
+    const step = await startActionMfa(c, config, user, actions.mfa, { kind: "interactive", loginSession, amr: how.amr, mfaTransactionId: how.mfaTransactionId });
+    if (!(step instanceof Response)) return deniedByAction(c, loginSession.request, client, user, { ok: false, description: step.refused, effects: null });
+    return step;
+  }
   if (actions.redirect) {
     // The login session stays pending (or awaiting MFA) until /continue; no browser session exists yet.
     const login = {

@@ -44,7 +44,7 @@ export function refuseToClient(
   c: AppContext,
   request: AuthorizeRequest,
   client: ClientRecord,
-  error: "access_denied" | "invalid_request",
+  error: "access_denied" | "invalid_request" | "login_required",
   description: string,
 ): Promise<Response> {
   if (request.samlp) return samlDeniedResponse(c, request.samlp, client, description);

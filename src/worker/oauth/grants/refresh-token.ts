@@ -3,6 +3,8 @@ import { dpopRequired } from "../dpop/required";
 import { OAuthError } from "../../../shared/errors";
 import type { CodeGrant, RefreshDevice, RefreshLogin, RefreshRotation, RotateOutcome } from "../../../shared/types";
 import { type ClientRecord, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
+import { refreshTokenEvent } from "../../../shared/schemas/refresh-tokens";
+import type { Json } from "../../../shared/types";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
 import { tenantObject, userObject } from "../../tenant/stubs";
@@ -195,12 +197,17 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     audience: token.audience ?? undefined,
     organization: token.login.organization,
     sessionId: token.session_id,
+    refreshToken: refreshTokenEvent(token) as unknown as Record<string, Json>,
   });
   if (hasEffects(actions.effects)) {
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
     await tenantObject(c.env, parsed.tenantId).actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects);
   }
-  if (!actions.ok) throw new OAuthError("access_denied", actions.description);
+  if (!actions.ok) {
+    // api.refreshToken.revoke: the presented token's family ends with the refused exchange (the reference's rule).
+    if (actions.revoke_refresh_token) await holder.refreshTokens().revokeFamilies([token.id]);
+    throw new OAuthError("access_denied", actions.description);
+  }
   if (checkFirst) {
     const rotated = await holder.rotateRefreshToken(rotation, lifetimes);
     if (!rotated.ok) throw refusal(client, rotated, user);
@@ -219,6 +226,7 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
       ...(token.audience ? { audience: token.audience } : {}),
       ...(organization ? { organization: organization.id, organization_name: organization.name } : {}),
       ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
+      ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
     },
     permissions: await permissionsFor(ctx, user.user_id, token.audience, organization?.id ?? null, subject.permissions),
     sessionId: token.session_id,
