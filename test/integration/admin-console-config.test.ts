@@ -165,8 +165,12 @@ describe("admin console: webhooks and failed events (issue 30)", () => {
     });
     const [event] = await outboxRows(tenant, "hook.post-user-login");
     await tenantSql(tenant, "UPDATE outbox SET dead_lettered_at = ?, processed_at = ?, retry_count = 5, final_error = ? WHERE id = ?", clock.now, clock.now, "webhook: HTTP 500", event?.id as string);
+    const stream = await mgmt("POST", "/log-streams", { ...asTenant(tenant), body: { name: "siem", type: "http", sink: { httpEndpoint: "https://logs.example.com/in", httpAuthorization: "Bearer s3cret-sink-token" } } });
+    expect(stream.status, await stream.clone().text()).toBe(201);
     const path = `/admin/t/${tenant}/webhooks`;
     const { browser, html, csrf } = await adminOn(path);
+    expect(html).toContain("<code>https://logs.example.com/in</code>");
+    expect(html).not.toContain("s3cret-sink-token");
     expect(html).toContain("<code>hook.post-user-login</code>");
     expect(html).toContain("webhook: HTTP 500");
     const created = await browser.post(path, { csrf, name: "orders", trigger_id: "post-user-registration", url: "https://hooks.example.com/orders" });

@@ -15,6 +15,13 @@ interface Hook {
   template_id?: string;
   enabled: boolean;
 }
+interface LogStream {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  sink?: { httpEndpoint?: string };
+}
 interface FailedEvent {
   id: string;
   event_type: string;
@@ -31,9 +38,10 @@ const idOf = (c: ConsoleContext) => encodeURIComponent(c.req.param("id") as stri
 export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
   const tenant = tenantOf(c);
   const page = pageOf(c.req.query("page"));
-  const [hooks, failed] = await Promise.all([
+  const [hooks, failed, streams] = await Promise.all([
     c.var.api.get<{ hooks: Hook[] }>(tenant, "/hooks", { per_page: 100, include_totals: true }),
     c.var.api.get<{ events: FailedEvent[]; total: number }>(tenant, "/failed-events", { page, per_page: PER_PAGE, include_totals: true }),
+    c.var.api.get<LogStream[]>(tenant, "/log-streams"),
   ]);
   const base = tenantPath(tenant, "/webhooks");
   const csrf = c.var.operator.csrf;
@@ -47,7 +55,7 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
     <>
       <h1>Webhooks</h1>
       <Notice message={outcome.notice} />
-      <ApiError message={outcome.error ?? hooks.error ?? failed.error} />
+      <ApiError message={outcome.error ?? hooks.error ?? failed.error ?? streams.error} />
       <DataTable
         caption={`Webhooks of ${tenant}`}
         rows={hooks.ok ? hooks.body.hooks : []}
@@ -110,6 +118,18 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
           </form>
         </>
       ) : null}
+      <h2>Log streams</h2>
+      <DataTable
+        caption={`Log streams of ${tenant} (created through /api/v2/log-streams; credentials are never shown)`}
+        rows={streams.ok && Array.isArray(streams.body) ? streams.body : []}
+        columns={[
+          { label: "Name", cell: (l) => l.name },
+          { label: "Type", cell: (l) => l.type },
+          { label: "Status", cell: (l) => l.status },
+          { label: "Endpoint", cell: (l) => <code>{l.sink?.httpEndpoint ?? ""}</code> },
+        ]}
+        empty="No log stream."
+      />
       <h2>Failed events</h2>
       <p class="muted">Events the relay gave up on after its retries. Retrying puts an event back in the queue, delivered with its original id.</p>
       <DataTable
