@@ -251,6 +251,33 @@ describe("admin console in Chromium (issue 30)", () => {
     }
   }, 120_000);
 
+  it("the tenant configuration screens (branding, attack protection, webhooks, domains, keys, settings); axe finds nothing", async () => {
+    const base = `http://localhost:${started.port}`;
+    const { context, page, log } = await newRecordedContext(browser);
+    try {
+      await page.goto(`${base}/admin/t/control_plane/branding`);
+      await fillLogin(page, ADMIN.email, ADMIN.password);
+      await page.waitForURL(`${base}/admin/t/control_plane/branding`);
+      for (const [path, title] of [
+        ["branding", "Branding"],
+        ["protection", "Attack protection"],
+        ["webhooks", "Webhooks"],
+        ["domains", "Custom domains"],
+        ["keys", "Signing keys"],
+        ["settings", "Tenant settings"],
+      ]) {
+        if (path !== "branding") await page.goto(`${base}/admin/t/control_plane/${path}`);
+        await expect(page.getByRole("heading", { level: 1, name: title }).isVisible()).resolves.toBe(true);
+        await expectAccessible(page, path);
+        if (path === "keys") expect(await page.getByRole("cell", { name: "Current", exact: true }).count()).toBeGreaterThan(0);
+      }
+      expect(log.pageErrors).toEqual([]);
+      expect(log.consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
   it("a Viewer has no button and a forged POST is refused; a CSRF-less POST and a foreign Origin are refused; an ended session logs in again, back to the page", async () => {
     const base = `http://localhost:${started.port}`;
     const viewer = { email: `viewer-${Date.now().toString(36)}@example.com`, password: "a long viewer password for e2e" };

@@ -1,5 +1,15 @@
 import { z } from "zod";
 
+/** Triggers called blocking over HTTP in the prepare phase (SPEC §6.1). */
+export const BLOCKING_TRIGGERS = ["validate-registration-username", "pre-user-registration", "pre-user-update", "pre-user-deletion"] as const;
+/** Triggers delivered through the outbox as `hook.{trigger_id}` events (SPEC §6.1). */
+export const OUTBOX_TRIGGERS = ["post-user-registration", "post-user-login", "post-user-deletion", "credentials-exchange"] as const;
+/** Every trigger a webhook may bind to; anything else (`post-user-update`, a typo) is a 400. */
+export const DISPATCHABLE_TRIGGERS: readonly string[] = [...BLOCKING_TRIGGERS, ...OUTBOX_TRIGGERS];
+
+export type BlockingTrigger = (typeof BLOCKING_TRIGGERS)[number];
+export type OutboxTrigger = (typeof OUTBOX_TRIGGERS)[number];
+
 /** The reference platform's hook name rule. */
 const name = z
   .string()

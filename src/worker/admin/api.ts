@@ -73,6 +73,10 @@ export class ApiClient {
     return this.send<T>("PATCH", tenant, path, body);
   }
 
+  put<T = unknown>(tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+    return this.send<T>("PUT", tenant, path, body);
+  }
+
   delete<T = unknown>(tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
     return this.send<T>("DELETE", tenant, path, body);
   }

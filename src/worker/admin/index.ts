@@ -10,13 +10,19 @@ import { actionScreen, actionsScreen, createAction, deployAction, saveAction } f
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { addApiScope, apiScreen, changePermissions, roleScreen, updateApi } from "./screens/catalog";
 import { connectionScreen, saveCustomDatabase, switchConnectionClient, updateConnection } from "./screens/connection";
+import { brandingScreen, saveTemplate, saveTheme } from "./screens/branding";
+import { addDomain, deleteDomain, domainScreen, domainsScreen, verifyDomain } from "./screens/domains";
 import { homeScreen } from "./screens/home";
+import { keysScreen, revokeKey, rotateKeys } from "./screens/keys";
 import { listScreens } from "./screens/lists";
 import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
+import { protectionScreen, saveBreachedPassword, saveBruteForce, saveSuspiciousIp } from "./screens/protection";
+import { saveSettings, settingsScreen } from "./screens/settings";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { createTryApplication, startTryLogin, tryLoginCallback, tryLoginScreen } from "./screens/try-login";
 import { ACCESS_WRITES } from "./screens/user-access";
+import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, webhooksScreen } from "./screens/webhooks";
 import { changeRoles, createUser, deleteUser, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
 import { rememberTenant, requireOperator } from "./session";
 
@@ -91,6 +97,29 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.get("/t/:tenant/logs/:id", (c) => logScreen(c));
   operator.get("/t/:tenant/organizations/:id", (c) => organizationScreen(c));
   operator.post("/t/:tenant/organizations/:id/invitations", createInvitation);
+  // Tenant configuration screens (issue 30): keys, domains, attack protection, settings, webhooks, branding.
+  operator.get("/t/:tenant/keys", (c) => keysScreen(c));
+  operator.post("/t/:tenant/keys/rotate", rotateKeys);
+  operator.post("/t/:tenant/keys/:kid/revoke", revokeKey);
+  operator.get("/t/:tenant/domains", (c) => domainsScreen(c));
+  operator.post("/t/:tenant/domains", addDomain);
+  operator.get("/t/:tenant/domains/:id", (c) => domainScreen(c));
+  operator.post("/t/:tenant/domains/:id/verify", verifyDomain);
+  operator.post("/t/:tenant/domains/:id/delete", deleteDomain);
+  operator.get("/t/:tenant/protection", (c) => protectionScreen(c));
+  operator.post("/t/:tenant/protection/brute-force", saveBruteForce);
+  operator.post("/t/:tenant/protection/suspicious-ip", saveSuspiciousIp);
+  operator.post("/t/:tenant/protection/breached-password", saveBreachedPassword);
+  operator.get("/t/:tenant/settings", (c) => settingsScreen(c));
+  operator.post("/t/:tenant/settings", saveSettings);
+  operator.get("/t/:tenant/webhooks", (c) => webhooksScreen(c));
+  operator.post("/t/:tenant/webhooks", createWebhook);
+  operator.post("/t/:tenant/webhooks/:id/delete", deleteWebhook);
+  operator.post("/t/:tenant/webhooks/:id/enabled", enableWebhook);
+  operator.post("/t/:tenant/webhooks/failed/:id/retry", retryFailedEvent);
+  operator.get("/t/:tenant/branding", (c) => brandingScreen(c));
+  operator.post("/t/:tenant/branding/theme", saveTheme);
+  operator.post("/t/:tenant/branding/template", saveTemplate);
   for (const screen of listScreens) {
     operator.get(`/t/:tenant/${screen.key}`, screen.handler);
     if (screen.create) operator.post(`/t/:tenant/${screen.key}`, screen.create);

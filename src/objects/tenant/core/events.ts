@@ -6,15 +6,9 @@ import type { Sql } from "../../sql";
 import { type AuditInput, buildAuditEvent, LOG_TYPES } from "./audit";
 import type { OutboxEventInput } from "./outbox";
 
-/** Triggers called blocking over HTTP in the prepare phase (SPEC §6.1). */
-export const BLOCKING_TRIGGERS = ["validate-registration-username", "pre-user-registration", "pre-user-update", "pre-user-deletion"] as const;
-/** Triggers delivered through the outbox as `hook.{trigger_id}` events (SPEC §6.1). */
-export const OUTBOX_TRIGGERS = ["post-user-registration", "post-user-login", "post-user-deletion", "credentials-exchange"] as const;
-/** Every trigger a webhook may bind to; anything else (`post-user-update`, a typo) is a 400. */
-export const DISPATCHABLE_TRIGGERS: readonly string[] = [...BLOCKING_TRIGGERS, ...OUTBOX_TRIGGERS];
-
-export type BlockingTrigger = (typeof BLOCKING_TRIGGERS)[number];
-export type OutboxTrigger = (typeof OUTBOX_TRIGGERS)[number];
+// The webhook triggers live in the shared schema (the console's form lists them too).
+export { BLOCKING_TRIGGERS, type BlockingTrigger, DISPATCHABLE_TRIGGERS, OUTBOX_TRIGGERS, type OutboxTrigger } from "../../../shared/schemas/hooks";
+import type { OutboxTrigger } from "../../../shared/schemas/hooks";
 
 /** Event types of the object's own effects (revocations, emails ...): never logged, never sent to webhooks. */
 export const isInternalEvent = (eventType: string) => eventType.startsWith("internal.");

@@ -27,6 +27,12 @@ const SECTIONS = [
   ["actions", "Actions"],
   ["logs", "Logs"],
   ["try-login", "Try login"],
+  ["branding", "Branding"],
+  ["protection", "Attack protection"],
+  ["webhooks", "Webhooks"],
+  ["domains", "Custom domains"],
+  ["keys", "Signing keys"],
+  ["settings", "Tenant settings"],
 ] as const;
 
 /** The hidden CSRF field every console form carries. */

@@ -53,5 +53,12 @@ nav.row a[aria-current="page"]{font-weight:700;text-decoration:none}
 .card h2:first-child{margin-top:0}
 ul.inline-list{list-style:none;margin:0;padding:0;display:flex;gap:8px 16px;flex-wrap:wrap}
 form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:0 12px;align-items:end}
+fieldset.plain{border:0;padding:0;margin:0;min-width:0}
+fieldset.plain legend{font-size:1.15rem;font-weight:600;padding:0;margin:0 0 8px}
+dl.pairs{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}
+dl.pairs dt{font-weight:600}
+dl.pairs dd{margin:0}
+td code{word-break:break-all}
+.grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:0 16px}
 .center{max-width:440px;margin:64px auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:28px}
 `;

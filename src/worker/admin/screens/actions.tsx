@@ -1,5 +1,6 @@
 import { ACTION_TRIGGERS } from "../../../shared/actions/triggers";
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -54,20 +55,24 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
           ))}
         </tbody>
       </table>
-      <h2>Create an action</h2>
-      <form method="post" action={tenantPath(tenant, "/actions")} class="card">
-        <Csrf token={c.var.operator.csrf} />
-        <Field name="name" label="Name" required />
-        <div class="field">
-          <label for="f-trigger">Trigger</label>
-          <select id="f-trigger" name="trigger">
-            {ACTION_TRIGGERS.map((t) => (
-              <option value={`${t.id}@${t.version}`}>{t.id}</option>
-            ))}
-          </select>
-        </div>
-        <button type="submit">Create action</button>
-      </form>
+      {can(c, "create:actions") ? (
+        <>
+          <h2>Create an action</h2>
+          <form method="post" action={tenantPath(tenant, "/actions")} class="card">
+            <Csrf token={c.var.operator.csrf} />
+            <Field name="name" label="Name" required />
+            <div class="field">
+              <label for="f-trigger">Trigger</label>
+              <select id="f-trigger" name="trigger">
+                {ACTION_TRIGGERS.map((t) => (
+                  <option value={`${t.id}@${t.version}`}>{t.id}</option>
+                ))}
+              </select>
+            </div>
+            <button type="submit">Create action</button>
+          </form>
+        </>
+      ) : null}
     </>,
     status,
   );
@@ -114,22 +119,31 @@ export async function actionScreen(c: ConsoleContext, options: { action?: Action
       <p class="muted">
         Trigger: {(action.supported_triggers ?? []).map((t) => t.id).join(", ")} · {action.all_changes_deployed ? "All changes deployed" : "Draft has undeployed changes"}
       </p>
-      <form method="post" action={base} class="card">
-        <Csrf token={csrf} />
-        <div class="field">
-          <label for="f-code">Code</label>
-          <textarea id="f-code" name="code" class="code" data-editor="javascript" spellcheck={false}>
-            {options.code ?? action.code ?? ""}
-          </textarea>
+      {can(c, "update:actions") ? (
+        <form method="post" action={base} class="card">
+          <Csrf token={csrf} />
+          <div class="field">
+            <label for="f-code">Code</label>
+            <textarea id="f-code" name="code" class="code" data-editor="javascript" spellcheck={false}>
+              {options.code ?? action.code ?? ""}
+            </textarea>
+          </div>
+          <button type="submit">Save draft</button>
+        </form>
+      ) : (
+        <div class="card">
+          <h2>Code</h2>
+          <pre>{action.code ?? ""}</pre>
         </div>
-        <button type="submit">Save draft</button>
-      </form>
-      <form method="post" action={`${base}/deploy`} class="card">
-        <Csrf token={csrf} />
-        <button type="submit" class="secondary">
-          Deploy
-        </button>
-      </form>
+      )}
+      {can(c, "create:actions") ? (
+        <form method="post" action={`${base}/deploy`} class="card">
+          <Csrf token={csrf} />
+          <button type="submit" class="secondary">
+            Deploy
+          </button>
+        </form>
+      ) : null}
     </>,
     options.status ?? 200,
   );

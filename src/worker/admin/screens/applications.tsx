@@ -1,4 +1,5 @@
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, listOf, Notice, Pager, pageOf, str, tenantPath } from "../pages/parts";
@@ -64,21 +65,25 @@ export async function applicationsScreen(c: ConsoleContext, error: string | null
         </tbody>
       </table>
       {list.ok ? <Pager base={tenantPath(tenant, "/applications")} page={page} perPage={PER_PAGE} total={list.body.total ?? clients.length} /> : null}
-      <h2>Create an application</h2>
-      <form method="post" action={tenantPath(tenant, "/applications")} class="card">
-        <Csrf token={c.var.operator.csrf} />
-        <Field name="name" label="Name" required />
-        <div class="field">
-          <label for="f-app_type">Type</label>
-          <select id="f-app_type" name="app_type">
-            {APP_TYPES.map(([value, label]) => (
-              <option value={value}>{label}</option>
-            ))}
-          </select>
-        </div>
-        <Field name="callbacks" label="Allowed callback URLs" multiline hint="One URL per line." />
-        <button type="submit">Create application</button>
-      </form>
+      {can(c, "create:clients") ? (
+        <>
+          <h2>Create an application</h2>
+          <form method="post" action={tenantPath(tenant, "/applications")} class="card">
+            <Csrf token={c.var.operator.csrf} />
+            <Field name="name" label="Name" required />
+            <div class="field">
+              <label for="f-app_type">Type</label>
+              <select id="f-app_type" name="app_type">
+                {APP_TYPES.map(([value, label]) => (
+                  <option value={value}>{label}</option>
+                ))}
+              </select>
+            </div>
+            <Field name="callbacks" label="Allowed callback URLs" multiline hint="One URL per line." />
+            <button type="submit">Create application</button>
+          </form>
+        </>
+      ) : null}
     </>,
     status,
   );
@@ -139,33 +144,50 @@ export async function applicationScreen(c: ConsoleContext, options: DetailOption
         ) : null}
       </div>
       <h2>Settings</h2>
-      <form method="post" action={base} class="card">
-        <Csrf token={csrf} />
-        <Field name="name" label="Name" value={client.name} required />
-        <Field name="description" label="Description" value={client.description} />
-        <Field name="callbacks" label="Allowed callback URLs" value={(client.callbacks ?? []).join("\n")} multiline hint="One URL per line." />
-        <Field name="allowed_logout_urls" label="Allowed logout URLs" value={(client.allowed_logout_urls ?? []).join("\n")} multiline />
-        <Field name="web_origins" label="Allowed web origins" value={(client.web_origins ?? []).join("\n")} multiline />
-        <button type="submit">Save changes</button>
-      </form>
+      {can(c, "update:clients") ? (
+        <form method="post" action={base} class="card">
+          <Csrf token={csrf} />
+          <Field name="name" label="Name" value={client.name} required />
+          <Field name="description" label="Description" value={client.description} />
+          <Field name="callbacks" label="Allowed callback URLs" value={(client.callbacks ?? []).join("\n")} multiline hint="One URL per line." />
+          <Field name="allowed_logout_urls" label="Allowed logout URLs" value={(client.allowed_logout_urls ?? []).join("\n")} multiline />
+          <Field name="web_origins" label="Allowed web origins" value={(client.web_origins ?? []).join("\n")} multiline />
+          <button type="submit">Save changes</button>
+        </form>
+      ) : (
+        <div class="card">
+          <p>Description: {client.description ?? ""}</p>
+          <p>Allowed callback URLs: {(client.callbacks ?? []).join(", ")}</p>
+          <p>Allowed logout URLs: {(client.allowed_logout_urls ?? []).join(", ")}</p>
+          <p>Allowed web origins: {(client.web_origins ?? []).join(", ")}</p>
+        </div>
+      )}
       <h2>Quick start</h2>
       <pre>{`Issuer:    ${tenantIssuer(issuer, tenant)}\nDiscovery: ${tenantIssuer(issuer, tenant)}.well-known/openid-configuration\nClient ID: ${client.client_id}`}</pre>
-      <h2>Credentials</h2>
-      <form method="post" action={`${base}/rotate-secret`} class="card">
-        <Csrf token={csrf} />
-        <p>A new secret replaces the current one at once; applications using the old one stop working.</p>
-        <button type="submit" class="secondary">
-          Rotate secret
-        </button>
-      </form>
-      <h2>Danger zone</h2>
-      <form method="post" action={`${base}/delete`} class="card">
-        <Csrf token={csrf} />
-        <p>Deleting asks for your password again unless you logged in during the last five minutes.</p>
-        <button type="submit" class="danger">
-          Delete application
-        </button>
-      </form>
+      {can(c, "update:client_keys") ? (
+        <>
+          <h2>Credentials</h2>
+          <form method="post" action={`${base}/rotate-secret`} class="card">
+            <Csrf token={csrf} />
+            <p>A new secret replaces the current one at once; applications using the old one stop working.</p>
+            <button type="submit" class="secondary">
+              Rotate secret
+            </button>
+          </form>
+        </>
+      ) : null}
+      {can(c, "delete:clients") ? (
+        <>
+          <h2>Danger zone</h2>
+          <form method="post" action={`${base}/delete`} class="card">
+            <Csrf token={csrf} />
+            <p>Deleting asks for your password again unless you logged in during the last five minutes.</p>
+            <button type="submit" class="danger">
+              Delete application
+            </button>
+          </form>
+        </>
+      ) : null}
       <ChangeHistory tenant={tenant} result={history} />
     </>,
     options.status ?? 200,
@@ -179,7 +201,7 @@ function withoutSecret(client: Client): Client {
 }
 
 /** A tenant's issuer: its subdomain of the apex, with the apex's scheme (ARCHITECTURE §5). */
-function tenantIssuer(apexIssuer: string, tenant: string): string {
+export function tenantIssuer(apexIssuer: string, tenant: string): string {
   const url = new URL(apexIssuer);
   return `${url.protocol}//${tenant}.${url.host}/`;
 }

@@ -1,5 +1,7 @@
+import type { Child } from "hono/jsx";
 import { SIGNING_ALGS, TOKEN_DIALECTS } from "../../../shared/schemas/resource-servers";
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -39,6 +41,16 @@ interface Outcome {
   status?: Status;
 }
 
+/** A settings card: a form when the operator may save it, the same fields read-only (no form) otherwise. */
+const SettingsBox = (p: { editable: boolean; action: string; children?: Child }) =>
+  p.editable ? (
+    <form method="post" action={p.action} class="card">
+      {p.children}
+    </form>
+  ) : (
+    <div class="card">{p.children}</div>
+  );
+
 /** GET /admin/t/:tenant/apis/:id: an API's settings (signing algorithm, RBAC, token dialect) and scopes (GET /resource-servers/{id}). */
 export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
   const tenant = tenantOf(c);
@@ -47,6 +59,7 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
   const api = read.body;
   const base = tenantPath(tenant, `/apis/${idOf(c)}`);
   const csrf = c.var.operator.csrf;
+  const editable = can(c, "update:resource_servers");
   return sendConsolePage(
     c,
     shellOf(c, api.name, { tenant, section: "apis" }),
@@ -62,44 +75,46 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
         {api.is_system ? " · system API" : ""}
       </p>
       <h2>Settings</h2>
-      <form method="post" action={base} class="card">
-        <Csrf token={csrf} />
-        <div class="field">
-          <label for="f-signing_alg">Signing algorithm</label>
-          <select id="f-signing_alg" name="signing_alg">
-            {SIGNING_ALGS.map((alg) => (
-              <option value={alg} selected={api.signing_alg === alg}>
-                {alg}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label>
-            <input type="checkbox" name="enforce_policies" value="true" checked={!!api.enforce_policies} /> Enable RBAC (enforce policies)
-          </label>
-        </div>
-        <div class="field">
-          <label for="f-token_dialect">Token dialect</label>
-          <select id="f-token_dialect" name="token_dialect" aria-describedby="h-token_dialect">
-            {TOKEN_DIALECTS.map((d) => (
-              <option value={d} selected={(api.token_dialect ?? "access_token") === d}>
-                {d}
-              </option>
-            ))}
-          </select>
-          <p class="hint" id="h-token_dialect">
-            access_token_authz adds the user's permissions to the access token.
-          </p>
-        </div>
-        <div class="field">
-          <label>
-            <input type="checkbox" name="allow_offline_access" value="true" checked={!!api.allow_offline_access} /> Allow offline access (refresh tokens)
-          </label>
-        </div>
-        <Field name="token_lifetime" label="Token lifetime (seconds)" type="number" value={String(api.token_lifetime ?? "")} />
-        <button type="submit">Save settings</button>
-      </form>
+      <SettingsBox editable={editable} action={base}>
+        {editable ? <Csrf token={csrf} /> : null}
+        <fieldset disabled={!editable} class="plain">
+          <div class="field">
+            <label for="f-signing_alg">Signing algorithm</label>
+            <select id="f-signing_alg" name="signing_alg">
+              {SIGNING_ALGS.map((alg) => (
+                <option value={alg} selected={api.signing_alg === alg}>
+                  {alg}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label>
+              <input type="checkbox" name="enforce_policies" value="true" checked={!!api.enforce_policies} /> Enable RBAC (enforce policies)
+            </label>
+          </div>
+          <div class="field">
+            <label for="f-token_dialect">Token dialect</label>
+            <select id="f-token_dialect" name="token_dialect" aria-describedby="h-token_dialect">
+              {TOKEN_DIALECTS.map((d) => (
+                <option value={d} selected={(api.token_dialect ?? "access_token") === d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+            <p class="hint" id="h-token_dialect">
+              access_token_authz adds the user's permissions to the access token.
+            </p>
+          </div>
+          <div class="field">
+            <label>
+              <input type="checkbox" name="allow_offline_access" value="true" checked={!!api.allow_offline_access} /> Allow offline access (refresh tokens)
+            </label>
+          </div>
+          <Field name="token_lifetime" label="Token lifetime (seconds)" type="number" value={String(api.token_lifetime ?? "")} />
+        </fieldset>
+        {editable ? <button type="submit">Save settings</button> : null}
+      </SettingsBox>
       <h2>Scopes</h2>
       <DataTable
         caption={`Scopes of ${api.name}`}
@@ -110,12 +125,14 @@ export async function apiScreen(c: ConsoleContext, outcome: Outcome = {}): Promi
         ]}
         empty="No scope yet."
       />
-      <form method="post" action={`${base}/scopes`} class="card">
-        <Csrf token={csrf} />
-        <Field name="value" label="Scope" required hint="For example read:messages." />
-        <Field name="description" label="Scope description" />
-        <button type="submit">Add scope</button>
-      </form>
+      {editable ? (
+        <form method="post" action={`${base}/scopes`} class="card">
+          <Csrf token={csrf} />
+          <Field name="value" label="Scope" required hint="For example read:messages." />
+          <Field name="description" label="Scope description" />
+          <button type="submit">Add scope</button>
+        </form>
+      ) : null}
       <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,
@@ -162,6 +179,7 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
   const role = read.body;
   const base = tenantPath(tenant, path);
   const csrf = c.var.operator.csrf;
+  const editable = can(c, "update:roles");
   return sendConsolePage(
     c,
     shellOf(c, role.name, { tenant, section: "roles" }),
@@ -180,28 +198,34 @@ export async function roleScreen(c: ConsoleContext, outcome: Outcome = {}): Prom
         columns={[
           { label: "Permission", cell: (p) => <code>{p.permission_name}</code> },
           { label: "API", cell: (p) => p.resource_server_name ?? p.resource_server_identifier },
-          {
-            label: "Remove",
-            cell: (p) => (
-              <form method="post" action={`${base}/permissions/remove`} class="inline">
-                <Csrf token={csrf} />
-                <input type="hidden" name="resource_server_identifier" value={p.resource_server_identifier} />
-                <input type="hidden" name="permission_name" value={p.permission_name} />
-                <button type="submit" class="secondary" aria-label={`Remove ${p.permission_name}`}>
-                  Remove
-                </button>
-              </form>
-            ),
-          },
+          ...(editable
+            ? [
+                {
+                  label: "Remove",
+                  cell: (p: Permission) => (
+                    <form method="post" action={`${base}/permissions/remove`} class="inline">
+                      <Csrf token={csrf} />
+                      <input type="hidden" name="resource_server_identifier" value={p.resource_server_identifier} />
+                      <input type="hidden" name="permission_name" value={p.permission_name} />
+                      <button type="submit" class="secondary" aria-label={`Remove ${p.permission_name}`}>
+                        Remove
+                      </button>
+                    </form>
+                  ),
+                },
+              ]
+            : []),
         ]}
         empty="No permission yet."
       />
-      <form method="post" action={`${base}/permissions`} class="card">
-        <Csrf token={csrf} />
-        <Field name="resource_server_identifier" label="API identifier" required />
-        <Field name="permission_name" label="Permission" required hint="One of the API's scopes." />
-        <button type="submit">Add permission</button>
-      </form>
+      {editable ? (
+        <form method="post" action={`${base}/permissions`} class="card">
+          <Csrf token={csrf} />
+          <Field name="resource_server_identifier" label="API identifier" required />
+          <Field name="permission_name" label="Permission" required hint="One of the API's scopes." />
+          <button type="submit">Add permission</button>
+        </form>
+      ) : null}
       <ChangeHistory tenant={tenant} result={history} />
     </>,
     outcome.status ?? 200,

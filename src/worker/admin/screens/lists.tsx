@@ -1,4 +1,5 @@
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -20,7 +21,7 @@ interface ListSpec {
   /** The collection's key in the paged envelope. */
   collection: string;
   columns: Column[];
-  create?: { label: string; fields: { name: string; label: string; required?: boolean; hint?: string }[] };
+  create?: { label: string; scope: string; fields: { name: string; label: string; required?: boolean; hint?: string }[] };
   /** The row's own page under this screen, by the row's id (its first column links there). */
   linkBy?: string;
 }
@@ -43,6 +44,7 @@ const SPECS: ListSpec[] = [
     ],
     create: {
       label: "Create an API",
+      scope: "create:resource_servers",
       fields: [
         { name: "name", label: "Name", required: true },
         { name: "identifier", label: "Identifier", required: true, hint: "The audience value, usually a URL; it cannot change later." },
@@ -62,6 +64,7 @@ const SPECS: ListSpec[] = [
     ],
     create: {
       label: "Create a role",
+      scope: "create:roles",
       fields: [
         { name: "name", label: "Name", required: true },
         { name: "description", label: "Description" },
@@ -81,6 +84,7 @@ const SPECS: ListSpec[] = [
     ],
     create: {
       label: "Create an organization",
+      scope: "create:organizations",
       fields: [
         { name: "name", label: "Name", required: true, hint: "Lowercase letters, digits, hyphens and underscores." },
         { name: "display_name", label: "Display name" },
@@ -126,7 +130,7 @@ async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | nul
         }))}
       />
       {list.ok ? <Pager base={tenantPath(tenant, `/${spec.key}`)} page={page} perPage={PER_PAGE} total={total} /> : null}
-      {spec.create ? (
+      {spec.create && can(c, spec.create.scope) ? (
         <>
           <h2>{spec.create.label}</h2>
           <form method="post" action={tenantPath(tenant, `/${spec.key}`)} class="card">

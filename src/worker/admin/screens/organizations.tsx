@@ -1,4 +1,5 @@
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
@@ -94,20 +95,22 @@ export async function organizationScreen(c: ConsoleContext, options: { error?: s
           ))}
         </tbody>
       </table>
-      <form method="post" action={`${base}/invitations`} class="card">
-        <Csrf token={csrf} />
-        <Field name="invitee" label="Invitee email" type="email" required />
-        <Field name="inviter" label="Inviter name" value={c.var.operator.name} required />
-        <div class="field">
-          <label for="f-client">Application the invitee logs in to</label>
-          <select id="f-client" name="client_id">
-            {rowsOf<Client>(clients.body, "clients").map((x) => (
-              <option value={x.client_id}>{x.name}</option>
-            ))}
-          </select>
-        </div>
-        <button type="submit">Send invitation</button>
-      </form>
+      {can(c, "create:organization_invitations") ? (
+        <form method="post" action={`${base}/invitations`} class="card">
+          <Csrf token={csrf} />
+          <Field name="invitee" label="Invitee email" type="email" required />
+          <Field name="inviter" label="Inviter name" value={c.var.operator.name} required />
+          <div class="field">
+            <label for="f-client">Application the invitee logs in to</label>
+            <select id="f-client" name="client_id">
+              {rowsOf<Client>(clients.body, "clients").map((x) => (
+                <option value={x.client_id}>{x.name}</option>
+              ))}
+            </select>
+          </div>
+          <button type="submit">Send invitation</button>
+        </form>
+      ) : null}
     </>,
     options.status ?? 200,
   );

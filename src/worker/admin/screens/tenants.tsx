@@ -1,5 +1,6 @@
 import { CONSOLE_PATH } from "../../../shared/console";
 import type { ConsoleContext } from "../context";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -83,13 +84,17 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
       />
       {list.ok && !tenants.length ? <p class="muted">{search ? "No tenant matches this search." : "No tenant yet."}</p> : null}
       {list.ok ? <Pager base={`${CONSOLE_PATH}/tenants`} page={page} perPage={PER_PAGE} total={list.body.total ?? tenants.length} extra={search ? { q: search } : {}} /> : null}
-      <h2>Create a tenant</h2>
-      <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
-        <Csrf token={csrf} />
-        <Field name="id" label="Tenant id" required hint="Lowercase letters, digits and hyphens; it names the tenant's host." />
-        <Field name="friendly_name" label="Display name" />
-        <button type="submit">Create tenant</button>
-      </form>
+      {can(c, "create:tenants") ? (
+        <>
+          <h2>Create a tenant</h2>
+          <form method="post" action={`${CONSOLE_PATH}/tenants`} class="card">
+            <Csrf token={csrf} />
+            <Field name="id" label="Tenant id" required hint="Lowercase letters, digits and hyphens; it names the tenant's host." />
+            <Field name="friendly_name" label="Display name" />
+            <button type="submit">Create tenant</button>
+          </form>
+        </>
+      ) : null}
     </>,
     status,
   );
