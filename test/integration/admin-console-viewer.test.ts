@@ -34,6 +34,8 @@ async function furnishedTenant() {
   const action = await createAction(tenant, "post-login", "exports.onExecutePostLogin = async () => {};");
   const hook = (await (await mgmt("POST", "/hooks", { ...asTenant(tenant), body: { trigger_id: "post-user-login", url: "https://hooks.example.com/a" } })).json()) as { id: string };
   const domain = (await (await mgmt("POST", "/custom-domains", { ...asTenant(tenant), body: { domain: `id.${uniqueId("v")}.example.test`, type: "self_managed_certs" } })).json()) as { custom_domain_id: string };
+  const connections = (await (await mgmt("GET", "/connections?strategy=auth0", asTenant(tenant))).json()) as { id: string }[];
+  const database = connections[0]?.id as string;
   const t = `/admin/t/${tenant}`;
   const screens = [
     "/admin/tenants",
@@ -46,6 +48,7 @@ async function furnishedTenant() {
     `${t}/organizations`,
     `${t}/organizations/${org.id}`,
     `${t}/connections`,
+    `${t}/connections/${database}`,
     `${t}/actions`,
     `${t}/actions/${action.id}`,
     `${t}/keys`,
@@ -56,7 +59,7 @@ async function furnishedTenant() {
     `${t}/webhooks`,
     `${t}/branding`,
   ];
-  return { tenant, app, hook, domain, screens };
+  return { tenant, app, hook, domain, database, screens };
 }
 
 /** The page's forms that write (method="post"), the logout's excepted. */
@@ -96,7 +99,7 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
   });
 
   it("a Viewer's forged POSTs to every new screen are refused by the API (403) and change nothing", async () => {
-    const { tenant, hook, domain } = await furnishedTenant();
+    const { tenant, hook, domain, database, app } = await furnishedTenant();
     const t = `/admin/t/${tenant}`;
     const { browser, page } = await consoleLogin(await operatorWith("Gatehouse Viewer"), PASSWORD, `${t}/keys`);
     const csrf = fieldOf(await page.text(), "csrf");
@@ -118,6 +121,9 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
       [`${t}/webhooks/${hook.id}/delete`, {}],
       [`${t}/webhooks/${hook.id}/enabled`, { enabled: "false" }],
       [`${t}/branding/theme`, { "colors.primary_button": "#000000" }],
+      [`${t}/connections/${database}`, { passwordPolicy: "none", disable_signup: "true" }],
+      [`${t}/connections/${database}/database`, { enabledDatabaseCustomization: "true", script_login: "function login(e, p, cb) { cb(null, { email: e }); }" }],
+      [`${t}/connections/${database}/clients`, { client_id: app.client_id, status: "false" }],
       [`${t}/branding/template`, { template: "<html><head>{%- auth0:head -%}</head><body>{%- auth0:widget -%}</body></html>" }],
     ];
     for (const [path, fields] of forged) {
@@ -131,6 +137,9 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
     expect(((await (await mgmt("GET", "/custom-domains", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
     expect(await (await mgmt("GET", "/hooks", asTenant(tenant))).json()).toMatchObject([{ id: hook.id, enabled: true }]);
     expect((await mgmt("GET", "/branding/templates/universal-login", asTenant(tenant))).status).toBe(404);
+    const connection = (await (await mgmt("GET", `/connections/${database}`, asTenant(tenant))).json()) as { options: Record<string, unknown> };
+    expect(connection.options.disable_signup).not.toBe(true);
+    expect(connection.options.enabledDatabaseCustomization).not.toBe(true);
     expect((await mgmt("GET", "/branding/themes/default", asTenant(tenant))).status).toBe(404);
   });
 

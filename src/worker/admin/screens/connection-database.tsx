@@ -113,6 +113,24 @@ export const DatabaseForm: FC<{ action: string; csrf: string; draft: DatabaseDra
   </form>
 );
 
+/** The same settings for an operator without `update:connections`: read only, no form (configuration by name only). */
+export const DatabaseSummary: FC<{ draft: DatabaseDraft }> = ({ draft }) => (
+  <div class="card">
+    <p>
+      Use my own database: <strong>{draft.enabled ? "Yes" : "No"}</strong> · Import users to Gatehouse: <strong>{draft.importMode ? "Yes" : "No"}</strong>
+    </p>
+    {SCRIPT_NAMES.filter((name) => draft.scripts[name]).map((name) => (
+      <>
+        <h3>
+          {name} <code class="muted">{DB_SCRIPTS[name].signature}</code>
+        </h3>
+        <pre>{draft.scripts[name]}</pre>
+      </>
+    ))}
+    <p>Configuration: {draft.configurationKeys.length ? draft.configurationKeys.map((key) => <code>{key} </code>) : "none"}</p>
+  </div>
+);
+
 /** The migration report (GET /connections/{id}/status → `gatehouse_migration`). */
 export const MigrationPanel: FC<{ report: MigrationReport }> = ({ report }) => {
   const active = report.days.filter((d) => d.script_logins > 0);

@@ -1,7 +1,8 @@
 import type { MigrationReport } from "../../../shared/actions/migration-report";
 import type { ConsoleContext } from "../context";
 import { EDITOR_SCRIPT } from "./actions";
-import { DatabaseForm, type DatabaseDraft, draftOf, MigrationPanel, optionsFromForm } from "./connection-database";
+import { DatabaseForm, type DatabaseDraft, DatabaseSummary, draftOf, MigrationPanel, optionsFromForm } from "./connection-database";
+import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
@@ -51,6 +52,8 @@ export async function connectionScreen(
   const apps = (clients.ok && Array.isArray(clients.body) ? clients.body : []).map((x) => ({ ...x, enabled: on.has(x.client_id) }));
   const base = tenantPath(tenant, pathOf(c));
   const csrf = c.var.operator.csrf;
+  // Write controls only for an operator whose token carries the scope (the API refuses a forged POST anyway).
+  const editable = can(c, "update:connections");
   const database = connection.strategy === "auth0";
   const complexity = (options.password_complexity_options ?? {}) as { min_length?: number };
   const draft = outcome.draft ?? draftOf(options);
@@ -73,30 +76,37 @@ export async function connectionScreen(
       {database ? (
         <>
           <h2>Database settings and password policy</h2>
-          <form method="post" action={base} class="card">
-            <Csrf token={csrf} />
-            <div class="field">
-              <label>
-                <input type="checkbox" name="disable_signup" value="true" checked={options.disable_signup === true} /> Disable sign-ups (only administrators create
-                users)
-              </label>
-            </div>
-            <div class="field">
-              <label for="f-passwordPolicy">Password policy</label>
-              <select id="f-passwordPolicy" name="passwordPolicy">
-                {POLICIES.map((p) => (
-                  <option value={p} selected={(options.passwordPolicy ?? "good") === p}>
-                    {p}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Field name="min_length" label="Minimum password length" type="number" value={complexity.min_length === undefined ? "" : String(complexity.min_length)} hint="Empty: the policy's own minimum." />
-            <button type="submit">Save settings</button>
-          </form>
+          {editable ? (
+            <form method="post" action={base} class="card">
+              <Csrf token={csrf} />
+              <div class="field">
+                <label>
+                  <input type="checkbox" name="disable_signup" value="true" checked={options.disable_signup === true} /> Disable sign-ups (only administrators create
+                  users)
+                </label>
+              </div>
+              <div class="field">
+                <label for="f-passwordPolicy">Password policy</label>
+                <select id="f-passwordPolicy" name="passwordPolicy">
+                  {POLICIES.map((p) => (
+                    <option value={p} selected={(options.passwordPolicy ?? "good") === p}>
+                      {p}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <Field name="min_length" label="Minimum password length" type="number" value={complexity.min_length === undefined ? "" : String(complexity.min_length)} hint="Empty: the policy's own minimum." />
+              <button type="submit">Save settings</button>
+            </form>
+          ) : (
+            <p class="card">
+              Sign-ups: <strong>{options.disable_signup === true ? "disabled" : "enabled"}</strong> · Password policy: <strong>{options.passwordPolicy ?? "good"}</strong>
+              {complexity.min_length === undefined ? null : <> · Minimum length: <strong>{String(complexity.min_length)}</strong></>}
+            </p>
+          )}
           {report ? <MigrationPanel report={report} /> : null}
           <h2>Custom database</h2>
-          <DatabaseForm action={`${base}/database`} csrf={csrf} draft={draft} />
+          {editable ? <DatabaseForm action={`${base}/database`} csrf={csrf} draft={draft} /> : <DatabaseSummary draft={draft} />}
         </>
       ) : null}
       <h2>Applications</h2>
@@ -106,19 +116,23 @@ export async function connectionScreen(
         columns={[
           { label: "Application", cell: (a) => <a href={tenantPath(tenant, `/applications/${encodeURIComponent(a.client_id)}`)}>{a.name}</a> },
           { label: "Enabled", cell: (a) => (a.enabled ? "Yes" : "No") },
-          {
-            label: "Change",
-            cell: (a) => (
-              <form method="post" action={`${base}/clients`} class="inline">
-                <Csrf token={csrf} />
-                <input type="hidden" name="client_id" value={a.client_id} />
-                <input type="hidden" name="status" value={a.enabled ? "false" : "true"} />
-                <button type="submit" class="secondary" aria-label={`${a.enabled ? "Disable" : "Enable"} for ${a.name}`}>
-                  {a.enabled ? "Disable" : "Enable"}
-                </button>
-              </form>
-            ),
-          },
+          ...(editable
+            ? [
+                {
+                  label: "Change",
+                  cell: (a: (typeof apps)[number]) => (
+                    <form method="post" action={`${base}/clients`} class="inline">
+                      <Csrf token={csrf} />
+                      <input type="hidden" name="client_id" value={a.client_id} />
+                      <input type="hidden" name="status" value={a.enabled ? "false" : "true"} />
+                      <button type="submit" class="secondary" aria-label={`${a.enabled ? "Disable" : "Enable"} for ${a.name}`}>
+                        {a.enabled ? "Disable" : "Enable"}
+                      </button>
+                    </form>
+                  ),
+                },
+              ]
+            : []),
         ]}
         empty="No application yet."
       />
