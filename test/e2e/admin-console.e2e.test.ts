@@ -65,7 +65,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByLabel("Password").fill(ADMIN.password);
       await page.getByRole("button", { name: /continue|log in/i }).click();
       await page.waitForURL(`${base}/admin/tenants`);
-      await expect(page.getByRole("heading", { level: 1, name: "Tenants" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Tenants" }).waitFor();
       const cookies = await context.cookies();
       const session = cookies.find((c) => c.name === "gh_console");
       expect(session?.httpOnly).toBe(true);
@@ -83,7 +83,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByLabel("Type").selectOption("regular_web");
       await page.getByLabel("Allowed callback URLs").fill("https://app.example.com/callback");
       await page.getByRole("button", { name: "Create application" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Console web app" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Console web app" }).waitFor();
       const secret = (await page.locator(".secret").textContent()) ?? "";
       expect(secret.length).toBeGreaterThan(20);
       await page.getByText("Show the API calls of this page").click();
@@ -96,12 +96,12 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByLabel("Email").fill("ann@example.com");
       await page.getByLabel("Password").fill("Ann's strong passw0rd!");
       await page.getByRole("button", { name: "Create user" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "ann@example.com" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "ann@example.com" }).waitFor();
       await expectAccessible(page, "user");
 
       for (const section of ["APIs", "Roles", "Organizations", "Connections", "Logs"]) {
         await page.getByRole("link", { name: section, exact: true }).click();
-        await expect(page.getByRole("heading", { level: 1, name: section }).isVisible()).resolves.toBe(true);
+        await page.getByRole("heading", { level: 1, name: section }).waitFor();
         await expectAccessible(page, section.toLowerCase());
       }
 
@@ -115,7 +115,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.keyboard.press("Control+End");
       await page.keyboard.type("\n// edited in the console\n");
       await page.getByRole("button", { name: "Save draft" }).click();
-      await expect(page.getByText("Draft saved.").isVisible()).resolves.toBe(true);
+      await page.getByText("Draft saved.").waitFor();
       expect(await page.locator("textarea[name=code]").inputValue()).toContain("// edited in the console");
       await expectAccessible(page, "action");
 
@@ -163,23 +163,23 @@ describe("admin console in Chromium (issue 30)", () => {
       expect(await page.locator("table tbody abbr").allTextContents()).toEqual(expect.arrayContaining(["s"]));
       await expectAccessible(page, "logs-filtered");
       await page.locator("table tbody tr a").first().click();
-      await expect(page.getByRole("heading", { level: 1, name: /^s: / }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: /^s: / }).waitFor();
       await expectAccessible(page, "log-entry");
 
       // An API's, a role's and a connection's own pages (the control plane's seeded ones).
       await page.goto(`${base}/admin/t/control_plane/apis`);
       await page.getByRole("link", { name: "Gatehouse Management API" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Management API" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Gatehouse Management API" }).waitFor();
       expect(await page.getByLabel("Signing algorithm").inputValue()).toBe("RS256");
       await expectAccessible(page, "api");
       await page.goto(`${base}/admin/t/control_plane/roles`);
       await page.getByRole("link", { name: "Gatehouse Viewer" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Gatehouse Viewer" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Gatehouse Viewer" }).waitFor();
       expect(await page.getByRole("cell", { name: "read:stats", exact: true }).count()).toBe(1);
       await expectAccessible(page, "role");
       await page.goto(`${base}/admin/t/control_plane/connections`);
       await page.getByRole("link", { name: "Username-Password-Authentication" }).click();
-      await expect(page.getByRole("heading", { level: 2, name: "Database settings and password policy" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 2, name: "Database settings and password policy" }).waitFor();
       await expectAccessible(page, "connection");
 
       expect(log.pageErrors).toEqual([]);
@@ -208,7 +208,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByLabel("Email").fill("bob@example.com");
       await page.getByLabel("Password").fill("Bob's strong passw0rd!");
       await page.getByRole("button", { name: "Create user" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "bob@example.com" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "bob@example.com" }).waitFor();
       for (const heading of ["Sessions", "Refresh tokens", "Multi-factor authentication", "Linked identities", "Organizations", "Permissions", "Change history"]) {
         expect(await page.getByRole("heading", { level: 2, name: heading, exact: true }).count(), heading).toBe(1);
       }
@@ -221,7 +221,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.waitForURL(new RegExp(`^http://${tenant}\\.localhost:${started.port}/u2/login`));
       await fillLogin(page, "bob@example.com", "Bob's strong passw0rd!");
       await page.waitForURL(new RegExp(`^${base}/admin/t/${tenant}/try-login/callback`));
-      await expect(page.getByRole("heading", { level: 1, name: "Try login: the tokens" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Try login: the tokens" }).waitFor();
       expect(await page.getByText("ID token verified").count()).toBe(1);
       expect(await page.locator("pre").nth(1).textContent()).toContain('"email": "bob@example.com"');
       expect(await page.content()).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
@@ -233,7 +233,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByLabel("Description").fill("Answers tickets");
       await page.getByRole("button", { name: "Create a role" }).click();
       await page.getByRole("link", { name: "Support" }).click();
-      await expect(page.getByRole("heading", { level: 1, name: "Support" }).isVisible()).resolves.toBe(true);
+      await page.getByRole("heading", { level: 1, name: "Support" }).waitFor();
       expect(await page.getByRole("heading", { level: 2, name: "Change history" }).count()).toBe(1);
       await page.goto(`${base}/admin/t/${tenant}/organizations`);
       await page.getByLabel("Name", { exact: true }).fill("acme");
@@ -242,7 +242,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByRole("link", { name: "acme" }).click();
       await page.getByLabel("Invitee email").fill("invitee@example.com");
       await page.getByRole("button", { name: "Send invitation" }).click();
-      await expect(page.getByText("Invitation sent to invitee@example.com.").isVisible()).resolves.toBe(true);
+      await page.getByText("Invitation sent to invitee@example.com.").waitFor();
       expect(await page.getByRole("cell", { name: "invitee@example.com" }).count()).toBe(1);
       expect(log.pageErrors).toEqual([]);
       expect(log.consoleErrors).toEqual([]);
@@ -267,7 +267,7 @@ describe("admin console in Chromium (issue 30)", () => {
         ["settings", "Tenant settings"],
       ]) {
         if (path !== "branding") await page.goto(`${base}/admin/t/control_plane/${path}`);
-        await expect(page.getByRole("heading", { level: 1, name: title }).isVisible()).resolves.toBe(true);
+        await page.getByRole("heading", { level: 1, name: title }).waitFor();
         await expectAccessible(page, path);
         if (path === "keys") expect(await page.getByRole("cell", { name: "Current", exact: true }).count()).toBeGreaterThan(0);
       }
@@ -293,7 +293,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await admin.page.getByRole("button", { name: "Create user" }).click();
       await admin.page.getByLabel("Assign a role").selectOption({ label: "Gatehouse Viewer" });
       await admin.page.getByRole("button", { name: "Assign" }).click();
-      await expect(admin.page.getByText("Role assigned.").isVisible()).resolves.toBe(true);
+      await admin.page.getByText("Role assigned.").waitFor();
       const userId = (await admin.page.locator("tr", { hasText: "User ID" }).locator("code").textContent()) ?? "";
       const userPage = `${base}/admin/t/control_plane/users/${encodeURIComponent(userId)}`;
 
@@ -326,7 +326,7 @@ describe("admin console in Chromium (issue 30)", () => {
       await seen.page.goto(deep);
       await fillLogin(seen.page, viewer.email, viewer.password);
       await seen.page.waitForURL(deep);
-      await expect(seen.page.getByRole("heading", { level: 1, name: "Logs" }).isVisible()).resolves.toBe(true);
+      await seen.page.getByRole("heading", { level: 1, name: "Logs" }).waitFor();
       expect(admin.log.pageErrors).toEqual([]);
       expect(seen.log.pageErrors).toEqual([]);
     } finally {
