@@ -163,3 +163,34 @@ describe("emails in the user's language", () => {
     expect((mail as { html?: string }).html).toContain("<p>Zed</p>");
   });
 });
+
+describe("invitation and enrollment emails in the user's language (issue 29 point 4: every email)", () => {
+  it("an organization invitation carrying the invitee's user_metadata language is in that language, link and expiry included", async () => {
+    const org = (await (await api(tenant, "POST", "/organizations", { name: `acme-${crypto.randomUUID().slice(0, 8)}`, display_name: "Acme Team" })).json()) as { id: string };
+    const email = newEmail("fr-invite");
+    const res = await api(tenant, "POST", `/organizations/${org.id}/invitations`, { inviter: { name: "Ops" }, invitee: { email }, client_id: client.client_id, user_metadata: { language: "fr" } });
+    expect(res.status).toBe(201);
+    const { invitation_url } = (await res.json()) as { invitation_url: string };
+    const [mail] = await sinkTo(tenant, email);
+    expect(mail?.subject).toBe("Ops vous invite à rejoindre Acme Team");
+    expect(mail?.text).toContain("Accepter l’invitation");
+    expect(mail?.text).toContain(invitation_url);
+    expect(mail?.html).toContain(`<a href="${invitation_url.replaceAll("&", "&amp;")}">`);
+    // Without a language for the invitee: the tenant's default (English).
+    const other = newEmail("en-invite");
+    expect((await api(tenant, "POST", `/organizations/${org.id}/invitations`, { inviter: { name: "Ops" }, invitee: { email: other }, client_id: client.client_id })).status).toBe(201);
+    expect((await sinkTo(tenant, other))[0]?.subject).toBe("Ops has invited you to join Acme Team");
+  });
+
+  it("a multi-factor enrollment ticket sent by email is in the user's own language", async () => {
+    expect((await api(tenant, "PUT", "/guardian/factors/otp", { enabled: true })).status).toBe(200);
+    const email = newEmail("de-enroll");
+    const user = await newUser(email, { language: "de" });
+    const res = await api(tenant, "POST", "/guardian/enrollments/ticket", { user_id: user.user_id, send_mail: true });
+    expect(res.status).toBe(200);
+    const { ticket_url } = (await res.json()) as { ticket_url: string };
+    const [mail] = await sinkTo(tenant, email);
+    expect(mail?.subject).toBe("Mehrstufige Authentifizierung einrichten");
+    expect(mail?.text).toContain(ticket_url);
+  });
+});

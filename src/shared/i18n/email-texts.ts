@@ -17,6 +17,10 @@ export interface EmailTexts {
   verify_email: EmailText;
   /** A passwordless login code (email subject; the text is also the SMS). */
   passwordless_code: EmailText;
+  /** An organization invitation (`inviter`, `orgName`, `appName`, `url`, `expires`). */
+  user_invitation: EmailText;
+  /** A multi-factor enrollment ticket sent by email (`url`). */
+  enrollment_email: EmailText;
 }
 
 export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
@@ -34,6 +38,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     passwordless_code: {
       subject: "Your verification code for ${appName}",
       text: "${code} is your verification code for ${appName}. It expires in 5 minutes.",
+    },
+    user_invitation: {
+      subject: "${inviter} has invited you to join ${orgName}",
+      text: "${inviter} has invited you to join ${orgName} on ${appName}.\n\nAccept the invitation:\n${url}\n\nThis invitation expires on ${expires}.",
+    },
+    enrollment_email: {
+      subject: "Set up multi-factor authentication",
+      text: "Secure your account: open ${url} (valid for 5 days, once).",
     },
   },
   de: {
@@ -53,6 +65,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "Ihr Bestätigungscode für ${appName}",
       text: "${code} ist Ihr Bestätigungscode für ${appName}. Er läuft in 5 Minuten ab.",
     },
+    user_invitation: {
+      subject: "${inviter} hat Sie eingeladen, ${orgName} beizutreten",
+      text: "${inviter} hat Sie eingeladen, ${orgName} in ${appName} beizutreten.\n\nEinladung annehmen:\n${url}\n\nDiese Einladung läuft am ${expires} ab.",
+    },
+    enrollment_email: {
+      subject: "Mehrstufige Authentifizierung einrichten",
+      text: "Schützen Sie Ihr Konto: Öffnen Sie ${url} (5 Tage gültig, einmal verwendbar).",
+    },
   },
   fr: {
     reset_email: {
@@ -71,6 +91,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "Votre code de vérification pour ${appName}",
       text: "${code} est votre code de vérification pour ${appName}. Il expire dans 5\u00a0minutes.",
     },
+    user_invitation: {
+      subject: "${inviter} vous invite à rejoindre ${orgName}",
+      text: "${inviter} vous invite à rejoindre ${orgName} sur ${appName}.\n\nAccepter l’invitation :\n${url}\n\nCette invitation expire le ${expires}.",
+    },
+    enrollment_email: {
+      subject: "Configurez l’authentification multifacteur",
+      text: "Sécurisez votre compte : ouvrez ${url} (valable 5 jours, une seule fois).",
+    },
   },
   es: {
     reset_email: {
@@ -86,6 +114,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     passwordless_code: {
       subject: "Tu código de verificación para ${appName}",
       text: "${code} es tu código de verificación para ${appName}. Caduca en 5 minutos.",
+    },
+    user_invitation: {
+      subject: "${inviter} te ha invitado a unirte a ${orgName}",
+      text: "${inviter} te ha invitado a unirte a ${orgName} en ${appName}.\n\nAcepta la invitación:\n${url}\n\nEsta invitación caduca el ${expires}.",
+    },
+    enrollment_email: {
+      subject: "Configura la autenticación multifactor",
+      text: "Protege tu cuenta: abre ${url} (válido durante 5 días, una sola vez).",
     },
   },
   pt: {
@@ -103,6 +139,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "Seu código de verificação para ${appName}",
       text: "${code} é seu código de verificação para ${appName}. Ele expira em 5 minutos.",
     },
+    user_invitation: {
+      subject: "${inviter} convidou você para participar de ${orgName}",
+      text: "${inviter} convidou você para participar de ${orgName} no ${appName}.\n\nAceite o convite:\n${url}\n\nEste convite expira em ${expires}.",
+    },
+    enrollment_email: {
+      subject: "Configure a autenticação multifator",
+      text: "Proteja sua conta: abra ${url} (válido por 5 dias, uma única vez).",
+    },
   },
   ja: {
     reset_email: {
@@ -119,6 +163,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
       subject: "${appName} の確認コード",
       text: "${appName} の確認コードは ${code} です。有効期限は5分です。",
     },
+    user_invitation: {
+      subject: "${inviter} さんから ${orgName} への招待が届いています",
+      text: "${inviter} さんから ${appName} の ${orgName} への招待が届いています。\n\n招待を承諾する:\n${url}\n\nこの招待の有効期限は ${expires} です。",
+    },
+    enrollment_email: {
+      subject: "多要素認証の設定",
+      text: "アカウントを保護するため、${url} を開いてください（有効期間は5日間、1回のみ使用できます）。",
+    },
   },
   ar: {
     reset_email: {
@@ -134,6 +186,14 @@ export const EMAIL_TEXTS: Readonly<Record<ShippedLanguage, EmailTexts>> = {
     passwordless_code: {
       subject: "رمز التحقق الخاص بك لـ ${appName}",
       text: "${code} هو رمز التحقق الخاص بك لـ ${appName}. تنتهي صلاحيته خلال 5 دقائق.",
+    },
+    user_invitation: {
+      subject: "دعاك ${inviter} للانضمام إلى ${orgName}",
+      text: "دعاك ${inviter} للانضمام إلى ${orgName} في ${appName}.\n\nاقبل الدعوة:\n${url}\n\nتنتهي صلاحية هذه الدعوة في ${expires}.",
+    },
+    enrollment_email: {
+      subject: "إعداد المصادقة متعددة العوامل",
+      text: "أمِّن حسابك: افتح ${url} (صالح لمدة 5 أيام، ولمرة واحدة).",
     },
   },
 };

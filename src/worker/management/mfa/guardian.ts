@@ -1,3 +1,5 @@
+import { builtInEmail } from "../../../shared/i18n/email-texts";
+import { emailLanguage } from "../../../shared/i18n/negotiate";
 import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import { randomToken } from "../../../shared/crypto/random";
@@ -181,11 +183,15 @@ export const guardianRoutes = [
       unwrap(await targetTenant(c).guardian(auditContext(c)).createTicket({ ticket_hash: await hashSecret(ticket), user_id: body.user_id, options }));
       const url = ticketUrl(c, ticket);
       if (sender) {
-        const to = body.email ?? (await targetTenant(c).users().get(body.user_id))?.email;
+        const user = await targetTenant(c).users().get(body.user_id);
+        const to = body.email ?? user?.email;
         if (to) {
-          // The tenant's enrollment_email template, when enabled (plain text: this sender takes text only).
-          const builtIn = { subject: "Set up multi-factor authentication", text: `Secure your account: open ${url} (valid for 5 days, once).` };
-          const { message } = await composeEmail(c, "enrollment_email", { config: await config(c), user: { email: to }, url }, builtIn);
+          // The tenant's enrollment_email template, when enabled (plain text: this sender takes text only); the
+          // built-in text in the user's language (issue 29 point 4), else the tenant's default.
+          const tenantConfig = await config(c);
+          const language = emailLanguage({ user, enabledLocales: tenantConfig.settings.enabled_locales });
+          const builtIn = builtInEmail(language, "enrollment_email", { url });
+          const { message } = await composeEmail(c, "enrollment_email", { config: tenantConfig, user: { email: to }, url, language }, builtIn);
           await sender.send({ to, subject: message.subject, body: message.text });
         }
       }

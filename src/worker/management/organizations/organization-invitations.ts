@@ -1,3 +1,5 @@
+import { builtInEmail } from "../../../shared/i18n/email-texts";
+import { emailLanguage } from "../../../shared/i18n/negotiate";
 import { z } from "zod";
 import { randomId } from "../../../shared/crypto/random";
 import { problem, unwrap } from "../../../shared/errors";
@@ -52,14 +54,17 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
 
 /** The invitation email (plain text and HTML, every interpolated value escaped in the HTML). */
-function invitationEmail(invitation: InvitationRecord, org: OrganizationRecord, appName: string) {
-  const orgName = org.display_name ?? org.name;
-  const subject = `${invitation.inviter.name} has invited you to join ${orgName}`;
-  const expires = new Date(invitation.expires_at).toUTCString();
-  const text = `${invitation.inviter.name} has invited you to join ${orgName} on ${appName}.\n\nAccept the invitation:\n${invitation.invitation_url}\n\nThis invitation expires on ${expires}.`;
-  const html = `<p>${escapeHtml(invitation.inviter.name)} has invited you to join <strong>${escapeHtml(orgName)}</strong> on ${escapeHtml(appName)}.</p>
-<p><a href="${escapeHtml(invitation.invitation_url)}">Accept the invitation</a></p>
-<p>This invitation expires on ${escapeHtml(expires)}.</p>`;
+/**
+ * The built-in invitation email in `language` (issue 29 point 4: every email in the user's language): the
+ * catalogue's text, and the same paragraphs as HTML with the invitation's link.
+ */
+function invitationEmail(invitation: InvitationRecord, org: OrganizationRecord, appName: string, language: string) {
+  const vars = { inviter: invitation.inviter.name, orgName: org.display_name ?? org.name, appName, url: invitation.invitation_url, expires: new Date(invitation.expires_at).toUTCString() };
+  const { subject, text } = builtInEmail(language, "user_invitation", vars);
+  const html = text
+    .split("\n\n")
+    .map((paragraph) => `<p>${escapeHtml(paragraph).replaceAll(escapeHtml(vars.url), `<a href="${escapeHtml(vars.url)}">${escapeHtml(vars.url)}</a>`).replaceAll("\n", "<br>")}</p>`)
+    .join("\n");
   return { to: invitation.invitee.email, subject, text, html };
 }
 
@@ -109,8 +114,10 @@ export const invitationRoutes = [
         const client = clientIn(config, body.client_id) ?? null;
         try {
           // The tenant's user_invitation template, when enabled (with `inviter` and the invitation's `url`).
-          const { to, ...builtIn } = invitationEmail(invitation, org, client?.name ?? "the application");
-          const facts = { config, client, organization: org, user: { email: to }, url: invitation.invitation_url, extra: { inviter: { name: invitation.inviter.name } } };
+          // The invitee's language from the user_metadata the invitation carries, else the tenant's default.
+          const language = emailLanguage({ user: { user_metadata: body.user_metadata ?? null }, enabledLocales: config.settings.enabled_locales });
+          const { to, ...builtIn } = invitationEmail(invitation, org, client?.name ?? "the application", language);
+          const facts = { config, client, organization: org, user: { email: to }, url: invitation.invitation_url, language, extra: { inviter: { name: invitation.inviter.name } } };
           const { message } = await composeEmail(c, "user_invitation", facts, builtIn);
           await sendEmail(c, { to, ...message });
         } catch (error) {
