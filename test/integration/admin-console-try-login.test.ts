@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
-import { bindAction } from "../helpers/actions";
+import { bindAction, createAction } from "../helpers/actions";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
 import { seedUser } from "../helpers/flows";
 import { TestBrowser } from "../helpers/mfa";
@@ -118,5 +118,55 @@ describe("admin console: try login (issue 30)", () => {
       expect(res.status, other).toBe(404);
       expect(res.headers.get("location")).toBeNull();
     }
+  });
+});
+
+describe("admin console: an action's test run and a connection's try login (issue 30)", () => {
+  it("runs the draft with the event typed in and shows what it asked for and its console output; bad JSON is a 400 with the text kept; a Viewer has no form and a forged run is refused", async () => {
+    const tenant = await createTenant();
+    const action = await createAction(tenant, "post-login", `exports.onExecutePostLogin = async (event, api) => { console.log("hello " + event.user.email); api.idToken.setCustomClaim("https://example.com/plan", "gold"); };`);
+    const page = `/admin/t/${tenant}/actions/${action.id}`;
+    const { browser, page: first } = await consoleLogin(ADMIN.email, ADMIN.password, page);
+    const html = await first.text();
+    expect(html).toContain(`action="${page}/test"`);
+    const csrf = fieldOf(html, "csrf");
+    const ran = await browser.post(`${page}/test`, { csrf, event: JSON.stringify({ user: { user_id: "auth0|x", email: "zed@example.com" } }) });
+    expect(ran.status).toBe(200);
+    const result = await ran.text();
+    expect(result).toContain("Test result");
+    expect(result).toContain("hello zed@example.com");
+    expect(result).toContain("https://example.com/plan");
+    expect(result).not.toContain("Failed:");
+
+    const bad = await browser.post(`${page}/test`, { csrf, event: "{ not json" });
+    expect(bad.status).toBe(400);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("The event is not valid JSON");
+    expect(badHtml).toContain("{ not json");
+    expect((await browser.post(`${page}/test`, { csrf, event: "[1, 2]" })).status).toBe(400);
+
+    const viewer = await consoleLogin(await viewerEmail(), PASSWORD, page);
+    const viewerHtml = await viewer.page.text();
+    expect(viewerHtml).not.toContain(`action="${page}/test"`);
+    const forged = await viewer.browser.post(`${page}/test`, { csrf: fieldOf(viewerHtml, "csrf"), event: "{}" });
+    expect(forged.status).toBe(403);
+    expect(await forged.text()).not.toContain("Test result");
+  });
+
+  it("the connection page links to a try login that names the connection at the tenant's /authorize", async () => {
+    const tenant = await createTenant();
+    const connections = (await (await mgmt("GET", "/connections?strategy=auth0", asTenant(tenant))).json()) as { id: string; name: string }[];
+    const db = connections[0] as { id: string; name: string };
+    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, `/admin/t/${tenant}/connections/${db.id}`);
+    const html = await page.text();
+    const link = `/admin/t/${tenant}/try-login/start?${new URLSearchParams({ connection: db.name })}`;
+    expect(html).toContain(`href="${link}"`);
+    const tryPage = await browser.get(`/admin/t/${tenant}/try-login`);
+    expect((await browser.post(`/admin/t/${tenant}/try-login`, { csrf: fieldOf(await tryPage.text(), "csrf") })).status).toBe(201);
+    const start = await browser.get(link);
+    expect(start.status).toBe(302);
+    const authorize = new URL(start.headers.get("location") ?? "");
+    expect(authorize.searchParams.get("connection")).toBe(db.name);
+    expect(authorize.searchParams.get("prompt")).toBe("login");
   });
 });

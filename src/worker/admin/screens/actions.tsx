@@ -94,7 +94,10 @@ export async function createAction(c: ConsoleContext): Promise<Response> {
 }
 
 /** GET /admin/t/:tenant/actions/:id: the code editor (a textarea, enhanced by CodeMirror), save, deploy. */
-export async function actionScreen(c: ConsoleContext, options: { action?: Action; error?: string | null; notice?: string; status?: Status; code?: string } = {}): Promise<Response> {
+export async function actionScreen(
+  c: ConsoleContext,
+  options: { action?: Action; error?: string | null; notice?: string; status?: Status; code?: string; test?: TestRun } = {},
+): Promise<Response> {
   const tenant = tenantOf(c);
   let action = options.action;
   const id = action?.id ?? (c.req.param("id") as string);
@@ -144,9 +147,68 @@ export async function actionScreen(c: ConsoleContext, options: { action?: Action
           </button>
         </form>
       ) : null}
+      {can(c, "create:actions") ? (
+        <form method="post" action={`${base}/test`} class="card">
+          <Csrf token={csrf} />
+          <h2>Test run</h2>
+          <div class="field">
+            <label for="f-event">Event (JSON): the draft runs once in the sandbox with it; nothing is stored</label>
+            <textarea id="f-event" name="event" class="code" spellcheck={false}>
+              {options.test?.event ?? SAMPLE_EVENT}
+            </textarea>
+          </div>
+          <button type="submit" class="secondary">
+            Run the draft
+          </button>
+        </form>
+      ) : null}
+      {options.test?.result ? (
+        <section class="card" aria-live="polite">
+          <h2>Test result</h2>
+          <p>{options.test.result.error ? `Failed: ${options.test.result.error.msg}` : `Ran in ${options.test.result.duration_ms} ms.`}</p>
+          <h3>What the action asked for</h3>
+          <pre>{JSON.stringify(options.test.result.commands ?? [], null, 2)}</pre>
+          <h3>Console output</h3>
+          <pre>{options.test.result.logs || "(none)"}</pre>
+        </section>
+      ) : null}
     </>,
     options.status ?? 200,
   );
+}
+
+/** What the test route answers (POST /actions/actions/{id}/test → `payload`). */
+interface TestResult {
+  logs?: string;
+  error: { id: string; msg: string } | null;
+  commands?: unknown[];
+  duration_ms?: number;
+}
+interface TestRun {
+  event: string;
+  result?: TestResult;
+}
+
+/** The event a test run starts from: the fields a post-login action reads most. */
+const SAMPLE_EVENT = JSON.stringify(
+  { user: { user_id: "auth0|test-user", email: "test@example.com", email_verified: true, app_metadata: {}, user_metadata: {} }, request: { ip: "203.0.113.7", hostname: "login.example.com" }, client: { client_id: "test-client", name: "Test application" }, transaction: { protocol: "oidc-basic-profile" } },
+  null,
+  2,
+);
+
+/** POST /admin/t/:tenant/actions/:id/test: POST /actions/actions/{id}/test {payload: the event}; the result on the page. */
+export async function testAction(c: ConsoleContext): Promise<Response> {
+  const event = str((await c.req.parseBody()).event);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(event);
+  } catch (error) {
+    return actionScreen(c, { error: `The event is not valid JSON: ${(error as Error).message}`, status: 400, test: { event } });
+  }
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return actionScreen(c, { error: "The event must be a JSON object.", status: 400, test: { event } });
+  const run = await c.var.api.post<{ payload: TestResult }>(tenantOf(c), `/actions/actions/${encodeURIComponent(c.req.param("id") as string)}/test`, { payload });
+  if (!run.ok) return actionScreen(c, { error: run.error, status: statusOf(run.status), test: { event } });
+  return actionScreen(c, { test: { event, result: run.body.payload } });
 }
 
 /** POST /admin/t/:tenant/actions/:id: PATCH /actions/actions/{id} {code}. */

@@ -71,7 +71,8 @@ export async function connectionScreen(
       <Notice message={outcome.notice} />
       <ApiError message={outcome.error ?? enabled.error ?? clients.error} />
       <p class="card">
-        Strategy: <code>{connection.strategy}</code> · Id: <code>{connection.id}</code>
+        Strategy: <code>{connection.strategy}</code> · Id: <code>{connection.id}</code> ·{" "}
+        <a href={`${tenantPath(tenant, "/try-login/start")}?${new URLSearchParams({ connection: connection.name })}`}>Try a login with this connection</a>
       </p>
       {database ? (
         <>

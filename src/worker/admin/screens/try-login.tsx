@@ -173,6 +173,10 @@ export async function startTryLogin(c: ConsoleContext): Promise<Response> {
   });
   const audience = (c.req.query("audience") ?? "").trim();
   if (audience) params.set("audience", audience);
+  // A connection's own "try" (the connection page's link): the tenant's /authorize checks that the test
+  // application offers it (its not-found page otherwise).
+  const connection = (c.req.query("connection") ?? "").trim();
+  if (connection && connection.length <= 128) params.set("connection", connection);
   return c.redirect(`${issuer}authorize?${params}`, 302);
 }
 
