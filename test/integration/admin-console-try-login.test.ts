@@ -170,3 +170,37 @@ describe("admin console: an action's test run and a connection's try login (issu
     expect(authorize.searchParams.get("prompt")).toBe("login");
   });
 });
+
+describe("admin console: a trigger's bindings in order (issue 30)", () => {
+  it("adds deployed actions, moves one up, removes one, each a PATCH the API shows; a Viewer reads the order with no button and a forged change is refused", async () => {
+    const tenant = await createTenant();
+    const first = await bindAction(tenant, "post-login", "exports.onExecutePostLogin = async () => {};", { name: "first" });
+    const second = await createAction(tenant, "post-login", "exports.onExecutePostLogin = async () => {};", { name: "second" });
+    expect((await mgmt("POST", `/actions/actions/${second.id}/deploy`, asTenant(tenant))).status).toBe(202);
+    const page = `/admin/t/${tenant}/triggers/post-login`;
+    const order = async () =>
+      ((await (await mgmt("GET", "/actions/triggers/post-login/bindings", asTenant(tenant))).json()) as { bindings: { action: { id: string } }[] }).bindings.map((b) => b.action.id);
+    const { browser, page: shown } = await consoleLogin(ADMIN.email, ADMIN.password, page);
+    const html = await shown.text();
+    expect(html).toContain("Move up: first");
+    const csrf = fieldOf(html, "csrf");
+    expect((await browser.post(page, { csrf, op: "add", action_id: second.id })).status).toBe(200);
+    expect(await order()).toEqual([first.id, second.id]);
+    expect((await browser.post(page, { csrf, op: "up", index: "1" })).status).toBe(200);
+    expect(await order()).toEqual([second.id, first.id]);
+    expect((await browser.post(page, { csrf, op: "remove", index: "1" })).status).toBe(200);
+    expect(await order()).toEqual([second.id]);
+    expect((await browser.post(page, { csrf, op: "up", index: "7" })).status).toBe(400);
+    expect((await browser.post(page, { csrf, op: "add", action_id: "act_nope" })).status).toBe(400);
+    expect(await order()).toEqual([second.id]);
+    expect((await browser.get(`/admin/t/${tenant}/triggers/no-such-trigger`)).status).toBe(404);
+
+    const viewer = await consoleLogin(await viewerEmail(), PASSWORD, page);
+    const viewerHtml = await viewer.page.text();
+    expect(viewerHtml).toContain("second");
+    expect(viewerHtml).not.toContain("Move up");
+    expect(viewerHtml).not.toContain('name="op"');
+    expect((await viewer.browser.post(page, { csrf: fieldOf(viewerHtml, "csrf"), op: "remove", index: "0" })).status).toBe(403);
+    expect(await order()).toEqual([second.id]);
+  });
+});

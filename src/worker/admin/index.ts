@@ -6,6 +6,7 @@ import type { ConsoleEnv, Dispatch } from "./context";
 import { checkCsrf } from "./csrf";
 import { loggedOut, loginCallback, loginStart, logout } from "./login";
 import { sendConsoleError } from "./render";
+import { bindingsScreen, changeBindings } from "./screens/action-bindings";
 import { actionScreen, actionsScreen, createAction, deployAction, testAction, saveAction } from "./screens/actions";
 import { applicationScreen, applicationsScreen, createApplication, deleteApplication, rotateApplicationSecret, updateApplication } from "./screens/applications";
 import { addApiScope, apiScreen, changePermissions, roleScreen, updateApi } from "./screens/catalog";
@@ -80,6 +81,8 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/actions/:id", saveAction);
   operator.post("/t/:tenant/actions/:id/deploy", deployAction);
   operator.post("/t/:tenant/actions/:id/test", testAction);
+  operator.get("/t/:tenant/triggers/:trigger", (c) => bindingsScreen(c));
+  operator.post("/t/:tenant/triggers/:trigger", changeBindings);
   operator.get("/t/:tenant/apis/:id", (c) => apiScreen(c));
   operator.post("/t/:tenant/apis/:id", updateApi);
   operator.post("/t/:tenant/apis/:id/scopes", addApiScope);

@@ -55,6 +55,15 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
           ))}
         </tbody>
       </table>
+      <h2>Bindings</h2>
+      <p>
+        What runs at each trigger, in order:{" "}
+        {ACTION_TRIGGERS.map((t) => (
+          <>
+            <a href={tenantPath(tenant, `/triggers/${encodeURIComponent(t.id)}`)}>{t.id}</a>{" "}
+          </>
+        ))}
+      </p>
       {can(c, "create:actions") ? (
         <>
           <h2>Create an action</h2>
