@@ -49,6 +49,7 @@ describe("an import-mode custom database through the auth0 SDK and a Chromium lo
     const created = await management.connections.create({
       name: connection,
       strategy: "auth0",
+      enabled_clients: [app.config.clientMetadata().client_id],
       options: {
         enabledDatabaseCustomization: true,
         import_mode: true,

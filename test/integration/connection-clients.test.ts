@@ -87,18 +87,37 @@ describe("a connection's enabled clients: one store", () => {
     expect(new Set((await clientsOf(tenant, connection.id)).clients.map((c) => c.client_id))).toEqual(new Set([a.client_id, b.client_id]));
   });
 
-  it("a connection created without enabled_clients is enabled for every client that offers all connections", async () => {
+  it("a connection created without enabled_clients is enabled for no client (the reference's rule); PATCH /connections/{id}/clients then enables exactly the clients named", async () => {
     const tenant = await createTenant();
     const a = await seedClient(tenant);
+    const b = await seedClient(tenant);
+    const offeredBefore = async (clientId: string) =>
+      (await json<{ enabled_connections: { connection_id: string }[] }>(await mgmt("GET", `/clients/${clientId}/connections`, { headers: { "tenant-id": tenant } }))).enabled_connections.map((c) => c.connection_id);
+    const bBefore = await offeredBefore(b.client_id);
+    expect(bBefore.length).toBeGreaterThan(0);
     const connection = await databaseConnection(tenant);
-    expect(connection.enabled_clients).toContain(a.client_id);
+    // What Terraform's auth0_connection_clients reads before it enables clients: nothing yet.
+    expect(connection.enabled_clients).toEqual([]);
+    expect(await clientsOf(tenant, connection.id)).toEqual({ clients: [] });
+    expect((await signup(tenant, a.client_id, connection.name)).status).toBe(400);
+    // Clients that offered every connection keep every one they offered, in order.
+    expect(await offeredBefore(b.client_id)).toEqual(bBefore);
+    const on = await mgmt("PATCH", `/connections/${connection.id}/clients`, { headers: { "tenant-id": tenant }, body: [{ client_id: a.client_id, status: true }] });
+    expect(on.status).toBe(204);
+    expect(await clientsOf(tenant, connection.id)).toEqual({ clients: [{ client_id: a.client_id }] });
     expect((await signup(tenant, a.client_id, connection.name)).status).toBe(200);
+    expect((await signup(tenant, b.client_id, connection.name)).status).toBe(400);
+    // A client made after the connection offers every connection there is (SPEC 4.2: no list, every connection).
+    const later = await seedClient(tenant);
+    expect(await offeredBefore(later.client_id)).toContain(connection.id);
+    expect((await signup(tenant, later.client_id, connection.name)).status).toBe(200);
   });
 
   it("pages with take and from (checkpoint), in a stable order", async () => {
     const tenant = await createTenant();
-    for (let i = 0; i < 3; i++) await seedClient(tenant);
-    const connection = await databaseConnection(tenant);
+    const clients: string[] = [];
+    for (let i = 0; i < 3; i++) clients.push((await seedClient(tenant)).client_id);
+    const connection = await databaseConnection(tenant, clients);
     const all = (await clientsOf(tenant, connection.id, "?take=1000")).clients.map((c) => c.client_id);
     expect(all.length).toBeGreaterThanOrEqual(3);
     const seen: string[] = [];

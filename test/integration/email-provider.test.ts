@@ -80,7 +80,7 @@ async function controlPlaneProvider(apiKey: string) {
 async function passwordlessChild() {
   const child = await createTenant();
   const client = await seedClient(child);
-  expect((await mgmt("POST", "/connections", { ...asTenant(child), body: { name: "email", strategy: "email" } })).status).toBe(201);
+  expect((await mgmt("POST", "/connections", { ...asTenant(child), body: { name: "email", strategy: "email", enabled_clients: [client.client_id] } })).status).toBe(201);
   const start = (send: ReturnType<typeof inheritingApp>, email: string) =>
     send("POST", `http://${child}.localhost:8787/passwordless/start`, {
       body: { client_id: client.client_id, client_secret: client.client_secret, connection: "email", email, send: "code" },

@@ -86,6 +86,7 @@ beforeAll(async () => {
       name: "acme-sso",
       strategy: "oidc",
       display_name: "Acme SSO",
+      enabled_clients: [client.client_id],
       options: { type: "back_channel", issuer: `${IDP}/`, client_id: UPSTREAM_CLIENT, client_secret: UPSTREAM_SECRET, scopes: "openid profile email" },
     },
   });

@@ -34,7 +34,7 @@ beforeAll(async () => {
   host = `${tenant}.localhost:8787`;
   client = await seedClient(tenant);
   other = await seedClient(tenant);
-  const res = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name: "email", strategy: "email" } });
+  const res = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name: "email", strategy: "email", enabled_clients: [client.client_id, other.client_id] } });
   expect(res.status).toBe(201);
   await setFactors(tenant, { otp: true, sms: true, "recovery-code": true });
   await setPolicy(tenant, ["all-applications"]);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   client = await seedClient(tenant);
   connections = {};
   for (const name of ["email", "sms"]) {
-    const res = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name, strategy: name } });
+    const res = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name, strategy: name, enabled_clients: [client.client_id] } });
     expect(res.status).toBe(201);
     connections[name] = ((await res.json()) as { id: string }).id;
   }

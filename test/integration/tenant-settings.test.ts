@@ -136,7 +136,7 @@ describe("tenant settings take effect", () => {
     const tenant = await createTenant();
     const client = await seedClient(tenant, { callbacks: [CALLBACK] });
     const name = `Staff-${uniqueId("db").slice(-6)}`;
-    const created = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name, strategy: "auth0" } });
+    const created = await mgmt("POST", "/connections", { headers: { "tenant-id": tenant }, body: { name, strategy: "auth0", enabled_clients: [client.client_id] } });
     expect(created.status).toBe(201);
     const user = await mgmt("POST", "/users", { headers: { "tenant-id": tenant }, body: { connection: name, email: "staff@example.com", password: "Staff-Pa55word!x" } });
     expect(user.status).toBe(201);

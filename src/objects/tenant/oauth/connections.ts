@@ -31,9 +31,12 @@ export function withEnabledClients(sql: Sql, connection: ConnectionRecord): Conn
 }
 
 /**
- * Creates a connection. `enabled_clients` in the options is not stored there: when given it says which
- * clients have the connection (written into their lists); when absent, clients that offer every
- * connection offer this one too.
+ * Creates a connection. `enabled_clients` in the options is not stored there: it says which clients have
+ * the connection (written into their lists). Absent, the connection is enabled for no client, as on the
+ * reference platform (deploy-cli and Terraform's `auth0_connection_clients` create a connection and then
+ * enable it with PATCH /connections/{id}/clients; Terraform refuses a fresh connection that already has
+ * clients): clients without a list keep every connection they offered, in a list of their own that leaves
+ * this one out (SPEC §4.2 still holds: a client without a list offers every connection).
  */
 export function createConnection(sql: Sql, connection: NewConnection, now: number): Result<ConnectionRecord> {
   if (sql.first`SELECT 1 FROM connections WHERE name = ${connection.name}`) {
@@ -43,7 +46,7 @@ export function createConnection(sql: Sql, connection: NewConnection, now: numbe
   sql.run`INSERT INTO connections (id, name, strategy, options, secrets_enc, created_at, updated_at)
     VALUES (${connection.id}, ${connection.name}, ${connection.strategy}, ${options}, ${connection.secrets_enc},
       ${now}, ${now})`;
-  if (Array.isArray(enabled)) setEnabledClients(sql, connection.id, enabled.map(String), now);
+  setEnabledClients(sql, connection.id, Array.isArray(enabled) ? enabled.map(String) : [], now);
   return ok(withEnabledClients(sql, getConnection(sql, connection.id) as ConnectionRecord));
 }
 
