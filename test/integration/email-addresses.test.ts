@@ -21,8 +21,9 @@ let client: TestClient;
 beforeAll(async () => {
   tenant = await createTenant();
   host = `${tenant}.localhost:8787`;
-  client = await seedClient(tenant, { callbacks: [CALLBACK] });
   await createConnection(tenant, "email", "email");
+  // Made after the connection, so it offers it (a connection is created enabled for no existing client).
+  client = await seedClient(tenant, { callbacks: [CALLBACK] });
 });
 
 /** The tenant's users with an email (stored addresses, to prove nothing was created). */
