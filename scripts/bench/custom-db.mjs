@@ -43,7 +43,7 @@ async function benchSetup(ctx) {
   if (!seeded.ok) throw new Error(`seed the legacy store: HTTP ${seeded.status}`);
   const connection = `bench-legacy-${tag}`;
   const options = { enabledDatabaseCustomization: true, import_mode: true, customScripts: { login: LOGIN_SCRIPT, get_user: GET_USER_SCRIPT }, configuration: { BASE: base } };
-  const made = await ctx.fetch("/api/v2/connections", { method: "POST", headers: json, body: JSON.stringify({ name: connection, strategy: "auth0", options }) });
+  const made = await ctx.fetch("/api/v2/connections", { method: "POST", headers: json, body: JSON.stringify({ name: connection, strategy: "auth0", enabled_clients: [clientId], options }) });
   if (made.status !== 201) throw new Error(`create connection: HTTP ${made.status} ${await made.text()}`);
   const localEmail = `local-${tag}@example.com`;
   const signup = await ctx.fetch("/dbconnections/signup", {
