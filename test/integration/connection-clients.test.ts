@@ -113,6 +113,26 @@ describe("a connection's enabled clients: one store", () => {
     expect((await signup(tenant, later.client_id, connection.name)).status).toBe(200);
   });
 
+  it("flags.enable_client_connections false: a new application starts with no connection until one is enabled for it", async () => {
+    const tenant = await createTenant();
+    const connection = await databaseConnection(tenant);
+    const flag = await mgmt("PATCH", "/tenants/settings", { headers: { "tenant-id": tenant }, body: { flags: { enable_client_connections: false } } });
+    expect(flag.status).toBe(200);
+    const made = await mgmt("POST", "/clients", { headers: { "tenant-id": tenant }, body: { name: "Late app", app_type: "regular_web" } });
+    expect(made.status).toBe(201);
+    const app = await json<{ client_id: string }>(made);
+    const offered = await json<{ enabled_connections: unknown[] }>(await mgmt("GET", `/clients/${app.client_id}/connections`, { headers: { "tenant-id": tenant } }));
+    expect(offered.enabled_connections).toEqual([]);
+    expect((await signup(tenant, app.client_id, "Username-Password-Authentication")).status).toBe(400);
+    const on = await mgmt("PATCH", `/connections/${connection.id}/clients`, { headers: { "tenant-id": tenant }, body: [{ client_id: app.client_id, status: true }] });
+    expect(on.status).toBe(204);
+    expect((await signup(tenant, app.client_id, connection.name)).status).toBe(200);
+    // Back to the default (true): the next application offers every connection again.
+    await mgmt("PATCH", "/tenants/settings", { headers: { "tenant-id": tenant }, body: { flags: { enable_client_connections: true } } });
+    const next = await json<{ client_id: string }>(await mgmt("POST", "/clients", { headers: { "tenant-id": tenant }, body: { name: "Next app", app_type: "regular_web" } }));
+    expect((await signup(tenant, next.client_id, "Username-Password-Authentication")).status).toBe(200);
+  });
+
   it("pages with take and from (checkpoint), in a stable order", async () => {
     const tenant = await createTenant();
     const clients: string[] = [];

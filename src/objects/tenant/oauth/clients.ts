@@ -7,6 +7,7 @@ import { listRows } from "../core/listing";
 import { definedOnly, toClient } from "./rows";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
+import { getSetting } from "../core/settings";
 
 /** Methods that authenticate with the client's secret, so a client using one must have a secret. */
 const SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
@@ -61,8 +62,20 @@ export function createClient(sql: Sql, client: NewClient, now: number): Result<C
   if (getClient(sql, client.client_id)) return fail("client_exists");
   const problem = problemWith(client);
   if (problem) return fail("invalid_client_settings", { detail: problem });
-  insert(sql, client, now);
+  insert(sql, startsWithoutConnections(sql, client) ? { ...client, extra: { ...client.extra, enabled_connections: [] } } : client, now);
   return ok(getClient(sql, client.client_id) as ClientRecord);
+}
+
+/**
+ * The reference's `flags.enable_client_connections` (default true): a new application offers every connection
+ * (no list of its own, SPEC §4.2). Set to false, a new application starts with none (an empty list), unless it
+ * was made with a list.
+ */
+function startsWithoutConnections(sql: Sql, client: NewClient): boolean {
+  if (Array.isArray(client.extra?.enabled_connections)) return false;
+  // The tenant settings record (settings/tenant-settings.ts keeps it under "tenant"; oauth may not import settings).
+  const flags = getSetting<{ flags?: Record<string, unknown> }>(sql, "tenant", {}).flags;
+  return flags?.enable_client_connections === false;
 }
 
 /** Merges a patch of string-keyed values: a null value removes its key. */
