@@ -104,7 +104,8 @@ const CREDENTIAL_READS_WITHDRAWN = "operator_roles_credential_reads_withdrawn";
 
 /**
  * Security review (review5): Editor and Viewer roles seeded before {@link CREDENTIAL_READ_SCOPES} existed
- * hold them (a Viewer read every client secret). They are taken from those two seeded roles once; an
+ * hold them (a Viewer read every client secret). They are taken from those two seeded roles once, when the
+ * seed next runs (bootstrap runs it when the management scopes or the console's application changed); an
  * operator who gives them back afterwards decides so.
  */
 function withdrawCredentialReads(sql: Sql, audience: string): void {
