@@ -21,7 +21,8 @@ export function consoleLoggedOut(issuer: string): string {
 
 /**
  * The control-plane roles the seed offers operators (issue 30 "roles on the control plane"): Admin holds
- * every management scope, Editor every read, create and update scope, Viewer every read scope.
+ * every management scope, Editor every read, create and update scope, Viewer every read scope (Editor and
+ * Viewer without the {@link CREDENTIAL_READ_SCOPES}).
  */
 export const OPERATOR_ROLES = [
   { name: "Gatehouse Admin", description: "Operates every tenant: every management scope", verbs: ["read", "create", "update", "delete"] },
@@ -29,9 +30,17 @@ export const OPERATOR_ROLES = [
   { name: "Gatehouse Viewer", description: "Reads everything, changes nothing", verbs: ["read"] },
 ] as const;
 
+/**
+ * Reads that answer credentials: client secrets (`read:client_keys`) and a full management token for a
+ * per-tenant copy (`read:tenant_credentials`). Whoever holds them can act as those clients, so only the
+ * role that may already do everything (Admin, the one with `delete`) gets them; a Viewer "changes nothing".
+ */
+export const CREDENTIAL_READ_SCOPES: readonly string[] = ["read:client_keys", "read:tenant_credentials"];
+
 /** The management scopes a seeded operator role holds. */
 export function operatorRoleScopes(verbs: readonly string[], managementScopes: readonly string[]): string[] {
-  return managementScopes.filter((s) => verbs.includes(s.slice(0, s.indexOf(":"))));
+  const full = verbs.includes("delete");
+  return managementScopes.filter((s) => verbs.includes(s.slice(0, s.indexOf(":"))) && (full || !CREDENTIAL_READ_SCOPES.includes(s)));
 }
 
 /** A console session as the worker prepared it (issue 30): the cookie secret's hash, the encrypted token. */

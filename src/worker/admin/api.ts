@@ -127,10 +127,17 @@ function redacted(value: unknown): unknown {
   return value;
 }
 
+/** A POSIX shell single-quoted word: a `'` in the value (a user id may hold one; encodeURIComponent keeps it) cannot end the quoting. */
+const shellQuoted = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
 /** The curl command that repeats a call, the token and any secret in the body redacted (issue 30 "Show the API call"). */
 export function curlOf(call: ApiCall): string {
-  const parts = [`curl -X ${call.method} '${call.url}'`, `-H 'authorization: Bearer $TOKEN'`];
-  if (call.tenant) parts.push(`-H 'tenant-id: ${call.tenant}'`);
-  if (call.body !== undefined) parts.push(`-H 'content-type: application/json'`, `-d '${JSON.stringify(redacted(call.body)).replaceAll("'", "'\\''")}'`);
+  const parts = [
+    `curl -X ${call.method} ${shellQuoted(call.url)}`,
+    // Double quotes: the shell expands $TOKEN, as the docs' curl examples do.
+    `-H "authorization: Bearer $TOKEN"`,
+  ];
+  if (call.tenant) parts.push(`-H ${shellQuoted(`tenant-id: ${call.tenant}`)}`);
+  if (call.body !== undefined) parts.push(`-H 'content-type: application/json'`, `-d ${shellQuoted(JSON.stringify(redacted(call.body)))}`);
   return parts.join(" \\\n  ");
 }

@@ -4,7 +4,8 @@ import { auditContext } from "../http/audit";
 import { issueAuthorizationResponse } from "../oauth/authorize/complete";
 import { refuseToClient } from "../oauth/authorize/respond";
 import { tenantObject } from "../tenant/stubs";
-import { consentAudience, consentNeeded, requestedScopes } from "./consent";
+import { consentAudience, consentNeeded, isConsentState, requestedScopes } from "./consent";
+import { mfaFromFirstFactor, ssoNeedsMfa } from "./mfa/gate";
 import { ConsentPage } from "./pages/consent-page";
 import { EXPIRED_LOGIN, sendMessage, sendPage } from "./render";
 import { currentSession } from "./session";
@@ -23,12 +24,25 @@ async function signedIn(c: AppContext) {
   return session && user && !user.blocked ? { session, user } : null;
 }
 
+/**
+ * What stands before the consent page, as before an SSO answer at /authorize: only a consent transaction
+ * (a login transaction's state is the expired page here), and under an MFA policy a session that passed MFA
+ * (else the second factor first, after which the login asks for consent again). Null: go on.
+ */
+async function refusedBeforeConsent(c: AppContext, t: LoginTransaction, who: NonNullable<Awaited<ReturnType<typeof signedIn>>>): Promise<Response | null> {
+  if (!isConsentState(t.state)) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  if (!(await ssoNeedsMfa(c, t.config, who.session.id))) return null;
+  return (await mfaFromFirstFactor(c, t.loginSession.request, { user_id: who.user.user_id }, ["pwd"])) ?? sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+}
+
 /** GET /u2/consent: what the application asks for (only the scopes not yet granted, unless asked again). */
 export async function consentPage(c: AppContext): Promise<Response> {
   const t = await loadTransaction(c);
   if (t instanceof Response) return t;
   const who = await signedIn(c);
   if (!who) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  const refused = await refusedBeforeConsent(c, t, who);
+  if (refused) return refused;
   setCsrfCookie(c, t.loginSession);
   const need = await consentNeeded(c, t.config, t.client, t.loginSession.request, who.user.user_id);
   const scopes = need ? need.scopes : requestedScopes(t.config, t.loginSession.request);
@@ -46,6 +60,8 @@ export async function consentSubmit(c: AppContext): Promise<Response> {
   const { t, form } = submitted;
   const who = await signedIn(c);
   if (!who) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
+  const refused = await refusedBeforeConsent(c, t, who);
+  if (refused) return refused;
   const accepted = form.action === "accept";
   if (!accepted && form.action !== "deny") return sendMessage(c, t.shell, { code: "INVALID_REQUEST", title: "Something went wrong", message: "The form could not be read. Try again." }, 400);
   return decide(c, t, who, accepted);

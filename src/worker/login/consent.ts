@@ -16,6 +16,16 @@ import { tenantObject } from "../tenant/stubs";
 /** How long the consent page stays answerable. */
 const CONSENT_TTL_MS = 15 * 60 * 1000;
 
+/**
+ * The id prefix of a consent transaction. /u2/consent answers only these: a login transaction (`ls_`, what
+ * /authorize opens for prompt=login, max_age or a session that must step up to MFA) is never answered from
+ * the browser's session there, which would skip the login or the second factor it was opened for.
+ */
+const CONSENT_PREFIX = "lc_";
+
+/** Whether a `state` names a consent transaction (opened by {@link redirectToConsent}). */
+export const isConsentState = (state: string | undefined): boolean => typeof state === "string" && state.startsWith(CONSENT_PREFIX);
+
 /** The OIDC scopes' wording on the consent page (an API's scopes carry their own descriptions). */
 const OIDC_SCOPES: Record<string, string> = {
   profile: "Your profile: name, nickname and picture",
@@ -81,6 +91,6 @@ export async function redirectToConsent(c: AppContext, request: AuthorizeRequest
   const { prompt: _dropped, ...rest } = request;
   const consentSession = await tenantObject(c.env, c.var.tenant.id)
     .logins()
-    .start({ id: randomId("ls_"), request: { ...rest, ...(prompt ? { prompt } : {}) }, csrf_token: randomToken(24), expires_at: now() + CONSENT_TTL_MS });
+    .start({ id: randomId(CONSENT_PREFIX), request: { ...rest, ...(prompt ? { prompt } : {}) }, csrf_token: randomToken(24), expires_at: now() + CONSENT_TTL_MS });
   return c.redirect(`/u2/consent?state=${encodeURIComponent(consentSession.id)}`, 302);
 }

@@ -29,6 +29,12 @@ describe("console operator scopes (issue 30)", () => {
     expect(editor).toContain("create:clients");
     expect(viewer?.every((s) => s.startsWith("read:"))).toBe(true);
     expect(viewer).toContain("read:users");
+    // Credential reads (client secrets, copy tokens) are Admin's only: a Viewer changes nothing.
+    for (const scope of ["read:client_keys", "read:tenant_credentials"]) {
+      expect(admin).toContain(scope);
+      expect(editor).not.toContain(scope);
+      expect(viewer).not.toContain(scope);
+    }
   });
 
   it("the login's return path stays inside the console (no open redirect)", () => {

@@ -1,7 +1,7 @@
 import { DEFAULT_DATABASE_CONNECTION } from "../../../shared/schemas/connections";
 import { normalizeEmail } from "../../../shared/schemas/users";
 import { randomId } from "../../../shared/crypto/random";
-import { OPERATOR_ROLES, operatorRoleScopes } from "../../../shared/console";
+import { CREDENTIAL_READ_SCOPES, OPERATOR_ROLES, operatorRoleScopes } from "../../../shared/console";
 import { CURRENT_USER_SCOPES } from "../../../shared/scopes";
 import type { TenantSeed } from "../../../shared/types";
 import type { Sql } from "../../sql";
@@ -93,9 +93,32 @@ function seedConsole(sql: Sql, seed: TenantSeed, now: number, created: string[])
     created.push("operator_role");
   }
   grantNewScopesToOperatorRoles(sql, seed, now);
+  withdrawCredentialReads(sql, seed.managementAudience);
   const email = app.adminEmail ? normalizeEmail(app.adminEmail) : "";
   const admin = email ? sql.first<{ user_id: string }>`SELECT user_id FROM users WHERE connection = ${DEFAULT_DATABASE_CONNECTION} AND email = ${email}` : null;
   if (adminRole && admin) sql.run`INSERT OR IGNORE INTO user_roles (user_id, role_id, created_at) VALUES (${admin.user_id}, ${adminRole}, ${now})`;
+}
+
+/** Setting: the seeded Editor and Viewer roles gave up the credential reads (once). */
+const CREDENTIAL_READS_WITHDRAWN = "operator_roles_credential_reads_withdrawn";
+
+/**
+ * Security review (review5): Editor and Viewer roles seeded before {@link CREDENTIAL_READ_SCOPES} existed
+ * hold them (a Viewer read every client secret). They are taken from those two seeded roles once, when the
+ * seed next runs (bootstrap runs it when the management scopes or the console's application changed); an
+ * operator who gives them back afterwards decides so.
+ */
+function withdrawCredentialReads(sql: Sql, audience: string): void {
+  if (getSetting<boolean>(sql, CREDENTIAL_READS_WITHDRAWN, false)) return;
+  for (const role of OPERATOR_ROLES) {
+    if ((role.verbs as readonly string[]).includes("delete")) continue;
+    const row = sql.first<{ id: string }>`SELECT id FROM roles WHERE name = ${role.name}`;
+    if (!row) continue;
+    for (const scope of CREDENTIAL_READ_SCOPES) {
+      sql.run`DELETE FROM role_permissions WHERE role_id = ${row.id} AND resource_server_identifier = ${audience} AND permission_name = ${scope}`;
+    }
+  }
+  putSetting(sql, CREDENTIAL_READS_WITHDRAWN, true);
 }
 
 /** Setting: the management scopes the operator roles were last brought up to date with. */

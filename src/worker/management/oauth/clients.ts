@@ -62,14 +62,16 @@ function splitExtra<T extends object>(body: T): { fields: Omit<T, ExtraField>; e
 
 /**
  * A client in the reference platform's shape: `extra` settings shown top-level, the secret decrypted when
- * `withSecret`, and nothing internal (no ciphertext, no system flag, no stored connection order, no
+ * `withSecret` (never a system client's), and nothing internal (no ciphertext, no system flag, no stored connection order, no
  * client-wide refresh-token revocation time).
  */
 async function present(c: AppContext, client: ClientRecord, withSecret: boolean) {
   const { client_secret_enc, extra, is_system: _system, description, jwks, ...fields } = client;
   const { enabled_connections: _order, [CLIENT_TOKENS_REVOKED_BEFORE]: _revoked, ...settings } = extra;
+  // A system client's secret is the deployment's (CONTROL_PLANE_CLIENT_SECRET, the console's derived one): no
+  // token reads it, whatever it holds (read:client_keys is every seeded operator role's, Viewer included).
   const secret =
-    withSecret && client_secret_enc
+    withSecret && client_secret_enc && !client.is_system
       ? await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(client_secret_enc, encryptionContext.clientSecret(client.client_id))
       : null;
   return {

@@ -52,6 +52,13 @@ export async function clientCredentialsGrant(
       `Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`,
     );
   }
+  // Organization-bound client credentials (an `org_id` in the token) are not issued here. A grant whose
+  // organization_usage is `require` must never yield a token without one, and a request naming an
+  // organization is refused rather than answered with a token that does not carry it.
+  if (grant.organization_usage === "require") {
+    throw new OAuthError("access_denied", `The client grant for "${audience}" requires an organization (organization_usage: require), and this server issues no organization-bound client credentials`);
+  }
+  if (params.organization) throw new OAuthError("invalid_request", "The organization parameter is not supported with client_credentials");
   const requested = params.scope?.split(" ").filter(Boolean);
   if (requested) {
     const missing = requested.filter((s) => !grant.scope.includes(s));
