@@ -118,7 +118,8 @@ export interface DevMessage {
 /**
  * What one step of the MFA API (POST /mfa/challenge, an MFA grant) needs of the tenant, in one read (issue 31):
  * the `mfa_token`'s challenge row, and when it is found its user, the user's authentication methods and how
- * many recovery codes are unused; with `sent_since`, how many codes of `sent_purpose` the token has had texted.
+ * many recovery codes are unused; when a code may be texted, how many the token has had texted already and the
+ * tenant's SMS templates (`guardian_sms_templates`, empty otherwise).
  */
 export interface MfaTokenRead {
   challenge: ChallengeRecord | null;
@@ -126,4 +127,5 @@ export interface MfaTokenRead {
   methods: AuthenticationMethodRecord[];
   unused_recovery_codes: number;
   sent: number;
+  sms_templates: Record<string, unknown>;
 }

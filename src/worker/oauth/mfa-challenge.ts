@@ -53,7 +53,7 @@ export async function mfaChallengeEndpoint(c: AppContext): Promise<Response> {
     const { code } = await issueCode(c, { purpose: MFA_OOB_PURPOSE, subject: opened.id, clientId: client.client_id, data: { oob_hash: await hashSecret(oobCode) } });
     const name = String(config.settings.friendly_name ?? client.name ?? config.tenantId);
     try {
-      await sender.send({ to: phone, body: await mfaSmsText(c, "verification", code, name) });
+      await sender.send({ to: phone, body: await mfaSmsText(c, "verification", code, name, opened.smsTemplates) });
     } catch (error) {
       console.warn("SMS delivery failed:", error instanceof DeliveryError ? error.message : error);
       throw new OAuthError("temporarily_unavailable", "Text messages cannot be sent right now", 503);

@@ -11,6 +11,7 @@ import { completeLogin, createLoginSession, createSession, emitLogin, setSession
 import { TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "../login/single-use";
 import { getUser, recordLogin } from "../users/users";
+import { getDocument } from "../settings/documents";
 
 /**
  * MFA transactions (issue 12): the state of one browser between a verified first factor and a completed
@@ -331,21 +332,23 @@ export class Mfa extends TenantRpc {
 
   /**
    * One step of the MFA API's read (issue 31: was `challenges.find`, `users.get`, `authenticationMethods.list`,
-   * `mfa.unusedRecoveryCodes` and, for an SMS challenge, `challenges.countSince`, each a round trip): the
-   * `mfa_token`'s row by purpose and hash, and only when it is found, its user, methods and unused recovery
-   * codes, and the codes of `sent.purpose` texted under it since `sent.since`.
+   * `mfa.unusedRecoveryCodes` and, for an SMS challenge, `challenges.countSince` and `settingsDocuments.get`,
+   * each a round trip): the `mfa_token`'s row by purpose and hash, and only when it is found, its user, methods
+   * and unused recovery codes, and with `sent` the codes of `sent.purpose` texted under it since `sent.since`
+   * and the SMS templates the text is rendered from.
    */
   tokenRead(purpose: string, hash: string, sent: { purpose: string; since: number } | null): MfaTokenRead {
     return this.read((sql) => {
       const challenge = findChallenge(sql, purpose, hash);
       const userId = typeof challenge?.data.user_id === "string" ? challenge.data.user_id : null;
-      if (!challenge || !userId) return { challenge, user: null, methods: [], unused_recovery_codes: 0, sent: 0 };
+      if (!challenge || !userId) return { challenge, user: null, methods: [], unused_recovery_codes: 0, sent: 0, sms_templates: {} };
       return {
         challenge,
         user: getUser(sql, userId),
         methods: listAuthenticationMethods(sql, userId),
         unused_recovery_codes: unusedRecoveryCodes(sql, userId),
         sent: sent ? countChallenges(sql, sent.purpose, challenge.id, sent.since) : 0,
+        sms_templates: sent ? getDocument(sql, "guardian_sms_templates") : {},
       };
     });
   }

@@ -45,6 +45,8 @@ export interface OpenedMfaToken {
   usable: UsableMethods;
   /** Codes texted under this token since the `sent` window asked of {@link openMfaToken} (0 when not asked). */
   sent: number;
+  /** The tenant's SMS templates, read with the token when `sent` was asked ({} otherwise). */
+  smsTemplates: Record<string, unknown>;
 }
 
 const tokenHash = (token: string) => hashSecret(`mfa-token:${token}`);
@@ -101,7 +103,7 @@ export async function openMfaToken(
   const user = read.user;
   if (!user) throw invalidGrant(client, "Invalid mfa_token");
   if (user.blocked) throw invalidGrant(client, "user is blocked");
-  return { id: found.id, pending, user, usable: usableMethods(config, read.methods, read.unused_recovery_codes), sent: read.sent };
+  return { id: found.id, pending, user, usable: usableMethods(config, read.methods, read.unused_recovery_codes), sent: read.sent, smsTemplates: read.sms_templates };
 }
 
 /**
