@@ -127,5 +127,5 @@ export interface MfaTokenRead {
   methods: AuthenticationMethodRecord[];
   unused_recovery_codes: number;
   sent: number;
-  sms_templates: Record<string, unknown>;
+  sms_templates: Record<string, Json>;
 }

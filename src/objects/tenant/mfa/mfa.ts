@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { AuditContext, AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTokenRead, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
+import type { AuditContext, AuditRequest, AuthorizeRequest, Json, LoginCompletion, MfaPending, MfaTokenRead, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../../sql";
 import { applyActionEffects } from "../actions/action-effects";
@@ -348,7 +348,7 @@ export class Mfa extends TenantRpc {
         methods: listAuthenticationMethods(sql, userId),
         unused_recovery_codes: unusedRecoveryCodes(sql, userId),
         sent: sent ? countChallenges(sql, sent.purpose, challenge.id, sent.since) : 0,
-        sms_templates: sent ? getDocument(sql, "guardian_sms_templates") : {},
+        sms_templates: sent ? (getDocument(sql, "guardian_sms_templates") as Record<string, Json>) : {},
       };
     });
   }

@@ -3,7 +3,7 @@ import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import { matchTotp } from "../../login/mfa/totp";
-import { tenantObject, userObject } from "../../tenant/stubs";
+import { userObject } from "../../tenant/stubs";
 import type { IssuedUserTokens } from "../tokens/user-tokens";
 import { type GrantContext, invalidGrant } from "./context";
 import { checkGrantCode, completeMfaGrant, openMfaToken } from "./mfa-token";
