@@ -21,7 +21,8 @@ const TENANT_CAPABILITIES = {
   actions: ["login", "users"],
   // A password reset sends its email through the outbox and spends email-verification tickets (jobs).
   login: ["actions", "jobs", "oauth", "outbox", "roles", "users"],
-  mfa: ["actions", "login", "users"],
+  // The MFA API's one read per step (issue 31) reads the SMS templates document with the token.
+  mfa: ["actions", "login", "settings", "users"],
   jobs: ["outbox", "settings", "users"],
 };
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, env, mgmt, uniqueId } from "../helpers/api";
 import { authorize, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
-import { csrfOf, locationOf, TestBrowser } from "../helpers/mfa";
+import { csrfOf, locationOf, setFactors, setPolicy, TestBrowser } from "../helpers/mfa";
 
 /**
  * Issue 31: the object meter (src/objects/meter.ts, OBJECT_METER="meter-" in vitest.config.ts) counts the round
@@ -164,5 +164,114 @@ describe("object meter: round trips and transactions per request class", () => {
     expect(counts.users).toMatchObject({ round_trips: 1, transactions: 1, recorded: ["rotateRefreshToken"] });
     expect(steady(counts.tenant)).toEqual({ recorded: ["tokenSubject"], round_trips: 1, transactions: 0 });
     expect(counts.outbox_events).toBe(0);
+  });
+});
+
+describe("object meter: the MFA API", () => {
+  const PASSWORDLESS = "http://auth0.com/oauth/grant-type/passwordless/otp";
+  const MFA_OOB = "http://auth0.com/oauth/grant-type/mfa-oob";
+  let mfaTenant: string;
+  let mfaHost: string;
+  let client: TestClient;
+  const email = `meter-mfa-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const phone = "+14155550142";
+  const meter = () => env.TENANT.getByName(mfaTenant).bench();
+
+  async function sentCode(to: string): Promise<string> {
+    const res = await call(`/__dev/messages?to=${encodeURIComponent(to)}`, { host: mfaHost });
+    const { messages } = (await res.json()) as { messages: { body: string }[] };
+    const sent = /(\d{6}) is your verification code/.exec(messages[0]?.body ?? "")?.[1];
+    if (!sent) throw new Error(`no code for ${to}`);
+    return sent;
+  }
+
+  const tokenAt = (body: Record<string, string>) => tokenForm({ client_id: client.client_id, client_secret: client.client_secret, ...body }, {}, mfaHost);
+
+  /** A passwordless login by email: answers 200 (no factor yet) or 403 `mfa_required` with its token. */
+  async function passwordless(): Promise<Response> {
+    const started = await call("/passwordless/start", {
+      method: "POST",
+      host: mfaHost,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret, connection: "email", email, send: "code", authParams: { scope: "openid" } }),
+    });
+    expect(started.status).toBe(200);
+    return tokenAt({ grant_type: PASSWORDLESS, username: email, otp: await sentCode(email), realm: "email" });
+  }
+
+  /** POST /mfa/challenge (SMS) and the mfa-oob grant of a fresh MFA token, each step in its own metering window. */
+  async function secondFactor() {
+    const first = await passwordless();
+    expect(first.status).toBe(403);
+    const mfaToken = ((await first.json()) as { mfa_token: string }).mfa_token;
+    await meter().meterStart(mfaTenant);
+    const challenged = await call("/mfa/challenge", {
+      method: "POST",
+      host: mfaHost,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret, mfa_token: mfaToken, challenge_type: "oob" }),
+    });
+    const challenge = await meter().meterStop(mfaTenant);
+    expect(challenged.status).toBe(200);
+    const oob = ((await challenged.json()) as { oob_code: string }).oob_code;
+    const binding = await sentCode(phone);
+    const texted = await call(`/__dev/messages?to=${encodeURIComponent(phone)}`, { host: mfaHost });
+    expect(((await texted.json()) as { messages: { body: string }[] }).messages[0]?.body).toBe(`${binding} is your verification code (meter)`);
+    await meter().meterStart(mfaTenant);
+    const granted = await tokenAt({ grant_type: MFA_OOB, mfa_token: mfaToken, oob_code: oob, binding_code: binding });
+    const grant = await meter().meterStop(mfaTenant);
+    expect(granted.status, await granted.clone().text()).toBe(200);
+    return { challenge, grant };
+  }
+
+  beforeAll(async () => {
+    mfaTenant = await createTenant(uniqueId("meter-mfa"));
+    mfaHost = `${mfaTenant}.localhost:8787`;
+    client = await seedClient(mfaTenant);
+    expect((await mgmt("POST", "/connections", { headers: { "tenant-id": mfaTenant }, body: { name: "email", strategy: "email" } })).status).toBe(201);
+    expect((await passwordless()).status).toBe(200);
+    const [user] = (await (await mgmt("GET", `/users-by-email?${new URLSearchParams({ email })}`, { headers: { "tenant-id": mfaTenant } })).json()) as { user_id: string }[];
+    const enrolled = await mgmt("POST", `/users/${encodeURIComponent(user?.user_id ?? "")}/authentication-methods`, {
+      headers: { "tenant-id": mfaTenant },
+      body: { type: "phone", phone_number: phone },
+    });
+    expect(enrolled.status).toBe(201);
+    // The tenant's own SMS text, read with the token's read (the challenge's texts must still use it).
+    const templates = await mgmt("PUT", "/guardian/factors/phone/templates", {
+      headers: { "tenant-id": mfaTenant },
+      body: { enrollment_message: "Enroll with {{code}}", verification_message: "{{code}} is your verification code (meter)" },
+    });
+    expect(templates.status).toBe(200);
+    await setFactors(mfaTenant, { sms: true });
+    await setPolicy(mfaTenant, ["all-applications"]);
+  });
+
+  it("POST /mfa/challenge and the mfa-oob grant each read the token, its user and the user's factors once", async () => {
+    await secondFactor();
+    const { challenge, grant } = await secondFactor();
+    // Issue 31: the token, its user, methods, unused recovery codes and the codes texted under it in one read
+    // with the SMS templates (was challenges.find, users.get, authenticationMethods.list, mfa.unusedRecoveryCodes,
+    // challenges.countSince, settingsDocuments.get). Then the code's row and (the development sink standing for the
+    // SMS provider) the message.
+    expect(steady(challenge.tenant)).toEqual({
+      recorded: ["mfa.tokenRead", "challenges.create", "devMessages.record"],
+      round_trips: 3,
+      transactions: 2,
+    });
+    expect(challenge.users.round_trips).toBe(0);
+    // The grant: the same one read, the texted code's redemption (attempt counted, constant-time compare,
+    // consumption) in one commit (was an attempt commit and a consume commit), then the token consumed with the
+    // session, the login and the method's use in one commit (was also a recordMethodUse commit of its own).
+    expect(steady(grant.tenant)).toEqual({
+      recorded: ["mfa.tokenRead", "challenges.redeem", "mfa.completeGrant"],
+      round_trips: 3,
+      transactions: 2,
+    });
+    // The MFA lock's two steps in the user's own object (before and after the code check): two round trips on the
+    // wire, metered as one (the meter counts top-level calls; `settle` is a second call on the held `mfa()` stub).
+    expect(grant.users).toMatchObject({ round_trips: 1, transactions: 2, recorded: ["mfa.begin", "mfa.settle"] });
+    // Was 15 tenant round trips as metered (16 on the wire: a second call on a held facade stub is not metered)
+    // and 6 transactions for the two steps together (docs/capacity.md).
+    expect(steady(challenge.tenant).round_trips + steady(grant.tenant).round_trips).toBe(6);
   });
 });

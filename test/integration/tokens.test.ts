@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
-import { CP, call, createTenant, token } from "../helpers/api";
+import { CP, call, createTenant, mgmt, token } from "../helpers/api";
 import { createApi, createClient, grantClient } from "../helpers/management";
 
 const cc = (extra: Record<string, unknown> = {}) => ({
@@ -152,5 +152,44 @@ describe("JWKS and discovery", () => {
     };
     expect(childKeys.keys).toHaveLength(1);
     expect(apexKeys.keys.map((k) => k.kid)).not.toContain(childKeys.keys[0]?.kid);
+  });
+
+  it("answer a strong ETag, 304 to a conditional GET that holds it, and a new ETag once the document changes", async () => {
+    const id = await createTenant();
+    const host = `${id}.localhost:8787`;
+    const headers = { "tenant-id": id };
+    for (const path of ["/.well-known/jwks.json", "/.well-known/openid-configuration"]) {
+      const first = await call(path, { host });
+      expect(first.status).toBe(200);
+      expect(first.headers.get("content-type")).toBe("application/json");
+      const etag = first.headers.get("etag") as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      const body = await first.text();
+      // The same bytes again, with the same validator.
+      const again = await call(path, { host });
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(await again.text()).toBe(body);
+      const held = await call(path, { host, headers: { "if-none-match": `"other", W/${etag}` } });
+      expect(held.status).toBe(304);
+      expect(await held.text()).toBe("");
+      expect(held.headers.get("etag")).toBe(etag);
+      expect(held.headers.get("cache-control")).toBe(first.headers.get("cache-control"));
+      const stale = await call(path, { host, headers: { "if-none-match": '"other"' } });
+      expect(stale.status).toBe(200);
+      expect(await stale.text()).toBe(body);
+    }
+    // A configuration change reaches both documents: a new signing key, a setting that discovery shows.
+    const jwksBefore = await call("/.well-known/jwks.json", { host });
+    const discoveryBefore = await call("/.well-known/openid-configuration", { host });
+    expect((await mgmt("POST", "/keys/signing/rotate", { headers })).status).toBe(201);
+    const off = await mgmt("PATCH", "/tenants/settings", { headers, body: { oidc_logout: { rp_logout_end_session_endpoint_discovery: false } } });
+    expect(off.status).toBe(200);
+    const jwksAfter = await call("/.well-known/jwks.json", { host });
+    expect(jwksAfter.headers.get("etag")).not.toBe(jwksBefore.headers.get("etag"));
+    const kids = ((await jwksAfter.json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    expect(kids.length).toBeGreaterThan(((await jwksBefore.json()) as { keys: unknown[] }).keys.length);
+    const discoveryAfter = await call("/.well-known/openid-configuration", { host, headers: { "if-none-match": discoveryBefore.headers.get("etag") as string } });
+    expect(discoveryAfter.status).toBe(200);
+    expect(((await discoveryAfter.json()) as { end_session_endpoint?: string }).end_session_endpoint).toBeUndefined();
   });
 });

@@ -1,6 +1,8 @@
 /** MFA transactions and one-time challenges (SPEC §3.4-3.5; method and factor records live in schemas/). */
 import type { Json } from "./json";
 import type { GuardianFactor } from "../schemas/guardian";
+import type { AuthenticationMethodRecord } from "../schemas/authentication-methods";
+import type { UserRecord } from "../schemas/users";
 
 /** Why an enrollment ticket could not be redeemed. */
 export type TicketFailure = "unknown" | "expired" | "redeemed";
@@ -111,4 +113,19 @@ export interface DevMessage {
   sender?: string | null;
   html?: string | null;
   created_at: string;
+}
+
+/**
+ * What one step of the MFA API (POST /mfa/challenge, an MFA grant) needs of the tenant, in one read (issue 31):
+ * the `mfa_token`'s challenge row, and when it is found its user, the user's authentication methods and how
+ * many recovery codes are unused; when a code may be texted, how many the token has had texted already and the
+ * tenant's SMS templates (`guardian_sms_templates`, empty otherwise).
+ */
+export interface MfaTokenRead {
+  challenge: ChallengeRecord | null;
+  user: UserRecord | null;
+  methods: AuthenticationMethodRecord[];
+  unused_recovery_codes: number;
+  sent: number;
+  sms_templates: Record<string, Json>;
 }

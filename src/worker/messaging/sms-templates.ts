@@ -9,8 +9,15 @@ import { renderLiquid } from "./liquid";
  * `enrollment` while the phone is being enrolled, `verification` otherwise. A template that fails to render
  * falls back to the default text, so a bad template never blocks a login.
  */
-export async function mfaSmsText(c: AppContext, kind: "enrollment" | "verification", code: string, friendlyName: string): Promise<string> {
-  const stored = (await tenantObject(c.env, c.var.tenant.id).settingsDocuments().get("guardian_sms_templates")) as Partial<typeof DEFAULT_SMS_TEMPLATES>;
+export async function mfaSmsText(
+  c: AppContext,
+  kind: "enrollment" | "verification",
+  code: string,
+  friendlyName: string,
+  templates?: Record<string, unknown>,
+): Promise<string> {
+  // `templates`: the document already read with the step's other reads (POST /mfa/challenge: issue 31).
+  const stored = (templates ?? (await tenantObject(c.env, c.var.tenant.id).settingsDocuments().get("guardian_sms_templates"))) as Partial<typeof DEFAULT_SMS_TEMPLATES>;
   const key = `${kind}_message` as const;
   const vars = { code, tenant: { friendly_name: friendlyName, name: c.var.tenant.id } };
   try {

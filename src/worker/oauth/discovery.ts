@@ -1,4 +1,5 @@
 import type { AppContext } from "../context";
+import { type PreparedBody, prepareBody, preparedJson } from "../http/prepared";
 import { tenantCacheHeaders } from "../routing/resolve-tenant";
 import { RESPONSE_MODES, RESPONSE_TYPES } from "./authorize/request";
 import { REQUEST_OBJECT_ALGS } from "./authorize/request-object";
@@ -29,48 +30,65 @@ function advertisesEndSession(config: TenantConfig): boolean {
  * subdomain or custom domain.
  */
 export async function discoveryEndpoint(c: AppContext): Promise<Response> {
-  const issuer = c.var.tenant.issuer;
-  const config = await tenantConfig(c.var.tenant.id, tenantConfigSource(c.env, c.var.tenant.id), c.var.settings);
+  const tenant = c.get("tenant");
+  const config = await tenantConfig(tenant.id, tenantConfigSource(c.env, tenant.id), c.get("settings"));
+  // Serialized once per snapshot and issuer (issue 31); answered from its bytes with a strong ETag.
+  let byIssuer = preparedDocuments.get(config);
+  if (!byIssuer) {
+    byIssuer = new Map();
+    preparedDocuments.set(config, byIssuer);
+  }
+  let body = byIssuer.get(tenant.issuer);
+  if (!body) {
+    body = prepareBody(JSON.stringify(discoveryDocument(config, tenant.issuer)));
+    // An issuer per host the tenant answers on (its subdomain, custom domains, the apex): a few at most.
+    if (byIssuer.size >= 32) byIssuer.clear();
+    byIssuer.set(tenant.issuer, body);
+  }
+  return preparedJson(c.req.raw, await body, tenant.via, () => tenantCacheHeaders(tenant, "max-age=300"));
+}
+
+/** Discovery documents by snapshot, then issuer. */
+const preparedDocuments = new WeakMap<TenantConfig, Map<string, Promise<PreparedBody>>>();
+
+/** The discovery document of a snapshot as seen at `issuer`. */
+function discoveryDocument(config: TenantConfig, issuer: string): Record<string, unknown> {
   const base = issuer.endsWith("/") ? issuer : `${issuer}/`;
-  return c.json(
-    {
-      issuer,
-      authorization_endpoint: `${base}authorize`,
-      token_endpoint: `${base}oauth/token`,
-      userinfo_endpoint: `${base}userinfo`,
-      jwks_uri: `${base}.well-known/jwks.json`,
-      revocation_endpoint: `${base}oauth/revoke`,
-      // RFC 8628 §4 and RFC 9126 §5: requiring PAR is a per-client setting, not the whole tenant's.
-      device_authorization_endpoint: `${base}oauth/device/code`,
-      pushed_authorization_request_endpoint: `${base}oauth/par`,
-      require_pushed_authorization_requests: false,
-      // RFC 9207 §3: authorization responses carry `iss` (src/worker/oauth/authorize/respond.ts).
-      authorization_response_iss_parameter_supported: true,
-      ...(advertisesEndSession(config) ? { end_session_endpoint: `${base}oidc/logout` } : {}),
-      // OIDC Back-Channel Logout 1.0 §2.1: logout tokens carry sid (and sub) for clients that register a URI.
-      backchannel_logout_supported: true,
-      backchannel_logout_session_supported: true,
-      scopes_supported: OIDC_SCOPES.filter((s) => s !== "address" && s !== "phone"),
-      response_types_supported: RESPONSE_TYPES,
-      response_modes_supported: [...RESPONSE_MODES],
-      grant_types_supported: [...grantsAvailableIn(config), "implicit"],
-      subject_types_supported: ["public"],
-      id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
-      token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
-      token_endpoint_auth_signing_alg_values_supported: ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"],
-      revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
-      code_challenge_methods_supported: ["S256", "plain"],
-      claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
-      prompt_values_supported: ["none", "login", "consent"],
-      // RFC 9101: request objects at /authorize and /oauth/par (./authorize/request-object.ts).
-      request_parameter_supported: true,
-      request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
-      request_uri_parameter_supported: false,
-      claims_parameter_supported: false,
-      // RFC 9449 §5.1: DPoP proofs at the token endpoint bind the tokens to the proof's key (./dpop/).
-      dpop_signing_alg_values_supported: [...DPOP_ALGS],
-    },
-    200,
-    tenantCacheHeaders(c.var.tenant, "max-age=300"),
-  );
+  return {
+    issuer,
+    authorization_endpoint: `${base}authorize`,
+    token_endpoint: `${base}oauth/token`,
+    userinfo_endpoint: `${base}userinfo`,
+    jwks_uri: `${base}.well-known/jwks.json`,
+    revocation_endpoint: `${base}oauth/revoke`,
+    // RFC 8628 §4 and RFC 9126 §5: requiring PAR is a per-client setting, not the whole tenant's.
+    device_authorization_endpoint: `${base}oauth/device/code`,
+    pushed_authorization_request_endpoint: `${base}oauth/par`,
+    require_pushed_authorization_requests: false,
+    // RFC 9207 §3: authorization responses carry `iss` (src/worker/oauth/authorize/respond.ts).
+    authorization_response_iss_parameter_supported: true,
+    ...(advertisesEndSession(config) ? { end_session_endpoint: `${base}oidc/logout` } : {}),
+    // OIDC Back-Channel Logout 1.0 §2.1: logout tokens carry sid (and sub) for clients that register a URI.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    scopes_supported: OIDC_SCOPES.filter((s) => s !== "address" && s !== "phone"),
+    response_types_supported: RESPONSE_TYPES,
+    response_modes_supported: [...RESPONSE_MODES],
+    grant_types_supported: [...grantsAvailableIn(config), "implicit"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
+    token_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: ["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA", "HS256", "HS384", "HS512"],
+    revocation_endpoint_auth_methods_supported: TOKEN_AUTH_METHODS,
+    code_challenge_methods_supported: ["S256", "plain"],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "amr", "nonce", "at_hash", "c_hash", "sid", "org_id", "name", "nickname", "picture", "updated_at", "email", "email_verified"],
+    prompt_values_supported: ["none", "login", "consent"],
+    // RFC 9101: request objects at /authorize and /oauth/par (./authorize/request-object.ts).
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
+    request_uri_parameter_supported: false,
+    claims_parameter_supported: false,
+    // RFC 9449 §5.1: DPoP proofs at the token endpoint bind the tokens to the proof's key (./dpop/).
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
+  };
 }

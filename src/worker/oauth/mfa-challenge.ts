@@ -10,9 +10,9 @@ import { hashSecret } from "../login/session";
 import { DeliveryError } from "../messaging/providers";
 import { smsSender } from "../messaging/senders";
 import { tenantConfig } from "../tenant/config-cache";
-import { tenantConfigSource, tenantObject } from "../tenant/stubs";
+import { tenantConfigSource } from "../tenant/stubs";
 import { authenticateClient, findClient, presentedClient } from "./client-auth";
-import { grantFactors, MFA_OOB_PURPOSE, openMfaToken } from "./grants/mfa-token";
+import { MFA_OOB_PURPOSE, openMfaToken } from "./grants/mfa-token";
 
 /**
  * POST /mfa/challenge (the reference platform's MFA API): after `mfa_required`, asks for a challenge of
@@ -34,16 +34,17 @@ export async function mfaChallengeEndpoint(c: AppContext): Promise<Response> {
     throw new OAuthError("unauthorized_client", "The client is not allowed an MFA grant.");
   }
   await authenticateClient(c, client, presented);
-  const opened = await openMfaToken(c, client, params.mfa_token);
   const types = (params.challenge_type ?? "otp oob").split(" ").filter(Boolean);
+  // The codes already texted under this token are counted in the token's own read, only when SMS may be asked.
+  const window = types.includes("oob") ? { purpose: MFA_OOB_PURPOSE, since: now() - 15 * 60 * 1000 } : null;
+  const opened = await openMfaToken(c, config, client, params.mfa_token, window);
   const wanted = params.authenticator_id;
-  const usable = await grantFactors(c, config, opened.user.user_id);
+  const usable = opened.usable;
   const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
   if (types.includes("otp") && usable.totp && (!wanted || wanted === usable.totp.id)) return c.json({ challenge_type: "otp" }, 200, noStore);
   const phone = usable.phone?.phone_number;
   if (types.includes("oob") && phone && (!wanted || wanted === usable.phone?.id)) {
-    const stub = tenantObject(c.env, c.var.tenant.id);
-    if ((await stub.challenges().countSince(MFA_OOB_PURPOSE, opened.id, now() - 15 * 60 * 1000)) >= MAX_SMS_PER_MFA_TOKEN) {
+    if (opened.sent >= MAX_SMS_PER_MFA_TOKEN) {
       throw new OAuthError("too_many_requests", "Too many codes were sent for this mfa_token; start the login again", 429);
     }
     const sender = await smsSender(c, config);
@@ -52,7 +53,7 @@ export async function mfaChallengeEndpoint(c: AppContext): Promise<Response> {
     const { code } = await issueCode(c, { purpose: MFA_OOB_PURPOSE, subject: opened.id, clientId: client.client_id, data: { oob_hash: await hashSecret(oobCode) } });
     const name = String(config.settings.friendly_name ?? client.name ?? config.tenantId);
     try {
-      await sender.send({ to: phone, body: await mfaSmsText(c, "verification", code, name) });
+      await sender.send({ to: phone, body: await mfaSmsText(c, "verification", code, name, opened.smsTemplates) });
     } catch (error) {
       console.warn("SMS delivery failed:", error instanceof DeliveryError ? error.message : error);
       throw new OAuthError("temporarily_unavailable", "Text messages cannot be sent right now", 503);

@@ -1,6 +1,8 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from "jose";
 import { now as clockNow } from "../../shared/clock";
 import { nextTransition, publishedKeys } from "../../shared/key-ring";
+import type { TenantConfig } from "../../shared/types";
+import { type PreparedBody, prepareBody } from "../http/prepared";
 import type { Settings } from "../settings";
 import { type ConfigSource, memoized, tenantConfig } from "./config-cache";
 import { publicJwks, publishedSetKey } from "./signing";
@@ -30,22 +32,24 @@ export async function tenantKeySet(tenantId: string, source: ConfigSource, setti
 /**
  * The JWKS document of a snapshot for the window between two key transitions (activation, end of grace,
  * expiry): the published set cannot change inside it, so the document and the time of the next transition
- * are computed once per window, not per request (issue 31: the key-ring walk was a fifth of JWKS's CPU).
+ * are computed once per window, not per request (issue 31: the key-ring walk was a fifth of JWKS's CPU), and
+ * the document is kept as its bytes with their ETag (the endpoint answers them as they are).
  */
-const jwksWindows = new WeakMap<object, { from: number; until: number | null; body: string }>();
+const jwksWindows = new WeakMap<object, { from: number; until: number | null; body: PreparedBody }>();
 
 /** The JWKS document at this moment and how long it may be cached (until the next key transition). */
 export async function tenantJwksDocument(
   tenantId: string,
   source: ConfigSource,
   settings: Settings,
-): Promise<{ body: string; maxAgeS: number }> {
+  snapshot?: TenantConfig,
+): Promise<{ body: PreparedBody; maxAgeS: number }> {
   const now = clockNow();
-  const config = await tenantConfig(tenantId, source, settings);
+  const config = snapshot ?? (await tenantConfig(tenantId, source, settings));
   let window = jwksWindows.get(config);
   if (!window || now < window.from || (window.until !== null && now >= window.until)) {
-    const body = await memoized(tenantId, source, settings, `jwks:${publishedSetKey(config, now)}`, async (snapshot) =>
-      JSON.stringify(await publicJwks(snapshot, now)),
+    const body = await memoized(tenantId, source, settings, `jwks:${publishedSetKey(config, now)}`, async (current) =>
+      prepareBody(JSON.stringify(await publicJwks(current, now))),
     );
     window = { from: now, until: nextTransition(config.signingKeys, now), body };
     jwksWindows.set(config, window);

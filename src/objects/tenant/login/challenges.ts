@@ -1,4 +1,6 @@
-import type { ChallengeRecord, DevMessage, NewChallenge } from "../../../shared/types";
+import { equalDigests } from "../../../shared/crypto/compare";
+import { utf8 } from "../../../shared/crypto/encoding";
+import type { ChallengeRecord, DevMessage, Json, NewChallenge } from "../../../shared/types";
 import { isMissingColumn, iso, json, type Sql } from "../../sql";
 import { TenantRpc } from "../core/rpc";
 
@@ -45,6 +47,26 @@ export function attemptChallenge(sql: Sql, purpose: string, subject: string, cli
       AND attempts < ${maxAttempts}
     RETURNING *`;
   return row ? toChallenge(row) : null;
+}
+
+/**
+ * A typed code's redemption in one step (issue 31: was an `attempt` commit, a compare in the worker and a
+ * `consume` commit): the attempt is counted first (it stays counted whatever the answer), the stored hash is
+ * compared with the typed code's in constant time, and a match consumes the code once. Answers its data, or
+ * null for no live code, too many attempts, a wrong code or a concurrent winner.
+ */
+export function redeemChallenge(
+  sql: Sql,
+  purpose: string,
+  subject: string,
+  clientId: string | null,
+  maxAttempts: number,
+  typedHash: string,
+  now: number,
+): Record<string, Json> | null {
+  const challenge = attemptChallenge(sql, purpose, subject, clientId, maxAttempts, now);
+  if (!challenge || !equalDigests(utf8(challenge.secret_hash), utf8(typedHash))) return null;
+  return consumeChallenge(sql, challenge.id, now) ? challenge.data : null;
 }
 
 /**
@@ -117,6 +139,11 @@ export class Challenges extends TenantRpc {
 
   attempt(purpose: string, subject: string, clientId: string | null, maxAttempts: number): ChallengeRecord | null {
     return this.commit(({ sql, now }) => attemptChallenge(sql, purpose, subject, clientId, maxAttempts, now));
+  }
+
+  /** See {@link redeemChallenge}: one commit. */
+  redeem(purpose: string, subject: string, clientId: string | null, maxAttempts: number, typedHash: string): Record<string, Json> | null {
+    return this.commit(({ sql, now }) => redeemChallenge(sql, purpose, subject, clientId, maxAttempts, typedHash, now));
   }
 
   find(purpose: string, subject: string): ChallengeRecord | null {

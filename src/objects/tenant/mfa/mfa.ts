@@ -1,16 +1,17 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { AuditContext, AuditRequest, AuthorizeRequest, LoginCompletion, MfaPending, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
+import type { AuditContext, AuditRequest, AuthorizeRequest, Json, LoginCompletion, MfaPending, MfaTokenRead, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../../sql";
 import { applyActionEffects } from "../actions/action-effects";
 import { type GuardianSettings, loginMayEnroll } from "../../../shared/schemas/guardian";
-import { consumeChallenge } from "../login/challenges";
+import { consumeChallenge, countChallenges, findChallenge } from "../login/challenges";
 import { createAuthenticationMethod, listAuthenticationMethods } from "../users/authentication-methods";
 import { emitAudit, type WriteTx } from "../core/events";
 import { completeLogin, createLoginSession, createSession, emitLogin, setSessionAmr } from "../login/login";
 import { TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "../login/single-use";
-import { recordLogin } from "../users/users";
+import { getUser, recordLogin } from "../users/users";
+import { getDocument } from "../settings/documents";
 
 /**
  * MFA transactions (issue 12): the state of one browser between a verified first factor and a completed
@@ -263,9 +264,13 @@ export class Mfa extends TenantRpc {
     emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
   }
 
-  /** See {@link completeGrantLogin}; the `s` login event commits with it. */
-  completeGrant(tokenId: string, session: NewSession, amr: string[]): boolean {
+  /**
+   * See {@link completeGrantLogin}; the `s` login event commits with it, and the verified method's use
+   * (`methodId`, was a `recordMethodUse` commit of its own: issue 31) whether or not this request wins the token.
+   */
+  completeGrant(tokenId: string, session: NewSession, amr: string[], methodId: string | null = null): boolean {
     return this.commit((tx) => {
+      if (methodId) recordMethodUse(tx.sql, methodId, tx.now);
       const done = completeGrantLogin(tx.sql, tokenId, session, amr, tx.now, this.audit.request);
       const actor: AuditContext = { ...this.audit, actor: { type: "user", id: session.user_id, client_id: session.client_id } };
       if (done) emitLogin(tx, actor, session.user_id);
@@ -323,5 +328,28 @@ export class Mfa extends TenantRpc {
 
   recordMethodUse(methodId: string): void {
     this.commit(({ sql, now }) => recordMethodUse(sql, methodId, now));
+  }
+
+  /**
+   * One step of the MFA API's read (issue 31: was `challenges.find`, `users.get`, `authenticationMethods.list`,
+   * `mfa.unusedRecoveryCodes` and, for an SMS challenge, `challenges.countSince` and `settingsDocuments.get`,
+   * each a round trip): the `mfa_token`'s row by purpose and hash, and only when it is found, its user, methods
+   * and unused recovery codes, and with `sent` the codes of `sent.purpose` texted under it since `sent.since`
+   * and the SMS templates the text is rendered from.
+   */
+  tokenRead(purpose: string, hash: string, sent: { purpose: string; since: number } | null): MfaTokenRead {
+    return this.read((sql) => {
+      const challenge = findChallenge(sql, purpose, hash);
+      const userId = typeof challenge?.data.user_id === "string" ? challenge.data.user_id : null;
+      if (!challenge || !userId) return { challenge, user: null, methods: [], unused_recovery_codes: 0, sent: 0, sms_templates: {} };
+      return {
+        challenge,
+        user: getUser(sql, userId),
+        methods: listAuthenticationMethods(sql, userId),
+        unused_recovery_codes: unusedRecoveryCodes(sql, userId),
+        sent: sent ? countChallenges(sql, sent.purpose, challenge.id, sent.since) : 0,
+        sms_templates: sent ? (getDocument(sql, "guardian_sms_templates") as Record<string, Json>) : {},
+      };
+    });
   }
 }

@@ -1,5 +1,4 @@
 import { now } from "../../../shared/clock";
-import { timingSafeEqualText } from "../../../shared/crypto/compare";
 import { randomId } from "../../../shared/crypto/random";
 import type { Json } from "../../../shared/types";
 import type { AppContext } from "../../context";
@@ -8,8 +7,8 @@ import { hashSecret } from "../session";
 
 /**
  * Six-digit codes sent by SMS or email (SPEC §8 "MFA codes: 6 digits"): MFA phone challenges, phone
- * enrollment and passwordless login. The object keeps a hash and counts attempts; the worker compares in
- * constant time; consumption is one conditional update, so a code logs in once.
+ * enrollment and passwordless login. The object keeps a hash, counts attempts, compares in constant time and
+ * consumes with one conditional update, in one commit, so a code logs in once.
  */
 
 /** A code is valid this long. @default 5 minutes */
@@ -41,16 +40,13 @@ export async function issueCode(c: AppContext, input: { purpose: string; subject
 
 /**
  * Checks a typed code against the newest live code of a purpose and subject: the attempt is counted first
- * (a code dies after CODE_MAX_ATTEMPTS wrong guesses), compared in constant time, then consumed once.
- * Answers the code's stored data when it was accepted, else null.
+ * (a code dies after CODE_MAX_ATTEMPTS wrong guesses), compared in constant time, then consumed once, all in
+ * one commit of the tenant object (`challenges().redeem`). Answers the code's stored data when it was
+ * accepted, else null.
  */
 export async function redeemCode(c: AppContext, purpose: string, subject: string, clientId: string | null, typed: string): Promise<Record<string, Json> | null> {
   if (!/^\d{6}$/.test(typed)) return null;
-  const challenges = tenantObject(c.env, c.var.tenant.id).challenges();
-  const challenge = await challenges.attempt(purpose, subject, clientId, CODE_MAX_ATTEMPTS);
-  if (!challenge) return null;
-  if (!(await timingSafeEqualText(await codeHash(subject, typed), challenge.secret_hash))) return null;
-  return (await challenges.consume(challenge.id)) ? challenge.data : null;
+  return tenantObject(c.env, c.var.tenant.id).challenges().redeem(purpose, subject, clientId, CODE_MAX_ATTEMPTS, await codeHash(subject, typed));
 }
 
 /** A phone number with all but its last four digits masked: `+•••••••0100`. */

@@ -3,10 +3,9 @@ import { OAuthError } from "../../../shared/errors";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import { redeemCode } from "../../login/mfa/one-time-codes";
 import { hashSecret } from "../../login/session";
-import { tenantObject } from "../../tenant/stubs";
 import type { IssuedUserTokens } from "../tokens/user-tokens";
 import { type GrantContext, invalidGrant } from "./context";
-import { checkGrantCode, completeMfaGrant, grantFactors, MFA_OOB_PURPOSE, openMfaToken } from "./mfa-token";
+import { checkGrantCode, completeMfaGrant, MFA_OOB_PURPOSE, openMfaToken } from "./mfa-token";
 
 /**
  * `http://auth0.com/oauth/grant-type/mfa-oob`: the `mfa_token`, the `oob_code` POST /mfa/challenge answered
@@ -16,10 +15,10 @@ import { checkGrantCode, completeMfaGrant, grantFactors, MFA_OOB_PURPOSE, openMf
  */
 export async function mfaOobGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens & { refresh_token?: string }> {
   const { c, params } = ctx;
-  const opened = await openMfaToken(c, client, params.mfa_token);
+  const opened = await openMfaToken(c, ctx.config, client, params.mfa_token);
   // Only SMS is offered out of band here: its code must be typed back (no push to poll).
   if (!params.binding_code) throw new OAuthError("invalid_request", "Missing required parameter: binding_code");
-  const phone = (await grantFactors(c, ctx.config, opened.user.user_id)).phone;
+  const phone = opened.usable.phone;
   if (!phone) throw invalidGrant(client, "User is not enrolled with SMS");
   const oobHash = await hashSecret(params.oob_code ?? "");
   const typed = params.binding_code.replace(/\s/g, "");
@@ -27,6 +26,5 @@ export async function mfaOobGrant(ctx: GrantContext, client: ClientRecord): Prom
     const data = await redeemCode(c, MFA_OOB_PURPOSE, opened.id, client.client_id, typed);
     return data && (await timingSafeEqualText(String(data.oob_hash ?? ""), oobHash)) ? true : "invalid";
   });
-  await tenantObject(c.env, c.var.tenant.id).mfa().recordMethodUse(phone.id);
-  return completeMfaGrant(ctx, client, opened, "sms");
+  return completeMfaGrant(ctx, client, opened, "sms", phone.id);
 }

@@ -3,10 +3,10 @@ import { encryptionContext } from "../../../shared/crypto/contexts";
 import { fieldCipher } from "../../../shared/crypto/encryption";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import { matchTotp } from "../../login/mfa/totp";
-import { tenantObject, userObject } from "../../tenant/stubs";
+import { userObject } from "../../tenant/stubs";
 import type { IssuedUserTokens } from "../tokens/user-tokens";
 import { type GrantContext, invalidGrant } from "./context";
-import { checkGrantCode, completeMfaGrant, grantFactors, openMfaToken } from "./mfa-token";
+import { checkGrantCode, completeMfaGrant, openMfaToken } from "./mfa-token";
 
 const WRONG = "Invalid otp_code.";
 
@@ -17,8 +17,8 @@ const WRONG = "Invalid otp_code.";
  */
 export async function mfaOtpGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens & { refresh_token?: string }> {
   const { c, params } = ctx;
-  const opened = await openMfaToken(c, client, params.mfa_token);
-  const totp = (await grantFactors(c, ctx.config, opened.user.user_id)).totp;
+  const opened = await openMfaToken(c, ctx.config, client, params.mfa_token);
+  const totp = opened.usable.totp;
   if (!totp?.totp_secret_enc) throw invalidGrant(client, "User is not enrolled with an authenticator app");
   const secret = await (await fieldCipher(c.env.ENCRYPTION_KEY)).decrypt(totp.totp_secret_enc, encryptionContext.totpSecret(totp.id));
   const code = (params.otp ?? "").replace(/\s/g, "");
@@ -27,6 +27,5 @@ export async function mfaOtpGrant(ctx: GrantContext, client: ClientRecord): Prom
     if (step === null) return "invalid";
     return (await userObject(c.env, c.var.tenant.id, opened.user.user_id).mfa().consumeTotpStep(totp.id, step)) ? true : "reused";
   });
-  await tenantObject(c.env, c.var.tenant.id).mfa().recordMethodUse(totp.id);
-  return completeMfaGrant(ctx, client, opened, "otp");
+  return completeMfaGrant(ctx, client, opened, "otp", totp.id);
 }

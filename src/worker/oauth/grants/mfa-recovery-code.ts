@@ -4,7 +4,7 @@ import { newRecoveryCodes, recoveryCodeHash } from "../../login/mfa/recovery-cod
 import { tenantObject } from "../../tenant/stubs";
 import type { IssuedUserTokens } from "../tokens/user-tokens";
 import { type GrantContext, invalidGrant } from "./context";
-import { checkGrantCode, completeMfaGrant, grantFactors, openMfaToken } from "./mfa-token";
+import { checkGrantCode, completeMfaGrant, openMfaToken } from "./mfa-token";
 
 /**
  * `http://auth0.com/oauth/grant-type/mfa-recovery-code`: the `mfa_token` and one of the user's recovery
@@ -13,8 +13,8 @@ import { checkGrantCode, completeMfaGrant, grantFactors, openMfaToken } from "./
  */
 export async function mfaRecoveryCodeGrant(ctx: GrantContext, client: ClientRecord): Promise<IssuedUserTokens & { refresh_token?: string; recovery_code: string }> {
   const { c, params } = ctx;
-  const opened = await openMfaToken(c, client, params.mfa_token);
-  if (!(await grantFactors(c, ctx.config, opened.user.user_id)).recovery) throw invalidGrant(client, "User has no recovery code");
+  const opened = await openMfaToken(c, ctx.config, client, params.mfa_token);
+  if (!opened.usable.recovery) throw invalidGrant(client, "User has no recovery code");
   const [replacement = ""] = newRecoveryCodes();
   const [hash, newHash] = await Promise.all([recoveryCodeHash(params.recovery_code ?? ""), recoveryCodeHash(replacement)]);
   const audit = auditContext(c, { actor: { type: "user", id: opened.user.user_id, email: opened.user.email, client_id: client.client_id } });

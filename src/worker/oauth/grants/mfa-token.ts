@@ -37,11 +37,16 @@ export interface PendingGrantLogin {
   nonce?: string;
 }
 
-/** A live MFA token of this client, with its login and user. */
+/** A live MFA token of this client, with its login, its user and the user's factors the token endpoint can verify. */
 export interface OpenedMfaToken {
   id: string;
   pending: PendingGrantLogin;
   user: UserRecord;
+  usable: UsableMethods;
+  /** Codes texted under this token since the `sent` window asked of {@link openMfaToken} (0 when not asked). */
+  sent: number;
+  /** The tenant's SMS templates, read with the token when `sent` was asked ({} otherwise). */
+  smsTemplates: Record<string, unknown>;
 }
 
 const tokenHash = (token: string) => hashSecret(`mfa-token:${token}`);
@@ -79,19 +84,26 @@ export async function requireMfa(ctx: GrantContext, client: ClientRecord, pendin
 /**
  * The MFA token of a request, for this client: unknown, used or another client's tokens are `Invalid
  * mfa_token` alike (a token tells nothing about other clients); an expired one says so; a user blocked or
- * deleted since is refused.
+ * deleted since is refused. The token, its user and the user's factors (and, with `sent`, the codes texted
+ * under it since then) are one read of the tenant (issue 31: was four or five round trips per step).
  */
-export async function openMfaToken(c: AppContext, client: ClientRecord, token: string | undefined): Promise<OpenedMfaToken> {
+export async function openMfaToken(
+  c: AppContext,
+  config: GrantContext["config"],
+  client: ClientRecord,
+  token: string | undefined,
+  sent: { purpose: string; since: number } | null = null,
+): Promise<OpenedMfaToken> {
   if (!token) throw new OAuthError("invalid_request", "Missing required parameter: mfa_token");
-  const stub = tenantObject(c.env, c.var.tenant.id);
-  const found = await stub.challenges().find(PURPOSE, await tokenHash(token));
+  const read = await tenantObject(c.env, c.var.tenant.id).mfa().tokenRead(PURPOSE, await tokenHash(token), sent);
+  const found = read.challenge;
   if (!found || found.consumed || found.client_id !== client.client_id) throw invalidGrant(client, "Invalid mfa_token");
   if (Date.parse(found.expires_at) <= now()) throw invalidGrant(client, "mfa_token is expired");
   const pending = found.data as unknown as PendingGrantLogin;
-  const user = await stub.users().get(pending.user_id);
+  const user = read.user;
   if (!user) throw invalidGrant(client, "Invalid mfa_token");
   if (user.blocked) throw invalidGrant(client, "user is blocked");
-  return { id: found.id, pending, user };
+  return { id: found.id, pending, user, usable: usableMethods(config, read.methods, read.unused_recovery_codes), sent: read.sent, smsTemplates: read.sms_templates };
 }
 
 /**
@@ -114,15 +126,22 @@ export async function checkGrantCode(c: AppContext, client: ClientRecord, user: 
 }
 
 /**
- * The second factor was verified: the token is consumed and the session starts with `mfa` in its amr, in
- * one commit (a concurrent request with the same token loses and gets `Invalid mfa_token`); then the tokens.
+ * The second factor was verified: the token is consumed, the session starts with `mfa` in its amr and the
+ * verified method's use (`methodId`) is recorded, in one commit (a concurrent request with the same token
+ * loses and gets `Invalid mfa_token`); then the tokens.
  */
-export async function completeMfaGrant(ctx: GrantContext, client: ClientRecord, opened: OpenedMfaToken, factor: string): Promise<IssuedUserTokens & { refresh_token?: string }> {
+export async function completeMfaGrant(
+  ctx: GrantContext,
+  client: ClientRecord,
+  opened: OpenedMfaToken,
+  factor: string,
+  methodId: string | null = null,
+): Promise<IssuedUserTokens & { refresh_token?: string }> {
   const { c } = ctx;
   const amr = amrAfter(opened.pending.amr, factor);
   const session = await prepareSession(opened.user.user_id, client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const audit = auditContext(c, { actor: { type: "user", id: opened.user.user_id, email: opened.user.email, client_id: client.client_id } });
-  if (!(await tenantObject(c.env, c.var.tenant.id).mfa(audit).completeGrant(opened.id, session.input, amr))) throw invalidGrant(client, "Invalid mfa_token");
+  if (!(await tenantObject(c.env, c.var.tenant.id).mfa(audit).completeGrant(opened.id, session.input, amr, methodId))) throw invalidGrant(client, "Invalid mfa_token");
   const { pending } = opened;
   const grant = {
     scope: pending.scope,
