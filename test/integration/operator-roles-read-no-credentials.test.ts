@@ -4,15 +4,10 @@ import { describe, expect, it } from "vitest";
 import { Sql } from "../../src/objects/sql";
 import { seedTenant } from "../../src/objects/tenant/oauth/seed";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
-import { CONSOLE_CLIENT_ID, consoleCallback } from "../../src/shared/console";
-import { sha256 } from "../../src/shared/crypto/compare";
-import { toBase64Url } from "../../src/shared/crypto/encoding";
-import { randomToken } from "../../src/shared/crypto/random";
+import { CONSOLE_CLIENT_ID } from "../../src/shared/console";
 import { MANAGEMENT_SCOPES } from "../../src/shared/scopes";
-import { consoleClientSecret } from "../../src/worker/admin/credentials";
-import { BASE, CP, call, mgmt, uniqueId } from "../helpers/api";
-import { seedUser } from "../helpers/flows";
-import { csrfOf, TestBrowser } from "../helpers/mfa";
+import { CP, mgmt, uniqueId } from "../helpers/api";
+import { operatorToken } from "../helpers/operators";
 
 /**
  * Security review (review5): the seeded Viewer ("reads everything, changes nothing") held every `read:` scope,
@@ -22,44 +17,7 @@ import { csrfOf, TestBrowser } from "../helpers/mfa";
  * seeded Editor and Viewer hold no credential reads (client secrets, copy management tokens).
  */
 
-const PASSWORD = "operator-p4ssw0rd!";
 const CP_CLIENT = "gatehouse-control-plane";
-
-async function roleId(name: string): Promise<string> {
-  const roles = (await (await mgmt("GET", `/roles?name_filter=${encodeURIComponent(name)}`)).json()) as { id: string; name: string }[];
-  const role = roles.find((r) => r.name === name);
-  if (!role) throw new Error(`no role ${name}`);
-  return role.id;
-}
-
-/** A console operator's management token, as the console gets it: authorization code with PKCE and the console's secret. */
-async function operatorToken(role: string): Promise<string> {
-  const email = `${uniqueId("op")}@example.com`;
-  const user = await seedUser(CP.tenantId, email, PASSWORD);
-  expect((await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [await roleId(role)] } })).status).toBe(204);
-  const browser = new TestBrowser("localhost:8787");
-  const verifier = randomToken(32);
-  const redirectUri = consoleCallback(`${BASE}/`);
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: CONSOLE_CLIENT_ID,
-    redirect_uri: redirectUri,
-    scope: ["openid", ...MANAGEMENT_SCOPES].join(" "),
-    audience: CP.audience,
-    state: "s",
-    nonce: "n",
-    code_challenge: toBase64Url(await sha256(verifier)),
-    code_challenge_method: "S256",
-  });
-  const form = await browser.follow(await browser.get(`/authorize?${query}`));
-  const action = /<form[^>]+action="([^"]+)"/.exec(await form.clone().text())?.[1]?.replaceAll("&amp;", "&") ?? "";
-  const posted = await browser.post(action, { _csrf: csrfOf(await form.text()), email, password: PASSWORD });
-  const code = new URL(String(posted.headers.get("location"))).searchParams.get("code") ?? "";
-  const body = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: CONSOLE_CLIENT_ID, client_secret: await consoleClientSecret(env.ENCRYPTION_KEY), code_verifier: verifier });
-  const res = await call("/oauth/token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: body.toString() });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
 
 type Client = { client_id: string; name: string; client_secret?: string };
 const listClients = async (token?: string) => (await (await mgmt("GET", "/clients?per_page=100", token ? { token } : {})).json()) as Client[];

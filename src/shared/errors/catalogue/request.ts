@@ -39,6 +39,18 @@ export const REQUEST_ERRORS = {
   // Issue 25 finding 5: a user's management token stops working once its user is blocked or deleted.
   token_user_unavailable: { status: 403, message: "The token's user is blocked or no longer exists", errorCode: "invalid_token" },
   insufficient_scope: { status: 403, message: "Insufficient scope, expected any of: {scope}", errorCode: "insufficient_scope" },
+  // Review after issue 30: an operator never gains authority it does not hold (src/worker/management/operator-authority.ts).
+  operator_control_plane_admin_only: {
+    status: 403,
+    message: "The control plane's own users, roles, applications and settings change only by an operator holding every management scope (missing: {scope})",
+    errorCode: "insufficient_scope",
+  },
+  operator_grant_beyond_own: { status: 403, message: "An operator cannot grant management scopes it does not hold: {scope}", errorCode: "insufficient_scope" },
+  operator_credentials_of_stronger_client: {
+    status: 403,
+    message: "An operator cannot change the credentials of an application whose management grant holds scopes it does not: {scope}",
+    errorCode: "insufficient_scope",
+  },
   cross_tenant_forbidden: {
     status: 403,
     message: "Cross-tenant management requires a control-plane token",

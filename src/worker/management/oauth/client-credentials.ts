@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { targetTenant } from "../tenant-scoped";
+import { refuseCredentialsOfStrongerClient } from "../operator-authority";
 
 /** The smallest RSA modulus a credential may have (NIST SP 800-131A; the reference platform's minimum too). */
 const MIN_RSA_BITS = 2048;
@@ -86,6 +87,7 @@ export const clientCredentialRoutes = [
     body: createClientCredentialBody,
     status: 201,
     async handler(c, { params, body }) {
+      await refuseCredentialsOfStrongerClient(c, params.id);
       const credential = unwrap(await targetTenant(c).clientCredentials(auditContext(c)).create(await credentialFrom(params.id, body)));
       return c.json(present(credential), 201);
     },

@@ -7,6 +7,7 @@ import { auditContext } from "../../http/audit";
 import { defineRoute } from "../define";
 import { LIST_QUERY, listResponse } from "../list-response";
 import { targetTenant } from "../tenant-scoped";
+import { refuseGrantBeyondOperator, refuseGrantChangeBeyondOperator } from "../operator-authority";
 
 /** The reference platform's shape (no timestamps; the organization settings once set). */
 export function presentClientGrant(grant: ClientGrantRecord) {
@@ -31,6 +32,7 @@ export const clientGrantRoutes = [
     status: 201,
     invalidatesConfig: true,
     async handler(c, { body }) {
+      refuseGrantBeyondOperator(c, body.audience, body.scope);
       const grant = unwrap(await targetTenant(c).clientGrants(auditContext(c)).create({ id: randomId("cgr_"), ...body }));
       return c.json(present(grant), 201);
     },
@@ -74,6 +76,7 @@ export const clientGrantRoutes = [
     status: 200,
     invalidatesConfig: true,
     async handler(c, { params, body }) {
+      await refuseGrantChangeBeyondOperator(c, params.id, body.scope);
       const grant = unwrap(await targetTenant(c).clientGrants(auditContext(c)).update(params.id, body));
       return c.json(present(grant));
     },

@@ -20,6 +20,7 @@ import { refuseEgress } from "../egress";
 import { LIST_QUERY, listResponse } from "../list-response";
 import { createWithMethods, updateWithMethods } from "./client-auth-methods";
 import { ensureSigningKey } from "./keys";
+import { refuseCredentialsOfStrongerClient } from "../operator-authority";
 import { targetTenant } from "../tenant-scoped";
 
 /** Browser and device apps cannot keep a secret (RFC 8252 §8.5, OAuth 2.0 for Browser-Based Apps §6). */
@@ -199,6 +200,8 @@ export const clientRoutes = [
     async handler(c, { params, body }) {
       refuseLogoutUrls(c, body);
       const id = params.id;
+      const credentialFields = ["client_secret", "jwks", "client_authentication_methods", "token_endpoint_auth_method"];
+      if (credentialFields.some((field) => field in body)) await refuseCredentialsOfStrongerClient(c, id);
       const { client_authentication_methods: methods, token_endpoint_auth_method: tokenMethod, ...rest } = body;
       const switched = updateWithMethods(methods, tokenMethod);
       const { fields, extra } = splitExtra(rest);
@@ -237,6 +240,7 @@ export const clientRoutes = [
     invalidatesConfig: true,
     async handler(c, { params }) {
       const id = params.id;
+      await refuseCredentialsOfStrongerClient(c, id);
       const client = unwrap(await targetTenant(c).clients(auditContext(c)).rotateSecret(id, await sealSecret(c, id, newSecret())));
       return c.json(await present(c, client, true));
     },
