@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { findChromium } from "../../scripts/chromium.mjs";
 import { ROOT, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.mjs";
@@ -22,13 +22,13 @@ export default async function setup() {
   if (process.env.GATEHOUSE_E2E_SHARE === "0") return undefined;
 
   // The development mail/SMS sink is on, as under `npm start`: files that read their emails share it too.
-  const server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+  // Its output goes to a file as it arrives: the files that share it read it there (RunningServer.log()).
   const logFile = join(ROOT, ".wrangler", "e2e-shared-server.log");
+  await mkdir(join(ROOT, ".wrangler"), { recursive: true });
+  const server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" }, logFile });
   const { baseUrl, issuer, port, clientId, clientSecret, persistDir } = server;
   process.env[SHARED_SERVER_ENV] = JSON.stringify({ baseUrl, issuer, port, clientId, clientSecret, persistDir, logFile });
   return async () => {
-    await mkdir(join(ROOT, ".wrangler"), { recursive: true });
-    await writeFile(logFile, server.log());
     await server.stop();
   };
 }
