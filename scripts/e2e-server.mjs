@@ -15,7 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { killGroup, startProcessGroup } from "./process-group.mjs";
+import { killGroup, startProcessGroup, waitForHttp } from "./process-group.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -165,7 +165,11 @@ export async function secondaryConfig(config, configs, dir, vars) {
  */
 export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false, logFile = null } = {}) {
   const shared = shareable ? sharedServer() : null;
-  if (shared) return shared;
+  if (shared) {
+    // The global setup does not wait for it to boot (test/e2e/global-setup.mjs): its first users do.
+    await waitForHttp(`${shared.baseUrl}/.well-known/openid-configuration`, { timeoutMs });
+    return shared;
+  }
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
   // A caller-owned directory (crash tests restart on the same state) is neither created nor removed here.
