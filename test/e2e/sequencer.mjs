@@ -35,7 +35,7 @@ export const SECONDS = {
   "test/e2e/jar-dpop.e2e.test.ts": 11,
   "test/e2e/rate-limits.e2e.test.ts": 12,
   "test/e2e/device-par.e2e.test.ts": 10,
-  "test/e2e/outbox.e2e.test.ts": 10,
+  "test/e2e/outbox.e2e.test.ts": 5,
   "test/e2e/passwordless.e2e.test.ts": 9,
   "test/e2e/email-templates.e2e.test.ts": 6,
   "test/e2e/signing-keys.e2e.test.ts": 6,

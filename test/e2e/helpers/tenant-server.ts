@@ -43,3 +43,29 @@ export async function tenantServer(server: RunningServer, label: string): Promis
 export function tenantAdmin(server: RunningServer): ManagementClient {
   return new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
 }
+
+/**
+ * A new child tenant of `server` managed from the control plane, as an operator does (the README's `tenant-id`
+ * header): the `auth0` SDK with the control plane's credentials, each of its API requests naming the tenant.
+ * Nothing is created in the tenant (no administrator application), so its logs hold only what the test does.
+ * Answers the tenant's id, its host (`baseUrl`) and the SDK.
+ */
+export async function controlledTenant(server: RunningServer, label: string): Promise<{ id: string; baseUrl: string; admin: ManagementClient }> {
+  const id = `e2e-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/-+$/, "")}-${randomBytes(4).toString("hex")}`;
+  const created = await fetch(`${server.baseUrl}/api/v2/tenants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${await managementToken(server)}`, "content-type": "application/json" },
+    body: JSON.stringify({ id, name: `E2E ${label}` }),
+  });
+  if (created.status !== 201) throw new Error(`POST /api/v2/tenants: ${created.status} ${await created.text()}`);
+  const options = sdkOptions(server);
+  const naming = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (!new URL(url).pathname.startsWith("/api/v2/")) return options.fetch(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set("tenant-id", id);
+    return options.fetch(input, { ...init, headers });
+  }) as typeof fetch;
+  const admin = new ManagementClient({ ...options, fetch: naming, clientId: server.clientId, clientSecret: server.clientSecret });
+  return { id, baseUrl: `http://${id}.localhost:${server.port}`, admin };
+}
