@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/e2e/sequencer.mjs";
 
 /**
  * End-to-end suite, plus Node-side checks: plain Node (not the workers pool). Each file starts a real `wrangler dev`
@@ -15,6 +16,8 @@ export default defineConfig({
     // shared one, which its own tenants keep apart); ports are the OS's free ones.
     fileParallelism: true,
     maxWorkers: 2,
+    // The longest files first (test/e2e/sequencer.mjs), so the two workers end together.
+    sequence: { sequencer: LongestFirst },
     hookTimeout: 120_000,
     testTimeout: 60_000,
     teardownTimeout: 30_000,

@@ -12,7 +12,7 @@ export interface RunningServer {
   clientSecret: string;
   /** Temporary directory holding the env file and the Durable Object state; removed by stop(). */
   persistDir: string;
-  /** wrangler's output so far (last 200,000 characters). */
+  /** wrangler's output so far (last 200,000 characters; the shared server's: all of it). */
   log(): string;
   /** SIGTERM to the process group (SIGKILL after 10 s), then removes the temporary directory. */
   stop(): Promise<void>;
@@ -33,6 +33,13 @@ export interface StartServerOptions {
   configs?: string[];
   /** Reuse this state directory (neither created nor removed): restart on the same state after a crash. */
   persistDir?: string;
+  /**
+   * The caller touches no state another file reads: it gets the e2e suite's shared server when one runs (its
+   * stop() is a no-op, its log() reads the file the global setup writes).
+   */
+  shareable?: boolean;
+  /** Also write all of wrangler's output to this file as it arrives. */
+  logFile?: string;
 }
 
 export const ROOT: string;

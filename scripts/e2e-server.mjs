@@ -8,14 +8,14 @@
  * ISSUER is passed with `--var` because it depends on the port.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { killGroup, startProcessGroup } from "./process-group.mjs";
+import { killGroup, startProcessGroup, waitForHttp } from "./process-group.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -158,12 +158,18 @@ export async function secondaryConfig(config, configs, dir, vars) {
  *   or kill. Files that sign users in to the control plane itself, count its logs, rotate its keys or bind
  *   actions to its logins start their own (the control plane's login throttles, logs and bound post-login
  *   actions would reach every file that uses it).
+ * @param {string} [options.logFile] also write all of wrangler's output to this file as it arrives (the shared
+ *   server's: files that use it read its output there).
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false, logFile = null } = {}) {
   const shared = shareable ? sharedServer() : null;
-  if (shared) return shared;
+  if (shared) {
+    // The global setup does not wait for it to boot (test/e2e/global-setup.mjs): its first users do.
+    await waitForHttp(`${shared.baseUrl}/.well-known/openid-configuration`, { timeoutMs });
+    return shared;
+  }
   const port = chosenPort ?? (await freePort());
   const inspectorPort = await freePort();
   // A caller-owned directory (crash tests restart on the same state) is neither created nor removed here.
@@ -211,6 +217,7 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
       logLimitChars: LOG_LIMIT_CHARS,
       stopGraceMs: STOP_GRACE_MS,
       echo,
+      logFile,
     });
   } catch (error) {
     if (!keptDir) await rm(persistDir, { recursive: true, force: true });
@@ -248,7 +255,8 @@ function sharedServer() {
     clientId,
     clientSecret,
     persistDir,
-    log: () => `(the e2e suite's shared server: its output is written to ${logFile} when the run ends)`,
+    // The global setup writes the server's output to this file as it arrives.
+    log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : `(the e2e suite's shared server: no output in ${logFile} yet)`),
     stop: async () => {},
     kill: async () => {
       throw new Error("the e2e suite's shared server cannot be killed by one file: start a server of your own");

@@ -3,6 +3,7 @@
  * and the benchmark (bare workerd). The group matters: wrangler spawns workerd, and one signal must reach both.
  */
 import { spawn } from "node:child_process";
+import { closeSync, openSync, writeSync } from "node:fs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,7 +54,8 @@ function installExitHook() {
 
 /**
  * Spawns `command args` detached (its own process group), keeps the last `logLimitChars` of its output, waits
- * until `readyUrl` answers 200, and returns `stop()`: SIGTERM to the group, SIGKILL after `stopGraceMs`.
+ * until `readyUrl` answers 200, and returns `stop()`: SIGTERM to the group, SIGKILL after `stopGraceMs`. With
+ * `logFile`, the whole output is also written to that file as it arrives.
  * @returns {Promise<{pid: number, log: () => string, stop: () => Promise<void>}>}
  */
 export async function startProcessGroup({
@@ -67,11 +69,16 @@ export async function startProcessGroup({
   logLimitChars = 200_000,
   stopGraceMs = 10_000,
   echo = false,
+  logFile = null,
 }) {
   let output = "";
+  // A file that receives all the output as it arrives (written synchronously, so a reader in another process
+  // sees each line as soon as this one received it).
+  let logFd = logFile ? openSync(logFile, "w", 0o600) : null;
   const append = (chunk) => {
     const text = chunk.toString();
     output = (output + text).slice(-logLimitChars);
+    if (logFd !== null) writeSync(logFd, text);
     if (echo) process.stderr.write(text);
   };
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -104,6 +111,12 @@ export async function startProcessGroup({
     // A grandchild (workerd under wrangler) may outlive its parent for a moment: it shares the group.
     killGroup(child.pid, "SIGKILL");
     running.delete(child.pid);
+    if (logFd !== null) {
+      // Output still buffered in the pipes after this is dropped from the file (it stays in log()).
+      const fd = logFd;
+      logFd = null;
+      closeSync(fd);
+    }
   }
 
   try {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
 import { type CallbackServer, launchChromium, newRecordedContext, startCallbackServer } from "./helpers/browser";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * Actions end to end (issue 13): the reference platform's Node SDK (`auth0` 7.1.0) creates, deploys and binds
@@ -26,7 +27,7 @@ describe("actions through the auth0 SDK and a Chromium login", () => {
   const user = { email: `actions-${random()}@example.com`, password: `Correct-Horse-${random()}` };
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await tenantServer(await startServer({ shareable: true }), "actions");
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     redirectUri = `${callbacks.origin}/callback`;

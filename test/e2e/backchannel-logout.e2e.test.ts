@@ -6,6 +6,7 @@ import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startReceiver } from "../../scripts/webhook-receiver.mjs";
 import { sdkOptions } from "./helpers/auth0";
 import { passwordLogin } from "./helpers/login";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * OIDC Back-Channel Logout 1.0 end to end against `wrangler dev`: the `auth0` SDK registers a client's
@@ -28,7 +29,7 @@ describe("back-channel logout through the auth0 SDK, openid-client and jose", ()
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer();
+    server = await tenantServer(await startServer({ shareable: true }), "backchannel-logout");
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({
       name: "Back-channel app",

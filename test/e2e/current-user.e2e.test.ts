@@ -16,7 +16,7 @@ describe("a user's management token through the auth0 SDK", () => {
   let app: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     const admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({
       name: "Self-service app",

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { ManagementClient } from "auth0";
+import type { ManagementClient } from "auth0";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
-import { sdkOptions } from "./helpers/auth0";
+import { tenantAdmin, tenantServer } from "./helpers/tenant-server";
 
 /**
  * Issue 29 point 4 against `wrangler dev` with the reference platform's SDK (`auth0` 7, `emailTemplates`):
  * create, read, replace and patch a template, the SDK's errors for a duplicate and a template never
  * created, a Liquid include refused; then the reset email a user asks for arrives in the development sink
- * rendered from the template.
+ * rendered from the template. The templates are a tenant's own (helpers/tenant-server.ts, on the shared server).
  */
 
 const random = () => randomBytes(6).toString("hex");
@@ -19,8 +19,8 @@ describe("email templates through the auth0 SDK", () => {
   let admin: ManagementClient;
 
   beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
-    admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
+    server = await tenantServer(await startServer({ shareable: true, vars: { DEV_MESSAGE_SINK: "1" } }), "email-templates");
+    admin = tenantAdmin(server);
   }, 120_000);
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findChromium } from "../../scripts/chromium.mjs";
-import { ROOT, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.mjs";
+import { freePort, ROOT, randomSecret, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.mjs";
 
 /**
  * Before any end-to-end file starts a server: find the browser (scripts/chromium.mjs) and hand its path to the
@@ -10,7 +11,9 @@ import { ROOT, SHARED_SERVER_ENV, startServer } from "../../scripts/e2e-server.m
  *
  * Then start the suite's shared default server: files that ask for a `shareable` server (they make their own
  * tenants and need no special variables beyond the development message sink) use it instead of starting one each. GATEHOUSE_E2E_SHARE=0 turns
- * it off (every file starts its own, as before).
+ * it off (every file starts its own, as before). The files do not wait for it: its port, secret and state folder
+ * are chosen here and handed over at once, and `startServer({ shareable: true })` waits until it answers, so the
+ * files that start servers of their own (the longest ones, started first) begin while it boots.
  */
 export default async function setup() {
   const found = await findChromium();
@@ -22,13 +25,26 @@ export default async function setup() {
   if (process.env.GATEHOUSE_E2E_SHARE === "0") return undefined;
 
   // The development mail/SMS sink is on, as under `npm start`: files that read their emails share it too.
-  const server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+  // Its output goes to a file as it arrives: the files that share it read it there (RunningServer.log()).
   const logFile = join(ROOT, ".wrangler", "e2e-shared-server.log");
-  const { baseUrl, issuer, port, clientId, clientSecret, persistDir } = server;
-  process.env[SHARED_SERVER_ENV] = JSON.stringify({ baseUrl, issuer, port, clientId, clientSecret, persistDir, logFile });
+  await mkdir(join(ROOT, ".wrangler"), { recursive: true });
+  const port = await freePort();
+  const clientSecret = randomSecret();
+  const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-shared-"));
+  const starting = startServer({ port, persistDir, logFile, vars: { DEV_MESSAGE_SINK: "1", CONTROL_PLANE_CLIENT_SECRET: clientSecret } }).then(
+    (server) => ({ server }),
+    (error) => {
+      // The files that share it fail on their own (it never answers); this says why.
+      console.error(`\nThe e2e suite's shared server did not start:\n${error?.stack ?? error}\n`);
+      return { server: null };
+    },
+  );
+  const baseUrl = `http://localhost:${port}`;
+  const clientId = "gatehouse-control-plane";
+  process.env[SHARED_SERVER_ENV] = JSON.stringify({ baseUrl, issuer: `${baseUrl}/`, port, clientId, clientSecret, persistDir, logFile });
   return async () => {
-    await mkdir(join(ROOT, ".wrangler"), { recursive: true });
-    await writeFile(logFile, server.log());
-    await server.stop();
+    const { server } = await starting;
+    await server?.stop();
+    await rm(persistDir, { recursive: true, force: true });
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { managementToken as fetchManagementToken, MANAGEMENT_AUDIENCE, managementCall } from "./helpers/auth0";
 import { type CallbackServer, launchChromium, newRecordedContext, startCallbackServer } from "./helpers/browser";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * Issue 33 points 3 and 4 end to end, with openid-client 6 (a certified client that implements JAR, PAR and
@@ -37,7 +38,7 @@ describe("JAR, PAR and DPoP through openid-client", () => {
   const managementToken = () => fetchManagementToken(server);
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await tenantServer(await startServer({ shareable: true }), "jar-dpop");
     issuer = `${server.baseUrl}/`;
     callbacks = await startCallbackServer();
     const token = await managementToken();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
 import { type CallbackServer, type ContextLog, isLoopbackUrl, launchChromium, newRecordedContext, screenshot, startCallbackServer } from "./helpers/browser";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * Organizations end to end (issue 11 "Proof"), against a running `wrangler dev`:
@@ -40,7 +41,7 @@ describe("organizations through the auth0 SDK, openid-client and Chromium", () =
   });
 
   beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+    server = await tenantServer(await startServer({ shareable: true, vars: { DEV_MESSAGE_SINK: "1" } }), "organizations");
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     callbacks = await startCallbackServer();
     browser = await launchChromium();

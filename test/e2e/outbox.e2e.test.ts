@@ -1,8 +1,8 @@
-import { type Management, ManagementClient, ManagementError } from "auth0";
+import { type Management, type ManagementClient, ManagementError } from "auth0";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { startReceiver } from "../../scripts/webhook-receiver.mjs";
-import { sdkOptions } from "./helpers/auth0";
+import { controlledTenant } from "./helpers/tenant-server";
 
 /**
  * Audit logs and hooks through the reference platform's Node SDK (`auth0` 7.1.0) against a real
@@ -14,13 +14,16 @@ import { sdkOptions } from "./helpers/auth0";
  */
 describe("logs and hooks through the auth0 Node SDK", () => {
   let server: RunningServer;
+  let tenant: Awaited<ReturnType<typeof controlledTenant>>;
   let management: ManagementClient;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer();
-    management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
+    // A tenant of its own on the shared server, managed from its control plane: its logs are this file's alone.
+    server = await startServer({ shareable: true });
+    tenant = await controlledTenant(server, "outbox");
+    management = tenant.admin;
   });
 
   afterAll(async () => {
@@ -73,7 +76,7 @@ describe("logs and hooks through the auth0 Node SDK", () => {
     expect(listed.data.map((h) => h.id)).toEqual([hook.id]);
 
     const app = await management.clients.create({ name: "e2e-signup", app_type: "spa", token_endpoint_auth_method: "none" });
-    const signup = await fetch(`${server.baseUrl}/dbconnections/signup`, {
+    const signup = await fetch(`${tenant.baseUrl}/dbconnections/signup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ client_id: app.client_id, email: "e2e-hook@example.com", password: "e2e-password-123", connection: "Username-Password-Authentication" }),

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { sdkOptions } from "./helpers/auth0";
 import { passwordLogin } from "./helpers/login";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * A black-box walk of the `auth0` SDK (7.1.0) over the management areas of issues 10 and 14: every method of
@@ -56,7 +57,7 @@ describe("auth0 SDK walk: refresh tokens, sessions, attack protection, user bloc
   let connectionId: string;
 
   beforeAll(async () => {
-    server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+    server = await tenantServer(await startServer({ shareable: true, vars: { DEV_MESSAGE_SINK: "1" } }), "sdk-walk");
     admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
     const created = await admin.clients.create({
       name: `walk-${run}`,

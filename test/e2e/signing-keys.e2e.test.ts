@@ -4,6 +4,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../scripts/e2e-server.mjs";
 import { MANAGEMENT_AUDIENCE, sdkApiBase, sdkOptions } from "./helpers/auth0";
+import { tenantServer } from "./helpers/tenant-server";
 
 /**
  * Key rotation and revocation driven by the reference platform's SDK (`keys.signing.*`) against a real
@@ -25,7 +26,7 @@ describe("signing keys through the auth0 SDK, openid-client and jose", () => {
   const freshToken = async () => (await oidc.clientCredentialsGrant(config, { audience: MANAGEMENT_AUDIENCE })).access_token;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await tenantServer(await startServer({ shareable: true }), "signing-keys");
     config = await oidc.discovery(new URL(server.issuer), server.clientId, server.clientSecret, undefined, {
       execute: [oidc.allowInsecureRequests],
     });

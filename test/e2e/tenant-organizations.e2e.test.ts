@@ -23,7 +23,7 @@ describe("tenant organizations through the auth0 SDK and the login pages", () =>
   const tenantB = `e2e-b-${random()}`;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ shareable: true });
     management = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
   }, 120_000);
 

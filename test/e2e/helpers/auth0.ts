@@ -28,7 +28,8 @@ export function sdkFetchFor(server: RunningServer): typeof fetch {
 /** The options shared by `ManagementClient` and `TokenProvider` for a local Gatehouse. */
 export function sdkOptions(server: RunningServer) {
   return {
-    domain: `localhost:${server.port}`,
+    // `localhost:PORT`, or a child tenant's `{tenant}.localhost:PORT` (helpers/tenant-server.ts).
+    domain: new URL(server.baseUrl).host,
     audience: MANAGEMENT_AUDIENCE,
     fetch: sdkFetchFor(server),
   };
@@ -39,7 +40,7 @@ export function sdkOptions(server: RunningServer) {
  * requests: the SDK joins a relative path onto its base with `URL.pathname`, which percent-encodes `?`, so
  * `client.fetch("/tenants?page=0")` would request `/api/v2/tenants%3Fpage=0`.
  */
-export const sdkApiBase = (server: RunningServer) => `https://localhost:${server.port}/api/v2`;
+export const sdkApiBase = (server: RunningServer) => `https://${new URL(server.baseUrl).host}/api/v2`;
 
 /** A management API token of the server's control-plane client (client_credentials over plain HTTP). */
 export async function managementToken(server: RunningServer): Promise<string> {

@@ -1,17 +1,21 @@
-import { ManagementClient } from "auth0";
+import type { ManagementClient } from "auth0";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { type RunningServer, startServer } from "../../../scripts/e2e-server.mjs";
-import { sdkOptions } from "./auth0";
 import { type CallbackServer, type ContextLog, launchChromium, newRecordedContext, startCallbackServer } from "./browser";
+import { tenantAdmin, tenantServer } from "./tenant-server";
 
 /**
- * The set-up of a browser suite against its own `wrangler dev` (development sink on): the `auth0` SDK as the
- * control plane, a regular web application whose callback is a loopback server, headless Chromium, and on a
- * failed test the report of wrangler's output and of what each browser context requested. Called inside a
+ * The set-up of a browser suite in a child tenant of its own on the e2e suite's shared server (development
+ * sink on; `GATEHOUSE_E2E_SHARE=0`: a server of its own): the `auth0` SDK as the tenant's administrator (a
+ * machine-to-machine application of the tenant granted its management API), a regular web application whose
+ * callback is a loopback server, headless Chromium on the tenant's host (`http://{tenant}.localhost:PORT`), and
+ * on a failed test the report of wrangler's output and of what each browser context requested. Suites change
+ * their tenant's MFA policy, theme, prompt texts and connections: no other file reads them. Called inside a
  * `describe`: it registers the hooks; the fields are set once `beforeAll` ran.
  */
 export interface BrowserSuite {
+  /** The suite's tenant as a server: its host, its issuer, its administrator's credentials (clientId/clientSecret). */
   server: RunningServer;
   admin: ManagementClient;
   browser: Browser;
@@ -60,27 +64,30 @@ export function browserSuite(label: string, appName: string): BrowserSuite {
   });
 
   beforeAll(async () => {
-    const server = await startServer({ vars: { DEV_MESSAGE_SINK: "1" } });
+    const server = await tenantServer(await startServer({ shareable: true, vars: { DEV_MESSAGE_SINK: "1" } }), label);
     suite.server = server;
-    suite.admin = new ManagementClient({ ...sdkOptions(server), clientId: server.clientId, clientSecret: server.clientSecret });
+    suite.admin = tenantAdmin(server);
     suite.callbacks = await startCallbackServer();
     suite.redirectUri = `${suite.callbacks.origin}/callback`;
-    const created = await suite.admin.clients.create({
-      name: appName,
-      app_type: "regular_web",
-      callbacks: [suite.redirectUri],
-      grant_types: ["authorization_code"],
-      token_endpoint_auth_method: "client_secret_post",
-    });
+    const [created, browser] = await Promise.all([
+      suite.admin.clients.create({
+        name: appName,
+        app_type: "regular_web",
+        callbacks: [suite.redirectUri],
+        grant_types: ["authorization_code"],
+        token_endpoint_auth_method: "client_secret_post",
+      }),
+      launchChromium(),
+    ]);
     suite.app = { client_id: String(created.client_id), client_secret: String(created.client_secret) };
-    suite.browser = await launchChromium();
+    suite.browser = browser;
   }, 120_000);
 
   afterAll(async () => {
     await suite.browser?.close().catch(() => undefined);
     await suite.callbacks?.close().catch(() => undefined);
     if (failed && suite.server) {
-      process.stderr.write(`\n--- wrangler output (${label}) ---\n${suite.server.log()}\n`);
+      process.stderr.write(`\n--- wrangler output (${label}) ---\n${suite.server.log().slice(-200_000)}\n`);
       for (const { name, log } of logs) process.stderr.write(`\n--- ${name} ---\n${log.requests.join("\n")}\n${log.consoleErrors.join("\n")}\n${log.pageErrors.join("\n")}\n`);
     }
     await suite.server?.stop();
@@ -88,3 +95,4 @@ export function browserSuite(label: string, appName: string): BrowserSuite {
 
   return suite;
 }
+
