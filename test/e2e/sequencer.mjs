@@ -10,6 +10,7 @@ import { BaseSequencer } from "vitest/node";
  */
 export const SECONDS = {
   "test/e2e/admin-console.e2e.test.ts": 150,
+  "test/e2e/crash.e2e.test.ts": 50,
   "test/e2e/deploy-cli-roundtrip.e2e.test.ts": 92,
   "test/e2e/accessibility.e2e.test.ts": 110,
   "test/e2e/deployments.e2e.test.ts": 67,
