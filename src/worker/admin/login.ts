@@ -121,7 +121,8 @@ export async function loginCallback(c: ConsoleContext): Promise<Response> {
     return sendConsoleError(c, 403, "Login failed", "The ID token does not belong to this login.", `${CONSOLE_PATH}/login`);
   }
   const profile = {
-    auth_time: String(typeof claims.auth_time === "number" ? claims.auth_time : Math.floor(now() / 1_000)),
+    // No auth_time (never from our own token endpoint): counted as long ago, so a step-up asks for a new login.
+    auth_time: String(typeof claims.auth_time === "number" ? claims.auth_time : 0),
     ...(typeof claims.name === "string" ? { name: claims.name } : {}),
     ...(typeof claims.email === "string" ? { email: claims.email } : {}),
   };
