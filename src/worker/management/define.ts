@@ -5,6 +5,7 @@ import { problem } from "../../shared/errors";
 import { readJson } from "../http/body";
 import { invalidateTenantConfig } from "../tenant/config-cache";
 import { type CurrentUserAccess, requireScope } from "../middleware/management-auth";
+import { operatorAuthority } from "./operator-authority";
 
 type Method = "get" | "post" | "patch" | "put" | "delete";
 
@@ -71,10 +72,10 @@ const queryShape = (route: ManagementRoute): Record<string, z.ZodType> =>
 
 const toHonoPath = (path: string) => path.replace(/\{([A-Za-z_]+)\}/g, ":$1");
 
-/** Registers routes on a router, each behind its scope check and body validation. */
+/** Registers routes on a router, each behind its scope check, the operator rule and body validation. */
 export function mountRoutes(router: Hono<AppEnv>, routes: readonly ManagementRoute[]): void {
   for (const route of routes) {
-    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser, route.alsoScopes), async (c) => {
+    router.on(route.method.toUpperCase(), toHonoPath(route.path), requireScope(route.scope, route.currentUser, route.alsoScopes), operatorAuthority, async (c) => {
       const query = readQuery(c, route);
       const body = route.body ? await readJson(c, route.body) : undefined;
       if (body !== undefined) c.set("requestBody", body);

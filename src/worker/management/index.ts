@@ -46,7 +46,6 @@ import { proxyRouteRoutes } from "./tenants/proxy-routes";
 import { tenantRoutes } from "./tenants/tenants";
 import { ticketRoutes } from "./users/tickets";
 import { managementRateLimit } from "./rate-limit";
-import { operatorAuthority } from "./operator-authority";
 import { mountMethodNotAllowed, mountUnoffered } from "./unoffered";
 import { userBlockRoutes } from "./users/user-blocks";
 import { userRoleRoutes } from "./roles/user-roles";
@@ -119,7 +118,6 @@ export function managementRouter(options: ManagementAuthOptions): Hono<AppEnv> {
   router.get("/spec", (c) => c.body(managementSpec(), 200, { "Content-Type": "application/json" }));
   router.use("*", managementAuth(options));
   router.use("*", managementRateLimit);
-  router.use("*", operatorAuthority);
   // Resource types this service does not offer answer 403 feature_not_enabled; real routes win over them.
   mountUnoffered(router, managementRoutes);
   mountRoutes(router, managementRoutes);

@@ -26,7 +26,7 @@ const missing = (c: AppContext, scopes: readonly string[]) => scopes.filter((s) 
 /** Paths of the control plane an operator reaches with its scopes alone: the tenants it operates. */
 const TENANT_OPERATIONS = /^\/api\/v2\/(?:tenants(?!\/settings(?:\/|$))(?:\/|$)|operations(?:\/|$))/;
 
-/** Point 1: writes to the control plane's own resources need every management scope. */
+/** Point 1: writes to the control plane's own resources need every management scope (after the route's own scope check, define.ts). */
 export const operatorAuthority: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (isOperator(c) && method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && c.var.tenant.id === c.var.settings.controlPlaneTenantId) {
