@@ -94,7 +94,7 @@ export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportC
  * the file passed on as uploaded; the job's page on success, the users screen with the API's refusal (and the
  * form's choices kept) otherwise. A missing file is sent as no part, so the API names the missing property.
  */
-export function importUsers(usersScreen: (c: ConsoleContext, error: string | null, status: Status, kept?: ImportKept) => Promise<Response>) {
+export function importUsers(usersScreen: (c: ConsoleContext, error: string | null, status?: Status, kept?: ImportKept) => Promise<Response>) {
   return async (c: ConsoleContext): Promise<Response> => {
     const tenant = tenantOf(c);
     const form = await c.req.parseBody();

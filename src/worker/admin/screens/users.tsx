@@ -3,7 +3,7 @@ import { can } from "../grants";
 import { stepUpRequired } from "../login";
 import { ChangeHistory, loadHistory } from "../pages/history";
 import { Csrf } from "../pages/layout";
-import { type Status, statusOf, tenantOf } from "../pages/outcome";
+import { readStatus, type Status, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { type LogEntry, logColumns } from "./logs";
@@ -32,7 +32,7 @@ const RECENT_LOGS = 10;
 const DEFAULT_CONNECTION = "Username-Password-Authentication";
 
 /** GET /admin/t/:tenant/users: search with the Lucene `q` (GET /users), totals, and the create form. */
-export async function usersScreen(c: ConsoleContext, error: string | null = null, status: Status = 200, kept?: ImportKept): Promise<Response> {
+export async function usersScreen(c: ConsoleContext, error: string | null = null, status?: Status, kept?: ImportKept): Promise<Response> {
   const tenant = tenantOf(c);
   const page = pageOf(c.req.query("page"));
   const q = (c.req.query("q") ?? "").trim();
@@ -93,7 +93,7 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
         </>
       ) : null}
     </>,
-    status,
+    status ?? readStatus(list),
   );
 }
 
