@@ -81,7 +81,7 @@ export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportC
       </div>
       <div class="field">
         <label>
-          <input type="checkbox" name="send_completion_email" value="true" checked={kept?.send_completion_email ?? true} /> Email me when the job completes
+          <input type="checkbox" name="send_completion_email" value="true" checked={kept?.send_completion_email ?? true} /> Notify the tenant's support address when the job finishes (set in Tenant settings)
         </label>
       </div>
       <button type="submit">Import users</button>
@@ -207,10 +207,10 @@ export async function jobScreen(c: ConsoleContext, options: { job?: Job; notice?
             <>
               <h2>Failed rows</h2>
               <DataTable
-                caption={rows.length > MAX_FAILURES ? `The first ${MAX_FAILURES} of ${rows.length} failed rows` : `${rows.length} failed rows`}
+                caption={rows.length > MAX_FAILURES ? `The first ${MAX_FAILURES} of ${rows.length} failed rows` : rows.length === 1 ? "1 failed row" : `${rows.length} failed rows`}
                 rows={rows.slice(0, MAX_FAILURES)}
                 columns={[
-                  { label: "User", cell: (r) => str(r.user?.email) || str(r.user?.user_id) || str(r.user?.username) || "(no email)" },
+                  { label: "User", cell: (r) => str(r.user?.email) || str(r.user?.user_id) || str(r.user?.username) || (str(r.user?.name) ? `${str(r.user?.name)} (no email)` : "(no email)") },
                   {
                     label: "Errors",
                     cell: (r) => (
