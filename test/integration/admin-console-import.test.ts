@@ -131,6 +131,12 @@ describe("admin console: users import job (issue 30)", () => {
     expect(hugeHtml).toContain(`href="${path}"`);
     expect(await userEmails(tenant)).toEqual([]);
     expect(await jobCount(tenant)).toBe(0);
+
+    // A tenant without a database connection gets no form, and says why.
+    expect((await mgmt("DELETE", `/connections/${connection}`, asTenant(tenant))).status).toBe(204);
+    const none = await (await browser.get(path)).text();
+    expect(none).toContain("This tenant has no database connection to import users into.");
+    expect(none).not.toContain('enctype="multipart/form-data"');
   });
 
   it("who can reach: a Viewer sees no import form and a forged import is the API's 403; without a session or roles nothing runs", async () => {

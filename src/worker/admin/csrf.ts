@@ -18,7 +18,7 @@ export const checkCsrf: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   // The largest form is the users import (the API's file limit and room for its other fields): a larger body
   // is refused before it is read, with what to do about it.
   if (Number(c.req.header("content-length") ?? "0") > CONSOLE_BODY_MAX_BYTES) {
-    const back = c.req.path.replace(/\/import$/, "");
+    const back = c.req.path.endsWith("/users/import") ? c.req.path.slice(0, -"/import".length) : undefined;
     return sendConsoleError(c, 413, "File too large", `The console takes a users file of at most ${IMPORT_FILE_MAX_BYTES / 1024} KB (${IMPORT_FILE_MAX_BYTES} bytes), the API's limit. Split the file into several imports.`, back);
   }
   // The console's origin is the issuer's (its login redirects there; its cookies live there).

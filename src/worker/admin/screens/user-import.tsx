@@ -52,42 +52,48 @@ export function importConnections(c: ConsoleContext, tenant: string): Promise<Ap
 }
 
 /** The "Import users" form of the users screen: a JSON file, the connection, upsert, the completion email. */
-export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportConnection[]; kept?: ImportKept | undefined }> = ({ tenant, csrf, connections, kept }) => (
-  <>
-    <h2>Import users</h2>
-    <form method="post" action={tenantPath(tenant, "/users/import")} enctype="multipart/form-data" class="card">
-      <Csrf token={csrf} />
-      <div class="field">
-        <label for="f-users">Users file (JSON)</label>
-        <input id="f-users" name="users" type="file" accept="application/json,.json" required aria-describedby="h-users" />
-        <p class="hint" id="h-users">
-          A JSON array of users in the reference platform's import format, at most {KB} KB. The job runs in the background; its page shows the progress.
-        </p>
-      </div>
-      <div class="field">
-        <label for="f-connection_id">Connection</label>
-        <select id="f-connection_id" name="connection_id" required>
-          {connections.map((x) => (
-            <option value={x.id} selected={kept?.connection_id === x.id}>
-              {x.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label>
-          <input type="checkbox" name="upsert" value="true" checked={kept?.upsert ?? false} /> Update users who already exist (upsert)
-        </label>
-      </div>
-      <div class="field">
-        <label>
-          <input type="checkbox" name="send_completion_email" value="true" checked={kept?.send_completion_email ?? true} /> Notify the tenant's support address when the job finishes (set in Tenant settings)
-        </label>
-      </div>
-      <button type="submit">Import users</button>
-    </form>
-  </>
-);
+export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportConnection[]; kept?: ImportKept | undefined }> = ({ tenant, csrf, connections, kept }) =>
+  connections.length === 0 ? (
+    <>
+      <h2>Import users</h2>
+      <p class="muted">This tenant has no database connection to import users into.</p>
+    </>
+  ) : (
+    <>
+      <h2>Import users</h2>
+      <form method="post" action={tenantPath(tenant, "/users/import")} enctype="multipart/form-data" class="card">
+        <Csrf token={csrf} />
+        <div class="field">
+          <label for="f-users">Users file (JSON)</label>
+          <input id="f-users" name="users" type="file" accept="application/json,.json" required aria-describedby="h-users" />
+          <p class="hint" id="h-users">
+            A JSON array of users in the reference platform's import format, at most {KB} KB. The job runs in the background; its page shows the progress.
+          </p>
+        </div>
+        <div class="field">
+          <label for="f-connection_id">Connection</label>
+          <select id="f-connection_id" name="connection_id" required>
+            {connections.map((x) => (
+              <option value={x.id} selected={kept?.connection_id === x.id}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label>
+            <input type="checkbox" name="upsert" value="true" checked={kept?.upsert ?? false} /> Update users who already exist (upsert)
+          </label>
+        </div>
+        <div class="field">
+          <label>
+            <input type="checkbox" name="send_completion_email" value="true" checked={kept?.send_completion_email ?? true} /> Notify the tenant's support address when the job finishes (set in Tenant settings)
+          </label>
+        </div>
+        <button type="submit">Import users</button>
+      </form>
+    </>
+  );
 
 /**
  * POST /admin/t/:tenant/users/import: POST /jobs/users-imports as multipart/form-data (the reference shape),
