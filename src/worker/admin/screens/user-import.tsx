@@ -71,7 +71,7 @@ export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportC
           </p>
         </div>
         <div class="field">
-          <label for="f-connection_id">Connection</label>
+          <label for="f-connection_id">Import into connection</label>
           <select id="f-connection_id" name="connection_id" required>
             {connections.map((x) => (
               <option value={x.id} selected={kept?.connection_id === x.id}>
