@@ -54,7 +54,7 @@ describe("admin console in Chromium (issue 30)", () => {
     expect(started.output()).not.toContain(ADMIN.password);
   });
 
-  it("an admin logs in, creates a tenant, an application and a user, and edits an action; axe finds nothing", async () => {
+  it("an admin logs in, creates a tenant, an application and a user, edits, test-runs, deploys and binds an action; axe finds nothing", async () => {
     const base = `http://localhost:${started.port}`;
     const { context, page, log } = await newRecordedContext(browser);
     try {
@@ -117,7 +117,17 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByRole("button", { name: "Save draft" }).click();
       await page.getByText("Draft saved.").waitFor();
       expect(await page.locator("textarea[name=code]").inputValue()).toContain("// edited in the console");
+      // The draft's test run: axe on the action page with its result.
+      await page.getByRole("button", { name: "Run the draft" }).click();
+      await page.getByRole("heading", { level: 2, name: "Test result" }).waitFor();
       await expectAccessible(page, "action");
+      // Deployed, then bound to its trigger on the trigger's bindings screen.
+      await page.getByRole("button", { name: "Deploy" }).click();
+      await page.getByText("Deployed: the current draft runs from now on.").waitFor();
+      await page.goto(`${base}/admin/t/${tenant}/triggers/post-login`);
+      await page.getByRole("button", { name: "Add", exact: true }).click();
+      await page.getByRole("button", { name: "Remove: Add plan claim" }).waitFor();
+      await expectAccessible(page, "trigger-bindings");
 
       expect(log.pageErrors).toEqual([]);
       expect(log.consoleErrors).toEqual([]);
@@ -189,7 +199,7 @@ describe("admin console in Chromium (issue 30)", () => {
     }
   }, 180_000);
 
-  it("an admin creates a role and an organization with an invitation, sees a user's access and history, and tries the tenant's login; axe finds nothing", async () => {
+  it("an admin creates a role and an organization with an invitation, sees a user's access and history, tries the tenant's login, imports users, edits a webhook and adds a log stream; axe finds nothing", async () => {
     const base = `http://localhost:${started.port}`;
     const { context, page, log } = await newRecordedContext(browser);
     try {
@@ -244,12 +254,44 @@ describe("admin console in Chromium (issue 30)", () => {
       await page.getByRole("button", { name: "Send invitation" }).click();
       await page.getByText("Invitation sent to invitee@example.com.").waitFor();
       expect(await page.getByRole("cell", { name: "invitee@example.com" }).count()).toBe(1);
+
+      // A users import (one row fails), its job page until it completes.
+      await page.goto(`${base}/admin/t/${tenant}/users`);
+      const file = JSON.stringify([{ email: "imported@example.com", name: "Imported" }, { name: "no email" }]);
+      await page.getByLabel("Users file (JSON)").setInputFiles({ name: "users.json", mimeType: "application/json", buffer: Buffer.from(file) });
+      await page.getByRole("button", { name: "Import users" }).click();
+      await page.getByText("Import started").waitFor();
+      await screenshot(page, "console-import-job-started.png");
+      const jobId = ((await page.getByRole("heading", { level: 1 }).textContent()) ?? "").replace("Job ", "");
+      for (let i = 0; i < 40 && !(await page.getByRole("heading", { level: 2, name: "Failed rows" }).count()); i++) {
+        await page.waitForTimeout(250);
+        await page.goto(`${base}/admin/t/${tenant}/jobs/${jobId}`);
+      }
+      await page.getByRole("heading", { level: 2, name: "Failed rows" }).waitFor();
+      await expectAccessible(page, "import-job-done");
+
+      // A webhook's edit page, then a log stream created and its delete confirmation.
+      await page.goto(`${base}/admin/t/${tenant}/webhooks`);
+      await page.getByLabel("Name").fill("orders");
+      await page.getByLabel("URL").fill("https://hooks.example.com/orders");
+      await page.getByRole("button", { name: "Add webhook" }).click();
+      await page.getByRole("link", { name: "orders", exact: true }).click();
+      await page.getByRole("button", { name: "Save webhook" }).click();
+      await page.getByText("Webhook saved.").waitFor();
+      await expectAccessible(page, "webhook-edit");
+      await page.goto(`${base}/admin/t/${tenant}/log-streams`);
+      await page.getByLabel("Endpoint URL").fill("https://logs.example.com/in");
+      await page.getByLabel("Authorization header").fill("Bearer e2e-sink-s3cret");
+      await page.getByRole("button", { name: "Add log stream" }).click();
+      await page.getByText(/Log stream .* added\./).waitFor();
+      expect(await page.content()).not.toContain("e2e-sink-s3cret");
+      await expectAccessible(page, "log-streams");
       expect(log.pageErrors).toEqual([]);
       expect(log.consoleErrors).toEqual([]);
     } finally {
       await context.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   it("the tenant configuration screens (branding, attack protection, webhooks, domains, keys, settings); axe finds nothing", async () => {
     const base = `http://localhost:${started.port}`;

@@ -6,8 +6,13 @@ export interface ApiCall {
   url: string;
   tenant: string | null;
   body?: unknown;
+  /** A multipart/form-data body's parts, in order (a file part by its field name only: its content never reaches a page). */
+  form?: FormPart[];
   status: number;
 }
+
+/** One part of a multipart/form-data call as "Show the API call" prints it. */
+export type FormPart = { name: string; value: string } | { name: string; file: string };
 
 /** The API's answer: the parsed JSON body (or null) and the status. */
 export interface ApiResult<T = unknown> {
@@ -69,6 +74,16 @@ export class ApiClient {
     return this.send<T>("POST", tenant, path, body);
   }
 
+  /**
+   * A multipart/form-data POST (POST /jobs/users-imports, as the reference platform takes it): the same
+   * dispatch, error handling and call record as the JSON calls; the runtime writes the boundary.
+   */
+  postForm<T = unknown>(tenant: string | null, path: string, form: FormData): Promise<ApiResult<T>> {
+    const parts: FormPart[] = [];
+    for (const [name, value] of form.entries()) parts.push(typeof value === "string" ? { name, value } : { name, file: "file.json" });
+    return this.send<T>("POST", tenant, path, form, parts);
+  }
+
   patch<T = unknown>(tenant: string | null, path: string, body: unknown): Promise<ApiResult<T>> {
     return this.send<T>("PATCH", tenant, path, body);
   }
@@ -94,13 +109,15 @@ export class ApiClient {
     await this.transport.send(request);
   }
 
-  private async send<T>(method: string, tenant: string | null, path: string, body?: unknown): Promise<ApiResult<T>> {
+  private async send<T>(method: string, tenant: string | null, path: string, body?: unknown, parts?: FormPart[]): Promise<ApiResult<T>> {
     const url = `${this.transport.issuer.replace(/\/+$/, "")}/api/v2${path}`;
     const headers = new Headers({ authorization: `Bearer ${this.token}`, accept: "application/json" });
     if (tenant) headers.set("tenant-id", tenant);
-    if (body !== undefined) headers.set("content-type", "application/json");
+    const multipart = body instanceof FormData;
+    if (body !== undefined && !multipart) headers.set("content-type", "application/json");
     for (const [name, value] of Object.entries(this.transport.forwarded)) headers.set(name, value);
-    const request = new Request(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const payload = multipart ? body : body !== undefined ? JSON.stringify(body) : undefined;
+    const request = new Request(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const response = await this.transport.send(request);
     const text = await response.text();
     let parsed: unknown = null;
@@ -109,7 +126,7 @@ export class ApiClient {
     } catch {
       parsed = null;
     }
-    this.calls.push({ method, url, tenant, ...(body !== undefined ? { body } : {}), status: response.status });
+    this.calls.push({ method, url, tenant, ...(parts ? { form: parts } : body !== undefined ? { body } : {}), status: response.status });
     const ok = response.ok;
     const message = !ok && parsed && typeof parsed === "object" && "message" in parsed ? String((parsed as { message: unknown }).message) : null;
     return { ok, status: response.status, body: parsed as T, error: ok ? null : (message ?? `The API answered ${response.status}`) };
@@ -117,7 +134,7 @@ export class ApiClient {
 }
 
 /** Body fields never printed back on a page (issue 30: no secret reaches a page but a new client secret; issue 32: a custom database's configuration). */
-const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token", "configuration"]);
+const SECRET_FIELDS = new Set(["password", "client_secret", "secrets", "signing_secret", "api_key", "auth_token", "configuration", "httpAuthorization", "httpCustomHeaders"]);
 
 function redacted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redacted);
@@ -139,5 +156,17 @@ export function curlOf(call: ApiCall): string {
   ];
   if (call.tenant) parts.push(`-H ${shellQuoted(`tenant-id: ${call.tenant}`)}`);
   if (call.body !== undefined) parts.push(`-H 'content-type: application/json'`, `-d ${shellQuoted(JSON.stringify(redacted(call.body)))}`);
+  for (const part of call.form ?? []) {
+    // curl -F sends multipart/form-data; a value starting with @ or < would name a file, so it goes as --form-string.
+    if ("file" in part) {
+      // A plain word (the form's field and the console's fixed file name) reads as the docs write it; anything else quoted.
+      const word = `${part.name}=@${part.file}`;
+      parts.push(`-F ${/^[A-Za-z0-9_.=@-]+$/.test(word) ? word : shellQuoted(word)}`);
+      continue;
+    }
+    const value = SECRET_FIELDS.has(part.name) ? "REDACTED" : part.value;
+    parts.push(`${/^[@<]/.test(value) ? "--form-string" : "-F"} ${shellQuoted(`${part.name}=${value}`)}`);
+  }
   return parts.join(" \\\n  ");
 }
+

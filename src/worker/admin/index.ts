@@ -23,8 +23,10 @@ import { saveSettings, settingsScreen } from "./screens/settings";
 import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
 import { createTryApplication, startTryLogin, tryLoginCallback, tryLoginScreen } from "./screens/try-login";
 import { ACCESS_WRITES } from "./screens/user-access";
-import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, webhooksScreen } from "./screens/webhooks";
-import { changeRoles, createUser, deleteUser, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
+import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, updateWebhook, webhookScreen, webhooksScreen } from "./screens/webhooks";
+import { confirmDeleteLogStream, createLogStream, deleteLogStream, logStreamsScreen } from "./screens/log-streams";
+import { changeRoles, createUser, deleteUser, importUsersJob, setBlocked, userAccessWrite, userScreen, usersScreen } from "./screens/users";
+import { jobScreen } from "./screens/user-import";
 import { rememberTenant, requireOperator } from "./session";
 
 /**
@@ -68,6 +70,8 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/applications/:id/delete", deleteApplication);
   operator.get("/t/:tenant/users", (c) => usersScreen(c));
   operator.post("/t/:tenant/users", createUser);
+  operator.post("/t/:tenant/users/import", importUsersJob);
+  operator.get("/t/:tenant/jobs/:id", (c) => jobScreen(c));
   operator.get("/t/:tenant/users/:id", (c) => userScreen(c));
   operator.post("/t/:tenant/users/:id/block", setBlocked(true));
   operator.post("/t/:tenant/users/:id/unblock", setBlocked(false));
@@ -121,6 +125,12 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/t/:tenant/webhooks/:id/delete", deleteWebhook);
   operator.post("/t/:tenant/webhooks/:id/enabled", enableWebhook);
   operator.post("/t/:tenant/webhooks/failed/:id/retry", retryFailedEvent);
+  operator.get("/t/:tenant/webhooks/:id", (c) => webhookScreen(c));
+  operator.post("/t/:tenant/webhooks/:id", updateWebhook);
+  operator.get("/t/:tenant/log-streams", (c) => logStreamsScreen(c));
+  operator.post("/t/:tenant/log-streams", createLogStream);
+  operator.get("/t/:tenant/log-streams/:id/delete", confirmDeleteLogStream);
+  operator.post("/t/:tenant/log-streams/:id/delete", deleteLogStream);
   operator.get("/t/:tenant/branding", (c) => brandingScreen(c));
   operator.post("/t/:tenant/branding/theme", saveTheme);
   operator.post("/t/:tenant/branding/template", saveTemplate);

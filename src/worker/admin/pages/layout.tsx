@@ -12,6 +12,8 @@ export interface Shell {
   /** The side navigation entry of this page. */
   section?: string;
   calls?: ApiCall[];
+  /** Seconds after which the page reloads itself (a job page the operator chose to watch; no JavaScript). */
+  refresh?: number;
   /** Module scripts under /admin/assets (progressive enhancement). */
   scripts?: string[];
 }
@@ -30,6 +32,7 @@ const SECTIONS = [
   ["branding", "Branding"],
   ["protection", "Attack protection"],
   ["webhooks", "Webhooks"],
+  ["log-streams", "Log streams"],
   ["domains", "Custom domains"],
   ["keys", "Signing keys"],
   ["settings", "Tenant settings"],
@@ -43,6 +46,7 @@ export const Layout: FC<{ shell: Shell; children?: Child }> = ({ shell, children
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
+      {shell.refresh ? <meta http-equiv="refresh" content={String(shell.refresh)} /> : null}
       <title>{`${shell.title} · Gatehouse console`}</title>
       <style nonce={shell.nonce}>{CONSOLE_STYLE}</style>
     </head>

@@ -1,10 +1,10 @@
 import type { ConsoleContext } from "../context";
 
 /** The statuses a console screen answers with after an API call (the API's own, where it refused). */
-export type Status = 200 | 201 | 400 | 403 | 404 | 409;
+export type Status = 200 | 201 | 400 | 403 | 404 | 409 | 413;
 
-/** The page status for an API refusal: 403, 404 and 409 as the API said, anything else 400. */
-export const statusOf = (s: number): Status => (s === 403 || s === 404 || s === 409 ? s : 400);
+/** The page status for an API refusal: 403, 404, 409 and 413 (a file over the limit) as the API said, anything else 400. */
+export const statusOf = (s: number): Status => (s === 403 || s === 404 || s === 409 || s === 413 ? s : 400);
 
 /** What a write did, shown on the page it returns to. */
 export interface Outcome {

@@ -50,7 +50,9 @@ figure.chart svg{display:block;height:auto}
 figure.chart figcaption{font-size:.9rem;margin-top:6px}
 .stat .figure{font-size:1.6rem;font-weight:700;margin-right:6px}
 nav.row a[aria-current="page"]{font-weight:700;text-decoration:none}
-.card h2:first-child{margin-top:0}
+.card h2:first-child,.card input[type=hidden]:first-child+h2{margin-top:0}
+button:disabled{opacity:.55;cursor:not-allowed}
+form.inline+form.inline{margin-left:6px}
 ul.inline-list{list-style:none;margin:0;padding:0;display:flex;gap:8px 16px;flex-wrap:wrap}
 form.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:0 12px;align-items:end}
 fieldset.plain{border:0;padding:0;margin:0;min-width:0}

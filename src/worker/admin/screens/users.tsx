@@ -3,11 +3,13 @@ import { can } from "../grants";
 import { stepUpRequired } from "../login";
 import { ChangeHistory, loadHistory } from "../pages/history";
 import { Csrf } from "../pages/layout";
+import { readStatus, type Status, statusOf, tenantOf } from "../pages/outcome";
 import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { type LogEntry, logColumns } from "./logs";
 import { sendConsolePage, shellOf } from "../render";
 import { AccessSections, accessWrite, type Identity, loadAccess } from "./user-access";
+import { ImportForm, type ImportKept, importConnections, importUsers } from "./user-import";
 
 interface User {
   user_id: string;
@@ -28,21 +30,22 @@ interface Role {
 const PER_PAGE = 50;
 const RECENT_LOGS = 10;
 const DEFAULT_CONNECTION = "Username-Password-Authentication";
-const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
-type Status = 200 | 201 | 400 | 403 | 404 | 409;
-const statusOf = (s: number): Status => (s === 403 || s === 404 || s === 409 ? s : 400);
 
 /** GET /admin/t/:tenant/users: search with the Lucene `q` (GET /users), totals, and the create form. */
-export async function usersScreen(c: ConsoleContext, error: string | null = null, status: Status = 200): Promise<Response> {
+export async function usersScreen(c: ConsoleContext, error: string | null = null, status?: Status, kept?: ImportKept): Promise<Response> {
   const tenant = tenantOf(c);
   const page = pageOf(c.req.query("page"));
   const q = (c.req.query("q") ?? "").trim();
-  const list = await c.var.api.get<{ users: User[]; total: number }>(tenant, "/users", {
-    page,
-    per_page: PER_PAGE,
-    include_totals: true,
-    ...(q ? { q, search_engine: "v3" } : {}),
-  });
+  const mayCreate = can(c, "create:users");
+  const [list, connections] = await Promise.all([
+    c.var.api.get<{ users: User[]; total: number }>(tenant, "/users", {
+      page,
+      per_page: PER_PAGE,
+      include_totals: true,
+      ...(q ? { q, search_engine: "v3" } : {}),
+    }),
+    mayCreate ? importConnections(c, tenant) : null,
+  ]);
   const users = list.ok ? list.body.users : [];
   const shell = shellOf(c, "Users", { tenant, section: "users" });
   return sendConsolePage(
@@ -76,7 +79,7 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
         ]}
       />
       {list.ok ? <Pager base={tenantPath(tenant, "/users")} page={page} perPage={PER_PAGE} total={list.body.total ?? users.length} extra={q ? { q } : {}} /> : null}
-      {can(c, "create:users") ? (
+      {mayCreate ? (
         <>
           <h2>Create a user</h2>
           <form method="post" action={tenantPath(tenant, "/users")} class="card">
@@ -86,10 +89,11 @@ export async function usersScreen(c: ConsoleContext, error: string | null = null
             <Field name="connection" label="Connection" value={DEFAULT_CONNECTION} required />
             <button type="submit">Create user</button>
           </form>
+          {connections?.ok ? <ImportForm tenant={tenant} csrf={c.var.operator.csrf} connections={connections.body} kept={kept} /> : null}
         </>
       ) : null}
     </>,
-    status,
+    status ?? readStatus(list),
   );
 }
 
@@ -285,3 +289,6 @@ export function changeRoles(assign: boolean) {
 /** POST .../users/:id/<sessions|refresh-tokens|mfa|identities write> (user-access): the user's page with the outcome. */
 export const userAccessWrite = (write: string) =>
   accessWrite(write, (c, outcome) => userScreen(c, "notice" in outcome ? { notice: outcome.notice } : { error: outcome.error, status: statusOf(outcome.status) }));
+
+/** POST /admin/t/:tenant/users/import: the import job (user-import), refused back onto this screen. */
+export const importUsersJob = importUsers(usersScreen);

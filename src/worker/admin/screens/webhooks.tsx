@@ -60,7 +60,7 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
         caption={`Webhooks of ${tenant}`}
         rows={hooks.ok ? hooks.body.hooks : []}
         columns={[
-          { label: "Name", cell: (h) => h.name },
+          { label: "Name", cell: (h) => <a href={`${base}/${encodeURIComponent(h.id)}`}>{h.name}</a> },
           { label: "Trigger", cell: (h) => <code>{h.trigger_id}</code> },
           { label: "URL", cell: (h) => (h.template_id ? `template: ${h.template_id}` : <code>{h.url}</code>) },
           {
@@ -119,6 +119,9 @@ export async function webhooksScreen(c: ConsoleContext, outcome: Outcome = {}): 
         </>
       ) : null}
       <h2>Log streams</h2>
+      <p>
+        <a href={tenantPath(tenant, "/log-streams")}>Manage log streams</a>
+      </p>
       <DataTable
         caption={`Log streams of ${tenant} (created through /api/v2/log-streams; credentials are never shown)`}
         rows={streams.ok && Array.isArray(streams.body) ? streams.body : []}
@@ -190,4 +193,75 @@ export async function enableWebhook(c: ConsoleContext): Promise<Response> {
 /** POST .../webhooks/failed/:id/retry: POST /failed-events/{id}/retry. */
 export async function retryFailedEvent(c: ConsoleContext): Promise<Response> {
   return webhooksScreen(c, outcomeOf(await c.var.api.post(tenantOf(c), `/failed-events/${idOf(c)}/retry`), "Event queued again for delivery."));
+}
+
+/**
+ * GET /admin/t/:tenant/webhooks/:id: one webhook (GET /hooks/{id}) and, with update:hooks, its edit form (name,
+ * trigger, URL, enabled) saved with PATCH /hooks/{id}. A refused save shows the API's message and the values typed.
+ */
+export async function webhookScreen(c: ConsoleContext, outcome: Outcome & { typed?: Partial<Hook> } = {}): Promise<Response> {
+  const tenant = tenantOf(c);
+  const read = await c.var.api.get<Hook>(tenant, `/hooks/${idOf(c)}`);
+  const base = tenantPath(tenant, "/webhooks");
+  const hook = read.ok ? { ...read.body, ...outcome.typed } : null;
+  const mayUpdate = can(c, "update:hooks");
+  return sendConsolePage(
+    c,
+    shellOf(c, hook ? `Webhook ${hook.name}` : "Webhook", { tenant, section: "webhooks" }),
+    <>
+      <p>
+        <a href={base}>All webhooks</a>
+      </p>
+      <h1>{hook ? `Webhook ${read.body.name}` : "Webhook"}</h1>
+      <Notice message={outcome.notice} />
+      <ApiError message={outcome.error ?? read.error} />
+      {hook && mayUpdate ? (
+        <form method="post" action={`${base}/${idOf(c)}`} class="card">
+          <Csrf token={c.var.operator.csrf} />
+          <Field name="name" label="Name" value={hook.name} required hint="Letters, digits, spaces and dashes." />
+          <div class="field">
+            <label for="f-trigger_id">Trigger</label>
+            <select id="f-trigger_id" name="trigger_id">
+              {DISPATCHABLE_TRIGGERS.map((t) => (
+                <option value={t} selected={t === hook.trigger_id}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </div>
+          {hook.template_id ? (
+            <p class="muted">Template: {hook.template_id} (built-in code, no URL).</p>
+          ) : (
+            <Field name="url" label="URL" type="url" value={hook.url} required hint="Gatehouse POSTs each event here, signed." />
+          )}
+          <div class="field">
+            <label>
+              <input type="checkbox" name="enabled" value="true" checked={hook.enabled} /> Enabled
+            </label>
+          </div>
+          <button type="submit">Save webhook</button>
+        </form>
+      ) : hook ? (
+        <dl class="pairs card">
+          <dt>Trigger</dt>
+          <dd>
+            <code>{hook.trigger_id}</code>
+          </dd>
+          <dt>URL</dt>
+          <dd>{hook.template_id ? `template: ${hook.template_id}` : <code>{hook.url}</code>}</dd>
+          <dt>Enabled</dt>
+          <dd>{hook.enabled ? "Yes" : "No"}</dd>
+        </dl>
+      ) : null}
+    </>,
+    outcome.status ?? readStatus(read),
+  );
+}
+
+/** POST .../webhooks/:id: PATCH /hooks/{id} with name, trigger_id, url (not for a template hook) and enabled. */
+export async function updateWebhook(c: ConsoleContext): Promise<Response> {
+  const form = await c.req.parseBody();
+  const typed = { name: str(form.name).trim(), trigger_id: str(form.trigger_id), enabled: form.enabled === "true", ...(form.url !== undefined ? { url: str(form.url).trim() } : {}) };
+  const patched = await c.var.api.patch<Hook>(tenantOf(c), `/hooks/${idOf(c)}`, typed);
+  return webhookScreen(c, patched.ok ? { notice: "Webhook saved." } : { error: patched.error, status: statusOf(patched.status), typed });
 }
