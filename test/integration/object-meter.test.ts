@@ -228,7 +228,7 @@ describe("object meter: the MFA API", () => {
     mfaTenant = await createTenant(uniqueId("meter-mfa"));
     mfaHost = `${mfaTenant}.localhost:8787`;
     client = await seedClient(mfaTenant);
-    expect((await mgmt("POST", "/connections", { headers: { "tenant-id": mfaTenant }, body: { name: "email", strategy: "email" } })).status).toBe(201);
+    expect((await mgmt("POST", "/connections", { headers: { "tenant-id": mfaTenant }, body: { name: "email", strategy: "email", enabled_clients: [client.client_id] } })).status).toBe(201);
     expect((await passwordless()).status).toBe(200);
     const [user] = (await (await mgmt("GET", `/users-by-email?${new URLSearchParams({ email })}`, { headers: { "tenant-id": mfaTenant } })).json()) as { user_id: string }[];
     const enrolled = await mgmt("POST", `/users/${encodeURIComponent(user?.user_id ?? "")}/authentication-methods`, {

@@ -20,7 +20,7 @@ import { logScreen, logsScreen } from "./screens/logs";
 import { createInvitation, organizationScreen } from "./screens/organizations";
 import { protectionScreen, saveBreachedPassword, saveBruteForce, saveSuspiciousIp } from "./screens/protection";
 import { saveSettings, settingsScreen } from "./screens/settings";
-import { createTenant, goToTenant, tenantsScreen } from "./screens/tenants";
+import { createTenant, goToTenant, saveTenantDetails, tenantDetailsScreen, tenantsScreen } from "./screens/tenants";
 import { createTryApplication, startTryLogin, tryLoginCallback, tryLoginScreen } from "./screens/try-login";
 import { ACCESS_WRITES } from "./screens/user-access";
 import { createWebhook, deleteWebhook, enableWebhook, retryFailedEvent, updateWebhook, webhookScreen, webhooksScreen } from "./screens/webhooks";
@@ -62,6 +62,8 @@ export function consoleApp(dispatch: Dispatch): Hono<ConsoleEnv> {
   operator.post("/tenants", createTenant);
   operator.get("/t/:tenant", (c) => c.redirect(`${CONSOLE_PATH}/t/${encodeURIComponent(c.req.param("tenant"))}/home`, 302));
   operator.get("/t/:tenant/home", (c) => homeScreen(c));
+  operator.get("/t/:tenant/details", (c) => tenantDetailsScreen(c));
+  operator.post("/t/:tenant/details", saveTenantDetails);
   operator.get("/t/:tenant/applications", (c) => applicationsScreen(c));
   operator.post("/t/:tenant/applications", createApplication);
   operator.get("/t/:tenant/applications/:id", (c) => applicationScreen(c));

@@ -41,12 +41,17 @@ function issuerOrigin(c: ConsoleContext): string {
 /**
  * GET /admin/login: the operator logs in as any user of the control plane would, through Gatehouse's own
  * /authorize with PKCE (S256), state and nonce kept in an encrypted, short-lived cookie. `step_up=1` asks for
- * a fresh login (max_age=0) before a destructive action.
+ * a fresh login (max_age=0) before a destructive action; `organization=<id or name>` logs a tenant admin in
+ * through the tenant's organization.
  */
 export async function loginStart(c: ConsoleContext): Promise<Response> {
   const returnTo = safeReturnTo(c.req.query("return_to"));
+  // A tenant admin logs in through the tenant's organization on the control plane (issue 15 point 3): the token
+  // then holds read:tenants / update:tenants of that tenant only, and the console shows only its details.
+  const organization = /^[A-Za-z0-9_.-]{1,100}$/.test(c.req.query("organization") ?? "") ? (c.req.query("organization") as string) : null;
   if (new URL(c.req.url).origin !== issuerOrigin(c)) {
-    return c.redirect(`${issuerOrigin(c)}${CONSOLE_PATH}/login?return_to=${encodeURIComponent(returnTo)}`, 302);
+    const query = new URLSearchParams({ return_to: returnTo, ...(organization ? { organization } : {}) });
+    return c.redirect(`${issuerOrigin(c)}${CONSOLE_PATH}/login?${query}`, 302);
   }
   const tx: LoginTransaction = { state: randomToken(24), verifier: randomToken(32), nonce: randomToken(24), returnTo, exp: now() + LOGIN_TTL_MS };
   const cipher = await fieldCipher(c.env.ENCRYPTION_KEY);
@@ -66,6 +71,7 @@ export async function loginStart(c: ConsoleContext): Promise<Response> {
     code_challenge_method: "S256",
   });
   if (c.req.query("step_up") === "1") params.set("max_age", "0");
+  if (organization) params.set("organization", organization);
   return c.redirect(`${c.var.settings.issuer.replace(/\/+$/, "")}/authorize?${params}`, 302);
 }
 

@@ -1,3 +1,4 @@
+import { can } from "./grants";
 import { html } from "hono/html";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -14,6 +15,7 @@ export function shellOf(c: ConsoleContext, title: string, extra: Partial<Shell> 
     title,
     ...(operator ? { operator: { name: operator.name, email: operator.email, csrf: operator.csrf } } : {}),
     ...(c.var.api ? { calls: c.var.api.calls } : {}),
+    ...(c.var.api && !can(c, "read:clients") && can(c, "read:tenants") ? { detailsOnly: true } : {}),
     ...extra,
   };
 }

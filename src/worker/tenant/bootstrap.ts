@@ -131,6 +131,8 @@ async function consoleClientInStep(env: Env, settings: Settings, config: TenantC
   const client = clientIn(config, CONSOLE_CLIENT_ID);
   if (!client?.client_secret_enc || client.callbacks.join(" ") !== consoleCallback(settings.issuer)) return false;
   if (client.allowed_logout_urls.join(" ") !== consoleLoggedOut(settings.issuer)) return false;
+  // Deployments seeded before tenant admins could log in through their organization.
+  if (client.extra.organization_usage !== "allow") return false;
   const cipher = await fieldCipher(env.ENCRYPTION_KEY);
   try {
     const stored = await cipher.decrypt(client.client_secret_enc, encryptionContext.clientSecret(CONSOLE_CLIENT_ID));

@@ -72,13 +72,17 @@ function seedConsole(sql: Sql, seed: TenantSeed, now: number, created: string[])
   const app = seed.console;
   if (!app) return;
   const grantTypes = JSON.stringify(["authorization_code"]);
+  // Organizations allowed: a tenant admin logs in through the tenant's organization (/admin/login?organization=).
+  const extra = JSON.stringify({ organization_usage: "allow" });
   const changed = sql.run`INSERT INTO clients (client_id, name, app_type, client_secret_enc, token_endpoint_auth_method,
-      grant_types, callbacks, allowed_logout_urls, is_first_party, is_system, created_at, updated_at)
+      grant_types, callbacks, allowed_logout_urls, is_first_party, is_system, extra, created_at, updated_at)
     VALUES (${app.client_id}, ${app.name}, 'regular_web', ${app.client_secret_enc}, 'client_secret_post', ${grantTypes},
-      ${JSON.stringify(app.callbacks)}, ${JSON.stringify(app.logout_urls)}, 1, 1, ${now}, ${now})
+      ${JSON.stringify(app.callbacks)}, ${JSON.stringify(app.logout_urls)}, 1, 1, ${extra}, ${now}, ${now})
     ON CONFLICT (client_id) DO UPDATE SET client_secret_enc = excluded.client_secret_enc, callbacks = excluded.callbacks,
-      allowed_logout_urls = excluded.allowed_logout_urls
-    WHERE client_secret_enc IS NOT excluded.client_secret_enc OR callbacks <> excluded.callbacks OR allowed_logout_urls <> excluded.allowed_logout_urls`;
+      allowed_logout_urls = excluded.allowed_logout_urls,
+      extra = json_set(coalesce(nullif(clients.extra, ''), '{}'), '$.organization_usage', 'allow')
+    WHERE client_secret_enc IS NOT excluded.client_secret_enc OR callbacks <> excluded.callbacks OR allowed_logout_urls <> excluded.allowed_logout_urls
+      OR json_extract(coalesce(nullif(clients.extra, ''), '{}'), '$.organization_usage') IS NOT 'allow'`;
   if (changed) created.push("console_client");
   let adminRole: string | null = null;
   for (const role of OPERATOR_ROLES) {

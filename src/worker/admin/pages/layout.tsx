@@ -16,6 +16,8 @@ export interface Shell {
   refresh?: number;
   /** Module scripts under /admin/assets (progressive enhancement). */
   scripts?: string[];
+  /** An operator who reaches only the tenant's record (a tenant admin through its organization): the nav shows only that. */
+  detailsOnly?: boolean;
 }
 
 const SECTIONS = [
@@ -35,6 +37,7 @@ const SECTIONS = [
   ["log-streams", "Log streams"],
   ["domains", "Custom domains"],
   ["keys", "Signing keys"],
+  ["details", "Tenant details"],
   ["settings", "Tenant settings"],
 ] as const;
 
@@ -76,7 +79,7 @@ export const Layout: FC<{ shell: Shell; children?: Child }> = ({ shell, children
           <nav class="side" aria-label="Tenant">
             <h2>{shell.tenant}</h2>
             <ul>
-              {SECTIONS.map(([key, label]) => (
+              {SECTIONS.filter(([key]) => !shell.detailsOnly || key === "details").map(([key, label]) => (
                 <li>
                   <a href={`${CONSOLE_PATH}/t/${encodeURIComponent(shell.tenant as string)}/${key}`} aria-current={shell.section === key ? "page" : undefined}>
                     {label}

@@ -2,7 +2,8 @@ import { CONSOLE_PATH } from "../../../shared/console";
 import type { ConsoleContext } from "../context";
 import { can } from "../grants";
 import { Csrf } from "../pages/layout";
-import { ApiError, Field, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
+import { type Outcome, outcomeOf, readStatus, tenantOf } from "../pages/outcome";
+import { ApiError, Field, Notice, Pager, pageOf, str, tenantPath, when } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
 
@@ -10,9 +11,18 @@ interface Tenant {
   id: string;
   name?: string;
   friendly_name?: string | null;
+  sender_name?: string | null;
+  sender_email?: string | null;
   deployment_type?: string;
   created_at?: string;
 }
+
+/**
+ * Where a tenant opens: its applications, or, for an operator who may not read them (a tenant admin logged in
+ * through the tenant's organization on the control plane: read:tenants and update:tenants of that tenant
+ * only, issue 15 point 3), its details.
+ */
+const tenantEntry = (c: ConsoleContext, id: string) => tenantPath(id, can(c, "read:clients") ? "/applications" : "/details");
 
 const PER_PAGE = 50;
 
@@ -76,7 +86,7 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
         caption={search ? `Tenants matching “${search}”` : "Tenants you may manage"}
         rows={tenants}
         columns={[
-          { label: "Id", cell: (t) => <a href={tenantPath(t.id, "/applications")}>{t.id}</a> },
+          { label: "Id", cell: (t) => <a href={tenantEntry(c, t.id)}>{t.id}</a> },
           { label: "Name", cell: (t) => t.friendly_name ?? t.name ?? "" },
           { label: "Deployment", cell: (t) => t.deployment_type ?? "shared" },
           { label: "Created", cell: (t) => when(t.created_at) },
@@ -103,7 +113,7 @@ export async function tenantsScreen(c: ConsoleContext, error: string | null = nu
 /** GET /admin/tenants/go?tenant=: the tenant's applications (the API says whether the operator may see it). */
 export function goToTenant(c: ConsoleContext): Response {
   const id = (c.req.query("tenant") ?? "").trim();
-  return c.redirect(id ? tenantPath(id, "/applications") : `${CONSOLE_PATH}/tenants`, 302);
+  return c.redirect(id ? tenantEntry(c, id) : `${CONSOLE_PATH}/tenants`, 302);
 }
 
 /** POST /admin/tenants: POST /api/v2/tenants, then the new tenant's screens. */
@@ -113,4 +123,59 @@ export async function createTenant(c: ConsoleContext): Promise<Response> {
   const created = await c.var.api.post<Tenant>(null, "/tenants", body);
   if (!created.ok) return tenantsScreen(c, created.error, created.status === 403 ? 403 : created.status === 409 ? 409 : 400);
   return c.redirect(tenantPath(created.body.id, "/applications"), 303);
+}
+
+/** The registry fields a tenant admin may change too (the API's rule for an organization member's token). */
+const DETAILS = [
+  ["name", "Name"],
+  ["friendly_name", "Display name"],
+  ["sender_name", "Sender name of the tenant's emails"],
+  ["sender_email", "Sender address of the tenant's emails"],
+] as const;
+
+/** GET /admin/t/:tenant/details: the tenant's record (GET /tenants/{id}), a form when the operator may change it. */
+export async function tenantDetailsScreen(c: ConsoleContext, outcome: Outcome = {}): Promise<Response> {
+  const tenant = tenantOf(c);
+  const read = await c.var.api.get<Tenant>(null, `/tenants/${encodeURIComponent(tenant)}`);
+  const record: Partial<Tenant> = read.ok ? read.body : {};
+  const editable = read.ok && can(c, "update:tenants");
+  const fields = (
+    <fieldset disabled={!editable} class="plain">
+      <legend>Tenant {tenant}</legend>
+      {DETAILS.map(([name, label]) => (
+        <Field name={name} label={label} value={String(record[name] ?? "")} />
+      ))}
+    </fieldset>
+  );
+  return sendConsolePage(
+    c,
+    shellOf(c, "Tenant details", { tenant, section: "details" }),
+    <>
+      <h1>Tenant details</h1>
+      <Notice message={outcome.notice} />
+      <ApiError message={outcome.error ?? read.error} />
+      {read.ok ? <p class="muted">Deployment: {record.deployment_type ?? "shared"} · created {when(record.created_at)}</p> : null}
+      {editable ? (
+        <form method="post" action={tenantPath(tenant, "/details")} class="card">
+          <Csrf token={c.var.operator.csrf} />
+          {fields}
+          <button type="submit">Save details</button>
+        </form>
+      ) : read.ok ? (
+        <div class="card">{fields}</div>
+      ) : null}
+    </>,
+    outcome.status ?? readStatus(read),
+  );
+}
+
+/** POST .../details: PATCH /tenants/{id} with the fields given (an empty field is left as it is). */
+export async function saveTenantDetails(c: ConsoleContext): Promise<Response> {
+  const form = await c.req.parseBody();
+  const body: Record<string, string> = {};
+  for (const [name] of DETAILS) {
+    const value = str(form[name]).trim();
+    if (value) body[name] = value;
+  }
+  return tenantDetailsScreen(c, outcomeOf(await c.var.api.patch(null, `/tenants/${encodeURIComponent(tenantOf(c))}`, body), "Details saved."));
 }
