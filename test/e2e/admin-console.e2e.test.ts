@@ -376,4 +376,62 @@ describe("admin console in Chromium (issue 30)", () => {
       await seen.context.close();
     }
   }, 120_000);
+
+  it("a tenant admin logs in through the tenant's organization and sees only that tenant, its details and nothing else; axe finds nothing", async () => {
+    const base = `http://localhost:${started.port}`;
+    const tokenRes = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "client_credentials", client_id: "gatehouse-control-plane", client_secret: started.field("Control-plane client_secret:"), audience: "urn:gatehouse:management" }),
+    });
+    expect(tokenRes.status).toBe(200);
+    const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+    const api = async <T>(method: string, path: string, body?: unknown, ok: number[] = [200, 201, 204]): Promise<T> => {
+      const res = await fetch(`${base}/api/v2${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      expect(ok, `${method} ${path}: ${res.status} ${await res.clone().text()}`).toContain(res.status);
+      const text = await res.text();
+      return (text ? JSON.parse(text) : null) as T;
+    };
+    // A tenant, its organization on the control plane, and a member holding read:tenants / update:tenants there.
+    const tenant = `tadmin-${Date.now().toString(36)}`;
+    await api("POST", "/tenants", { id: tenant, name: tenant });
+    await api("POST", "/tenants", { id: `${tenant}-other`, name: `${tenant}-other` });
+    const org = await api<{ id: string }>("GET", `/organizations/name/${tenant}`);
+    const [database] = await api<{ id: string }[]>("GET", "/connections?name=Username-Password-Authentication");
+    await api("POST", `/organizations/${org.id}/enabled_connections`, { connection_id: database?.id }, [201, 409]);
+    const member = { email: `tenant-admin-${Date.now().toString(36)}@example.com`, password: "a long tenant admin password for e2e" };
+    const user = await api<{ user_id: string }>("POST", "/users", { connection: "Username-Password-Authentication", ...member });
+    await api("POST", `/organizations/${org.id}/members`, { members: [user.user_id] });
+    const role = await api<{ id: string }>("POST", "/roles", { name: `Tenant admin ${tenant}` });
+    const permissions = ["read:tenants", "update:tenants"].map((permission_name) => ({ resource_server_identifier: "urn:gatehouse:management", permission_name }));
+    await api("POST", `/roles/${role.id}/permissions`, { permissions });
+    await api("POST", `/organizations/${org.id}/members/${encodeURIComponent(user.user_id)}/roles`, { roles: [role.id] });
+
+    const { context, page, log } = await newRecordedContext(browser);
+    try {
+      await page.goto(`${base}/admin/login?${new URLSearchParams({ organization: org.id, return_to: "/admin/tenants" })}`);
+      await fillLogin(page, member.email, member.password);
+      await page.waitForURL(`${base}/admin/tenants`);
+      const table = page.getByRole("table");
+      await table.getByRole("link", { name: tenant, exact: true }).waitFor();
+      expect(await table.getByRole("link").count()).toBe(1);
+      expect(await page.getByRole("button", { name: "Create tenant" }).count()).toBe(0);
+      await expectAccessible(page, "tenant-admin-tenants");
+      await table.getByRole("link", { name: tenant, exact: true }).click();
+      await page.waitForURL(`${base}/admin/t/${tenant}/details`);
+      expect(await page.getByRole("navigation", { name: "Tenant" }).getByRole("link").count()).toBe(1);
+      await expectAccessible(page, "tenant-admin-details");
+      await page.getByLabel("Display name").fill("Renamed by its tenant admin");
+      await page.getByRole("button", { name: "Save details" }).click();
+      await page.getByText("Details saved.").waitFor();
+      expect((await api<{ friendly_name: string }>("GET", `/tenants/${tenant}`)).friendly_name).toBe("Renamed by its tenant admin");
+      // Another tenant is the API's to refuse.
+      const other = await page.goto(`${base}/admin/t/${tenant}-other/details`);
+      expect(other?.status()).toBe(403);
+      await page.getByText("it is not the tenant of the token").waitFor();
+      expect(log.pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
