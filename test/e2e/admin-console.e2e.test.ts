@@ -257,6 +257,7 @@ describe("admin console in Chromium (issue 30)", () => {
 
       // A users import (one row fails), its job page until it completes.
       await page.goto(`${base}/admin/t/${tenant}/users`);
+      await page.getByRole("link", { name: "Import users from a file" }).click();
       const file = JSON.stringify([{ email: "imported@example.com", name: "Imported" }, { name: "no email" }]);
       await page.getByLabel("Users file (JSON)").setInputFiles({ name: "users.json", mimeType: "application/json", buffer: Buffer.from(file) });
       await page.getByRole("button", { name: "Import users" }).click();

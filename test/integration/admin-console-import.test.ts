@@ -41,11 +41,15 @@ describe("admin console: users import job (issue 30)", () => {
     const tenant = await createTenant();
     const connection = await dbConnectionId(tenant);
     const path = `/admin/t/${tenant}/users`;
-    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, path);
+    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, `${path}?import=1`);
     const html = await page.text();
     expect(html).toContain(`<form method="post" action="${path}/import" enctype="multipart/form-data"`);
     expect(html).toContain(`<option value="${connection}">Username-Password-Authentication</option>`);
     const csrf = fieldOf(html, "csrf");
+    // The list alone links to the form (its connections are read only when the form is opened).
+    const plain = await (await browser.get(path)).text();
+    expect(plain).toContain(`href="${path}?import=1#import"`);
+    expect(plain).not.toContain('enctype="multipart/form-data"');
 
     const file = JSON.stringify([{ email: "ann@example.com", name: "Ann" }, { email: "bob@example.com" }, { name: "no email here" }]);
     const started = await postFile(browser, `${path}/import`, { csrf, connection_id: connection, upsert: "true", send_completion_email: "true" }, file);
@@ -97,7 +101,7 @@ describe("admin console: users import job (issue 30)", () => {
     const tenant = await createTenant();
     const connection = await dbConnectionId(tenant);
     const path = `/admin/t/${tenant}/users`;
-    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, path);
+    const { browser, page } = await consoleLogin(ADMIN.email, ADMIN.password, `${path}?import=1`);
     const csrf = fieldOf(await page.text(), "csrf");
     const fields = { csrf, connection_id: connection, upsert: "true" };
 
@@ -134,7 +138,7 @@ describe("admin console: users import job (issue 30)", () => {
 
     // A tenant without a database connection gets no form, and says why.
     expect((await mgmt("DELETE", `/connections/${connection}`, asTenant(tenant))).status).toBe(204);
-    const none = await (await browser.get(path)).text();
+    const none = await (await browser.get(`${path}?import=1`)).text();
     expect(none).toContain("This tenant has no database connection to import users into.");
     expect(none).not.toContain('enctype="multipart/form-data"');
   });

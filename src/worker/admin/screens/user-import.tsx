@@ -60,7 +60,7 @@ export const ImportForm: FC<{ tenant: string; csrf: string; connections: ImportC
     </>
   ) : (
     <>
-      <h2>Import users</h2>
+      <h2 id="import">Import users</h2>
       <form method="post" action={tenantPath(tenant, "/users/import")} enctype="multipart/form-data" class="card">
         <Csrf token={csrf} />
         <div class="field">
