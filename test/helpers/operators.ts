@@ -56,3 +56,13 @@ export async function operatorLogin(role: string): Promise<{ token: string; user
 
 /** An operator's console management token (see {@link operatorLogin}). */
 export const operatorToken = async (role: string): Promise<string> => (await operatorLogin(role)).token;
+
+/** A new control-plane user with `password`, holding the role named `roleName` (none when null): its email. */
+export async function operatorWith(roleName: string | null, password: string): Promise<string> {
+  const email = `${uniqueId("op")}@example.com`;
+  const user = await seedUser(CP.tenantId, email, password);
+  if (!roleName) return email;
+  const res = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [await roleId(roleName)] } });
+  expect(res.status).toBe(204);
+  return email;
+}

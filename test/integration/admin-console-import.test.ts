@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { IMPORT_FILE_MAX_BYTES } from "../../src/shared/schemas/jobs";
-import { CP, call, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { call, createTenant, mgmt } from "../helpers/api";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
-import { seedUser } from "../helpers/flows";
 import { dbConnectionId, drain } from "../helpers/jobs";
 import { TestBrowser } from "../helpers/mfa";
 import { tenantSql } from "../helpers/outbox";
+import { operatorWith as operatorUser } from "../helpers/operators";
 
 /**
  * Issue 30 "users ... import job with progress": the users screen's import form posts the file as
@@ -23,15 +23,7 @@ function postFile(browser: TestBrowser, path: string, fields: Record<string, str
   return call(path, { method: "POST", host: browser.host, redirect: "manual", headers: { cookie: browser.cookieHeader() }, body: form });
 }
 
-async function operatorWith(roleName: string | null): Promise<string> {
-  const email = `${uniqueId("op")}@example.com`;
-  const user = await seedUser(CP.tenantId, email, PASSWORD);
-  if (!roleName) return email;
-  const roles = (await (await mgmt("GET", `/roles?name_filter=${encodeURIComponent(roleName)}`)).json()) as { id: string; name: string }[];
-  const res = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [roles.find((r) => r.name === roleName)?.id] } });
-  expect(res.status).toBe(204);
-  return email;
-}
+const operatorWith = (roleName: string | null) => operatorUser(roleName, PASSWORD);
 
 const userEmails = async (tenant: string) => ((await (await mgmt("GET", "/users?per_page=100", asTenant(tenant))).json()) as { email: string }[]).map((u) => u.email).sort();
 const jobCount = async (tenant: string) => (await tenantSql<{ n: number }>(tenant, "SELECT count(*) AS n FROM jobs"))[0]?.n;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
-import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { createTenant, mgmt } from "../helpers/api";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
-import { seedUser } from "../helpers/flows";
 import { TestBrowser } from "../helpers/mfa";
+import { operatorWith as operatorUser } from "../helpers/operators";
 
 /**
  * Issue 30: a webhook's edit page (PATCH /hooks/{id}) and the log streams screen (POST and DELETE
@@ -16,15 +16,7 @@ const asTenant = (t: string) => ({ headers: { "tenant-id": t } });
 const read = async <T,>(tenant: string, path: string) => (await (await mgmt("GET", path, asTenant(tenant))).json()) as T;
 const writeForms = (html: string) => [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]).filter((a) => a !== "/admin/logout");
 
-async function operatorWith(roleName: string | null): Promise<string> {
-  const email = `${uniqueId("op")}@example.com`;
-  const user = await seedUser(CP.tenantId, email, PASSWORD);
-  if (!roleName) return email;
-  const roles = (await (await mgmt("GET", `/roles?name_filter=${encodeURIComponent(roleName)}`)).json()) as { id: string; name: string }[];
-  const res = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [roles.find((r) => r.name === roleName)?.id] } });
-  expect(res.status).toBe(204);
-  return email;
-}
+const operatorWith = (roleName: string | null) => operatorUser(roleName, PASSWORD);
 
 async function furnished() {
   const tenant = await createTenant();

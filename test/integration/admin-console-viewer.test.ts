@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { TestBrowser } from "../helpers/mfa";
-import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { createTenant, mgmt, uniqueId } from "../helpers/api";
 import { createAction } from "../helpers/actions";
 import { ADMIN, consoleLogin, fieldOf } from "../helpers/console";
-import { seedUser } from "../helpers/flows";
 import { createApi, createClient } from "../helpers/management";
 import { createOrg } from "../helpers/organizations";
+import { operatorWith as operatorUser } from "../helpers/operators";
 
 /**
  * Issue 30 "a Viewer cannot change anything (no button, and a forged POST is refused by the API)": every
@@ -14,15 +14,7 @@ import { createOrg } from "../helpers/organizations";
 const PASSWORD = "operator-p4ssw0rd!";
 const asTenant = (t: string) => ({ headers: { "tenant-id": t } });
 
-async function operatorWith(roleName: string | null): Promise<string> {
-  const email = `${uniqueId("op")}@example.com`;
-  const user = await seedUser(CP.tenantId, email, PASSWORD);
-  if (!roleName) return email;
-  const roles = (await (await mgmt("GET", `/roles?name_filter=${encodeURIComponent(roleName)}`)).json()) as { id: string; name: string }[];
-  const res = await mgmt("POST", `/users/${encodeURIComponent(user.user_id)}/roles`, { body: { roles: [roles.find((r) => r.name === roleName)?.id] } });
-  expect(res.status).toBe(204);
-  return email;
-}
+const operatorWith = (roleName: string | null) => operatorUser(roleName, PASSWORD);
 
 /** A tenant holding one of everything a screen shows, and the console paths of those screens. */
 async function furnishedTenant() {
