@@ -92,13 +92,20 @@ interface SurfaceSpec {
 
 type Handler = (c: Context<AppEnv>, next: Next) => unknown;
 
+/** The error shape of the root application's sink (createApp), which every route's errors reach. */
+const ROOT_ERRORS: ErrorShape = "oauth";
+
 /**
  * A surface: a Hono sub-application with its own error sink, whose routes all get the surface's middleware.
  * Per route, not `use("*")`: every surface is mounted at "/", where a `*` middleware would reach the others.
+ * A surface whose shape is the root's leaves its errors to the root's sink (the same function): Hono wraps every
+ * handler of a sub-application that has its own sink in a second compose (three more async frames per
+ * middleware of every request, issue 31), while the root's compose already catches at each layer, so the same
+ * error reaches the same sink at the same layer either way.
  */
 function surface(spec: SurfaceSpec) {
   const app = new Hono<AppEnv>();
-  app.onError(errorSink(spec.errors));
+  if (spec.errors !== ROOT_ERRORS) app.onError(errorSink(spec.errors));
   const before: Handler[] = [requestContext];
   if (spec.noStore) before.push(noStore);
   if (spec.tenant === "request") before.push(tenantFromRequest);
@@ -112,10 +119,14 @@ function surface(spec: SurfaceSpec) {
 
 /** The one route table: every endpoint of the service on one screen, by surface. */
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
-  // Auth API (SPEC §4.1): OAuth error bodies; discovery and JWKS set their own caching.
+  // Discovery and JWKS (SPEC §4.1): the tenant's public documents, answered from the isolate's snapshot. They
+  // set their own caching (no-store stays on their errors) and never count against the tenant's limit.
+  const wellKnown = surface({ tenant: "request", errors: "oauth", noStore: true });
+  wellKnown.on("GET", "/.well-known/openid-configuration", discoveryEndpoint);
+  wellKnown.on("GET", "/.well-known/jwks.json", jwksEndpoint);
+
+  // Auth API (SPEC §4.1): OAuth error bodies.
   const auth = surface({ tenant: "request", errors: "oauth", noStore: true, limited: true });
-  auth.on("GET", "/.well-known/openid-configuration", discoveryEndpoint);
-  auth.on("GET", "/.well-known/jwks.json", jwksEndpoint);
   auth.on("GET", "/authorize", authorizeEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/token", tokenCors, tokenEndpoint);
   auth.on(["POST", "OPTIONS"], "/oauth/revoke", tokenCors, revokeEndpoint);
@@ -215,7 +226,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   bench.route("/", mfaBenchRoutes());
 
   const app = new Hono<AppEnv>();
-  app.onError(errorSink("oauth"));
+  app.onError(errorSink(ROOT_ERRORS));
   app.notFound(notFound);
   const actionOptions = {
     unsafeAllowAzpCustomClaim: options.unsafeAllowAzpCustomClaim === true,
@@ -230,6 +241,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     c.set("tenantHooks", options);
     await next();
   });
+  app.route("/", wellKnown.app);
   app.route("/", auth.app);
   app.route("/", login.app);
   app.route("/", internal.app);

@@ -66,7 +66,11 @@ describe("subdomain routing: useOrganizations (default) and baseDomain (SPEC 'Co
     const res = await send("/.well-known/openid-configuration", `${id}.tenants.localhost:8787`);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { issuer: string }).issuer).toBe(`http://${id}.tenants.localhost:8787/`);
-    expect((await send("/.well-known/openid-configuration", `${uniqueId("nobody")}.tenants.localhost:8787`)).status).toBe(404);
+    const unknown = await send("/.well-known/openid-configuration", `${uniqueId("nobody")}.tenants.localhost:8787`);
+    expect(unknown.status).toBe(404);
+    // An error of a public document is never cacheable, unlike the document itself.
+    expect(unknown.headers.get("cache-control")).toBe("no-store");
+    expect((await send("/.well-known/jwks.json", `${uniqueId("nobody")}.tenants.localhost:8787`)).headers.get("cache-control")).toBe("no-store");
     // The apex still serves the control plane.
     const apex = (await (await send("/.well-known/openid-configuration", "localhost:8787")).json()) as { issuer: string };
     expect(apex.issuer).toBe("http://localhost:8787/");

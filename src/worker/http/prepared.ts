@@ -9,8 +9,18 @@ import { base64url } from "jose";
 export interface PreparedBody {
   bytes: Uint8Array;
   etag: string;
-  /** Header lists already built for this body, by the caller's key (cache variant and max-age). */
-  headers: Map<string, [string, string][]>;
+  /** Headers already built for this body, by the caller's key (cache variant and max-age). */
+  headers: Map<string, PreparedHeaders>;
+}
+
+/**
+ * A 200's and a 304's headers, built once. A Response copies a `Headers` init natively (workerd's Headers
+ * constructor clones it), with none of the per-pair string conversions a list or a record costs, and never
+ * shares it: these objects are never handed out, so they never change.
+ */
+interface PreparedHeaders {
+  ok: Headers;
+  notModified: Headers;
 }
 
 const encoder = new TextEncoder();
@@ -37,13 +47,14 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 export function preparedJson(request: Request, body: PreparedBody, key: string, build: () => Record<string, string>): Response {
   let headers = body.headers.get(key);
   if (!headers) {
-    headers = [["Content-Type", "application/json"], ["ETag", body.etag], ...Object.entries(build())];
+    const common: [string, string][] = [["ETag", body.etag], ...Object.entries(build())];
+    headers = { ok: new Headers([["Content-Type", "application/json"], ...common]), notModified: new Headers(common) };
     // A handful of keys per body (two cache variants, max-ages near a key transition): bounded anyway.
     if (body.headers.size > 64) body.headers.clear();
     body.headers.set(key, headers);
   }
   if (matchesEtag(request.headers.get("If-None-Match"), body.etag)) {
-    return new Response(null, { status: 304, headers: headers.filter(([name]) => name !== "Content-Type") });
+    return new Response(null, { status: 304, headers: headers.notModified });
   }
-  return new Response(body.bytes, { status: 200, headers });
+  return new Response(body.bytes, { status: 200, headers: headers.ok });
 }

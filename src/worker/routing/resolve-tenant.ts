@@ -119,8 +119,8 @@ export async function explicitTenant(
   settings: Settings,
   directory: TenantDirectory,
   now = currentTime(),
+  host = requestHost(request),
 ): Promise<TenantContext | null> {
-  const host = requestHost(request);
   const header = request.headers.get("tenant-id")?.trim();
   if (header) {
     if (!(await directory.hasTenant(header))) throw problem("tenant_not_found");
@@ -212,9 +212,9 @@ export async function resolveTenant(
   directory: TenantDirectory,
   now = currentTime(),
 ): Promise<TenantContext> {
-  const explicit = await explicitTenant(request, settings, directory, now);
-  if (explicit) return explicit;
   const host = requestHost(request);
+  const explicit = await explicitTenant(request, settings, directory, now, host);
+  if (explicit) return explicit;
   if (isApexHost(host, settings)) {
     return { id: settings.controlPlaneTenantId, issuer: settings.issuer, via: "apex", customDomain: null };
   }

@@ -75,9 +75,22 @@ async function keepHooksLink(tenantId: string, own: TenantConfig, parentId: stri
 /** Merged snapshots of inheriting tenants, keyed `child<parent`. */
 const merged = new Map<string, { own: TenantConfig; parent: TenantConfig; options: string; entry: Entry }>();
 
+/**
+ * The entry when it answers without any I/O or inheritance work: still trusted, the tenant inherits from no
+ * one (no parent link to resolve) and its object records no parent (no link to clear). Exactly the cases where
+ * entryFor would return it after three awaited calls that do nothing (issue 31: most requests of a hot tenant).
+ */
+function settledEntry(tenantId: string, settings: Settings): Entry | undefined {
+  const current = entries.get(tenantId);
+  if (!current || currentTime() - current.checkedAt >= settings.configCacheTtlMs) return undefined;
+  if (!settings.configSource) return current;
+  const inherits = settings.inheritFromControlPlane && tenantId !== settings.controlPlaneTenantId;
+  return inherits || (current.config.inheritsFrom ?? null) !== null ? undefined : current;
+}
+
 /** The tenant's configuration snapshot. */
 export async function tenantConfig(tenantId: string, source: ConfigSource, settings: Settings): Promise<TenantConfig> {
-  return (await entryFor(tenantId, source, settings)).config;
+  return (settledEntry(tenantId, settings) ?? (await entryFor(tenantId, source, settings))).config;
 }
 
 /**
@@ -92,7 +105,7 @@ export async function memoized<T>(
   key: string,
   compute: (config: TenantConfig) => Promise<T> | T,
 ): Promise<T> {
-  const entry = await entryFor(tenantId, source, settings);
+  const entry = settledEntry(tenantId, settings) ?? (await entryFor(tenantId, source, settings));
   if (!entry.memo.has(key)) entry.memo.set(key, Promise.resolve(compute(entry.config)));
   try {
     return (await entry.memo.get(key)) as T;

@@ -7,7 +7,7 @@ import { isMember } from "../organizations/organization-members";
 import { byIdentifierThenName, checkPermissions, describePermissions, uniquePermissions } from "../oauth/permissions";
 import { getRole } from "./roles";
 import { TenantRpc } from "../core/rpc";
-import { getUser } from "../users/users";
+import { getUser, getUserWithoutIdentities } from "../users/users";
 
 /**
  * What a user may do (SPEC §4.2 `/users/{id}/roles`, `/users/{id}/permissions`): the roles assigned to the
@@ -135,8 +135,9 @@ export function managementStanding(sql: Sql, userId: string, organizationId: str
  * statements, merged, deduplicated and sorted here: in a Durable Object each join, UNION or ORDER BY costs
  * tens of microseconds even over no rows (measured: the one-statement UNION of joins took 110 µs for four
  * permissions, these take about a quarter of it), and the refresh grant makes this read on every rotation.
+ * `withIdentities` false: the user's `identities` are left empty (see getUserWithoutIdentities).
  */
-export function tokenSubject(sql: Sql, userId: string): TokenSubject {
+export function tokenSubject(sql: Sql, userId: string, withIdentities = true): TokenSubject {
   const rows = sql.all<{ api: string; name: string }>`SELECT resource_server_identifier AS api, permission_name AS name
     FROM user_permissions WHERE user_id = ${userId}`;
   for (const { role_id } of sql.all<{ role_id: string }>`SELECT role_id FROM user_roles WHERE user_id = ${userId}`) {
@@ -155,7 +156,7 @@ export function tokenSubject(sql: Sql, userId: string): TokenSubject {
     }
     for (const api of [...byApi.keys()].sort(binaryOrder)) permissions[api] = [...(byApi.get(api) ?? [])].sort(binaryOrder);
   }
-  return { user: getUser(sql, userId), permissions };
+  return { user: withIdentities ? getUser(sql, userId) : getUserWithoutIdentities(sql, userId), permissions };
 }
 
 

@@ -126,6 +126,17 @@ export function getUser(sql: Sql, userId: string): UserRecord | null {
   return user && user.linked_to === null ? user : null;
 }
 
+/**
+ * {@link getUser} without its identities (`identities: []`), for a reader that never shows them: the refresh
+ * grant of a tenant without post-login actions needs the user's standing and profile only, and skips the two
+ * identity statements (its connection's strategy, its linked accounts) on every rotation (issue 31).
+ */
+export function getUserWithoutIdentities(sql: Sql, userId: string): UserRecord | null {
+  const row = userRow(sql, userId);
+  const user = row ? toUserBase(row) : null;
+  return user && user.linked_to === null ? user : null;
+}
+
 /** An account by email in a connection (a secondary included), with its hash for the worker's password check. */
 export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
   const row = sql.first<UserRow>`SELECT * FROM users WHERE connection = ${connection} AND email = ${email}`;

@@ -11,7 +11,7 @@ import { findUserByEmail, getUser, loginAccountsNamed, loginAccountsOf, userRow,
 import { listUsers } from "./user-search";
 import { createUser, deleteUser, updateUser } from "./user-writes";
 
-export { getUser } from "./user-rows";
+export { getUser, getUserWithoutIdentities } from "./user-rows";
 export { createUser, isRegistrationComplete, recordLogin } from "./user-writes";
 
 /**

@@ -21,7 +21,7 @@ import {
 } from "../tokens/refresh-token";
 import { type IssuedUserTokens, issueUserTokens } from "../tokens/user-tokens";
 import type { GrantContext } from "./context";
-import { hasEffects, runPostLogin } from "../../actions/post-login";
+import { hasEffects, type PostLoginOutcome, runPostLogin } from "../../actions/post-login";
 import { boundTo } from "../../actions/runtime";
 import { auditContext } from "../../http/audit";
 import { invalidGrant } from "./context";
@@ -172,8 +172,9 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     holder.rotateRefreshToken({ ...rotation, check_only: (Boolean(params.organization) && !switched) || checkFirst }, lifetimes),
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user. A token rotated for a
-    // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway.
-    tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId),
+    // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway. Its
+    // identities are read only for post-login actions (event.user): nothing else here shows them.
+    tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId, withActions),
   ]);
   const user = subject.user;
   if (!outcome.ok) throw refusal(client, outcome, user);
@@ -188,7 +189,8 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
   const held = token.scope.split(" ").filter(Boolean);
   const scope = asked ?? held;
   // The reference platform runs post-login actions on refresh too (transaction.protocol oauth2-refresh-token).
-  const actions = await runPostLogin(c, {
+  // Without any bound, nothing runs: the action event (the token's facts, scopes) is not even built.
+  const actions: PostLoginOutcome = !withActions ? { ok: true, effects: null } : await runPostLogin(c, {
     config: ctx.config,
     client,
     user,
