@@ -290,8 +290,8 @@ export class TenantObject extends DurableObject<Env> {
    * The refresh grant's one read of its user, flat (STYLE.md: hot paths stay flat methods, no facade stub
    * per call). See {@link tokenSubject}.
    */
-  tokenSubject(userId: string, withIdentities = true): TokenSubject {
-    return tokenSubject(this.core.sql, userId, withIdentities);
+  tokenSubject(userId: string, withIdentities = true, withPermissions = true): TokenSubject {
+    return tokenSubject(this.core.sql, userId, withIdentities, withPermissions);
   }
 
   /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */

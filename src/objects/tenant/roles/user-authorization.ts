@@ -135,9 +135,13 @@ export function managementStanding(sql: Sql, userId: string, organizationId: str
  * statements, merged, deduplicated and sorted here: in a Durable Object each join, UNION or ORDER BY costs
  * tens of microseconds even over no rows (measured: the one-statement UNION of joins took 110 µs for four
  * permissions, these take about a quarter of it), and the refresh grant makes this read on every rotation.
- * `withIdentities` false: the user's `identities` are left empty (see getUserWithoutIdentities).
+ * `withIdentities` false: the user's `identities` are left empty (see getUserWithoutIdentities). `withPermissions`
+ * false (the caller's snapshot has no API that enforces RBAC, so it would use none): `permissions` is empty and
+ * neither the user's permissions nor its roles are read.
  */
-export function tokenSubject(sql: Sql, userId: string, withIdentities = true): TokenSubject {
+export function tokenSubject(sql: Sql, userId: string, withIdentities = true, withPermissions = true): TokenSubject {
+  const user = withIdentities ? getUser(sql, userId) : getUserWithoutIdentities(sql, userId);
+  if (!withPermissions) return { user, permissions: {} };
   const rows = sql.all<{ api: string; name: string }>`SELECT resource_server_identifier AS api, permission_name AS name
     FROM user_permissions WHERE user_id = ${userId}`;
   for (const { role_id } of sql.all<{ role_id: string }>`SELECT role_id FROM user_roles WHERE user_id = ${userId}`) {
@@ -156,7 +160,7 @@ export function tokenSubject(sql: Sql, userId: string, withIdentities = true): T
     }
     for (const api of [...byApi.keys()].sort(binaryOrder)) permissions[api] = [...(byApi.get(api) ?? [])].sort(binaryOrder);
   }
-  return { user: withIdentities ? getUser(sql, userId) : getUserWithoutIdentities(sql, userId), permissions };
+  return { user, permissions };
 }
 
 

@@ -173,8 +173,9 @@ export async function refreshTokenGrant(ctx: GrantContext, client: ClientRecord)
     // The user (blocked or deleted since the token was issued: refused even before the revocation cascade
     // lands) and its RBAC permissions, in the one read this grant makes of its user. A token rotated for a
     // user refused here is not worth keeping: blocking and deletion revoke the user's tokens anyway. Its
-    // identities are read only for post-login actions (event.user): nothing else here shows them.
-    tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId, withActions),
+    // identities are read only for post-login actions (event.user): nothing else here shows them; its
+    // permissions only when an API of this snapshot enforces RBAC (no other API's token uses them).
+    tenantObject(c.env, parsed.tenantId).tokenSubject(parsed.userId, withActions, ctx.config.resourceServers.some((r) => r.enforce_policies)),
   ]);
   const user = subject.user;
   if (!outcome.ok) throw refusal(client, outcome, user);
