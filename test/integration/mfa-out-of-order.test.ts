@@ -133,6 +133,29 @@ describe("a state from elsewhere is the expired page", () => {
   });
 });
 
+describe("every first factor leads into the state machine", () => {
+  it("sign-up under the policy: the new user is sent to enroll, skipping it leads back, and no session or code exists before the factor", async () => {
+    const login = await pendingLogin(a.tenant, a.client.client_id, { screen_hint: "signup" });
+    const browser = new TestBrowser(a.host);
+    browser.cookies.set("gh_csrf", login.csrf);
+    const email = newEmail();
+    const res = await browser.post(`/u2/signup?state=${login.state}`, { _csrf: login.csrf, email, password: `Gh-${crypto.randomUUID()}` });
+    expect(res.status, await res.clone().text()).toBe(302);
+    expect(locationOf(res)).toMatch(/^\/u2\/mfa\?state=mfa_/);
+    const q = new URL(locationOf(res), "http://x").search;
+    // Several factors are on and the user has none: the choice, and every skip leads back to it.
+    const entry = await browser.follow(res);
+    expect(locationOf(entry)).toBe(`/u2/mfa/factors${q}`);
+    expect((await browser.follow(entry)).status).toBe(200);
+    // The choice page holds links only; the MFA step's forms carry the login's CSRF token.
+    expect(locationOf(await browser.post(`/u2/mfa/continue${q}`, { _csrf: login.csrf }))).toBe(`/u2/mfa/factors${q}`);
+    expect(locationOf(await browser.get(`/u2/mfa/totp-challenge${q}`))).toBe(`/u2/mfa/factors${q}`);
+    const [user] = await tenantSql<{ user_id: string }>(a.tenant, "SELECT user_id FROM users WHERE email = ?", email);
+    expect(user?.user_id).toBeTruthy();
+    expect(await sessionsOf(user?.user_id as string)).toEqual([]);
+  });
+});
+
 describe("steps that come after the second factor wait for it", () => {
   it("the post-login organization prompt: the browser at its TOTP challenge is shown no organizations and cannot choose one; after the code it can", async () => {
     const client = await orgClient(a.tenant, { organization_usage: "require", organization_require_behavior: "post_login_prompt" });
