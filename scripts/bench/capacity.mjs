@@ -3,8 +3,9 @@
  *
  * For every request class it runs the class's real HTTP requests against a fresh tenant (two warm-ups, then
  * one metered pass) with the object meter on (OBJECT_METER=1, src/objects/meter.ts) and reads:
- * - round trips into the tenant object and into users' objects, transactions, write statements and outbox
- *   events the pass caused (instrumented, not estimated);
+ * - round trips into the tenant object and into users' objects, transactions, write statements (the requests'
+ *   own; the relay's, when its alarm ran inside the window, are kept apart) and outbox events the pass caused
+ *   (instrumented, not estimated);
  * - the tenant object's own time for the class: the pass's object-side calls replayed in a loop inside the
  *   object, each pass in a rolled-back transaction (the front worker's CPU is not counted);
  * then projects the ceiling of one tenant: requests/s that keep its object 80 % busy, per class and for a
@@ -279,7 +280,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   // minimal transaction, each timed in a loop from a worker (caller's side included: an upper bound).
   const rpcTx = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000&kind=tx`, "GET");
   const floorRow = (id, label, us, transactions) => ({
-    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, transactions, writes: transactions * 2, backgroundTransactions: 0, outboxEvents: 0,
+    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, transactions, writes: transactions * 2, backgroundWrites: 0, backgroundTransactions: 0, outboxEvents: 0,
     tenantCallNames: [], tenantCallUs: [], userCallNames: [], userRoundTrips: 0, userTransactions: 0, workUs: 0, objectUs: us, ceiling: Math.round((BUSY * 1e6) / us),
   });
 
@@ -303,6 +304,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
       tenantCalls: counts.tenant.calls,
       transactions: counts.tenant.transactions,
       writes: counts.tenant.writes,
+      backgroundWrites: counts.tenant.background_writes,
       backgroundTransactions: counts.tenant.background_transactions,
       outboxEvents: counts.outbox_events,
       tenantCallNames: counts.tenant.recorded,

@@ -8,7 +8,8 @@ import { RpcTarget } from "cloudflare:workers";
  *   `stub.users(audit).create(x)`, rides the same round trip: `calls` counts both);
  * - `transactions`: outermost `transactionSync` runs inside a request, `background_transactions` the others
  *   (the alarm: outbox relay, retention, cleanup);
- * - `writes`: INSERT / UPDATE / DELETE / REPLACE statements.
+ * - `writes`: INSERT / UPDATE / DELETE / REPLACE statements run by the requests, `background_writes` the others
+ *   (the alarm's: whether the relay runs inside a window depends on timing, so it is counted apart).
  * While recording it also keeps every external call (its facade chain and arguments) so that `replay` can run
  * the same object-side work again in a loop, each pass in a transaction rolled back, and time it inside the
  * object (the front worker's CPU is not counted).
@@ -19,6 +20,7 @@ export interface MeterCounts {
   transactions: number;
   background_transactions: number;
   writes: number;
+  background_writes: number;
 }
 
 interface Step {
@@ -42,7 +44,7 @@ const wrapped = new WeakSet<object>();
 /** Every metered object of this isolate by name ("tenant:<id>", "user:<tenant>/<user>"). */
 const meters = new Map<string, Meter>();
 
-const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0 });
+const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0, background_writes: 0 });
 
 /**
  * Whether this deployment meters the objects of a tenant: OBJECT_METER=1 (the bench) meters every tenant's,
@@ -77,7 +79,7 @@ export function installMeter(instance: object, storage: DurableObjectStorage, sq
   };
   const exec = sql.exec.bind(sql);
   sql.exec = ((query: string, ...bindings: unknown[]) => {
-    if (!meter.replaying && WRITE.test(query)) meter.counts.writes++;
+    if (!meter.replaying && WRITE.test(query)) meter.depth > 0 ? meter.counts.writes++ : meter.counts.background_writes++;
     return exec(query, ...bindings);
   }) as SqlStorage["exec"];
 }

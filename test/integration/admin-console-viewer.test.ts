@@ -163,4 +163,14 @@ describe("admin console: write controls follow the operator's scopes (issue 30)"
     expect(((await (await mgmt("GET", "/tenants/settings", asTenant(tenant))).json()) as { friendly_name?: string }).friendly_name).toBeUndefined();
     expect(((await (await mgmt("GET", "/hooks", asTenant(tenant))).json()) as unknown[]).length).toBe(1);
   });
+  it("without operator roles every list and detail screen answers the API's refusal as its own status (403), with its text", async () => {
+    const { tenant, screens } = await furnishedTenant();
+    const t = `/admin/t/${tenant}`;
+    const pages = [...screens.filter((p) => p.startsWith(t)), `${t}/users`, `${t}/logs`, `${t}/home`];
+    const nobody = await consoleLogin(await operatorWith(null), PASSWORD, pages[0]);
+    const statuses: Record<string, number> = { [pages[0] as string]: nobody.page.status };
+    for (const path of pages.slice(1)) statuses[path] = (await nobody.browser.get(path)).status;
+    expect(statuses).toEqual(Object.fromEntries(pages.map((p) => [p, 403])));
+    expect(await (await nobody.browser.get(`${t}/applications`)).text()).toContain("Insufficient scope");
+  });
 });

@@ -1,5 +1,8 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createTenant, uniqueId } from "../helpers/api";
+import { emitHook } from "../../src/objects/tenant/core/events";
+import type { TenantObject } from "../../src/objects/tenant/tenant-object";
+import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { pendingLogin, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { createHook, deliveries, hookUrl, logsOf, outboxRows, relay, tenantSql } from "../helpers/outbox";
 
@@ -15,11 +18,11 @@ beforeAll(async () => {
   client = await seedClient(tenant, { callbacks: [CALLBACK] });
 });
 
-async function login(email: string, password: string): Promise<Response> {
-  const pending = await pendingLogin(tenant, client.client_id, { redirect_uri: CALLBACK });
+async function login(email: string, password: string, at = { tenant, client }): Promise<Response> {
+  const pending = await pendingLogin(at.tenant, at.client.client_id, { redirect_uri: CALLBACK });
   return call(`/u2/login?state=${pending.state}`, {
     method: "POST",
-    host,
+    host: `${at.tenant}.localhost:8787`,
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: pending.cookie, "user-agent": "login-events/1" },
     body: new URLSearchParams({ _csrf: pending.csrf, email, password }).toString(),
@@ -124,5 +127,64 @@ describe("login and code-exchange events (SPEC §2.10 log types)", () => {
     expect(mine).toHaveLength(1);
     expect(JSON.stringify(mine[0]?.body)).not.toContain("s3cr3t-crm-key");
     expect(mine[0]?.body.data.user).toMatchObject({ app_metadata: { crm: { api_key: "[REDACTED]" }, plan: "gold" } });
+  });
+});
+
+describe("hook events only where a webhook takes them (issue 31)", () => {
+  it("a login stores no post-user-login event without an enabled webhook; one enabled later receives the next login's, disabled again none", async () => {
+    const own = await createTenant();
+    const at = { tenant: own, client: await seedClient(own, { callbacks: [CALLBACK] }) };
+    const user = await seedUser(own, `${uniqueId("u")}@example.com`, PASSWORD);
+    await relay(own);
+    const loginEvents = async () => (await outboxRows(own, "hook.post-user-login")).filter((r) => r.payload.includes(user.user_id));
+
+    expect((await login(user.email as string, PASSWORD, at)).status).toBe(302);
+    expect(await loginEvents()).toEqual([]);
+    // The login itself is recorded as before: its `s` log event.
+    await relay(own);
+    expect((await logsOf(own, `?q=${encodeURIComponent(`type:s AND user_id:"${user.user_id}"`)}`)).length).toBe(1);
+
+    const name = uniqueId("later");
+    const hook = await createHook(own, "post-user-login", hookUrl(name));
+    expect((await login(user.email as string, PASSWORD, at)).status).toBe(302);
+    expect(await loginEvents()).toHaveLength(1);
+    await vi.waitFor(
+      async () => {
+        await relay(own);
+        expect((await deliveries(name)).map((d) => d.body.data.user)).toEqual([expect.objectContaining({ user_id: user.user_id })]);
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+
+    expect((await mgmt("PATCH", `/hooks/${hook.id}`, { headers: { "tenant-id": own }, body: { enabled: false } })).status).toBe(200);
+    expect((await login(user.email as string, PASSWORD, at)).status).toBe(302);
+    expect(await loginEvents()).toHaveLength(1);
+    await relay(own);
+    expect(await deliveries(name)).toHaveLength(1);
+  });
+
+  it("a tenant linked to a parent stores the event for the parent's webhook, read at delivery (control-plane inheritance)", async () => {
+    const parent = await createTenant();
+    const child = await createTenant();
+    const name = uniqueId("parent");
+    await createHook(parent, "post-user-login", hookUrl(name));
+    const emitted = () =>
+      runInDurableObject(env.TENANT.getByName(child), (o: TenantObject) =>
+        o.outbox.commit((tx) => emitHook(tx, "post-user-login", { user: { user_id: "auth0|inherited" }, client_id: null })),
+      );
+    // No webhook of its own and no parent: nothing to store.
+    expect(await emitted()).toBe(false);
+    expect(await outboxRows(child, "hook.post-user-login")).toEqual([]);
+    await env.TENANT.getByName(child).hooks().linkParent(parent, { actor: { type: "system", id: null } });
+    expect(await emitted()).toBe(true);
+    // The object's own alarm may hold the event's claim when the test's relay pass runs: wait for the delivery.
+    await vi.waitFor(
+      async () => {
+        await relay(child);
+        const [delivery] = await deliveries(name);
+        expect(delivery?.body).toMatchObject({ trigger_id: "post-user-login", tenant_id: child, data: { user: { user_id: "auth0|inherited" } } });
+      },
+      { timeout: 15_000, interval: 250 },
+    );
   });
 });

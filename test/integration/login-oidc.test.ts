@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toBase64Url } from "../../src/shared/crypto/encoding";
 import { createTenant, mgmt } from "../helpers/api";
 import { pendingLogin, redirectParams, seedClient, type TestClient, tokenForm } from "../helpers/flows";
-import { errorCodeOf, locationOf, TestBrowser } from "../helpers/mfa";
+import { errorCodeOf, locationOf, setFactors, setPolicy, TestBrowser } from "../helpers/mfa";
 import { logsOf, relay, tenantSql } from "../helpers/outbox";
 
 /**
@@ -278,5 +278,26 @@ describe("enterprise OpenID Connect connection", () => {
     expect(await (await browser.get(`/u2/login?state=${plain.state}`)).text()).not.toContain("Continue with Acme SSO");
     const direct = await pendingLogin(tenant, both.client_id, { connection: "acme-sso" });
     expect(locationOf(await browser.get(`/u2/login?state=${direct.state}`))).toBe(`/u2/enterprise?state=${direct.state}&connection=acme-sso`);
+  });
+
+  it("under the tenant's MFA policy an enterprise login asks for the second factor before any session or code (issue 25 audit)", async () => {
+    await setFactors(tenant, { otp: true });
+    await setPolicy(tenant, ["all-applications"]);
+    try {
+      const { browser, upstream } = await toUpstream({ connection: "acme-sso" });
+      const sub = `mfa-${crypto.randomUUID().slice(0, 8)}`;
+      const res = await callback(browser, { code: upstreamCode(upstream, { sub, email: `${sub}@acme.example`, email_verified: true }), state: upstream.get("state") as string });
+      expect(res.status, await res.clone().text()).toBe(302);
+      expect(locationOf(res)).toMatch(/^\/u2\/mfa\?state=mfa_/);
+      const state = new URL(locationOf(res), "http://x").searchParams.get("state") as string;
+      // No factor yet: the app's enrollment, and skipping it (continue) leads back to it.
+      expect(locationOf(await browser.follow(res))).toBe(`/u2/mfa/totp-enrollment?state=${state}`);
+      const html = await (await browser.get(`/u2/mfa/totp-enrollment?state=${state}`)).text();
+      const skipped = await browser.post(`/u2/mfa/continue?state=${state}`, { _csrf: /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "" });
+      expect(locationOf(skipped)).toBe(`/u2/mfa/totp-enrollment?state=${state}`);
+      expect(await tenantSql(tenant, "SELECT id FROM sessions WHERE user_id = ?", `oidc|acme-sso|${sub}`)).toEqual([]);
+    } finally {
+      await setPolicy(tenant, []);
+    }
   });
 });

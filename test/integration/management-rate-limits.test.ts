@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CP, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { seedClient } from "../helpers/flows";
 import { mintWithTenantKey } from "../helpers/mint";
+import { createUser, DB } from "../helpers/users";
 
 /**
  * Issue 28 point 4: the management API's rate limits. vitest.config.ts sets MANAGEMENT_RATE_LIMIT_TENANTS so
@@ -108,5 +109,29 @@ describe("management API rate limits", () => {
     const notFound = await mgmt("GET", "/clients/no-such-client", { token });
     expect(notFound.status).toBe(404);
     expect(headersOf(notFound)).toMatchObject({ limit: 1000, remaining: 998 });
+  });
+  it("an end user's token is limited as that user, not as its application, and never spends the tenant's budget", async () => {
+    const tenant = await createTenant(uniqueId("rl"));
+    const user = (email: string) => createUser(tenant, { connection: DB, email, password: "Sufficient-Pw-1" });
+    const [alice, bob] = [await user("alice@example.com"), await user("bob@example.com")];
+    // Let the window of the two creations above end, so every count below starts from zero.
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const userToken = (sub: string) =>
+      mintWithTenantKey(tenant, { iss: `http://${tenant}.localhost:8787/`, aud: CP.audience, sub, gty: undefined, azp: "the-spa", scope: "read:current_user" });
+    const asUser = async (user: { user_id: string }) =>
+      mgmt("GET", `/users/${encodeURIComponent(user.user_id)}`, { token: await userToken(user.user_id), host: `${tenant}.localhost:8787` });
+    for (let i = 0; i < 3; i++) expect((await asUser(alice)).status).toBe(200);
+    const refused = await asUser(alice);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ errorCode: "too_many_requests", message: expect.stringMatching(/client/) });
+    // Bob came through the same application: his own window, not what Alice left of the application's.
+    const bobs = [];
+    for (let i = 0; i < 3; i++) bobs.push(await asUser(bob));
+    expect(bobs.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(headersOf(bobs[0] as Response)).toMatchObject({ limit: 3, remaining: 2 });
+    // Seven user calls in this window, more than the tenant's 5: none of them counted against the tenant.
+    const admin = await mgmt("GET", "/clients", { token: await clientToken(tenant, "client-a") });
+    expect(admin.status).toBe(200);
+    expect(headersOf(admin)).toMatchObject({ limit: 3, remaining: 2 });
   });
 });

@@ -233,6 +233,68 @@ describe("mfa-recovery-code", () => {
   });
 });
 
+describe("who can use an mfa_token (issue 25 audit)", () => {
+  const challengeWith = (body: Record<string, unknown>, who: TestClient = client, at = host) =>
+    call("/mfa/challenge", { method: "POST", host: at, headers: { "content-type": "application/json" }, body: JSON.stringify({ client_id: who.client_id, client_secret: who.client_secret, ...body }) });
+  /** /mfa/challenge and each MFA grant with this token, and what each answered. */
+  async function everyUse(mfaToken: string, who: TestClient = client, at = host) {
+    const answers: [string, Response][] = [
+      ["/mfa/challenge", await challengeWith({ mfa_token: mfaToken, challenge_type: "otp oob" }, who, at)],
+      [MFA_OTP, await tokenAt({ grant_type: MFA_OTP, mfa_token: mfaToken, otp: otpNow() }, who, at)],
+      [MFA_OOB, await tokenAt({ grant_type: MFA_OOB, mfa_token: mfaToken, oob_code: "x", binding_code: "123456" }, who, at)],
+      [MFA_RECOVERY, await tokenAt({ grant_type: MFA_RECOVERY, mfa_token: mfaToken, recovery_code: "ABCDE-FGHJK" }, who, at)],
+    ];
+    return answers;
+  }
+  async function expectRefused(answers: [string, Response][], description: string | RegExp) {
+    for (const [use, res] of answers) {
+      expect(res.status, use).toBe(403);
+      const body = (await res.json()) as { error: string; error_description: string; access_token?: string };
+      expect(body.error, use).toBe("invalid_grant");
+      expect(body.error_description, use).toMatch(description);
+      expect(body.access_token, use).toBeUndefined();
+    }
+  }
+
+  it("another client's, another tenant's, an unknown token and an access token in its place are refused by /mfa/challenge and every MFA grant", async () => {
+    const { mfaToken } = await mfaLogin({ totp: true, phone: newPhone(), recovery: "ABCDE-FGHJK" });
+    await expectRefused(await everyUse(mfaToken, other), "Invalid mfa_token");
+    const tenantB = await createTenant();
+    const clientB = await seedClient(tenantB);
+    await expectRefused(await everyUse(mfaToken, clientB, `${tenantB}.localhost:8787`), "Invalid mfa_token");
+    await expectRefused(await everyUse("not-a-token"), "Invalid mfa_token");
+    const passed = (await (await tokenAt({ grant_type: MFA_OTP, mfa_token: (await mfaLogin({ totp: true })).mfaToken, otp: otpNow() })).json()) as { access_token: string };
+    await expectRefused(await everyUse(passed.access_token), "Invalid mfa_token");
+    // None of these spent the token: its own client completes the login with it.
+    const ok = await tokenAt({ grant_type: MFA_RECOVERY, mfa_token: mfaToken, recovery_code: "ABCDE-FGHJK" });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+  });
+
+  it("a used token and a token whose user was blocked since are refused by /mfa/challenge and every MFA grant", async () => {
+    const used = await mfaLogin({ totp: true, phone: newPhone(), recovery: "ABCDE-FGHJK" });
+    expect((await tokenAt({ grant_type: MFA_OTP, mfa_token: used.mfaToken, otp: otpNow() })).status).toBe(200);
+    await expectRefused(await everyUse(used.mfaToken), "Invalid mfa_token");
+
+    const blocked = await mfaLogin({ totp: true, phone: newPhone(), recovery: "ABCDE-FGHJK" });
+    expect((await mgmt("PATCH", `/users/${encodeURIComponent(blocked.userId)}`, { headers: { "tenant-id": tenant }, body: { blocked: true } })).status).toBe(200);
+    await expectRefused(await everyUse(blocked.mfaToken), "user is blocked");
+    expect(await tenantSql(tenant, "SELECT id FROM sessions WHERE user_id = ?", blocked.userId)).toEqual([]);
+  });
+
+  it("a code texted under one mfa_token does not complete another token of the same user (mfa-oob)", async () => {
+    const phone = newPhone();
+    const first = await mfaLogin({ phone });
+    const sent = (await (await challengeWith({ mfa_token: first.mfaToken, challenge_type: "oob" })).json()) as { oob_code: string };
+    const code = await sentCode(phone);
+    const second = (await (await passwordless(first.email)).json()) as { mfa_token: string };
+    const crossed = await tokenAt({ grant_type: MFA_OOB, mfa_token: second.mfa_token, oob_code: sent.oob_code, binding_code: code });
+    expect(crossed.status).toBe(403);
+    expect(await crossed.json()).toMatchObject({ error: "invalid_grant", error_description: "Invalid binding_code." });
+    const own = await tokenAt({ grant_type: MFA_OOB, mfa_token: first.mfaToken, oob_code: sent.oob_code, binding_code: code });
+    expect(own.status, await own.clone().text()).toBe(200);
+  });
+});
+
 describe("token exchange under the MFA policy", () => {
   const exchange = (subjectToken: string) =>
     tokenAt({ grant_type: "urn:ietf:params:oauth:grant-type:token-exchange", subject_token: subjectToken, subject_token_type: "urn:ietf:params:oauth:token-type:access_token" });

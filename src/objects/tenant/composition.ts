@@ -36,9 +36,16 @@ export interface TenantParts {
 
 /** The parent's webhooks, read at delivery time through its object (the link is the worker's, issue 15). */
 function parentHooksOf(sql: Sql, tenantId: string, env: Env): ParentHooks {
-  return async (trigger) => {
+  const parentOf = () => {
     const parent = getSetting<string | null>(sql, INHERITS_FROM, null);
-    return parent && parent !== tenantId ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
+    return parent && parent !== tenantId ? parent : null;
+  };
+  return {
+    linked: () => parentOf() !== null,
+    async enabled(trigger) {
+      const parent = parentOf();
+      return parent ? await env.TENANT.getByName(parent).hooks().enabled(trigger) : [];
+    },
   };
 }
 

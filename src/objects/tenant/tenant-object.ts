@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
+import type { BlockingTrigger, HookRecord } from "../../shared/schemas/hooks";
+import { enabledHooks } from "./outbox/hooks";
 import { applyMigrations, schemaVersion, Sql } from "../sql";
 import { AccountLinking } from "./users/account-linking";
 import { ActionsRpc } from "./actions/actions-rpc";
@@ -104,17 +106,14 @@ export class TenantObject extends DurableObject<Env> {
     return readConfig(this.core.sql, tenantId);
   }
 
-  /**
-   * /userinfo's one read (hot, issue 31: one round trip instead of two): whether the access token's `jti` was
-   * revoked, and the token's user.
-   */
+  /** /userinfo's one read (hot, issue 31: was two round trips): whether the token's `jti` was revoked, and its user. */
   userinfoRead(jti: string | null, userId: string): { revoked: boolean; user: UserRecord | null } {
     return { revoked: jti !== null && isAccessTokenRevoked(this.core.sql, jti), user: getUser(this.core.sql, userId) };
   }
 
-  /** One user, for the refresh grant (hot: a flat read, no facade stub per call). */
-  getUser(userId: string): UserRecord | null {
-    return getUser(this.core.sql, userId);
+  /** A user write's prepare read (issue 31: was `users.get`, then `hooks.enabled`): the user and a blocking trigger's hooks. */
+  userWithHooks(userId: string, trigger: BlockingTrigger): { user: UserRecord | null; hooks: HookRecord[] } {
+    return { user: getUser(this.core.sql, userId), hooks: enabledHooks(this.core.sql, trigger) };
   }
 
   /**

@@ -16,18 +16,22 @@ const name = z
   .max(128)
   .regex(/^[a-zA-Z0-9]([ \-a-zA-Z0-9]*[a-zA-Z0-9])?$/, "name must be letters, digits, spaces and dashes, starting and ending with a letter or digit");
 
-/** Where a webhook is POSTed: an absolute http(s) URL without credentials. */
-const url = z
-  .string()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const u = new URL(value);
-      return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, "url must be an absolute http(s) URL without credentials");
+/** An absolute http(s) URL without credentials in it (a webhook's `url`, a log stream's `httpEndpoint`). */
+export const httpUrlWithoutCredentials = (field: string) =>
+  z
+    .string()
+    .max(2048)
+    .refine((value) => {
+      try {
+        const u = new URL(value);
+        return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    }, `${field} must be an absolute http(s) URL without credentials`);
+
+/** Where a webhook is POSTed. */
+const url = httpUrlWithoutCredentials("url");
 
 const trigger = z.string().min(1).max(64);
 

@@ -1,17 +1,8 @@
 import { z } from "zod";
+import { httpUrlWithoutCredentials } from "./hooks";
 
-/** An absolute http(s) URL without credentials in it (credentials go in httpAuthorization, sealed). */
-const endpoint = z
-  .string()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const u = new URL(value);
-      return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, "httpEndpoint must be an absolute http(s) URL without credentials");
+/** Credentials go in httpAuthorization, sealed, never in the URL. */
+const endpoint = httpUrlWithoutCredentials("httpEndpoint");
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;

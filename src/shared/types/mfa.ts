@@ -64,16 +64,7 @@ export interface MfaActionStep {
 }
 
 /** A new MFA transaction as the worker prepared it (secret hashed, ids generated). */
-export interface NewMfaTransaction {
-  id: string;
-  kind: "login" | "ticket";
-  secret_hash: string;
-  user_id: string;
-  login_session_id: string | null;
-  csrf_token: string;
-  pending: MfaPending;
-  expires_at: number;
-}
+export type NewMfaTransaction = Omit<MfaTransaction, "created_at" | "expires_at" | "completed_at"> & { expires_at: number };
 
 /** A one-time code or WebAuthn challenge as the worker prepared it (only the secret's hash). */
 export interface NewChallenge {

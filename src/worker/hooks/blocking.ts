@@ -1,6 +1,7 @@
 import { egressPolicyFrom } from "../../shared/egress-policy";
 import { postToHook } from "../../shared/webhooks";
 import type { BlockingTrigger } from "../../objects/tenant/outbox/hooks";
+import type { HookRecord } from "../../shared/schemas/hooks";
 import { redact } from "../../shared/redact";
 import type { Json } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -28,11 +29,12 @@ function denial(body: unknown): string | null {
  * `data`, `request`) with a 10 s timeout. A non-2xx answer, a timeout or a denial body stops the write; the
  * caller then writes nothing.
  */
-export async function runBlockingHooks(c: AppContext, trigger: BlockingTrigger, data: Record<string, unknown>): Promise<HookVerdict> {
-  // Control-plane inheritance (issue 15 point 2): the parent's hooks run after the tenant's own, read now.
+export async function runBlockingHooks(c: AppContext, trigger: BlockingTrigger, data: Record<string, unknown>, ownHooks?: HookRecord[]): Promise<HookVerdict> {
+  // Control-plane inheritance (issue 15 point 2): the parent's hooks run after the tenant's own, read now
+  // (the tenant's own may come read already, with the write's user: `userWithHooks`).
   const parent = await parentOf(c.var.settings, c.var.tenant.id);
   const [own, inherited] = await Promise.all([
-    tenantObject(c.env, c.var.tenant.id).hooks().enabled(trigger),
+    ownHooks ?? tenantObject(c.env, c.var.tenant.id).hooks().enabled(trigger),
     parent ? tenantObject(c.env, parent).hooks().enabled(trigger) : [],
   ]);
   const hooks = [...own, ...inherited];

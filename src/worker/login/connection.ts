@@ -3,8 +3,10 @@ import type { TenantConfig } from "../../shared/types";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
 import type { AppContext } from "../context";
-import { tenantConfig } from "../tenant/config-cache";
+import { OAuthError } from "../../shared/errors";
+import { clientIn, tenantConfig } from "../tenant/config-cache";
 import { tenantConfigSource } from "../tenant/stubs";
+import { assertClientOrigin } from "./cors";
 
 /** The tenant's configuration snapshot (clients, connections, branding), cached per isolate (no stub made on a hit). */
 export const configOf = (c: AppContext): Promise<TenantConfig> => tenantConfig(c.var.tenant.id, tenantConfigSource(c.env, c.var.tenant.id), c.var.settings);
@@ -81,3 +83,18 @@ export const isSignupDisabled = (connection: Pick<ConnectionRecord, "options">) 
  */
 export const requiresVerifiedEmail = (connection: Pick<ConnectionRecord, "options">) =>
   connection.options.requires_verified_email === true;
+
+/**
+ * The application and database connection a `/dbconnections/*` request names (sign-up, change_password):
+ * an unknown client or connection is a 400 (those are not secrets), a browser origin the client does not
+ * allow is refused (cors.ts).
+ */
+export async function dbConnectionsTarget(c: AppContext, clientId: string, connectionName: string): Promise<{ config: TenantConfig; client: ClientRecord; connection: ConnectionRecord }> {
+  const config = await configOf(c);
+  const client = clientIn(config, clientId);
+  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${clientId}`);
+  assertClientOrigin(c, client);
+  const connection = databaseConnection(config, connectionName, client);
+  if (!connection) throw new OAuthError("invalid_request", "connection not found");
+  return { config, client, connection };
+}

@@ -2,10 +2,8 @@ import { z } from "zod";
 import { DbConnectionError, OAuthError } from "../../shared/errors";
 import type { AppContext } from "../context";
 import { readAuthApiBody } from "../http/body";
-import { configOf, databaseConnection, isSignupDisabled } from "./connection";
-import { assertClientOrigin } from "./cors";
+import { dbConnectionsTarget, isSignupDisabled } from "./connection";
 import { signUpDatabaseUser } from "./signup";
-import { clientIn } from "../tenant/config-cache";
 
 /** The reference platform's sign-up error codes: rendered as `{name, code, description, statusCode}`. */
 type SignupErrorCode = "invalid_signup" | "invalid_password";
@@ -36,12 +34,7 @@ const signupBody = z.object({
  */
 export async function dbSignupEndpoint(c: AppContext): Promise<Response> {
   const body = await readAuthApiBody(c, signupBody);
-  const config = await configOf(c);
-  const client = clientIn(config, body.client_id);
-  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
-  assertClientOrigin(c, client);
-  const connection = databaseConnection(config, body.connection, client);
-  if (!connection) throw new OAuthError("invalid_request", "connection not found");
+  const { client, connection } = await dbConnectionsTarget(c, body.client_id, body.connection);
   if (isSignupDisabled(connection)) throw new OAuthError("access_denied", "Public signup is disabled for this connection", 403);
 
   const username = connection.options?.requires_username === true ? body.username : undefined;

@@ -8,7 +8,6 @@
 import { z } from "zod";
 import { now } from "../../shared/clock";
 import { randomToken } from "../../shared/crypto/random";
-import { OAuthError } from "../../shared/errors";
 import { sealEmail } from "../../shared/messaging/sealed-mail";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { ConnectionRecord } from "../../shared/schemas/connections";
@@ -17,10 +16,8 @@ import type { TenantConfig } from "../../shared/types";
 import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { readAuthApiBody } from "../http/body";
-import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
-import { configOf, databaseConnection } from "./connection";
-import { assertClientOrigin } from "./cors";
+import { dbConnectionsTarget } from "./connection";
 import { hashSecret } from "./session";
 import { isEmailAddress } from "../../shared/email-address";
 import { ticketUrl } from "./ticket-links";
@@ -110,12 +107,7 @@ const changePasswordBody = z.object({
  */
 export async function dbChangePasswordEndpoint(c: AppContext): Promise<Response> {
   const body = await readAuthApiBody(c, changePasswordBody);
-  const config = await configOf(c);
-  const client = clientIn(config, body.client_id);
-  if (!client) throw new OAuthError("invalid_request", `Unknown client: ${body.client_id}`);
-  assertClientOrigin(c, client);
-  const connection = databaseConnection(config, body.connection, client);
-  if (!connection) throw new OAuthError("invalid_request", "connection not found");
+  const { config, client, connection } = await dbConnectionsTarget(c, body.client_id, body.connection);
   await requestPasswordReset(c, { config, client, connection, email: body.email, organizationId: body.organization ?? null });
   c.header("Cache-Control", "no-store");
   return c.text(RESET_REQUESTED_TEXT, 200);

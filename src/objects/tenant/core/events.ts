@@ -18,6 +18,11 @@ export interface WriteTx {
   sql: Sql;
   now: number;
   emit(event: OutboxEventInput): void;
+  /**
+   * Whether any destination of the relay would deliver an event of this type now (the object's write path
+   * answers it from its destinations, in this transaction). Absent: every event is wanted.
+   */
+  wanted?(eventType: string): boolean;
 }
 
 /** Records one audit event in the write's transaction. */
@@ -25,11 +30,24 @@ export function emitAudit(tx: WriteTx, audit: AuditContext, input: AuditInput): 
   tx.emit({ event_type: input.event_type, payload: buildAuditEvent(input, audit, tx.now) });
 }
 
-/** Records a `hook.{trigger}` event (delivered to the trigger's webhooks by the relay). */
-export function emitHook(tx: WriteTx, trigger: OutboxTrigger, data: Record<string, Json>): void {
+/**
+ * Whether a `hook.{trigger}` event would reach anyone now: an enabled webhook of the trigger (the tenant's or,
+ * with control-plane inheritance, its parent's), the code hooks of a relayed trigger, the registration
+ * finalizer. Decided in the write's transaction, so a hook enabled later sees the events committed after it.
+ */
+export const hookWanted = (tx: WriteTx, trigger: OutboxTrigger): boolean => tx.wanted?.(`hook.${trigger}`) ?? true;
+
+/**
+ * Records a `hook.{trigger}` event (delivered to the trigger's webhooks by the relay), unless no destination
+ * wants it ({@link hookWanted}: issue 31, a login wrote a `hook.post-user-login` row and relayed it to no
+ * one). Answers whether it was recorded.
+ */
+export function emitHook(tx: WriteTx, trigger: OutboxTrigger, data: Record<string, Json>): boolean {
+  if (!hookWanted(tx, trigger)) return false;
   // Metadata may hold anything a tenant stored (api keys in app_metadata ...): redacted like audit events.
   const redacted = redact(data) as Record<string, Json>;
   tx.emit({ event_type: `hook.${trigger}`, payload: { trigger_id: trigger, data: redacted, timestamp: new Date(tx.now).toISOString() } });
+  return true;
 }
 
 /** A management write (SPEC §2.10: `{entity}.{action}`, `sapi` / `fapi`). */

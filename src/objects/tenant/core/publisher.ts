@@ -80,7 +80,7 @@ export class Publisher {
     const events: OutboxEventInput[] = [];
     let written = 0;
     const result = this.storage.transactionSync(() => {
-      const tx: WriteTx = { sql: this.sql, now, emit: (event) => events.push(event) };
+      const tx: WriteTx = { sql: this.sql, now, emit: (event) => events.push(event), wanted: (type) => this.wanted(type) };
       const out = fn(tx);
       // Reactions see the write's own events only (not what reactions emit): no cascade of cascades.
       const emitted = events.length;
@@ -93,6 +93,11 @@ export class Publisher {
     });
     if (written > 0) this.afterCommit(now);
     return result;
+  }
+
+  /** Whether a destination accepts events of this type and wants one now (asked inside a write's transaction). */
+  wanted(eventType: string): boolean {
+    return this.destinations.some((d) => d.accepts(eventType) && (d.wants?.(eventType) ?? true));
   }
 
   /** New events are due now: make sure the alarm fires no later than that. */

@@ -28,6 +28,12 @@ export interface Destination {
    */
   boundMs?(eventType: string): number;
   accepts(eventType: string): boolean;
+  /**
+   * Whether the destination has anything to do now for an event of this type it accepts (e.g. the webhooks: an
+   * enabled hook of the trigger). Asked inside the write's transaction before an optional event (`emitHook`)
+   * is stored: an event no destination wants is not written. Absent: always.
+   */
+  wants?(eventType: string): boolean;
   deliver(event: DeliverableEvent, now: number): void | Promise<void>;
   /**
    * Told, inside the transaction that dead-letters an event it refused, that no attempt is left (e.g. the job

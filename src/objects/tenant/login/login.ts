@@ -8,13 +8,13 @@ import { isMissingColumn, iso, json, type Sql } from "../../sql";
 import type { AuditContext, AuditRequest } from "../../../shared/types";
 import { applyActionEffects } from "../actions/action-effects";
 import { LOG_TYPES } from "../core/audit";
-import { audited, emitAudit, emitHook, hookUser } from "../core/events";
+import { audited, emitAudit, emitHook, hookUser, hookWanted } from "../core/events";
 import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
-import { getUser, isRegistrationComplete, recordLogin } from "../users/users";
+import { getUser, type LoggedInUser, recordLogin } from "../users/users";
 import { findUserByEmail } from "../users/user-rows";
-import { wouldLinkByEmail } from "../users/account-linking";
+import { wouldLinkAccount } from "../users/account-linking";
 import { normalizeEmail } from "../../../shared/schemas/users";
 import { recordUserGrant } from "../oauth/user-grants";
 import type { NewUserGrant } from "../../../shared/schemas/client-grants";
@@ -54,9 +54,11 @@ export function createLoginSession(
   input: { id: string; request: AuthorizeRequest; csrf_token: string; expires_at: number },
   now: number,
 ): LoginSession {
+  const row = { id: input.id, client_id: input.request.client_id, request: JSON.stringify(input.request), csrf_token: input.csrf_token, state: "pending", user_id: null, created_at: now, expires_at: input.expires_at };
   sql.run`INSERT INTO login_sessions (id, client_id, request, csrf_token, created_at, expires_at)
-    VALUES (${input.id}, ${input.request.client_id}, ${input.request}, ${input.csrf_token}, ${now}, ${input.expires_at})`;
-  return getLoginSession(sql, input.id, now) as LoginSession;
+    VALUES (${row.id}, ${row.client_id}, ${row.request}, ${row.csrf_token}, ${now}, ${row.expires_at})`;
+  // The row as a read would answer it (issue 31: was a SELECT of the row just written).
+  return toLoginSession(row);
 }
 
 /** A login session that has not expired, or null. */
@@ -76,9 +78,10 @@ export function completeLoginSession(sql: Sql, id: string, userId: string, now: 
 
 /**
  * A browser session; `authenticated_at` defaults to now (the worker passes it when a code carries it). The
- * request that starts it (the caller's audit context) is its device's first and last use.
+ * request that starts it (the caller's audit context) is its device's first and last use. Not read back
+ * (issue 31): {@link getSession} answers it.
  */
-export function createSession(sql: Sql, input: NewSession, now: number, request?: AuditRequest): SessionRecord {
+export function createSession(sql: Sql, input: NewSession, now: number, request?: AuditRequest): void {
   const authenticatedAt = input.authenticated_at ?? now;
   const seen = deviceSeen(request);
   const device = { ...renameKeys(seen, "initial_"), ...renameKeys(seen, "last_") };
@@ -95,7 +98,6 @@ export function createSession(sql: Sql, input: NewSession, now: number, request?
       VALUES (${input.id}, ${input.secret_hash}, ${input.user_id}, ${[input.client_id]}, ${authenticatedAt}, ${now},
         ${input.expires_at}, ${input.issuer ?? null}, ${now}, ${now})`;
   }
-  return getSession(sql, input.id, now) as SessionRecord;
 }
 
 /** A live session, or null when unknown or expired. */
@@ -141,25 +143,34 @@ export function deleteSession(sql: Sql, id: string): EndedSession | null {
  * authorization code (if the response type asks for one) is stored. False, and nothing written, when the
  * login session was already completed or has expired (double submit, replay).
  */
-export function completeLogin(sql: Sql, input: LoginCompletion, now: number, request?: AuditRequest): boolean {
+export function completeLogin(sql: Sql, input: LoginCompletion, now: number, request?: AuditRequest): LoggedInUser | false {
   if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
   createSession(sql, input.session, now, request);
-  recordLogin(sql, input.session.user_id, now, request?.ip ?? null);
+  const user = recordLogin(sql, input.session.user_id, now, request?.ip ?? null);
   if (input.code) createAuthorizationCode(sql, input.code, now);
-  return true;
+  return user;
 }
 
 /**
  * The events of a successful login, in its commit: the `s` log event and the post-user-login hook; a user
  * whose registration never completed gets post-user-registration enqueued again (SPEC §6.2 self-healing).
  */
-export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string, executions: string[] = []): void {
-  const user = getUser(tx.sql, userId);
-  if (!user) return;
+export function emitLogin(tx: WriteTx, audit: AuditContext, userId: string, executions: string[] = [], known?: LoggedInUser): void {
+  // Issue 31: the user's record (and its identities) is read only for a hook event that is stored; the row's
+  // state comes from the login's own update when the caller has it (`known`).
+  const row =
+    known !== undefined
+      ? known
+      : tx.sql.first<NonNullable<LoggedInUser>>`SELECT linked_to, registration_completed_at AS registered FROM users WHERE user_id = ${userId}`;
+  if (!row || row.linked_to !== null) return;
   const client_id = audit.actor.client_id ?? null;
   emitAudit(tx, audit, { event_type: "user.login", log_type: LOG_TYPES.login, category: "user_action", description: "Successful login", user_id: userId, client_id, executions });
-  emitHook(tx, "post-user-login", { user: hookUser(user), client_id });
-  if (!isRegistrationComplete(tx.sql, userId)) emitHook(tx, "post-user-registration", { user: hookUser(user), client_id });
+  const login = hookWanted(tx, "post-user-login");
+  const registration = row.registered === null && hookWanted(tx, "post-user-registration");
+  const user = login || registration ? getUser(tx.sql, userId) : null;
+  if (!user) return;
+  if (login) emitHook(tx, "post-user-login", { user: hookUser(user), client_id });
+  if (registration) emitHook(tx, "post-user-registration", { user: hookUser(user), client_id });
 }
 
 /** The login-sessions facade (`stub.logins()`): one command per step of an interactive login. */
@@ -187,7 +198,7 @@ export class Logins extends TenantRpc {
       if (session && normalized) {
         for (const name of connections.slice(0, 8)) {
           const found = findUserByEmail(sql, name, normalized);
-          accounts[name] = found ? { ...found, links: wouldLinkByEmail(sql, found.user_id) } : null;
+          accounts[name] = found ? { ...found, links: wouldLinkAccount(sql, found) } : null;
         }
       }
       return { session, email: normalized, accounts };
@@ -197,10 +208,12 @@ export class Logins extends TenantRpc {
   /** See {@link completeLogin}. */
   complete(input: LoginCompletion): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now, this.audit.request);
-      if (done && input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
-      if (done) emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : []);
-      return done;
+      const user = completeLogin(tx.sql, input, tx.now, this.audit.request);
+      if (user === false) return false;
+      if (input.actions) applyActionEffects(tx, this.audit, input.session.user_id, input.actions);
+      // Actions' effects may write the user: its row is read again after them.
+      emitLogin(tx, this.audit, input.session.user_id, input.actions?.execution ? [input.actions.execution.id] : [], input.actions ? undefined : user);
+      return true;
     });
   }
 
@@ -267,7 +280,10 @@ export class Sessions extends TenantRpc {
   }
 
   start(input: NewSession): SessionRecord {
-    return this.commit(({ sql, now }) => createSession(sql, input, now, this.audit.request));
+    return this.commit(({ sql, now }) => {
+      createSession(sql, input, now, this.audit.request);
+      return getSession(sql, input.id, now) as SessionRecord;
+    });
   }
 
   /** The session and its user in one read (issue 31: an SSO authorize read them in two round trips). */

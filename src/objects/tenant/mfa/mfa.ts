@@ -250,8 +250,7 @@ export class Mfa extends TenantRpc {
    */
   completeWithAmr(input: LoginCompletion, amr: string[]): boolean {
     return this.commit((tx) => {
-      const done = completeLogin(tx.sql, input, tx.now, this.audit.request);
-      if (!done) return false;
+      if (completeLogin(tx.sql, input, tx.now, this.audit.request) === false) return false;
       setSessionAmr(tx.sql, input.session.id, amr);
       this.loggedIn(tx, input);
       return true;

@@ -4,7 +4,7 @@ import type { HookRecord } from "../../../shared/schemas/hooks";
 import { postToHook, WEBHOOK_TIMEOUT_MS } from "../../../shared/webhooks";
 import type { Sql } from "../../sql";
 import { isInternalEvent } from "../core/events";
-import { enabledHooks } from "./hooks";
+import { enabledHooks, hasEnabledHook } from "./hooks";
 import { writeLog } from "../core/logs";
 import type { HookEventPayload } from "../core/outbox";
 import type { DeliverableEvent, Destination } from "../core/relay";
@@ -43,8 +43,13 @@ export function logsDestination(sql: Sql): Destination {
   };
 }
 
-/** The enabled webhooks of a trigger on the tenant this one inherits from (none when it inherits nothing). */
-export type ParentHooks = (trigger: string) => Promise<HookRecord[]>;
+/** The tenant this one inherits webhooks from (control-plane inheritance), if any. */
+export interface ParentHooks {
+  /** Whether there is a parent now (a synchronous read of this tenant's settings: asked inside a write). */
+  linked(): boolean;
+  /** The parent's enabled webhooks of a trigger (none when it inherits nothing), read at delivery time. */
+  enabled(trigger: string): Promise<HookRecord[]>;
+}
 
 /**
  * Webhooks: `hook.*` events go to every enabled hook of the trigger, all at once, each with the
@@ -57,11 +62,13 @@ export function webhookDestination(sql: Sql, tenantId: string, parentHooks?: Par
     lane: "network",
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     accepts: (type) => type.startsWith("hook."),
+    // Issue 31: a trigger without an enabled webhook here, in a tenant that inherits none, has no event to store.
+    wants: (type) => hasEnabledHook(sql, type.slice("hook.".length)) || (parentHooks?.linked() ?? false),
     async deliver(event) {
       const trigger = event.event_type.slice("hook.".length);
       // Control-plane inheritance (issue 15 point 2): the parent's webhooks, read at delivery time, get the
       // child's events too (body `tenant_id` is the child's).
-      const hooks = [...enabledHooks(sql, trigger), ...(parentHooks ? await parentHooks(trigger) : [])];
+      const hooks = [...enabledHooks(sql, trigger), ...(parentHooks ? await parentHooks.enabled(trigger) : [])];
       if (!hooks.length) return;
       const body = JSON.stringify(webhookBody(event, tenantId));
       const results = await Promise.allSettled(hooks.map((hook) => postToHook(hook, body, event.id, egress)));

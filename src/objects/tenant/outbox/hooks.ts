@@ -37,6 +37,11 @@ export function enabledHooks(sql: Sql, triggerId: string): HookRecord[] {
   return sql.all<Row>`SELECT * FROM hooks WHERE trigger_id = ${triggerId} AND enabled = 1 AND template_id IS NULL ORDER BY created_at, id`.map(toHook);
 }
 
+/** Whether a trigger has an enabled webhook (one indexed step; what the write path asks before storing a hook event). */
+export function hasEnabledHook(sql: Sql, triggerId: string): boolean {
+  return sql.first`SELECT 1 FROM hooks WHERE trigger_id = ${triggerId} AND enabled = 1 AND template_id IS NULL LIMIT 1` !== undefined;
+}
+
 /** Template hooks (SPEC §6.2): built-in code bound like a hook, and the triggers each may bind to. */
 export const HOOK_TEMPLATES: Record<string, readonly string[]> = {
   "account-linking": ["post-user-login", "post-user-registration", "post-user-update"],

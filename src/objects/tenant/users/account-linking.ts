@@ -32,10 +32,16 @@ type LinkDecision = { reason: "link"; primary: string } | { reason: Exclude<Link
 
 function decideLink(sql: Sql, userId: string, requireVerifiedEmail: boolean): LinkDecision {
   const u = sql.first<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users WHERE user_id = ${userId}`;
+  return decideLinkOf(sql, u, requireVerifiedEmail);
+}
+
+/** {@link decideLink} for an account already read; `hasLinked`: whether accounts are linked to it, when known. */
+function decideLinkOf(sql: Sql, u: Account | undefined, requireVerifiedEmail: boolean, hasLinked?: boolean): LinkDecision {
   if (!u) return { reason: "missing" };
+  const userId = u.user_id;
   if (u.linked_to !== null) return { reason: "already_linked", linkedTo: u.linked_to };
   if (!u.email || (requireVerifiedEmail && u.email_verified !== 1)) return { reason: "unverified" };
-  if (sql.first`SELECT 1 FROM users WHERE linked_to = ${userId} LIMIT 1`) return { reason: "primary" };
+  if (hasLinked ?? sql.first`SELECT 1 FROM users WHERE linked_to = ${userId} LIMIT 1`) return { reason: "primary" };
   const primary = sql.first<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users
     WHERE email = ${u.email} AND user_id <> ${userId} AND linked_to IS NULL AND (email_verified = 1 OR ${requireVerifiedEmail ? 0 : 1} = 1)
     ORDER BY created_at, user_id LIMIT 1`;
@@ -47,9 +53,18 @@ function decideLink(sql: Sql, userId: string, requireVerifiedEmail: boolean): Li
 /**
  * Whether {@link linkByEmail} would link this account now, read without a write (issue 31: the login form's
  * one read tells the worker that the usual answer, no link, needs no commit). Null for an already linked one.
+ * The account comes read with its identities: its row is not read again, and the accounts linked to it are its
+ * identities after the first.
  */
-export function wouldLinkByEmail(sql: Sql, userId: string, requireVerifiedEmail = true): boolean | null {
-  const decision = decideLink(sql, userId, requireVerifiedEmail);
+export function wouldLinkAccount(sql: Sql, account: UserRecord, requireVerifiedEmail = true): boolean | null {
+  const row: Account = {
+    user_id: account.user_id,
+    email: account.email,
+    email_verified: account.email_verified ? 1 : 0,
+    linked_to: account.linked_to,
+    created_at: Date.parse(account.created_at),
+  };
+  const decision = decideLinkOf(sql, row, requireVerifiedEmail, account.identities.length > 1);
   return decision.reason === "already_linked" ? null : decision.reason === "link";
 }
 

@@ -69,19 +69,13 @@ export function splitUserId(userId: string): { provider: string; bare: string } 
  * accounts by the index directly, instead of the whole connections table and a json_each list.
  */
 export function loadIdentities(sql: Sql, rows: UserRow[]): Map<string, UserIdentity[]> {
-  const out = new Map<string, UserIdentity[]>();
-  if (rows.length === 0) return out;
+  if (rows.length === 0) return new Map();
   const strategies = new Map<string, string | undefined>();
   if (rows.length > 1) for (const c of sql.all<{ name: string; strategy: string }>`SELECT name, strategy FROM connections`) strategies.set(c.name, c.strategy);
   const strategyOf = (name: string) => {
     if (!strategies.has(name)) strategies.set(name, sql.first<{ strategy: string }>`SELECT strategy FROM connections WHERE name = ${name}`?.strategy);
     return strategies.get(name);
   };
-  const identity = (r: UserRow): UserIdentity => {
-    const { provider, bare } = splitUserId(String(r.user_id));
-    return { connection: String(r.connection), provider, user_id: bare, isSocial: isSocialStrategy(strategyOf(String(r.connection))) };
-  };
-  for (const r of rows) out.set(String(r.user_id), [identity(r)]);
   const only = rows.length === 1 ? String(rows[0]?.user_id) : null;
   // Linked accounts are rare: the users rows first (one indexed table), their link times only when there are
   // any, and the order made here. A join and an ORDER BY in one statement cost several times as much in a
@@ -91,6 +85,17 @@ export function loadIdentities(sql: Sql, rows: UserRow[]): Map<string, UserIdent
       ? sql.all<UserRow>`SELECT * FROM users WHERE linked_to = ${only}`
       : sql.all<UserRow>`SELECT * FROM users WHERE linked_to IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => String(r.user_id)))}))`
   );
+  return identitiesOf(sql, rows, linked, strategyOf);
+}
+
+/** The identities of `rows` given their linked accounts and a way to know a connection's strategy. */
+function identitiesOf(sql: Sql, rows: UserRow[], linked: UserRow[], strategyOf: (connection: string) => string | undefined): Map<string, UserIdentity[]> {
+  const out = new Map<string, UserIdentity[]>();
+  const identity = (r: UserRow): UserIdentity => {
+    const { provider, bare } = splitUserId(String(r.user_id));
+    return { connection: String(r.connection), provider, user_id: bare, isSocial: isSocialStrategy(strategyOf(String(r.connection))) };
+  };
+  for (const r of rows) out.set(String(r.user_id), [identity(r)]);
   if (linked.length > 1) {
     const linkedAt = new Map<string, number>();
     for (const r of linked) linkedAt.set(String(r.user_id), Number(sql.first<{ linked_at: number }>`SELECT linked_at FROM identities WHERE source_user_id = ${String(r.user_id)}`?.linked_at ?? 0));
@@ -111,10 +116,19 @@ export function toUsers(sql: Sql, rows: UserRow[]): UserRecord[] {
 /** One row by user id (a linked secondary included), or undefined. */
 export const userRow = (sql: Sql, userId: string) => sql.first<UserRow>`SELECT * FROM users WHERE user_id = ${userId}`;
 
-/** One account with its identities (a secondary shows none of its own: they live on its primary). */
+/**
+ * One account with its identities (a secondary shows none of its own: they live on its primary). One statement
+ * (issue 31: was three, the row, its connection's strategy and its linked accounts): the row and the rows linked
+ * to it, each with its connection's strategy; linked accounts are ordered as {@link loadIdentities} does.
+ */
 export function getAccount(sql: Sql, userId: string): UserRecord | null {
-  const row = userRow(sql, userId);
-  return row ? (toUsers(sql, [row])[0] ?? null) : null;
+  const rows = sql.all<UserRow & { strategy_: string | null }>`SELECT u.*, (SELECT strategy FROM connections WHERE name = u.connection) AS strategy_
+    FROM users u WHERE u.user_id = ${userId} OR u.linked_to = ${userId}`;
+  const row = rows.find((r) => r.user_id === userId);
+  if (!row) return null;
+  const strategies = new Map(rows.map((r) => [String(r.connection), r.strategy_ ?? undefined]));
+  const identities = identitiesOf(sql, [row], rows.filter((r) => r !== row && r.linked_to === userId), (name) => strategies.get(name));
+  return { ...toUserBase(row), identities: identities.get(userId) ?? [] };
 }
 
 /**
@@ -128,8 +142,8 @@ export function getUser(sql: Sql, userId: string): UserRecord | null {
 
 /**
  * {@link getUser} without its identities (`identities: []`), for a reader that never shows them: the refresh
- * grant of a tenant without post-login actions needs the user's standing and profile only, and skips the two
- * identity statements (its connection's strategy, its linked accounts) on every rotation (issue 31).
+ * grant of a tenant without post-login actions needs the user's standing and profile only, so it reads the row by
+ * its key alone, without the linked accounts and the connections' strategies (issue 31).
  */
 export function getUserWithoutIdentities(sql: Sql, userId: string): UserRecord | null {
   const row = userRow(sql, userId);

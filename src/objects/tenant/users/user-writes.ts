@@ -142,15 +142,15 @@ export function deleteUser(sql: Sql, userId: string): Result<{ user: UserRecord;
   return ok({ user, removed });
 }
 
-/** A successful login: counters, timestamps and the address it came from. */
-export function recordLogin(sql: Sql, userId: string, now: number, ip: string | null = null): void {
-  sql.run`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, last_ip = coalesce(${ip}, last_ip),
-    updated_at = ${now} WHERE user_id = ${userId}`;
-}
+/** What a login's events need of its user row (`emitLogin`); null when there is no such row. */
+export type LoggedInUser = { linked_to: string | null; registered: number | null } | null;
 
-/** Whether the registration finalizer has run for this user (SPEC §6.2). */
-export function isRegistrationComplete(sql: Sql, userId: string): boolean {
-  return sql.first<{ at: number | null }>`SELECT registration_completed_at AS at FROM users WHERE user_id = ${userId}`?.at != null;
+/** A successful login: counters, timestamps and the address it came from; answers the row's {@link LoggedInUser}. */
+export function recordLogin(sql: Sql, userId: string, now: number, ip: string | null = null): LoggedInUser {
+  return (
+    sql.first<NonNullable<LoggedInUser>>`UPDATE users SET logins_count = logins_count + 1, last_login = ${now}, last_ip = coalesce(${ip}, last_ip),
+    updated_at = ${now} WHERE user_id = ${userId} RETURNING linked_to, registration_completed_at AS registered` ?? null
+  );
 }
 
 export { getAccount };

@@ -12,7 +12,7 @@ import { listUsers } from "./user-search";
 import { createUser, deleteUser, updateUser } from "./user-writes";
 
 export { getUser, getUserWithoutIdentities } from "./user-rows";
-export { createUser, isRegistrationComplete, recordLogin } from "./user-writes";
+export { createUser, type LoggedInUser, recordLogin } from "./user-writes";
 
 /**
  * The users facade (`stub.users(audit)`). Users are not configuration: writes leave the version alone.

@@ -1,4 +1,5 @@
 import { ACTION_TRIGGERS } from "../../../shared/actions/triggers";
+import { readStatus, type Status, statusOf } from "../pages/outcome";
 import type { ConsoleContext } from "../context";
 import { can } from "../grants";
 import { Csrf } from "../pages/layout";
@@ -18,8 +19,6 @@ interface Action {
 export const EDITOR_SCRIPT = "/admin/assets/editor.js";
 
 const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
-type Status = 200 | 201 | 400 | 403 | 404;
-const statusOf = (s: number): Status => (s === 403 || s === 404 ? s : 400);
 const STARTER = "exports.onExecutePostLogin = async (event, api) => {\n  // api.accessToken.setCustomClaim(\"https://example.com/plan\", \"gold\");\n};\n";
 
 /** GET /admin/t/:tenant/actions: the list (GET /actions/actions) and the create form. */
@@ -83,7 +82,7 @@ export async function actionsScreen(c: ConsoleContext, error: string | null = nu
         </>
       ) : null}
     </>,
-    status,
+    status === 200 ? readStatus(list) : status,
   );
 }
 

@@ -4,6 +4,7 @@ import { stepUpRequired } from "../login";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, listOf, Notice, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { sendConsolePage, shellOf } from "../render";
+import { readStatus, type Status } from "../pages/outcome";
 import { ChangeHistory, loadHistory } from "../pages/history";
 
 interface Client {
@@ -29,7 +30,7 @@ const APP_TYPES = [
 const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
 
 /** GET /admin/t/:tenant/applications: the list (GET /clients) and the create form. */
-export async function applicationsScreen(c: ConsoleContext, error: string | null = null, status: 200 | 400 | 403 = 200): Promise<Response> {
+export async function applicationsScreen(c: ConsoleContext, error: string | null = null, status: Status = 200): Promise<Response> {
   const tenant = tenantOf(c);
   const page = pageOf(c.req.query("page"));
   const list = await c.var.api.get<{ clients: Client[]; total: number }>(tenant, "/clients", { page, per_page: PER_PAGE, include_totals: true });
@@ -85,7 +86,8 @@ export async function applicationsScreen(c: ConsoleContext, error: string | null
         </>
       ) : null}
     </>,
-    status,
+    // A refused list read is the page's status too (403 for an operator without read:clients).
+    status === 200 ? readStatus(list) : status,
   );
 }
 

@@ -4,6 +4,7 @@ import { Csrf } from "../pages/layout";
 import { ApiError, Field, Pager, pageOf, str, tenantPath } from "../pages/parts";
 import { DataTable } from "../pages/table";
 import { sendConsolePage, shellOf } from "../render";
+import { readStatus, type Status } from "../pages/outcome";
 
 type Row = Record<string, unknown>;
 
@@ -105,7 +106,6 @@ const SPECS: ListSpec[] = [
   },
 ];
 
-type Status = 200 | 201 | 400 | 403 | 404 | 409;
 
 async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | null = null, status: Status = 200): Promise<Response> {
   const tenant = c.req.param("tenant") as string;
@@ -143,7 +143,7 @@ async function listScreen(c: ConsoleContext, spec: ListSpec, error: string | nul
         </>
       ) : null}
     </>,
-    status,
+    status === 200 ? readStatus(list) : status,
   );
 }
 

@@ -1,8 +1,9 @@
 import type { ConsoleContext } from "../context";
+import { type Status, statusOf } from "../pages/outcome";
 import { can } from "../grants";
 import { Csrf } from "../pages/layout";
 import { ApiError, Field, Notice, str, tenantPath, when } from "../pages/parts";
-import { sendConsolePage, shellOf } from "../render";
+import { sendConsoleError, sendConsolePage, shellOf } from "../render";
 
 interface Organization {
   id: string;
@@ -33,8 +34,6 @@ function rowsOf<T>(body: unknown, key: string): T[] {
   return Array.isArray(inner) ? (inner as T[]) : [];
 }
 
-type Status = 200 | 201 | 400 | 403 | 404 | 409;
-const statusOf = (s: number): Status => (s === 403 || s === 404 || s === 409 ? s : 400);
 const tenantOf = (c: ConsoleContext) => c.req.param("tenant") as string;
 const orgPath = (c: ConsoleContext) => `/organizations/${encodeURIComponent(c.req.param("id") as string)}`;
 
@@ -44,7 +43,8 @@ export async function organizationScreen(c: ConsoleContext, options: { error?: s
   const api = c.var.api;
   const path = orgPath(c);
   const read = await api.get<Organization>(tenant, path);
-  if (!read.ok) return c.redirect(tenantPath(tenant, "/organizations"), 303);
+  // The API's refusal (403 without read:organizations, 404 for an unknown id) is the page's answer.
+  if (!read.ok) return sendConsoleError(c, statusOf(read.status), "Organization", read.error ?? "The organization could not be read.", tenantPath(tenant, "/organizations"));
   const [members, invitations, clients] = await Promise.all([
     api.get(tenant, `${path}/members`, { per_page: 100 }),
     api.get(tenant, `${path}/invitations`, { per_page: 100 }),

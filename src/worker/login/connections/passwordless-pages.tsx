@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import { EmailField } from "../pages/fields";
+import { EmailField, PhoneField } from "../pages/fields";
 import { FormError, Layout, type PageShell } from "../pages/layout";
 import type { FormFailure } from "../pages/parts";
 import type { PasswordlessStrategy } from "./offer";
@@ -16,28 +16,6 @@ interface PasswordlessProps {
 }
 
 const query = (state: string, connection: PasswordlessStrategy) => `?state=${encodeURIComponent(state)}&connection=${connection}`;
-
-/** The phone number field of the SMS connection (E.164). */
-const PhoneField: FC<{ label: string; hint: string; value?: string; isInvalid: boolean }> = ({ label, hint, value, isInvalid }) => (
-  <div class="field">
-    <label for="phone_number">{label}</label>
-    <input
-      id="phone_number"
-      name="phone_number"
-      type="tel"
-      autocomplete="tel"
-      inputmode="tel"
-      required
-      autofocus
-      value={value ?? ""}
-      aria-invalid={isInvalid ? "true" : undefined}
-      aria-describedby={isInvalid ? "form-error phone-hint" : "phone-hint"}
-    />
-    <p id="phone-hint" class="hint">
-      {hint}
-    </p>
-  </div>
-);
 
 /** Passwordless, first step: the address (or phone number) the one-time code goes to. */
 export const PasswordlessStartPage: FC<PasswordlessProps & { identifier?: string }> = (p) => {

@@ -47,7 +47,8 @@ export async function continueSubmit(c: AppContext): Promise<Response> {
   const submitted = await submittedMfa(c);
   if (submitted instanceof Response) return submitted;
   const { m, form } = submitted;
-  if (form.action === "skip-passkey") {
+  // "Not now" answers the passkey offer, which comes only after the factor (issue 25: no step out of order).
+  if (form.action === "skip-passkey" && m.tx.pending.satisfied) {
     const tx = await tenantObject(c.env, c.var.tenant.id).mfa().update(m.tx.id, { passkey_offer_done: true });
     if (tx) return nextStep(c, { ...m, tx });
   }

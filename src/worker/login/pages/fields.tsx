@@ -68,3 +68,25 @@ export const PasswordField: FC<{
     {children}
   </div>
 );
+
+/** A phone number field (E.164): the SMS connection's login and the SMS factor's enrollment; the hint is read with it. */
+export const PhoneField: FC<{ label: string; hint: string; value?: string; isInvalid: boolean }> = ({ label, hint, value, isInvalid }) => (
+  <div class="field">
+    <label for="phone_number">{label}</label>
+    <input
+      id="phone_number"
+      name="phone_number"
+      type="tel"
+      autocomplete="tel"
+      inputmode="tel"
+      required
+      autofocus
+      value={value ?? ""}
+      aria-invalid={isInvalid ? "true" : undefined}
+      aria-describedby={isInvalid ? "phone-hint form-error" : "phone-hint"}
+    />
+    <p id="phone-hint" class="hint">
+      {hint}
+    </p>
+  </div>
+);

@@ -1,5 +1,6 @@
 import type { FC } from "hono/jsx";
 import { FormError, Layout, type PageShell } from "./layout";
+import { PhoneField } from "./fields";
 import type { FormFailure } from "./login-page";
 
 /**
@@ -128,24 +129,7 @@ export const PhoneEnrollmentPage: FC<PhoneEnrollmentProps> = ({ shell, query, cs
     <form method="post" action={`/u2/mfa/phone-enrollment${query}`} novalidate>
       {error ? <FormError code={error.code} message={shell.text.failure(error)} /> : null}
       <input type="hidden" name="_csrf" value={csrf} />
-      <div class="field">
-        <label for="phone_number">{t("placeholder")}</label>
-        <input
-          id="phone_number"
-          name="phone_number"
-          type="tel"
-          autocomplete="tel"
-          inputmode="tel"
-          required
-          autofocus
-          value={phone ?? ""}
-          aria-invalid={error ? "true" : undefined}
-          aria-describedby={error ? "phone-hint form-error" : "phone-hint"}
-        />
-        <p id="phone-hint" class="hint">
-          {t("hint")}
-        </p>
-      </div>
+      <PhoneField label={t("placeholder")} hint={t("hint")} value={phone} isInvalid={Boolean(error)} />
       <button type="submit">{t("buttonText")}</button>
     </form>
     <Alternatives shell={shell} query={query} show={hasAlternatives} />

@@ -2,7 +2,7 @@ import { fromBase64Url, fromUtf8 } from "../../../shared/crypto/encoding";
 import { z } from "zod";
 import { problem, unwrap } from "../../../shared/errors";
 import { CLIENT_TOKENS_REVOKED_BEFORE, clientTokensRevokedBefore } from "../../../shared/schemas/clients";
-import { refreshTokenApiId, revokeRefreshTokensBody, updateRefreshTokenBody } from "../../../shared/schemas/refresh-tokens";
+import { refreshTokenEvent, revokeRefreshTokensBody, updateRefreshTokenBody } from "../../../shared/schemas/refresh-tokens";
 import type { RefreshTokenRecord } from "../../../shared/types";
 import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
@@ -15,10 +15,8 @@ import { targetTenant } from "../tenant-scoped";
 /**
  * Management ids of refresh tokens carry their route like the tokens do (ARCHITECTURE.md §5):
  * `<token id>.<base64url(user_id)>`, so `GET /refresh-tokens/{id}` reaches the user's object without a
- * tenant-wide index (no tenant write per rotation).
+ * tenant-wide index (no tenant write per rotation). `refreshTokenApiId` (shared/schemas/refresh-tokens.ts) makes them; this reads them back.
  */
-const managementId = refreshTokenApiId;
-
 function parseManagementId(id: string): { tokenId: string; userId: string } | null {
   const match = /^(rt_[A-Za-z0-9]{22})\.([A-Za-z0-9_-]{1,400})$/.exec(id);
   if (!match) return null;
@@ -38,21 +36,9 @@ function present(t: RefreshTokenRecord, revokedBefore: ReadonlyMap<string, numbe
   // A client-wide revocation reaches each family at its next use; until then the family reads as revoked then.
   const clientWide = revokedBefore.get(t.client_id);
   const revokedAt = t.revoked_at ?? (clientWide !== undefined && Date.parse(t.created_at) < clientWide ? new Date(clientWide).toISOString() : null);
-  return {
-    id: managementId(t),
-    user_id: t.user_id,
-    client_id: t.client_id,
-    session_id: t.session_id,
-    created_at: t.created_at,
-    expires_at: t.expires_at,
-    idle_expires_at: t.idle_expires_at,
-    last_exchanged_at: t.last_exchanged_at,
-    device: t.device,
-    rotating: true,
-    resource_servers: t.audience ? [{ audience: t.audience, scopes: t.scope }] : [],
-    refresh_token_metadata: t.metadata,
-    ...(revokedAt ? { revoked_at: revokedAt } : {}),
-  };
+  // The action event's fields, with the metadata under the management API's name.
+  const { metadata, ...fields } = refreshTokenEvent(t);
+  return { ...fields, refresh_token_metadata: metadata, ...(revokedAt ? { revoked_at: revokedAt } : {}) };
 }
 
 /** The tenant's client-wide refresh-token revocations (client id -> time), for `present`. */
