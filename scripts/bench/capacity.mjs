@@ -86,7 +86,7 @@ export async function capacityTenant(ctx, id, { users = 0, passwordHash } = {}) 
 }
 
 /** authorize -> login page -> password POST -> redirects to the callback; answers the code and the browser's cookies. */
-async function passwordLogin(t, email, params = {}) {
+export async function passwordLogin(t, email, params = {}) {
   const cookies = new Map();
   const query = new URLSearchParams({ client_id: t.web.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile", ...params });
   const start = await t.fetch(`/authorize?${query}`, { cookies });
@@ -106,7 +106,7 @@ async function passwordLogin(t, email, params = {}) {
   return { code, cookies };
 }
 
-async function exchange(t, code) {
+export async function exchange(t, code) {
   const res = await t.fetch("/oauth/token", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -116,7 +116,7 @@ async function exchange(t, code) {
   return res.json();
 }
 
-async function ssoCode(t, cookies, params = {}) {
+export async function ssoCode(t, cookies, params = {}) {
   const query = new URLSearchParams({ client_id: t.web.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid profile", ...params });
   const res = await t.fetch(`/authorize?${query}`, { cookies });
   const code = new URL(res.headers.get("location") ?? "", "http://x").searchParams.get("code");

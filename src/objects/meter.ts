@@ -34,6 +34,10 @@ interface Meter {
   depth: number;
   txDepth: number;
   replaying: boolean;
+  /** Inside a replay's pass: a call's own transaction runs in the pass's, without a savepoint of its own. */
+  flat: boolean;
+  /** A flattened transaction threw (its writes could not be undone alone): the replay is refused. */
+  flatFailed: boolean;
   recording: Step[][] | null;
   last: Step[][];
 }
@@ -63,7 +67,7 @@ const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
  * and the constructor excluded), its storage's `transactionSync` and its SQL `exec`.
  */
 export function installMeter(instance: object, storage: DurableObjectStorage, sql: SqlStorage, name: string): void {
-  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, recording: null, last: [] };
+  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, flat: false, flatFailed: false, recording: null, last: [] };
   meters.set(name, meter);
   (instance as Record<symbol, Meter>)[METER] = meter;
   wrapPrototype(Object.getPrototypeOf(instance), (self) => (self as Record<symbol, Meter>)[METER], true);
@@ -72,7 +76,13 @@ export function installMeter(instance: object, storage: DurableObjectStorage, sq
     if (meter.txDepth === 0 && !meter.replaying) meter.depth > 0 ? meter.counts.transactions++ : meter.counts.background_transactions++;
     meter.txDepth++;
     try {
-      return transactionSync(fn);
+      if (!meter.flat || meter.txDepth === 1) return transactionSync(fn);
+      try {
+        return fn();
+      } catch (error) {
+        meter.flatFailed = true;
+        throw error;
+      }
     } finally {
       meter.txDepth--;
     }
@@ -175,58 +185,109 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
  * in µs less an empty rolled-back transaction's. Refuses a window whose calls answer promises (their work
  * after the first await would escape the rollback).
  */
+export type ReplayMode = "prefix" | "staged" | "outcomes";
+
 export async function meterReplay(
   instance: object,
   storage: DurableObjectStorage,
   calls: RecordedCalls,
   n: number,
-): Promise<{ us: number; per_call_us: number[]; calls: number; n: number; ms: number } | { error: string }> {
+  mode: ReplayMode = "prefix",
+  settle: () => void = () => {},
+  from = 0,
+  prelude: () => void = () => {},
+  flat = false,
+): Promise<{ us: number; per_call_us: number[]; calls: number; n: number; ms: number; outcomes?: string[] } | { error: string }> {
   const meter = (instance as Record<symbol, Meter>)[METER];
   if (!meter) return { error: "OBJECT_METER is not set" };
-  // `upTo`: how many of the calls a pass runs (prefixes give each call's marginal cost).
-  const pass = (work: boolean, upTo = calls.length) => {
+  const run = (path: Step[]) => {
+    let target: unknown = instance;
+    for (const step of path) {
+      const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
+      if (!method) throw new Error(`no method ${step.method}`);
+      target = method.apply(target, step.args);
+    }
+    if (target instanceof Promise) throw new Error(`${path.map((s) => s.method).join(".")} answers a promise`);
+    return target;
+  };
+  // `from`, `upTo`: which of the calls a pass runs (prefixes give each call's marginal cost).
+  const pass = (work: boolean, upTo = calls.length, from = 0) => {
+    meter.flat = flat;
     try {
       storage.transactionSync(() => {
-        if (work) {
-          for (const path of calls.slice(0, upTo)) {
-            let target: unknown = instance;
-            for (const step of path) {
-              const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
-              if (!method) throw new Error(`no method ${step.method}`);
-              target = method.apply(target, step.args);
-            }
-            if (target instanceof Promise) throw new Error(`${path.map((s) => s.method).join(".")} answers a promise`);
-          }
-        }
+        prelude();
+        if (work) for (const path of calls.slice(from, upTo)) run(path);
         throw new Rollback();
       });
     } catch (error) {
       if (!(error instanceof Rollback) && (error as Error)?.constructor?.name !== "Rollback") throw error;
+    } finally {
+      meter.flat = false;
     }
   };
-  const time = async (work: boolean, count: number, upTo = calls.length) => {
+  const time = async (work: boolean, count: number, upTo = calls.length, from = 0) => {
     await tick();
     const started = Date.now();
-    for (let i = 0; i < count; i++) pass(work, upTo);
+    for (let i = 0; i < count; i++) pass(work, upTo, from);
     await tick();
     return Date.now() - started;
   };
-  meter.replaying = true;
-  try {
-    pass(true);
+  // Enough passes for a reading well above the clock's 1 ms step.
+  const enough = async (upTo: number, from: number) => {
     let count = n;
-    let ms = await time(true, count);
-    // Enough passes for a reading well above the clock's 1 ms step.
+    let ms = await time(true, count, upTo, from);
     while (ms < 150 && count < 200_000) {
       count *= 4;
-      ms = await time(true, count);
+      ms = await time(true, count, upTo, from);
     }
+    return { count, ms };
+  };
+  meter.replaying = true;
+  try {
+    if (mode === "outcomes") {
+      const outcomes: string[] = [];
+      try {
+        storage.transactionSync(() => {
+          for (const path of calls) outcomes.push(JSON.stringify(run(path) ?? null).slice(0, 300));
+          throw new Rollback();
+        });
+      } catch (error) {
+        if (!(error instanceof Rollback) && (error as Error)?.constructor?.name !== "Rollback") throw error;
+      }
+      return { us: 0, per_call_us: [], calls: calls.length, n: 0, ms: 0, outcomes };
+    }
+    if (mode === "staged") {
+      // Each call timed alone on the state its predecessors committed, then committed itself.
+      const per_call_us: number[] = [];
+      let total = 0;
+      let passes = 0;
+      for (let i = 0; i < calls.length; i++) {
+        pass(true, i + 1, i);
+        const { count, ms } = await enough(i + 1, i);
+        const base = await time(false, count);
+        per_call_us.push(Math.round(((ms - base) * 1000) / count));
+        total += Math.max(0, ((ms - base) * 1000) / count);
+        passes += count;
+        run(calls[i] as Step[]);
+        settle();
+        await tick();
+      }
+      return { us: total, per_call_us, calls: calls.length, n: passes, ms: 0 };
+    }
+    // `from`: the calls before it are committed first (not timed: their marginal reads 0).
+    for (let i = 0; i < from; i++) {
+      run(calls[i] as Step[]);
+      settle();
+    }
+    await tick();
+    pass(true, calls.length, from);
+    const { count, ms } = await enough(calls.length, from);
     const base = await time(false, count);
     // Each call's marginal cost: the prefix ending with it less the prefix before it (on the same path).
-    const per_call_us: number[] = [];
+    const per_call_us: number[] = calls.slice(0, from).map(() => 0);
     let before = base;
-    for (let i = 1; i <= calls.length; i++) {
-      const prefix = await time(true, count, i);
+    for (let i = from + 1; i <= calls.length; i++) {
+      const prefix = await time(true, count, i, from);
       per_call_us.push(Math.round(((prefix - before) * 1000) / count));
       before = prefix;
     }
