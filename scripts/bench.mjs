@@ -207,14 +207,6 @@ async function main() {
     },
   };
 
-  if (CAPACITY && process.env.CAPACITY_PROBE) {
-    try {
-      await (await import(process.env.CAPACITY_PROBE)).probe(ctx);
-    } finally {
-      await cleanup();
-    }
-    return;
-  }
   if (CAPACITY) {
     try {
       const result = await runCapacity(ctx, { realityS: Math.min(DURATION_S, 10), concurrency: Math.max(CONNECTIONS, 8) });

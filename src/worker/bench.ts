@@ -183,8 +183,7 @@ export function benchRoutes(): Hono<AppEnv> {
   router.post("/meter/replay", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 200) || 200, 1), 100_000);
     const tenant = c.req.query("tenant") ?? "";
-    const mode = c.req.query("mode");
-    return c.json(await tenantObject(c.env, tenant).bench().meterReplay(tenant, n, mode === "staged" || mode === "outcomes" ? mode : "prefix", Number(c.req.query("from") ?? 0) || 0, Number(c.req.query("pad") ?? 0) || 0, c.req.query("flat") === "1"));
+    return c.json(await tenantObject(c.env, tenant).bench().meterReplay(tenant, n));
   });
   return router;
 }

@@ -6,7 +6,7 @@ import { audited } from "./core/events";
 import { recordOutboxEvents } from "./core/outbox";
 import type { Publisher } from "./core/publisher";
 import { createUser } from "./users/user-writes";
-import { meterLast, meterPause, meterReplay, meterStart, meterStop, type RecordedCalls, type ReplayMode } from "../meter";
+import { meterLast, meterPause, meterReplay, meterStart, meterStop, type RecordedCalls } from "../meter";
 import { dumpTables, restoreTables, type TableRows } from "./bench-replay";
 import { RpcTarget } from "cloudflare:workers";
 
@@ -154,25 +154,20 @@ export class TenantBench extends RpcTarget {
    * The object-side work of this tenant's last window, timed inside an object: a scratch tenant object gets
    * the rows as they were when the window opened and runs the window's calls in a loop (src/objects/meter.ts).
    */
-  meterReplay(tenantId: string, n: number, mode: ReplayMode = "prefix", from = 0, pad = 0, flat = false) {
+  meterReplay(tenantId: string, n: number) {
     const rows = windows.get(tenantId)?.rows;
     if (!rows) return { error: "no metering window" };
-    return this.env.TENANT.getByName(`${tenantId}~replay-${crypto.randomUUID()}`).bench().replayOn(rows, meterLast(this.object), n, mode, from, pad, flat);
-  }
-
-  /** DIAGNOSTIC: `pages` rows of ~3 KB each (one per page), touched by the returned prelude. */
-  padding(pages: number): () => void {
-    if (pages <= 0) return () => {};
-    this.sql.exec("CREATE TABLE IF NOT EXISTS bench_pad (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, b BLOB)");
-    for (let i = 0; i < pages; i++) this.sql.exec("INSERT INTO bench_pad (id, n, b) VALUES (?, 0, randomblob(3000))", i);
-    return () => void this.sql.exec("UPDATE bench_pad SET n = n + 1");
+    return this.env.TENANT.getByName(`${tenantId}~replay-${crypto.randomUUID()}`).bench().replayOn(rows, meterLast(this.object), n);
   }
 
   /** Restores `rows` into this (scratch) object, then times `calls` on them. */
-  replayOn(rows: TableRows, calls: RecordedCalls, n: number, mode: ReplayMode = "prefix", from = 0, pad = 0, flat = false) {
+  replayOn(rows: TableRows, calls: RecordedCalls, n: number) {
     restoreTables(this.storage, this.sql, rows);
-    // A staged replay commits each call: its outbox rows are dropped (no relay runs in the scratch object).
-    return meterReplay(this.object, this.storage, calls, n, mode, () => this.sql.run`DELETE FROM outbox`, from, this.padding(pad), flat);
+    // Each call is committed before the next one is timed: its outbox rows and alarm are dropped (no relay here).
+    return meterReplay(this.object, this.storage, calls, n, () => {
+      this.sql.run`DELETE FROM outbox`;
+      void this.storage.deleteAlarm();
+    });
   }
 }
 
