@@ -6,8 +6,9 @@
  * - round trips into the tenant object and into users' objects, transactions, write statements (the requests'
  *   own; the relay's, when its alarm ran inside the window, are kept apart) and outbox events the pass caused
  *   (instrumented, not estimated);
- * - the tenant object's own time for the class: the pass's object-side calls replayed in a loop inside the
- *   object, each pass in a rolled-back transaction (the front worker's CPU is not counted);
+ * - the tenant object's own time for the class: the pass's object-side calls replayed inside the object, each
+ *   call alone in a loop of rolled-back transactions on the state the calls before it committed (the front
+ *   worker's CPU is not counted);
  * then projects the ceiling of one tenant: requests/s that keep its object 80 % busy, per class and for a
  * stated mix. Last, the reality check: password logins on one tenant (spread over its users) against the same
  * load spread over ten tenants on the same machine.
@@ -381,7 +382,7 @@ export function printCapacity(result) {
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const row of table) console.log(line(row));
-  console.log("\nObject calls per class, with each tenant call's marginal in-object µs (tenant | users):");
+  console.log("\nObject calls per class, with each tenant call's in-object µs (timed alone, in its own transaction) (tenant | users):");
   for (const r of result.rows.filter((row) => !row.floor)) {
     const tenant = r.tenantCallNames.map((name, i) => `${name} ${r.tenantCallUs?.[i] ?? "?"} µs`);
     console.log(`  ${r.id}: ${tenant.join(", ") || "-"} | ${r.userCallNames.join(", ") || "-"}`);

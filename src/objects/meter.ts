@@ -11,7 +11,7 @@ import { RpcTarget } from "cloudflare:workers";
  * - `writes`: INSERT / UPDATE / DELETE / REPLACE statements run by the requests, `background_writes` the others
  *   (the alarm's: whether the relay runs inside a window depends on timing, so it is counted apart).
  * While recording it also keeps every external call (its facade chain and arguments) so that `replay` can run
- * the same object-side work again in a loop, each pass in a transaction rolled back, and time it inside the
+ * the same object-side work again, each call in a loop of transactions rolled back, and time it inside the
  * object (the front worker's CPU is not counted).
  */
 export interface MeterCounts {
@@ -34,6 +34,10 @@ interface Meter {
   depth: number;
   txDepth: number;
   replaying: boolean;
+  /** Inside a replay's pass: a call's own transaction runs in the pass's, without a savepoint of its own. */
+  flat: boolean;
+  /** A flattened transaction threw (its writes could not be undone alone): the replay is refused. */
+  flatFailed: boolean;
   recording: Step[][] | null;
   last: Step[][];
 }
@@ -63,7 +67,7 @@ const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
  * and the constructor excluded), its storage's `transactionSync` and its SQL `exec`.
  */
 export function installMeter(instance: object, storage: DurableObjectStorage, sql: SqlStorage, name: string): void {
-  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, recording: null, last: [] };
+  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, flat: false, flatFailed: false, recording: null, last: [] };
   meters.set(name, meter);
   (instance as Record<symbol, Meter>)[METER] = meter;
   wrapPrototype(Object.getPrototypeOf(instance), (self) => (self as Record<symbol, Meter>)[METER], true);
@@ -72,7 +76,14 @@ export function installMeter(instance: object, storage: DurableObjectStorage, sq
     if (meter.txDepth === 0 && !meter.replaying) meter.depth > 0 ? meter.counts.transactions++ : meter.counts.background_transactions++;
     meter.txDepth++;
     try {
-      return transactionSync(fn);
+      // In a replay's pass (depth 1), the call's own transaction (depth 2) runs as the pass's; deeper ones nest.
+      if (!meter.flat || meter.txDepth !== 2) return transactionSync(fn);
+      try {
+        return fn();
+      } catch (error) {
+        meter.flatFailed = true;
+        throw error;
+      }
     } finally {
       meter.txDepth--;
     }
@@ -170,67 +181,83 @@ class Rollback extends Error {}
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
- * Runs recorded calls again, `n` times or more, each pass in a transaction rolled back (on a copy of the state at
- * the window's start, single-use artifacts are consumed again each pass, on the same path), and answers the time per pass
- * in µs less an empty rolled-back transaction's. Refuses a window whose calls answer promises (their work
- * after the first await would escape the rollback).
+ * Runs recorded calls again and answers the object time each one costs, in µs: each call alone, `n` times or
+ * more, in a transaction rolled back (single-use artifacts are consumed again each pass, on the same path), on
+ * the state its predecessors left (the copy of the window's start with the calls before it committed, as in
+ * production each call is a request and a transaction of its own), less an empty rolled-back transaction's.
+ * The call's own transaction is the pass's: production runs it outermost, with no savepoint under it (nested,
+ * SQLite journals every page it writes, and past 64 KiB spills that journal to a temporary file). `settle` runs
+ * after each call is committed (the tenant drops its outbox rows: no relay in a scratch object). Refuses a window
+ * whose calls answer promises (their work after the first await would escape the rollback).
  */
 export async function meterReplay(
   instance: object,
   storage: DurableObjectStorage,
   calls: RecordedCalls,
   n: number,
+  settle: () => void = () => {},
 ): Promise<{ us: number; per_call_us: number[]; calls: number; n: number; ms: number } | { error: string }> {
   const meter = (instance as Record<symbol, Meter>)[METER];
   if (!meter) return { error: "OBJECT_METER is not set" };
-  // `upTo`: how many of the calls a pass runs (prefixes give each call's marginal cost).
-  const pass = (work: boolean, upTo = calls.length) => {
+  const run = (path: Step[]) => {
+    let target: unknown = instance;
+    for (const step of path) {
+      const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
+      if (!method) throw new Error(`no method ${step.method}`);
+      target = method.apply(target, step.args);
+    }
+    if (target instanceof Promise) throw new Error(`${path.map((s) => s.method).join(".")} answers a promise`);
+  };
+  // One pass: `call` (or nothing) in a transaction rolled back.
+  const pass = (call: Step[] | null) => {
+    meter.flat = true;
     try {
       storage.transactionSync(() => {
-        if (work) {
-          for (const path of calls.slice(0, upTo)) {
-            let target: unknown = instance;
-            for (const step of path) {
-              const method = (target as Record<string, ((...a: unknown[]) => unknown) | undefined>)[step.method];
-              if (!method) throw new Error(`no method ${step.method}`);
-              target = method.apply(target, step.args);
-            }
-            if (target instanceof Promise) throw new Error(`${path.map((s) => s.method).join(".")} answers a promise`);
-          }
-        }
+        if (call) run(call);
         throw new Rollback();
       });
     } catch (error) {
       if (!(error instanceof Rollback) && (error as Error)?.constructor?.name !== "Rollback") throw error;
+    } finally {
+      meter.flat = false;
     }
+    if (meter.flatFailed) throw new Error("a call's transaction failed and the call went on: the replay cannot undo it alone");
   };
-  const time = async (work: boolean, count: number, upTo = calls.length) => {
+  const time = async (call: Step[] | null, count: number) => {
     await tick();
     const started = Date.now();
-    for (let i = 0; i < count; i++) pass(work, upTo);
+    for (let i = 0; i < count; i++) pass(call);
     await tick();
     return Date.now() - started;
   };
   meter.replaying = true;
+  meter.flatFailed = false;
   try {
-    pass(true);
-    let count = n;
-    let ms = await time(true, count);
-    // Enough passes for a reading well above the clock's 1 ms step.
-    while (ms < 150 && count < 200_000) {
-      count *= 4;
-      ms = await time(true, count);
-    }
-    const base = await time(false, count);
-    // Each call's marginal cost: the prefix ending with it less the prefix before it (on the same path).
     const per_call_us: number[] = [];
-    let before = base;
-    for (let i = 1; i <= calls.length; i++) {
-      const prefix = await time(true, count, i);
-      per_call_us.push(Math.round(((prefix - before) * 1000) / count));
-      before = prefix;
+    let us = 0;
+    let passes = 0;
+    let total = 0;
+    for (const call of calls) {
+      pass(call);
+      let count = n;
+      let ms = await time(call, count);
+      // Enough passes for a reading well above the clock's 1 ms step.
+      while (ms < 150 && count < 200_000) {
+        count *= 4;
+        ms = await time(call, count);
+      }
+      const base = await time(null, count);
+      const callUs = ((ms - base) * 1000) / count;
+      per_call_us.push(Math.round(callUs));
+      us += callUs;
+      passes += count;
+      total += ms;
+      // The next call runs on the state this one commits.
+      run(call);
+      settle();
     }
-    return { us: Math.max(0, ((ms - base) * 1000) / count), per_call_us, calls: calls.length, n: count, ms };
+    // Each call's reading is unclamped (noise either way), the sum is not below 0.
+    return { us: Math.max(0, us), per_call_us, calls: calls.length, n: passes, ms: total };
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
