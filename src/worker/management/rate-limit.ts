@@ -130,26 +130,28 @@ export const managementRateLimit: MiddlewareHandler<AppEnv> = async (c, next) =>
   const tenantId = c.var.tenant.id;
   const auth = c.var.auth;
   // An end user's token (current-user calls) is limited as its own client, the user, whatever application
-  // it was issued to, and is not counted against the tenant's budget: one user (or many users of one
-  // application) cannot use up what the tenant's administrators and other users need. A token without azp
-  // is limited as its subject too.
+  // it was issued to, and all end users of a tenant together in a window of their own, the size of the tenant's:
+  // one user (or many users of one application) cannot use up what the tenant's administrators and other users
+  // need, and many signed-up users together cannot exceed one tenant's budget. A token without azp is limited as
+  // its subject too.
   const isEndUser = auth.kind === "user";
   const client = isEndUser || !auth.clientId ? `user:${auth.subject}` : auth.clientId;
+  const tenantKey = isEndUser ? `${tenantId}:end-users` : tenantId;
   const policy = policyFor(env, tenantId);
   const periodMs = policy.periodSeconds * 1000;
   const now = Date.now();
   const perClient = countRequest(`client:${tenantId}:${client}`, policy.client, periodMs, now);
-  const perTenant = perClient.allowed && !isEndUser ? countRequest(`tenant:${tenantId}`, policy.tenant, periodMs, now) : null;
+  const perTenant = perClient.allowed ? countRequest(`tenant:${tenantKey}`, policy.tenant, periodMs, now) : null;
   // The headers describe the tighter of the two limits a request is counted against.
   const tenantTighter = perTenant !== null && (!perTenant.allowed || perTenant.remaining < perClient.remaining);
   const shown = tenantTighter && perTenant ? { limit: policy.tenant, ...perTenant } : { limit: policy.client, ...perClient };
-  let allowed = perClient.allowed && (isEndUser || (perTenant?.allowed ?? false));
+  let allowed = perClient.allowed && (perTenant?.allowed ?? false);
   let resetMs = shown.resetMs;
   let remaining = shown.remaining;
   if (allowed) {
     const [clientOk, tenantOk] = await Promise.all([
       bindingAllows(env.MANAGEMENT_CLIENT_LIMITER, `${tenantId}:${client}`),
-      isEndUser ? true : bindingAllows(env.MANAGEMENT_TENANT_LIMITER, tenantId),
+      bindingAllows(env.MANAGEMENT_TENANT_LIMITER, tenantKey),
     ]);
     if (!clientOk || !tenantOk) {
       // The binding saw more than this isolate did (other isolates served the rest): it does not say when
