@@ -3,6 +3,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { halfHash } from "../../src/worker/oauth/tokens/claims";
 import { hashSecret } from "../../src/worker/login/session";
+import { openLoginState } from "../../src/worker/tenant/login-state";
 import { CP, call, createTenant } from "../helpers/api";
 import { authorize, pkce, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 
@@ -107,9 +108,12 @@ describe("GET /authorize: login and SSO", () => {
   it("without a session the browser goes to the login page (signup with screen_hint=signup)", async () => {
     const login = redirectParams(await authorize(base(), { host }));
     expect(login.url.pathname).toBe("/u2/login");
-    expect(login.query.get("state")).toMatch(/^ls_/);
-    const stored = await env.TENANT.getByName(tenant).logins().get(login.query.get("state") as string);
-    expect(stored?.request).toMatchObject({ client_id: client.client_id, redirect_uri: CALLBACK, state: "st-1" });
+    // Issue 31: the login session is sealed into the state, not stored; it opens to the request for this tenant.
+    const state = login.query.get("state") as string;
+    expect(state).toMatch(/^lss1\./);
+    expect(await env.TENANT.getByName(tenant).logins().get(state)).toBeNull();
+    const opened = await openLoginState(env.ENCRYPTION_KEY, tenant, state);
+    expect(opened?.request).toMatchObject({ client_id: client.client_id, redirect_uri: CALLBACK, state: "st-1" });
     expect(redirectParams(await authorize({ ...base(), screen_hint: "signup" }, { host })).url.pathname).toBe("/u2/signup");
   });
 

@@ -130,21 +130,23 @@ describe("object meter: round trips and transactions per request class", () => {
       subject = JSON.parse(atob((tokens.id_token ?? "").split(".")[1]?.replace(/-/g, "+").replace(/_/g, "/") ?? "")).sub;
     });
     expect(subject).toBe(user.user_id);
-    // Issue 31: the login session, the account and the linking check in one read on the POST (was get,
-    // users.findByEmail and a linking commit); the completion (session, code, counters, events) one commit.
+    // Issue 31: /authorize writes nothing (the login session is sealed into its state and stored by the
+    // completion's commit: was `logins.start`, a round trip and a commit of its own); the login session, the
+    // account and the linking check in one read on the POST (was get, users.findByEmail and a linking commit);
+    // the completion (login session, browser session, code, counters, events) one commit.
     // The page's first display reads no session from the object when the isolate that ran /authorize serves it
     // (issue 29: src/worker/tenant/login-session-cache.ts; another isolate reads it: one more `logins.get`).
     expect(steady(counts.tenant)).toEqual({
-      recorded: ["logins.start", "logins.passwordRead", "logins.complete", "consumeAuthorizationCode"],
-      round_trips: 4,
-      transactions: 3,
+      recorded: ["logins.passwordRead", "logins.complete", "consumeAuthorizationCode"],
+      round_trips: 3,
+      transactions: 2,
     });
     // The lockout's two steps in the user's own object (before and after bcrypt).
     expect(counts.users).toMatchObject({ round_trips: 2, transactions: 2, recorded: ["attempts.begin", "attempts.settle"] });
     // The `s` event and the exchange's `seacft`; no post-user-login event, since no webhook takes it (issue 31:
     // was 3, the hook event stored and relayed to no one).
     expect(counts.outbox_events).toBe(2);
-    // The requests' own write statements (the relay's are counted apart): the login session; its completion,
+    // The requests' own write statements (the relay's are counted apart): the login session stored and completed,
     // the browser session, the login counters (answering what the events need of the user), the code and the
     // `s` event; the code's consumption and `seacft` (issue 31: was 9, with the hook event).
     expect(counts.tenant.writes).toBe(8);

@@ -83,8 +83,22 @@ export interface NewSession {
 }
 
 /** Everything one interactive login commits together (`logins().complete`). */
+/**
+ * A login session that was sealed into its `state` and never stored (issue 31, src/worker/tenant/login-state.ts):
+ * what the tenant object stores, in the same transaction, when a step first changes it.
+ */
+export interface FreshLoginSession {
+  id: string;
+  request: AuthorizeRequest;
+  csrf_token: string;
+  /** Milliseconds since the epoch. */
+  expires_at: number;
+}
+
 export interface LoginCompletion {
   login_session_id: string;
+  /** The session's content when it was sealed and may not be stored yet. */
+  fresh?: FreshLoginSession;
   session: NewSession;
   /** The authorization code, when the response type asks for one. */
   code: NewAuthorizationCode | null;

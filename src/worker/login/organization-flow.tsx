@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { finishLogin } from "../oauth/authorize/complete";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
+import { readLoginSession, storeLoginSession } from "../tenant/login-state";
 import { configOf } from "./connection";
 import { mfaEntry, passedMfaFor } from "./mfa/context";
 import { invitationProblem } from "./organization";
@@ -71,13 +72,14 @@ export async function organizationSubmit(c: AppContext): Promise<Response> {
       : { code: "ORGANIZATION_NOT_FOUND", message: "We couldn't find an organization with that name." };
     return render(c, t, { name: asked, error }, 400);
   }
+  await storeLoginSession(c, t.loginSession);
   if (!(await orgs.chooseForLogin(t.loginSession.id, { id: found.id, name: found.name }))) return sendMessage(c, t.shell, EXPIRED_LOGIN, 400);
   if (!heldUser) {
     const page = t.loginSession.request.screen_hint === "signup" ? "signup" : "login";
     return c.redirect(`/u2/${page}?state=${encodeURIComponent(t.state)}`, 302);
   }
   const [loginSession, user] = await Promise.all([
-    tenantObject(c.env, c.var.tenant.id).logins().get(t.loginSession.id),
+    readLoginSession(c, t.loginSession.id),
     tenantObject(c.env, c.var.tenant.id).users().get(heldUser),
   ]);
   if (loginSession?.state === "awaiting_mfa") {

@@ -1,5 +1,5 @@
 import { OAuthError } from "../../shared/errors";
-import type { AuthorizeRequest, LoginOrganization, TenantConfig } from "../../shared/types";
+import type { AuthorizeRequest, LoginOrganization, LoginSession, TenantConfig } from "../../shared/types";
 import type { Branding } from "../../shared/schemas/branding";
 import type { ClientRecord } from "../../shared/schemas/clients";
 import type { UserRecord } from "../../shared/schemas/users";
@@ -8,6 +8,7 @@ import { auditContext } from "../http/audit";
 import { RedirectableError } from "../oauth/authorize/request";
 import { refuseToClient } from "../oauth/authorize/respond";
 import { tenantObject } from "../tenant/stubs";
+import { storeLoginSession } from "../tenant/login-state";
 import { configOf } from "./connection";
 import { sendMessage, shellFor } from "./render";
 import { themeUnder } from "./theme/theme-css";
@@ -118,14 +119,17 @@ export async function organizationGate(
   request: AuthorizeRequest,
   client: ClientRecord,
   user: UserRecord,
-  loginSessionId: string | null,
+  loginSession: Pick<LoginSession, "id" | "request" | "csrf_token" | "expires_at"> | null,
 ): Promise<Response | null> {
+  const loginSessionId = loginSession?.id ?? null;
   // Opened only when used: opening the facade is a round trip into the object by itself (issue 31).
   const orgs = () =>
     tenantObject(c.env, c.var.tenant.id).organizations(auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } }));
   if (!request.organization) {
     if (!choosesOrganizationAfterLogin(request, client)) return null;
     // Only the post-login prompt gets here without an organization: the user chooses one next.
+    // A sealed login session (issue 31) is stored first: the prompt's step changes it.
+    if (loginSession) await storeLoginSession(c, loginSession);
     if (loginSessionId && (await orgs().holdForChoice(loginSessionId, user.user_id))) {
       return c.redirect(`/u2/organization?state=${encodeURIComponent(loginSessionId)}`, 302);
     }

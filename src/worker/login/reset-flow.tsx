@@ -14,6 +14,7 @@ import type { AppContext } from "../context";
 import { auditContext } from "../http/audit";
 import { clientIn } from "../tenant/config-cache";
 import { tenantObject } from "../tenant/stubs";
+import { readLoginSession } from "../tenant/login-state";
 import { passwordPolicyHint, passwordProblem } from "../users/password-policy";
 import { configOf, isSelfServiceResetDisabled, loginDatabaseConnection } from "./connection";
 import { organizationConnection } from "./organization";
@@ -160,7 +161,7 @@ async function successPage(c: AppContext, config: Awaited<ReturnType<typeof conf
     shell.text.t("reset-password", "reset-password-success", id, client ? { clientName: client.name } : {});
   // The result_url's `message` stays English: it is for the application, not the page.
   const message = "Your password has been changed. You can now log in with your new password.";
-  const login = data.login_state ? await tenantObject(c.env, c.var.tenant.id).logins().get(data.login_state) : null;
+  const login = data.login_state ? await readLoginSession(c, data.login_state) : null;
   let back: string | null = null;
   if (login?.state === "pending") back = `/u2/login?state=${encodeURIComponent(login.id)}`;
   else if (data.result_url) back = resultRedirect(data.result_url, message, data.include_email_in_redirect ? data.email : null);

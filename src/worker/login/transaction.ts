@@ -11,6 +11,7 @@ import type { PageShell } from "./pages/layout";
 import { EXPIRED_LOGIN, sendMessage, shellFor } from "./render";
 import { clientIn } from "../tenant/config-cache";
 import { forgetLoginSession, recentLoginSession, rememberLoginSession } from "../tenant/login-session-cache";
+import { resolveLoginSession } from "../tenant/login-state";
 
 /** One /authorize transaction as a /u2 page sees it. */
 export interface LoginTransaction {
@@ -43,7 +44,9 @@ export async function loadTransaction(
   const tenantId = c.var.tenant.id;
   let loginSession = state && options.recent ? (recentLoginSession(tenantId, state) ?? null) : null;
   if (!loginSession && state) {
-    loginSession = await (options.read ? options.read(state) : tenantObject(c.env, tenantId).logins().get(state));
+    const stored = await (options.read ? options.read(state) : tenantObject(c.env, tenantId).logins().get(state));
+    // A sealed state nothing has changed yet has no row: the session it carries (issue 31, login-state.ts).
+    loginSession = await resolveLoginSession(c.env.ENCRYPTION_KEY, tenantId, state, stored);
     // Any other read is the flow moving on (a post, another page): later displays ask the object again.
     if (loginSession && options.recent) rememberLoginSession(tenantId, loginSession);
     else forgetLoginSession(tenantId, state);

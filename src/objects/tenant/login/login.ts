@@ -1,7 +1,7 @@
 import { getSessionView, listSessions, type SessionView, updateSessionMetadata } from "./session-admin";
 import type { SessionMetadata } from "../../../shared/schemas/sessions";
 import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, endedSession } from "./cascade";
-import type { AuthorizeRequest, ListPage, ListWindow, LoginCompletion, LoginSession, NewAuthorizationCode, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
+import type { AuthorizeRequest, FreshLoginSession, ListPage, ListWindow, LoginCompletion, LoginSession, NewAuthorizationCode, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
 import type { ActionEffects } from "../../../shared/schemas/actions";
 import type { UserRecord } from "../../../shared/schemas/users";
 import { isMissingColumn, iso, json, type Sql } from "../../sql";
@@ -20,6 +20,9 @@ import { recordUserGrant } from "../oauth/user-grants";
 import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
 type Row = Record<string, unknown>;
+
+/** The prefix of a sealed login session's id (src/worker/tenant/login-state.ts). */
+export const SEALED_LOGIN_STATE_PREFIX = "lss1.";
 const time = (v: unknown) => iso(v as number) as string;
 
 function toLoginSession(r: Row): LoginSession {
@@ -59,6 +62,17 @@ export function createLoginSession(
     VALUES (${row.id}, ${row.client_id}, ${row.request}, ${row.csrf_token}, ${now}, ${row.expires_at})`;
   // The row as a read would answer it (issue 31: was a SELECT of the row just written).
   return toLoginSession(row);
+}
+
+/**
+ * Stores a sealed login session that no step has changed yet (issue 31: /authorize no longer writes it), in
+ * the transaction of the step that changes it first; nothing when it is already stored (in whatever state),
+ * absent or expired. The step's own conditional update then decides, as for a session /authorize stored.
+ */
+export function ensureLoginSession(sql: Sql, fresh: FreshLoginSession | undefined, now: number): void {
+  if (!fresh || !(fresh.expires_at > now)) return;
+  sql.run`INSERT OR IGNORE INTO login_sessions (id, client_id, request, csrf_token, created_at, expires_at)
+    VALUES (${fresh.id}, ${fresh.request.client_id}, ${JSON.stringify(fresh.request)}, ${fresh.csrf_token}, ${now}, ${fresh.expires_at})`;
 }
 
 /** A login session that has not expired, or null. */
@@ -144,6 +158,7 @@ export function deleteSession(sql: Sql, id: string): EndedSession | null {
  * login session was already completed or has expired (double submit, replay).
  */
 export function completeLogin(sql: Sql, input: LoginCompletion, now: number, request?: AuditRequest): LoggedInUser | false {
+  ensureLoginSession(sql, input.fresh, now);
   if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
   createSession(sql, input.session, now, request);
   const user = recordLogin(sql, input.session.user_id, now, request?.ip ?? null);
@@ -179,6 +194,14 @@ export class Logins extends TenantRpc {
     return this.commit(({ sql, now }) => createLoginSession(sql, input, now));
   }
 
+  /**
+   * Stores a sealed login session before a step of another capability changes it (the organization prompt);
+   * a session already stored is left as it is.
+   */
+  store(fresh: FreshLoginSession): void {
+    this.commit(({ sql, now }) => ensureLoginSession(sql, fresh, now));
+  }
+
   /** A pending or completed login session that has not expired. */
   get(id: string): LoginSession | null {
     return this.read((sql, now) => getLoginSession(sql, id, now));
@@ -195,7 +218,8 @@ export class Logins extends TenantRpc {
       const session = getLoginSession(sql, id, now);
       const normalized = normalizeEmail(email);
       const accounts: PasswordLoginRead["accounts"] = {};
-      if (session && normalized) {
+      // A sealed session (issue 31) has no row until a step changes it: the worker opens and checks it.
+      if ((session || id.startsWith(SEALED_LOGIN_STATE_PREFIX)) && normalized) {
         for (const name of connections.slice(0, 8)) {
           const found = findUserByEmail(sql, name, normalized);
           accounts[name] = found ? { ...found, links: wouldLinkAccount(sql, found) } : null;

@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from "../../../shared/errors";
-import type { AuditContext, AuditRequest, AuthorizeRequest, Json, LoginCompletion, MfaPending, MfaTokenRead, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
+import type { AuditContext, AuditRequest, AuthorizeRequest, FreshLoginSession, Json, LoginCompletion, MfaPending, MfaTokenRead, MfaTransaction, NewMfaTransaction, NewSession } from "../../../shared/types";
 import type { AuthenticationMethodRecord, NewAuthenticationMethod } from "../../../shared/schemas/authentication-methods";
 import { iso, json, type Sql } from "../../sql";
 import { applyActionEffects } from "../actions/action-effects";
@@ -7,7 +7,7 @@ import { type GuardianSettings, loginMayEnroll } from "../../../shared/schemas/g
 import { consumeChallenge, countChallenges, findChallenge } from "../login/challenges";
 import { createAuthenticationMethod, listAuthenticationMethods } from "../users/authentication-methods";
 import { emitAudit, type WriteTx } from "../core/events";
-import { completeLogin, createLoginSession, createSession, emitLogin, setSessionAmr } from "../login/login";
+import { completeLogin, createLoginSession, createSession, emitLogin, ensureLoginSession, setSessionAmr } from "../login/login";
 import { TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "../login/single-use";
 import { getUser, recordLogin } from "../users/users";
@@ -167,8 +167,12 @@ export class Mfa extends TenantRpc {
     return this.read((sql, now) => getMfaTransaction(sql, id, now));
   }
 
-  startLogin(t: NewMfaTransaction): boolean {
-    return this.commit(({ sql, now }) => startLoginMfa(sql, t, now));
+  /** `fresh`: the login session's content when it was sealed and may not be stored yet (issue 31). */
+  startLogin(t: NewMfaTransaction, fresh?: FreshLoginSession): boolean {
+    return this.commit(({ sql, now }) => {
+      ensureLoginSession(sql, fresh, now);
+      return startLoginMfa(sql, t, now);
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ import { finishLogin } from "../../oauth/authorize/complete";
 import { refuseToClient } from "../../oauth/authorize/respond";
 import { clientIn } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
+import { readLoginSession } from "../../tenant/login-state";
 import { configOf } from "../connection";
 import { clearCookie, readCookie, setSecureCookie } from "../cookies";
 import { loginOrganization, brandedFor } from "../organization";
@@ -141,7 +142,7 @@ export async function enterpriseCallback(c: AppContext): Promise<Response> {
     return sendMessage(c, shellFor(c, config), BAD_STATE, 400);
   }
   const data = spent.data as { login_session: string; connection: string; nonce: string; verifier: string };
-  const loginSession = await stub.logins().get(data.login_session);
+  const loginSession = await readLoginSession(c, data.login_session);
   const client = loginSession && clientIn(config, loginSession.client_id);
   const connection = config.connections.find((x) => x.id === data.connection && x.strategy === OIDC_STRATEGY);
   const organization = loginSession ? await loginOrganization(c, loginSession.request) : null;

@@ -8,6 +8,7 @@ import type { AppContext } from "../../context";
 import { auditContext } from "../../http/audit";
 import { clientIn } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
+import { freshLoginSession, readLoginSession } from "../../tenant/login-state";
 import { clearCookie, readCookie, setSecureCookie } from "../cookies";
 import { configOf } from "../connection";
 import type { PageShell } from "../pages/layout";
@@ -86,7 +87,7 @@ export const mfaEntry = (c: AppContext, id: string) => `/u2/mfa${mfaQuery(c, id)
  */
 export async function beginLoginMfa(c: AppContext, loginSession: LoginSession, user: UserRecord, pending: MfaPending): Promise<Response | null> {
   const { record, cookie } = await prepareMfa("login", user.user_id, loginSession.id, loginSession.csrf_token, pending);
-  const started = await tenantObject(c.env, c.var.tenant.id).mfa().startLogin(record);
+  const started = await tenantObject(c.env, c.var.tenant.id).mfa().startLogin(record, freshLoginSession(loginSession));
   if (!started) return null;
   setMfaCookie(c, cookie);
   return c.redirect(mfaEntry(c, record.id), 302);
@@ -121,7 +122,7 @@ export async function loadMfa(c: AppContext): Promise<MfaContext | Response> {
   const tx = state ? await stub.mfa().get(state) : null;
   const expired = () => sendMessage(c, shellFor(c, config), EXPIRED_MFA, 400);
   if (!tx || !(await cookieMatches(c, tx))) return expired();
-  const [user, loginSession] = await Promise.all([stub.users().get(tx.user_id), tx.login_session_id ? stub.logins().get(tx.login_session_id) : null]);
+  const [user, loginSession] = await Promise.all([stub.users().get(tx.user_id), tx.login_session_id ? readLoginSession(c, tx.login_session_id) : null]);
   if (!user || user.blocked) return expired();
   let client: ClientRecord | null = null;
   if (tx.kind === "login") {

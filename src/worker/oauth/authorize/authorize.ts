@@ -15,6 +15,7 @@ import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
 import { parseAuthorizeRequest, RedirectableError } from "./request";
 import { respondToClient } from "./respond";
 import { rememberLoginSession } from "../../tenant/login-session-cache";
+import { sealLoginSession } from "../../tenant/login-state";
 
 /** A login transaction lives this long before the user must start again. */
 export const LOGIN_SESSION_TTL_MS = 60 * 60 * 1000;
@@ -72,8 +73,9 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
     }
     if (prompts.includes("none")) throw redirectError("login_required", "Login required");
 
-    const loginSession = await stub.logins().start({
-      id: randomId("ls_"),
+    // Issue 31: nothing is written here; the session is sealed into its state (../../tenant/login-state.ts)
+    // and stored by the first step that changes it.
+    const loginSession = await sealLoginSession(c.env.ENCRYPTION_KEY, c.var.tenant.id, {
       request,
       csrf_token: randomToken(24),
       expires_at: now() + LOGIN_SESSION_TTL_MS,

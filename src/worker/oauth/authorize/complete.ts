@@ -22,6 +22,12 @@ import type { LinkingHint } from "../../login/password";
 import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 import { forgetLoginSession } from "../../tenant/login-session-cache";
+import { freshLoginSession } from "../../tenant/login-state";
+
+const withFresh = (loginSession: LoginSession) => {
+  const fresh = freshLoginSession(loginSession);
+  return fresh ? { fresh } : {};
+};
 
 /** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
@@ -300,7 +306,7 @@ async function completeInteractive(
   user: UserRecord,
   how: { mfaTransactionId?: string; amr?: string[]; resume?: ResumedDispatch; afterMfa?: SuspendedDispatch },
 ): Promise<Response | null> {
-  const gated = await organizationGate(c, loginSession.request, client, user, loginSession.id);
+  const gated = await organizationGate(c, loginSession.request, client, user, loginSession);
   if (gated) return gated;
   const session = await prepareSession(user.user_id, client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   // Issue 29 point 2: the user is signed in first; the answer (and the post-login actions) wait for consent.
@@ -338,6 +344,8 @@ async function completeInteractive(
   const audit = auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } });
   const completion: LoginCompletion = {
     login_session_id: loginSession.id,
+    // A sealed login session (issue 31) is stored by its completion, in the same commit.
+    ...withFresh(loginSession),
     session: session.input,
     code: code?.record ?? null,
     ...(hasEffects(actions.effects) ? { actions: actions.effects } : {}),

@@ -8,6 +8,7 @@ import { hashSecret } from "../../login/session";
 import { CONTINUE_COOKIE, type SuspendedLogin } from "../../actions/redirect-state";
 import { clientIn } from "../../tenant/config-cache";
 import { tenantObject } from "../../tenant/stubs";
+import { readLoginSession } from "../../tenant/login-state";
 import { issueAuthorizationResponse, resumeInteractiveLogin } from "./complete";
 
 /** A body the external page posted back, as `event.request.body` (form fields or a JSON object). */
@@ -58,7 +59,7 @@ export async function continueEndpoint(c: AppContext): Promise<Response> {
     if (login.session_id && !(await stub.sessions().get(login.session_id))) return expired();
     return issueAuthorizationResponse(c, login.request, client, user, login.session_id, login.auth_time, { consented: true, resume });
   }
-  const loginSession = await stub.logins().get(login.login_session_id);
+  const loginSession = await readLoginSession(c, login.login_session_id);
   const live = loginSession && (loginSession.state === "pending" || (login.mfa_transaction_id && loginSession.state === "awaiting_mfa"));
   if (!loginSession || !live) return expired();
   const how = { ...(login.amr ? { amr: login.amr } : {}), ...(login.mfa_transaction_id ? { mfaTransactionId: login.mfa_transaction_id } : {}), resume };
