@@ -188,3 +188,43 @@ describe("hook events only where a webhook takes them (issue 31)", () => {
     );
   });
 });
+
+describe("the login flows' log rows are written in their commits (issue 31)", () => {
+  it("s, fp and seacft are in /logs as soon as the requests answer, with no outbox row and no relay run", async () => {
+    const email = `${uniqueId("direct")}@example.com`;
+    const user = await seedUser(tenant, email, PASSWORD);
+    const direct = async () =>
+      (await Promise.all(["user.login", "user.login_failed", "token.code_exchanged"].map((type) => outboxRows(tenant, type)))).flat().length;
+    const before = await direct();
+    expect((await login(email, "wrong-password")).status).toBe(403);
+    const res = await login(email, PASSWORD);
+    const code = new URL(res.headers.get("location") ?? "").searchParams.get("code") ?? "";
+    const params = { grant_type: "authorization_code", code, redirect_uri: CALLBACK, client_id: client.client_id, client_secret: client.client_secret ?? "" };
+    expect((await tokenForm(params, {}, host)).status).toBe(200);
+    // No relay here: the rows were committed with the writes.
+    const mine = (await logsOf(tenant, `?q=${encodeURIComponent(`user_id:"${user.user_id}" AND (type:fp OR type:s OR type:seacft)`)}&sort=date:1`)).map((l) => l.type);
+    expect(mine).toEqual(["fp", "s", "seacft"]);
+    expect(await direct()).toBe(before);
+  });
+
+  it("with a metrics sink counting the relay's deliveries, they go through the outbox as before", async () => {
+    const metered = await createTenant();
+    const meteredClient = await seedClient(metered, { callbacks: [CALLBACK] });
+    const email = `${uniqueId("metered")}@example.com`;
+    await seedUser(metered, email, PASSWORD);
+    await relay(metered);
+    await runInDurableObject(env.TENANT.getByName(metered), (o: TenantObject) => {
+      o.outbox.metrics = () => {};
+    });
+    expect((await login(email, PASSWORD, { tenant: metered, client: meteredClient })).status).toBe(302);
+    expect((await outboxRows(metered, "user.login")).length).toBe(1);
+    await relay(metered);
+    expect((await logsOf(metered, "?q=type:s")).length).toBe(1);
+  });
+
+  it("management events still go through the outbox (their before/after payloads are read there)", async () => {
+    const created = await mgmt("POST", "/roles", { headers: { "tenant-id": tenant }, body: { name: uniqueId("role") } });
+    expect(created.status).toBe(201);
+    expect((await outboxRows(tenant, "role.created")).length).toBeGreaterThan(0);
+  });
+});

@@ -1,5 +1,6 @@
 import { now as currentTime } from "../../shared/clock";
 import { fieldCipher } from "../../shared/crypto/encryption";
+import { SEALED_LOGIN_STATE_PREFIX } from "../../shared/login-state";
 import type { AuthorizeRequest, FreshLoginSession, LoginSession } from "../../shared/types";
 import type { AppContext } from "../context";
 import { tenantObject } from "./stubs";
@@ -18,7 +19,7 @@ import { tenantObject } from "./stubs";
  * write. Completion stays single-use: the row, once stored, is completed by one conditional update.
  */
 
-const PREFIX = "lss1.";
+const PREFIX = SEALED_LOGIN_STATE_PREFIX;
 const CIPHER_PREFIX = "enc:v1:";
 const context = (tenantId: string) => `login-state:${tenantId}`;
 

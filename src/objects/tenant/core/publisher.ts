@@ -1,7 +1,9 @@
 import { now as clockNow } from "../../../shared/clock";
 import type { Sql } from "../../sql";
 import type { WriteTx } from "./events";
-import { DEFAULT_OUTBOX_OPTIONS, nextDueAt, type OutboxEventInput, type OutboxOptions, recordOutboxEvents } from "./outbox";
+import { DEFAULT_OUTBOX_OPTIONS, laneOf, newEventId, nextDueAt, type OutboxEventInput, type OutboxOptions, recordOutboxEvents } from "./outbox";
+import { writeLog } from "./logs";
+import type { AuditEvent } from "../../../shared/types";
 import { type Destination, type MetricsSink, runRelay } from "./relay";
 
 /** Reads SPEC §6.3 options from the deployment's variables (`OUTBOX_*`); anything unset keeps its default. */
@@ -17,6 +19,22 @@ export function outboxOptionsFrom(vars: Record<string, unknown>): OutboxOptions 
     maxRetries: number("OUTBOX_MAX_RETRIES", DEFAULT_OUTBOX_OPTIONS.maxRetries, 1),
   };
 }
+
+/**
+ * The audit events of logins and code exchanges (issue 31: recorded where the login's write happens): the
+ * hot path's events, which only the logs table takes unless a deployment adds a taker.
+ */
+export const DIRECT_LOG_EVENTS: ReadonlySet<string> = new Set([
+  "user.login",
+  "user.login_failed",
+  "user.logout",
+  "user.mfa_succeeded",
+  "user.mfa_failed",
+  "user.passwordless_code_sent",
+  "user.passwordless_failed",
+  "token.code_exchanged",
+  "token.code_exchange_failed",
+]);
 
 /** Drops before/after/diff from audit payloads when `captureEntityState` is off. */
 function withoutState(event: OutboxEventInput): OutboxEventInput {
@@ -88,11 +106,37 @@ export class Publisher {
         for (const react of this.reactions) react(tx, events[i] as OutboxEventInput);
       }
       const stored = this.options.captureEntityState ? events : events.map(withoutState);
-      written = recordOutboxEvents(this.sql, stored, now, this.options);
+      // Issue 31: a login flow's audit event whose only taker is the logs table is written there in this
+      // commit, not stored to be relayed to it (the relay's claim, read, write and purge cost ~35 µs an event).
+      const relayed: OutboxEventInput[] = [];
+      for (const event of stored) {
+        if (this.logsOnly(event)) writeLog(this.sql, event.id ?? newEventId(now), event.payload as AuditEvent, now);
+        else relayed.push(event);
+      }
+      written = recordOutboxEvents(this.sql, relayed, now, this.options);
       return out;
     });
     if (written > 0) this.afterCommit(now);
     return result;
+  }
+
+  /**
+   * Whether an event goes straight to the logs table in its commit: one of the login flows' audit events
+   * ({@link DIRECT_LOG_EVENTS}) that no destination but the logs table takes now, while the outbox is on (off,
+   * every audit event does) and no metrics sink counts the relay's deliveries. Any other taker or a metrics
+   * sink keeps it in the outbox, relayed as before; management events always are (their payloads, with
+   * before/after state, are what the outbox's consumers read).
+   */
+  private logsOnly(event: OutboxEventInput): boolean {
+    if (!DIRECT_LOG_EVENTS.has(event.event_type)) return false;
+    if (!this.options.enabled || this.metrics || (event.lane ?? laneOf(event.event_type)) !== "local") return false;
+    let logs = false;
+    for (const d of this.destinations) {
+      if (!d.accepts(event.event_type) || !(d.wants?.(event.event_type) ?? true)) continue;
+      if (d.name !== "logs") return false;
+      logs = true;
+    }
+    return logs;
   }
 
   /** Whether a destination accepts events of this type and wants one now (asked inside a write's transaction). */

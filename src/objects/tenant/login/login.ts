@@ -12,6 +12,8 @@ import { audited, emitAudit, emitHook, hookUser, hookWanted } from "../core/even
 import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
+import { completeLoginSession, createLoginSession, ensureLoginSession, getLoginSession } from "./login-sessions";
+import { SEALED_LOGIN_STATE_PREFIX } from "../../../shared/login-state";
 import { getUser, type LoggedInUser, recordLogin } from "../users/users";
 import { findUserByEmail } from "../users/user-rows";
 import { wouldLinkAccount } from "../users/account-linking";
@@ -21,22 +23,7 @@ import type { NewUserGrant } from "../../../shared/schemas/client-grants";
 
 type Row = Record<string, unknown>;
 
-/** The prefix of a sealed login session's id (src/worker/tenant/login-state.ts). */
-export const SEALED_LOGIN_STATE_PREFIX = "lss1.";
 const time = (v: unknown) => iso(v as number) as string;
-
-function toLoginSession(r: Row): LoginSession {
-  return {
-    id: String(r.id),
-    client_id: String(r.client_id),
-    request: json<AuthorizeRequest>(r.request as string, {} as AuthorizeRequest),
-    csrf_token: String(r.csrf_token),
-    state: r.state as LoginSession["state"],
-    user_id: (r.user_id as string | null) ?? null,
-    created_at: time(r.created_at),
-    expires_at: time(r.expires_at),
-  };
-}
 
 function toSession(r: Row): SessionRecord {
   return {
@@ -50,44 +37,6 @@ function toSession(r: Row): SessionRecord {
     created_at: time(r.created_at),
     updated_at: time(r.updated_at),
   };
-}
-
-export function createLoginSession(
-  sql: Sql,
-  input: { id: string; request: AuthorizeRequest; csrf_token: string; expires_at: number },
-  now: number,
-): LoginSession {
-  const row = { id: input.id, client_id: input.request.client_id, request: JSON.stringify(input.request), csrf_token: input.csrf_token, state: "pending", user_id: null, created_at: now, expires_at: input.expires_at };
-  sql.run`INSERT INTO login_sessions (id, client_id, request, csrf_token, created_at, expires_at)
-    VALUES (${row.id}, ${row.client_id}, ${row.request}, ${row.csrf_token}, ${now}, ${row.expires_at})`;
-  // The row as a read would answer it (issue 31: was a SELECT of the row just written).
-  return toLoginSession(row);
-}
-
-/**
- * Stores a sealed login session that no step has changed yet (issue 31: /authorize no longer writes it), in
- * the transaction of the step that changes it first; nothing when it is already stored (in whatever state),
- * absent or expired. The step's own conditional update then decides, as for a session /authorize stored.
- */
-export function ensureLoginSession(sql: Sql, fresh: FreshLoginSession | undefined, now: number): void {
-  if (!fresh || !(fresh.expires_at > now)) return;
-  sql.run`INSERT OR IGNORE INTO login_sessions (id, client_id, request, csrf_token, created_at, expires_at)
-    VALUES (${fresh.id}, ${fresh.request.client_id}, ${JSON.stringify(fresh.request)}, ${fresh.csrf_token}, ${now}, ${fresh.expires_at})`;
-}
-
-/** A login session that has not expired, or null. */
-export function getLoginSession(sql: Sql, id: string, now: number): LoginSession | null {
-  const row = sql.first<Row>`SELECT * FROM login_sessions WHERE id = ${id} AND expires_at > ${now}`;
-  return row ? toLoginSession(row) : null;
-}
-
-/**
- * Marks a pending login session completed for a user, exactly once: a second completion (double submit,
- * replayed form) finds no pending row and returns false.
- */
-export function completeLoginSession(sql: Sql, id: string, userId: string, now: number): boolean {
-  return sql.run`UPDATE login_sessions SET state = 'completed', user_id = ${userId}
-    WHERE id = ${id} AND state = 'pending' AND expires_at > ${now}` > 0;
 }
 
 /**

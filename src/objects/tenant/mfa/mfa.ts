@@ -7,7 +7,8 @@ import { type GuardianSettings, loginMayEnroll } from "../../../shared/schemas/g
 import { consumeChallenge, countChallenges, findChallenge } from "../login/challenges";
 import { createAuthenticationMethod, listAuthenticationMethods } from "../users/authentication-methods";
 import { emitAudit, type WriteTx } from "../core/events";
-import { completeLogin, createLoginSession, createSession, emitLogin, ensureLoginSession, setSessionAmr } from "../login/login";
+import { completeLogin, createSession, emitLogin, setSessionAmr } from "../login/login";
+import { createLoginSession, ensureLoginSession } from "../login/login-sessions";
 import { TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "../login/single-use";
 import { getUser, recordLogin } from "../users/users";

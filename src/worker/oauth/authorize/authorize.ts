@@ -1,6 +1,6 @@
 import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
-import { randomId, randomToken } from "../../../shared/crypto/random";
+import { randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
