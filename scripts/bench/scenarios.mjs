@@ -88,6 +88,17 @@ export const SCENARIOS = [
     setup: () => ({ method: "GET", path: "/.well-known/jwks.json" }),
   },
   {
+    id: "jwks_floor",
+    label: "floor of a JWKS answer: the JWKS's bytes as JSON with its caching header, no tenant (/__bench/jwks-floor)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const bytes = (await (await ctx.fetch("/.well-known/jwks.json")).text()).length;
+      return { method: "GET", path: `/__bench/jwks-floor?bytes=${bytes}` };
+    },
+  },
+  {
     id: "sign_rs256",
     label: "raw in-worker RS256 signs (/__bench/sign)",
     unit: "signs/s",
@@ -251,6 +262,25 @@ export const SCENARIOS = [
         body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
       };
       // Every one of the 1,000 user objects exists and is warm first, as the seeded rotation rows' are.
+      for (let i = 0; i < 1000; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
+      }
+      return request;
+    },
+  },
+  {
+    id: "rotation_floor_reuse",
+    label: "floor of a rotation with reuse detection: the rotation floor, its user-object write being read the presented row, insert the successor, mark it rotated (/__bench/rotation-floor?reuse=1)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    async setup(ctx) {
+      const request = {
+        method: "POST",
+        path: "/__bench/rotation-floor?reuse=1",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
+      };
       for (let i = 0; i < 1000; i += 50) {
         await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
       }
@@ -802,6 +832,9 @@ export const RATIOS = [
   { label: "tokens/s ÷ raw RS256 signs/s (1.0 = the token endpoint costs one signature)", numerator: "token", denominator: "sign_rs256" },
   { label: "tokens/s ÷ hello req/s", numerator: "token", denominator: "hello" },
   { label: "JWKS req/s ÷ hello req/s", numerator: "jwks", denominator: "hello" },
+  { label: "JWKS ÷ hello by workerd CPU per request (hello µs ÷ JWKS µs: steadier than throughput on a shared machine)", numerator: "hello", denominator: "jwks", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "JWKS floor (its bytes, no tenant) ÷ hello by CPU per request: the most a JWKS of this size could reach", numerator: "hello", denominator: "jwks_floor", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "JWKS ÷ JWKS floor by CPU per request (1.0 = serving the tenant's JWKS costs nothing beyond its bytes)", numerator: "jwks_floor", denominator: "jwks", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "raw ES256 ÷ raw RS256 signs/s", numerator: "sign_es256", denominator: "sign_rs256" },
   { label: "ES256 tokens/s ÷ raw ES256 signs/s", numerator: "token_es256", denominator: "sign_es256" },
   { label: "EdDSA tokens/s ÷ raw EdDSA signs/s", numerator: "token_eddsa", denominator: "sign_eddsa" },
@@ -825,6 +858,9 @@ export const RATIOS = [
   { label: "refresh rotations/s (1,000 users) ÷ client_credentials tokens/s (target ≥ 0.8)", numerator: "refresh_spread", denominator: "token" },
   { label: "rotation floor (one user-object write, one RS256 signature) ÷ client_credentials tokens/s: the most a one-signature rotation could reach", numerator: "rotation_floor", denominator: "token" },
   { label: "refresh rotations/s for an API ÷ rotation floor (1.0 = a rotation costs nothing beyond its floor)", numerator: "refresh_spread_api", denominator: "rotation_floor" },
+  { label: "refresh rotations for an API ÷ rotation floor by CPU per request (floor µs ÷ rotation µs)", numerator: "rotation_floor", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "rotation floor with reuse detection ÷ rotation floor by CPU per request: the most a rotation that tells a replayed token could reach", numerator: "rotation_floor", denominator: "rotation_floor_reuse", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "refresh rotations for an API ÷ rotation floor with reuse detection by CPU per request (1.0 = a rotation costs nothing beyond that floor)", numerator: "rotation_floor_reuse", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "rotation floor ÷ the same without its user-object write (what one durable per-user write costs a rotation)", numerator: "rotation_floor", denominator: "rotation_floor_no_write" },
   { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
   { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },

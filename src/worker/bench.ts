@@ -42,12 +42,22 @@ export function benchRoutes(): Hono<AppEnv> {
   // The floor of a refresh rotation (issue 10): read a form body, hash the presented secret and its
   // successor, one RPC to a user object (of 1,000) that upserts one row, one RS256 signature, JSON.
   // `?write=0`: the same without the RPC and its write, so the two rows' difference is the durable write.
+  // `?reuse=1` (issue 31): the least a rotation that keeps reuse detection must do in the user object, in one
+  // transaction: read the presented token's row, insert its successor, mark the predecessor rotated. The
+  // worker presents each floor user's last successor, as a client would.
   let rotations = 0;
+  const heads = new Map<string, string>();
   router.post("/rotation-floor", async (c) => {
     const params = await readOAuthParams(c.req.raw);
     const user = `floor-${rotations++ % 1000}`;
     const [presented, successor] = await Promise.all([refreshSecretHash(params.refresh_token ?? ""), refreshSecretHash(newRefreshSecret())]);
-    const stored = c.req.query("write") === "0" || (await userObject(c.env, "bench-floor", user).benchRotateFloor(presented.slice(0, 16), successor));
+    const reuse = c.req.query("reuse") === "1";
+    const next = reuse ? newRefreshTokenId() : "";
+    const holder = userObject(c.env, reuse ? "bench-floor-reuse" : "bench-floor", user);
+    const stored =
+      c.req.query("write") === "0" ||
+      (reuse ? await holder.benchRotateChainFloor(heads.get(user) ?? "none", next, successor) : await holder.benchRotateFloor(presented.slice(0, 16), successor));
+    if (reuse) heads.set(user, next);
     if (!stored) return c.json({ error: "not stored" }, 500);
     const key = await keyFor("RS256");
     const now = Math.floor(Date.now() / 1000);
@@ -67,6 +77,18 @@ export function benchRoutes(): Hono<AppEnv> {
     const session = await tenantObject(c.env, c.var.tenant.id).logins().get(c.req.query("state") ?? "");
     if (!session) return c.text("no login session", 500);
     return c.html(page);
+  });
+  // The floor of a JWKS answer (issue 31): `bytes` bytes of JSON with the JWKS route's caching header, no
+  // tenant resolved, nothing read: what a body of the JWKS's size costs the runtime over the hello route.
+  const documents = new Map<number, string>();
+  router.get("/jwks-floor", (c) => {
+    const bytes = Math.min(Math.max(Number(c.req.query("bytes") ?? 1000) || 1000, 16), 200_000);
+    let body = documents.get(bytes);
+    if (!body) {
+      body = JSON.stringify({ keys: [{ x: "x".repeat(Math.max(bytes - 19, 0)) }] }).slice(0, bytes);
+      documents.set(bytes, body);
+    }
+    return c.body(body, 200, { "content-type": "application/json", "cache-control": "public, max-age=15, stale-while-revalidate=15, stale-if-error=86400" });
   });
   router.get("/sign", async (c) => {
     const asked = c.req.query("alg") ?? "RS256";

@@ -259,6 +259,28 @@ export class UserObject extends DurableObject<Env> {
     );
   }
 
+  private chainTable = false;
+
+  /**
+   * `npm run bench` only (the rotation floor with reuse detection, issue 31): the least a rotation that can
+   * tell a replayed token must do here, in one transaction: read the presented row, insert the successor,
+   * mark the predecessor rotated. Writes only its own `bench_chain` table.
+   */
+  benchRotateChainFloor(presented: string, successor: string, hash: string): boolean {
+    if (!this.chainTable) {
+      this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bench_chain (id TEXT PRIMARY KEY, hash TEXT NOT NULL, rotated_to TEXT, created_at INTEGER NOT NULL)");
+      this.chainTable = true;
+    }
+    const sql = this.ctx.storage.sql;
+    return this.ctx.storage.transactionSync(() => {
+      const row = sql.exec("SELECT * FROM bench_chain WHERE id = ?", presented).toArray()[0];
+      if (row?.rotated_to != null) return false;
+      sql.exec("INSERT INTO bench_chain (id, hash, created_at) VALUES (?, ?, ?)", successor, hash, Date.now());
+      if (row) sql.exec("UPDATE bench_chain SET rotated_to = ? WHERE id = ?", successor, presented);
+      return true;
+    });
+  }
+
   /** The admin console's sessions of this operator (issue 30): `stub.consoleSessions().touch(hash)`. */
   consoleSessions(): ConsoleSessions {
     return new ConsoleSessions(this.ctx.storage, this.sql);
