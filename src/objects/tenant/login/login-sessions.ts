@@ -40,11 +40,17 @@ export function createLoginSession(
  * Stores a sealed login session that no step has changed yet (issue 31: /authorize no longer writes it), in
  * the transaction of the step that changes it first; nothing when it is already stored (in whatever state),
  * absent or expired. The step's own conditional update then decides, as for a session /authorize stored.
+ * `completedBy`: the login's completion stores it completed for that user at once (one statement); true when
+ * it stored the row, false when one was already there (the completion's conditional update then decides).
  */
-export function ensureLoginSession(sql: Sql, fresh: FreshLoginSession | undefined, now: number): void {
-  if (!fresh || !(fresh.expires_at > now)) return;
-  sql.run`INSERT OR IGNORE INTO login_sessions (id, client_id, request, csrf_token, created_at, expires_at)
-    VALUES (${fresh.id}, ${fresh.request.client_id}, ${JSON.stringify(fresh.request)}, ${fresh.csrf_token}, ${now}, ${fresh.expires_at})`;
+export function ensureLoginSession(sql: Sql, fresh: FreshLoginSession | undefined, now: number, completedBy?: string): boolean {
+  if (!fresh || !(fresh.expires_at > now)) return false;
+  const state = completedBy === undefined ? "pending" : "completed";
+  return (
+    sql.run`INSERT OR IGNORE INTO login_sessions (id, client_id, request, csrf_token, state, user_id, created_at, expires_at)
+      VALUES (${fresh.id}, ${fresh.request.client_id}, ${JSON.stringify(fresh.request)}, ${fresh.csrf_token}, ${state},
+        ${completedBy ?? null}, ${now}, ${fresh.expires_at})` > 0
+  );
 }
 
 /** A login session that has not expired, or null. */

@@ -107,8 +107,9 @@ export function deleteSession(sql: Sql, id: string): EndedSession | null {
  * login session was already completed or has expired (double submit, replay).
  */
 export function completeLogin(sql: Sql, input: LoginCompletion, now: number, request?: AuditRequest): LoggedInUser | false {
-  ensureLoginSession(sql, input.fresh, now);
-  if (!completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
+  // A sealed session nothing has stored yet is stored completed (issue 31); one already stored completes once.
+  const stored = ensureLoginSession(sql, input.fresh, now, input.session.user_id);
+  if (!stored && !completeLoginSession(sql, input.login_session_id, input.session.user_id, now)) return false;
   createSession(sql, input.session, now, request);
   const user = recordLogin(sql, input.session.user_id, now, request?.ip ?? null);
   if (input.code) createAuthorizationCode(sql, input.code, now);
