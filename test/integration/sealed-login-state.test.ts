@@ -85,6 +85,21 @@ describe("sealed login state (issue 31: no tenant write at /authorize)", () => {
     expect(stored[0]?.n).toBe(0);
   });
 
+  it("each state is sealed under its own derived key: two states of one request share no salt, IV or ciphertext", async () => {
+    const request = { client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid" } as never;
+    const input = { request, csrf_token: "t".repeat(32), expires_at: Date.now() + 600_000 };
+    const [a, b] = await Promise.all([sealLoginSession(env.ENCRYPTION_KEY, tenant, input), sealLoginSession(env.ENCRYPTION_KEY, tenant, input)]);
+    const [, saltA, ivA, bodyA] = a.id.split(".");
+    const [, saltB, ivB, bodyB] = b.id.split(".");
+    expect(saltA).toHaveLength(22);
+    expect(saltA).not.toBe(saltB);
+    expect(ivA).not.toBe(ivB);
+    expect(bodyA).not.toBe(bodyB);
+    // Salt and IV moved to another state's ciphertext do not open it.
+    expect(await openLoginState(env.ENCRYPTION_KEY, tenant, `lss1.${saltA}.${ivA}.${bodyB}`)).toBeNull();
+    expect((await openLoginState(env.ENCRYPTION_KEY, tenant, b.id))?.csrf_token).toBe("t".repeat(32));
+  });
+
   it("a state past its expiry does not open, and its form post completes nothing", async () => {
     const user = await seedUser(tenant, `expired-${crypto.randomUUID()}@example.com`);
     const expired = await sealLoginSession(env.ENCRYPTION_KEY, tenant, {

@@ -1,5 +1,6 @@
 import { now as currentTime } from "../../shared/clock";
-import { fieldCipher } from "../../shared/crypto/encryption";
+import { EncryptionKeyError } from "../../shared/crypto/encryption";
+import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../shared/crypto/encoding";
 import { SEALED_LOGIN_STATE_PREFIX } from "../../shared/login-state";
 import type { AuthorizeRequest, FreshLoginSession, LoginSession } from "../../shared/types";
 import type { AppContext } from "../context";
@@ -8,9 +9,10 @@ import { tenantObject } from "./stubs";
 /**
  * Sealed login sessions (issue 31: no tenant-object write at /authorize). `/authorize` no longer stores the
  * login session it starts: the session's whole content (the authorization request, its CSRF token, its
- * expiry) is sealed into the `state` it hands to the /u2 pages, with AES-256-GCM under the deployment's
- * `ENCRYPTION_KEY` and the tenant's id as additional data, so a state is unreadable, cannot be altered and
- * does not open in another tenant.
+ * expiry) is sealed into the `state` it hands to the /u2 pages, with AES-256-GCM under a key of its own
+ * derived from the deployment's `ENCRYPTION_KEY`, and the tenant's id as additional data: a state is
+ * unreadable, cannot be altered and does not open in another tenant. Rotating `ENCRYPTION_KEY` ends the
+ * logins in flight (at most the login session's lifetime), as it does the stored credentials' readability.
  *
  * The tenant object stays the authority on what happened to a session: the first step that changes it (the
  * login's completion, the move to MFA, the organization prompt) stores it in the same transaction
@@ -20,8 +22,31 @@ import { tenantObject } from "./stubs";
  */
 
 const PREFIX = SEALED_LOGIN_STATE_PREFIX;
-const CIPHER_PREFIX = "enc:v1:";
-const context = (tenantId: string) => `login-state:${tenantId}`;
+const MIN_KEY_LENGTH = 32;
+
+/** The deployment key as HKDF input, imported once per isolate and key. */
+const masters = new Map<string, Promise<CryptoKey>>();
+function master(encryptionKey: string | undefined): Promise<CryptoKey> {
+  if (!encryptionKey || encryptionKey.length < MIN_KEY_LENGTH) throw new EncryptionKeyError("ENCRYPTION_KEY is not configured: refusing to seal login sessions");
+  let key = masters.get(encryptionKey);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", utf8(encryptionKey), "HKDF", false, ["deriveKey"]);
+    masters.set(encryptionKey, key);
+  }
+  return key;
+}
+
+/**
+ * Each state's own AES-256-GCM key, derived with HKDF-SHA256 from the deployment key and the state's random
+ * 128-bit salt: no key ever encrypts more than one state, so the volume of /authorize requests never brings
+ * a key near the birthday bound of random GCM nonces.
+ */
+async function stateKey(encryptionKey: string | undefined, salt: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt, info: utf8("gatehouse login-state/v1") }, await master(encryptionKey), { name: "AES-GCM", length: 256 }, false, [
+    "encrypt",
+    "decrypt",
+  ]);
+}
 
 /** Whether a `state` is a sealed login session (the ids of stored sessions start with `ls_`). */
 export const isSealedLoginState = (state: string): boolean => state.startsWith(PREFIX);
@@ -33,7 +58,7 @@ interface Sealed {
   t: number;
 }
 
-/** Starts a login session without storing it: its id is its sealed content. */
+/** Starts a login session without storing it: its id is its sealed content (`lss1.<salt>.<iv>.<ciphertext>`). */
 export async function sealLoginSession(
   encryptionKey: string | undefined,
   tenantId: string,
@@ -41,19 +66,24 @@ export async function sealLoginSession(
 ): Promise<LoginSession> {
   const created = currentTime();
   const body: Sealed = { r: input.request, c: input.csrf_token, e: input.expires_at, t: created };
-  const stored = await (await fieldCipher(encryptionKey)).encrypt(JSON.stringify(body), context(tenantId));
-  const id = `${PREFIX}${stored.slice(CIPHER_PREFIX.length).replace(":", ".")}`;
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: utf8(tenantId) }, await stateKey(encryptionKey, salt), utf8(JSON.stringify(body)));
+  const id = `${PREFIX}${toBase64Url(salt)}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
   return pendingSession(id, body);
 }
 
 /** The session a sealed state carries, or null when it is not one, does not open for this tenant or expired. */
 export async function openLoginState(encryptionKey: string | undefined, tenantId: string, state: string): Promise<LoginSession | null> {
   if (!isSealedLoginState(state) || state.length > 16_384) return null;
-  const [iv, body, extra] = state.slice(PREFIX.length).split(".");
-  if (!iv || !body || extra !== undefined) return null;
+  const parts = state.slice(PREFIX.length).split(".");
+  if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return null;
+  const [salt, iv, body] = parts.map((part) => fromBase64Url(part)) as [Uint8Array, Uint8Array, Uint8Array];
+  if (salt.length !== 16 || iv.length !== 12) return null;
   let sealed: Sealed;
   try {
-    sealed = JSON.parse(await (await fieldCipher(encryptionKey)).decrypt(`${CIPHER_PREFIX}${iv}:${body}`, context(tenantId))) as Sealed;
+    const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: utf8(tenantId) }, await stateKey(encryptionKey, salt), body);
+    sealed = JSON.parse(fromUtf8(new Uint8Array(opened))) as Sealed;
   } catch {
     return null;
   }
