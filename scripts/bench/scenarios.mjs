@@ -26,6 +26,20 @@ import { CONSOLE_RATIOS, consoleScenarios } from "./console.mjs";
 const form = (fields) => new URLSearchParams(fields).toString();
 
 /** @type {Array<object>} */
+/** A rotation floor's request, after every one of its 1,000 user objects exists and is warm, as the seeded rotation rows' are. */
+async function warmRotationFloor(ctx, path) {
+  const request = {
+    method: "POST",
+    path,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
+  };
+  for (let i = 0; i < 1000; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
+  }
+  return request;
+}
+
 export const SCENARIOS = [
   {
     id: "hello",
@@ -254,19 +268,7 @@ export const SCENARIOS = [
     unit: "req/s",
     kind: "load",
     expectStatus: 200,
-    async setup(ctx) {
-      const request = {
-        method: "POST",
-        path: "/__bench/rotation-floor",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
-      };
-      // Every one of the 1,000 user objects exists and is warm first, as the seeded rotation rows' are.
-      for (let i = 0; i < 1000; i += 50) {
-        await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
-      }
-      return request;
-    },
+    setup: (ctx) => warmRotationFloor(ctx, "/__bench/rotation-floor"),
   },
   {
     id: "rotation_floor_reuse",
@@ -274,18 +276,7 @@ export const SCENARIOS = [
     unit: "req/s",
     kind: "load",
     expectStatus: 200,
-    async setup(ctx) {
-      const request = {
-        method: "POST",
-        path: "/__bench/rotation-floor?reuse=1",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
-      };
-      for (let i = 0; i < 1000; i += 50) {
-        await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
-      }
-      return request;
-    },
+    setup: (ctx) => warmRotationFloor(ctx, "/__bench/rotation-floor?reuse=1"),
   },
   {
     id: "rotation_floor_no_write",

@@ -7,9 +7,10 @@ import { iso, json, type Sql } from "../../sql";
  * changes it stores it ({@link ensureLoginSession}); SAML, device and consent sessions are stored at once.
  */
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
-const time = (v: unknown) => iso(v as number) as string;
+/** A stored epoch-milliseconds column as the ISO time the records show. */
+export const time = (v: unknown) => iso(v as number) as string;
 
 function toLoginSession(r: Row): LoginSession {
   return {

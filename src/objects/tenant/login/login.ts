@@ -4,7 +4,7 @@ import { cascadeSessionRevoked, emitBackchannelLogouts, type EndedSession, ended
 import type { AuthorizeRequest, FreshLoginSession, ListPage, ListWindow, LoginCompletion, LoginSession, NewAuthorizationCode, NewSession, PasswordLoginRead, SessionRecord } from "../../../shared/types";
 import type { ActionEffects } from "../../../shared/schemas/actions";
 import type { UserRecord } from "../../../shared/schemas/users";
-import { isMissingColumn, iso, json, type Sql } from "../../sql";
+import { isMissingColumn, json, type Sql } from "../../sql";
 import type { AuditContext, AuditRequest } from "../../../shared/types";
 import { applyActionEffects } from "../actions/action-effects";
 import { LOG_TYPES } from "../core/audit";
@@ -12,7 +12,7 @@ import { audited, emitAudit, emitHook, hookUser, hookWanted } from "../core/even
 import { fail, ok, type Result } from "../../../shared/errors";
 import { type WriteTx, TenantRpc } from "../core/rpc";
 import { consumeLoginTicket, createAuthorizationCode } from "./single-use";
-import { completeLoginSession, createLoginSession, ensureLoginSession, getLoginSession } from "./login-sessions";
+import { completeLoginSession, createLoginSession, ensureLoginSession, getLoginSession, type Row, time } from "./login-sessions";
 import { SEALED_LOGIN_STATE_PREFIX } from "../../../shared/login-state";
 import { getUser, type LoggedInUser, recordLogin } from "../users/users";
 import { findUserByEmail } from "../users/user-rows";
@@ -20,10 +20,6 @@ import { wouldLinkAccount } from "../users/account-linking";
 import { normalizeEmail } from "../../../shared/schemas/users";
 import { recordUserGrant } from "../oauth/user-grants";
 import type { NewUserGrant } from "../../../shared/schemas/client-grants";
-
-type Row = Record<string, unknown>;
-
-const time = (v: unknown) => iso(v as number) as string;
 
 function toSession(r: Row): SessionRecord {
   return {
