@@ -3,7 +3,7 @@ import { createTenant, env } from "../helpers/api";
 import { redirectParams, seedClient, seedUser, type TestClient } from "../helpers/flows";
 import { csrfOf, locationOf, setPolicy, TestBrowser } from "../helpers/mfa";
 import { tenantSql } from "../helpers/outbox";
-import { openLoginState, sealLoginSession } from "../../src/worker/tenant/login-state";
+import { MAX_SEALED_STATE_LENGTH, openLoginState, sealLoginSession } from "../../src/worker/tenant/login-state";
 
 /**
  * Issue 31: /authorize no longer writes the login session to the tenant object; it is sealed into the
@@ -134,6 +134,23 @@ describe("sealed login state (issue 31: no tenant write at /authorize)", () => {
       expect(state).not.toContain(secret);
       expect(decoded).not.toContain(secret);
     }
+  });
+
+  it("a request too large for a short state (a long client state) is stored at /authorize as before, and logs in", async () => {
+    const user = await seedUser(tenant, `large-${crypto.randomUUID()}@example.com`);
+    const browser = new TestBrowser(host);
+    const big = new URLSearchParams({ client_id: client.client_id, redirect_uri: CALLBACK, response_type: "code", scope: "openid", state: "s".repeat(1500) });
+    const path = locationOf(await browser.get(`/authorize?${big}`));
+    const state = new URL(path, "http://x").searchParams.get("state") as string;
+    expect(state).toMatch(/^ls_/);
+    expect(path.length).toBeLessThan(200);
+    expect(await loginSessions(state)).toEqual([{ state: "pending", user_id: null }]);
+    // A typical request seals into a short state.
+    expect((await started(new TestBrowser(host))).state.length).toBeLessThanOrEqual(MAX_SEALED_STATE_LENGTH);
+    const csrf = csrfOf(await (await browser.get(path)).text());
+    const res = await browser.post(path, { _csrf: csrf, email: user.email as string, password: PASSWORD });
+    expect(redirectParams(res).query.get("state")).toBe("s".repeat(1500));
+    expect(redirectParams(res).query.get("code")).toBeTruthy();
   });
 
   it("under an MFA policy the move to the second factor stores the session (awaiting_mfa) and a second post of the password form is refused", async () => {

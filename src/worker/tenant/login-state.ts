@@ -48,6 +48,13 @@ async function stateKey(encryptionKey: string | undefined, salt: Uint8Array): Pr
   ]);
 }
 
+/**
+ * The longest sealed state /authorize hands out (characters): a typical request seals into 500-800; a larger one
+ * (a console's long scope list, a large client state) is stored at once instead, so no /u2 URL grows past what
+ * proxies and logs commonly keep (2 KB).
+ */
+export const MAX_SEALED_STATE_LENGTH = 1_800;
+
 /** Whether a `state` is a sealed login session (the ids of stored sessions start with `ls_`). */
 export const isSealedLoginState = (state: string): boolean => state.startsWith(PREFIX);
 

@@ -1,6 +1,6 @@
 import { now, nowSeconds } from "../../../shared/clock";
 import { OAuthError } from "../../../shared/errors";
-import { randomToken } from "../../../shared/crypto/random";
+import { randomId, randomToken } from "../../../shared/crypto/random";
 import type { AppContext } from "../../context";
 import { pageSecurityHeaders } from "../../login/cookies";
 import { mfaFromFirstFactor, ssoNeedsMfa } from "../../login/mfa/gate";
@@ -15,7 +15,7 @@ import { finishTicketLogin, issueAuthorizationResponse } from "./complete";
 import { parseAuthorizeRequest, RedirectableError } from "./request";
 import { respondToClient } from "./respond";
 import { rememberLoginSession } from "../../tenant/login-session-cache";
-import { sealLoginSession } from "../../tenant/login-state";
+import { MAX_SEALED_STATE_LENGTH, sealLoginSession } from "../../tenant/login-state";
 
 /** A login transaction lives this long before the user must start again. */
 export const LOGIN_SESSION_TTL_MS = 60 * 60 * 1000;
@@ -74,12 +74,11 @@ export async function authorizeEndpoint(c: AppContext): Promise<Response> {
     if (prompts.includes("none")) throw redirectError("login_required", "Login required");
 
     // Issue 31: nothing is written here; the session is sealed into its state (../../tenant/login-state.ts)
-    // and stored by the first step that changes it.
-    const loginSession = await sealLoginSession(c.env.ENCRYPTION_KEY, c.var.tenant.id, {
-      request,
-      csrf_token: randomToken(24),
-      expires_at: now() + LOGIN_SESSION_TTL_MS,
-    });
+    // and stored by the first step that changes it. A request too large for a short state (a long scope list,
+    // a large client state) is stored now instead, as before, so the /u2 URLs stay short.
+    const started = { request, csrf_token: randomToken(24), expires_at: now() + LOGIN_SESSION_TTL_MS };
+    const sealed = await sealLoginSession(c.env.ENCRYPTION_KEY, c.var.tenant.id, started);
+    const loginSession = sealed.id.length <= MAX_SEALED_STATE_LENGTH ? sealed : await stub.logins().start({ id: randomId("ls_"), ...started });
     // The login form's first display follows at once; it may show this session without asking again.
     rememberLoginSession(c.var.tenant.id, loginSession);
     const page = start.page ?? (request.screen_hint === "signup" ? "signup" : "login");
