@@ -5,7 +5,8 @@ import { fieldCipher } from "../../src/shared/crypto/encryption";
 import { Sql } from "../../src/objects/sql";
 import { syncPipeline } from "../../src/objects/tenant/outbox/log-streams";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
-import { createTenant, mgmt, uniqueId } from "../helpers/api";
+import { call, createTenant, mgmt, uniqueId } from "../helpers/api";
+import { pendingLogin, seedClient, seedUser } from "../helpers/flows";
 import { onTenant } from "../helpers/actions";
 import { fireAlarm, hookUrl, injectClock, logsOf, relay, tenantSql } from "../helpers/outbox";
 import { expectReachability } from "../helpers/reach";
@@ -229,5 +230,38 @@ describe("outbox pipeline (SPEC §6.3 outbox.pipeline {endpoint, token})", () =>
     expect(await (await onTenant(tenantId, "GET", "/log-streams")).json()).toEqual([]);
     await runInDurableObject(stub, (o: TenantObject, state) => syncPipeline(new Sql(state.storage.sql), undefined, o.outbox.now()));
     expect(await tenantSql(tenantId, "SELECT id FROM log_streams")).toEqual([]);
+  });
+});
+
+describe("log rows written in their own commits reach the streams (issue 31)", () => {
+  it("a login's `s` row, written without an outbox row, arms the alarm and reaches an active stream; with nothing new, no alarm is left due", async () => {
+    const tenantId = await createTenant();
+    const name = uniqueId("login-rows");
+    await streamTo(tenantId, name);
+    const client = await seedClient(tenantId, { callbacks: ["https://app.example.com/callback"] });
+    const user = await seedUser(tenantId, `${name}@example.com`, "correct-horse-9");
+    await relay(tenantId);
+    const stub = env.TENANT.getByName(tenantId);
+    // Nothing due soon once the sign-up's events are relayed and streamed (the processed events' retention, days away).
+    const alarmAt = () => runInDurableObject(stub, (_o: TenantObject, state) => state.storage.getAlarm());
+    const dueSoon = (at: number | null) => at !== null && at <= Date.now() + 60_000;
+    expect(dueSoon(await alarmAt())).toBe(false);
+    const pending = await pendingLogin(tenantId, client.client_id, { redirect_uri: "https://app.example.com/callback" });
+    const res = await call(`/u2/login?state=${pending.state}`, {
+      method: "POST",
+      host: `${tenantId}.localhost:8787`,
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: pending.cookie },
+      body: new URLSearchParams({ _csrf: pending.csrf, email: user.email as string, password: "correct-horse-9" }).toString(),
+    });
+    expect(res.status).toBe(302);
+    expect(await tenantSql(tenantId, "SELECT count(*) AS n FROM outbox WHERE event_type = 'user.login'")).toEqual([{ n: 0 }]);
+    // The commit armed the alarm for the stream, with no outbox row to relay: the row arrives with nothing else
+    // written and no alarm run by hand.
+    const streamed = async () => (await received(name)).flatMap((d) => d.body ?? []).map((l) => l.data.type);
+    await vi.waitFor(async () => expect(await streamed()).toContain("s"), { timeout: 10_000, interval: 100 });
+    // Everything delivered: the stream's job is not due again (it was, for ever, while "pending" read any answer as a row).
+    const next = await runInDurableObject(stub, (o: TenantObject) => o.outbox.schedule());
+    expect(dueSoon(next)).toBe(false);
   });
 });

@@ -59,6 +59,11 @@ export interface AlarmJob {
   /** The earliest time the job has work (null: none), given the publisher's clock. */
   dueAt(now: number): number | null;
   run(now: number): unknown;
+  /**
+   * Whether log rows a commit writes itself (no outbox row, so no relay alarm) make this job due: the log
+   * streams, while one is active. Asked after such a commit; true arms the alarm.
+   */
+  readsNewLogs?(): boolean;
 }
 
 /**
@@ -97,6 +102,7 @@ export class Publisher {
     const now = this.now();
     const events: OutboxEventInput[] = [];
     let written = 0;
+    let logged = 0;
     const result = this.storage.transactionSync(() => {
       const tx: WriteTx = { sql: this.sql, now, emit: (event) => events.push(event), wanted: (type) => this.wanted(type) };
       const out = fn(tx);
@@ -110,13 +116,18 @@ export class Publisher {
       // commit, not stored to be relayed to it (the relay's claim, read, write and purge cost ~35 µs an event).
       const relayed: OutboxEventInput[] = [];
       for (const event of stored) {
-        if (this.logsOnly(event)) writeLog(this.sql, event.id ?? newEventId(now), event.payload as AuditEvent, now);
-        else relayed.push(event);
+        if (this.logsOnly(event)) {
+          writeLog(this.sql, event.id ?? newEventId(now), event.payload as AuditEvent, now);
+          logged++;
+        } else relayed.push(event);
       }
       written = recordOutboxEvents(this.sql, relayed, now, this.options);
+      // With the outbox off, audit events of the local lane were written to the logs table just as directly.
+      if (!this.options.enabled) logged += relayed.filter((e) => (e.lane ?? laneOf(e.event_type)) === "local" && !e.event_type.startsWith("internal.")).length;
       return out;
     });
-    if (written > 0) this.afterCommit(now);
+    // New log rows without an outbox row arm no relay: a job that reads them (a log stream) still must run.
+    if (written > 0 || (logged > 0 && this.jobs.some((job) => job.readsNewLogs?.() ?? false))) this.afterCommit(now);
     return result;
   }
 

@@ -199,9 +199,10 @@ export function logStreamJob(sql: Sql, env: StreamEnv): AlarmJob {
   const active = () => sql.all<Row>`SELECT * FROM log_streams WHERE status = 'active'`;
   // One delivery per stream at a time: an alarm and a concurrent pass must not send the same batch twice.
   const inFlight = new Set<string>();
-  const pending = (row: Row) => sql.first`SELECT 1 FROM logs WHERE (date, log_id) > (${row.cursor_date as number}, ${row.cursor_id as string}) LIMIT 1` !== null;
+  const pending = (row: Row) => sql.first`SELECT 1 FROM logs WHERE (date, log_id) > (${row.cursor_date as number}, ${row.cursor_id as string}) LIMIT 1` !== undefined;
   return {
     name: "log_streams",
+    readsNewLogs: () => sql.first`SELECT 1 FROM log_streams WHERE status = 'active' LIMIT 1` !== undefined,
     dueAt(now) {
       const times = active()
         .filter(pending)
