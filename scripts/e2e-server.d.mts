@@ -40,6 +40,8 @@ export interface StartServerOptions {
   shareable?: boolean;
   /** Also write all of wrangler's output to this file as it arrives. */
   logFile?: string;
+  /** false: the server does not keep the calling process alive (killed by the exit hook when it ends). @default true */
+  holdsRunner?: boolean;
 }
 
 export const ROOT: string;

@@ -163,7 +163,7 @@ export async function secondaryConfig(config, configs, dir, vars) {
  * @returns {Promise<{baseUrl: string, issuer: string, port: number, clientId: string, clientSecret: string,
  *   persistDir: string, log: () => string, stop: () => Promise<void>}>}
  */
-export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false, logFile = null } = {}) {
+export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, echo = process.env.GATEHOUSE_E2E_LOG === "1", port: chosenPort, configs = null, persistDir: keptDir = null, shareable = false, logFile = null, holdsRunner = true } = {}) {
   const shared = shareable ? sharedServer() : null;
   if (shared) {
     // The global setup does not wait for it to boot (test/e2e/global-setup.mjs): its first users do.
@@ -218,6 +218,7 @@ export async function startServer({ vars = {}, timeoutMs = READY_TIMEOUT_MS, ech
       stopGraceMs: STOP_GRACE_MS,
       echo,
       logFile,
+      holdsRunner,
     });
   } catch (error) {
     if (!keptDir) await rm(persistDir, { recursive: true, force: true });

@@ -70,6 +70,11 @@ export async function startProcessGroup({
   stopGraceMs = 10_000,
   echo = false,
   logFile = null,
+  /**
+   * false: the server does not keep this process alive (its process and output pipes are unref'd), so a runner
+   * whose teardown never comes still exits, and the exit hook then kills the group. @default true
+   */
+  holdsRunner = true,
 }) {
   let output = "";
   // A file that receives all the output as it arrives (written synchronously, so a reader in another process
@@ -86,6 +91,11 @@ export async function startProcessGroup({
   running.add(child.pid);
   child.stdout.on("data", append);
   child.stderr.on("data", append);
+  if (!holdsRunner) {
+    child.unref();
+    child.stdout.unref();
+    child.stderr.unref();
+  }
   let exitInfo = null;
   const exited = new Promise((resolve) => {
     child.on("exit", (code, signal) => {

@@ -31,7 +31,9 @@ export default async function setup() {
   const port = await freePort();
   const clientSecret = randomSecret();
   const persistDir = await mkdtemp(join(tmpdir(), "gatehouse-e2e-shared-"));
-  const starting = startServer({ port, persistDir, logFile, vars: { DEV_MESSAGE_SINK: "1", CONTROL_PLANE_CLIENT_SECRET: clientSecret } }).then(
+  // It does not hold the runner: one CI run (stop 30) sat idle after its last file because vitest never called this
+  // teardown while the server's pipes kept the process alive; now the runner exits and the exit hook kills it.
+  const starting = startServer({ port, persistDir, logFile, holdsRunner: false, vars: { DEV_MESSAGE_SINK: "1", CONTROL_PLANE_CLIENT_SECRET: clientSecret } }).then(
     (server) => ({ server }),
     (error) => {
       // The files that share it fail on their own (it never answers); this says why.
