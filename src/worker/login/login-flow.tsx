@@ -1,6 +1,7 @@
 import { normalizeEmail } from "../../shared/schemas/users";
 import type { PasswordLoginRead } from "../../shared/types";
 import { tenantObject } from "../tenant/stubs";
+import { isSealedLoginState, openLoginState } from "../tenant/login-state";
 import { configOf, DATABASE_STRATEGY } from "./connection";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppContext } from "../context";
@@ -122,9 +123,13 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   const databases = (await configOf(c)).connections.filter((x) => x.strategy === DATABASE_STRATEGY).map((x) => x.name);
   const submitted = await submittedForm(c, "login", undefined, async (state, fields) => {
     const logins = tenantObject(c.env, c.get("tenant").id).logins();
-    if (!fields?.email || !databases.length) return logins.get(state);
+    // A sealed state is opened once, here: one that does not open costs the tenant object nothing (no account
+    // lookups for a forged one); one that does stands for the session until a step has stored it.
+    const sealed = isSealedLoginState(state) ? await openLoginState(c.env.ENCRYPTION_KEY, c.get("tenant").id, state) : null;
+    if (isSealedLoginState(state) && !sealed) return null;
+    if (!fields?.email || !databases.length) return (await logins.get(state)) ?? sealed;
     prefetched = await logins.passwordRead(state, fields.email, databases);
-    return prefetched.session;
+    return prefetched.session ?? sealed;
   });
   if (submitted instanceof Response) return submitted;
   const { t, form } = submitted;
