@@ -17,11 +17,12 @@ interface __BaseEnv_Env {
 	PLATFORM: DurableObjectNamespace<import("./src/worker/index").PlatformObject>;
 	TENANT: DurableObjectNamespace<import("./src/worker/index").TenantObject>;
 	USER: DurableObjectNamespace<import("./src/worker/index").UserObject>;
+	CODES: DurableObjectNamespace<import("./src/worker/index").CodeObject>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/worker/index");
-		durableNamespaces: "PlatformObject" | "TenantObject" | "UserObject";
+		durableNamespaces: "PlatformObject" | "TenantObject" | "UserObject" | "CodeObject";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

@@ -1,3 +1,4 @@
+import { newEventId } from "../shared/event-id";
 import { Hono } from "hono";
 import { generateKeyPair, SignJWT } from "jose";
 import type { AppEnv } from "./context";
@@ -192,15 +193,24 @@ export function benchRoutes(): Hono<AppEnv> {
   router.get("/rpc-loop", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 100_000);
     const stub = tenantObject(c.env, c.req.query("tenant") ?? "");
-    const writes = c.req.query("kind") === "tx";
-    const run = writes ? (i: number) => stub.consumeDpopJti("bench-floor", `${i}-${crypto.randomUUID()}`, Date.now() + 1000) : () => stub.getConfigVersion();
+    const kind = c.req.query("kind");
+    // kind=append (issue 31): one code shard's batch of `batch` seacft events per call, as its alarm delivers them.
+    const batch = Math.min(Math.max(Number(c.req.query("batch") ?? 100) || 100, 1), 500);
+    const actor = { type: "client" as const, id: "bench", client_id: "bench" };
+    const entries = () => Array.from({ length: batch }, () => ({ id: newEventId(Date.now()), at: Date.now(), client_id: "bench", user_id: "auth0|bench", audit: { actor } }));
+    const run =
+      kind === "tx"
+        ? (i: number) => stub.consumeDpopJti("bench-floor", `${i}-${crypto.randomUUID()}`, Date.now() + 1000)
+        : kind === "append"
+          ? () => stub.codeExchanges().append(entries())
+          : () => stub.getConfigVersion();
     await run(-1);
     await tick();
     const started = Date.now();
     for (let i = 0; i < n; i++) await run(i);
     await tick();
     const ms = Date.now() - started;
-    return c.json({ n, ms, us: (ms * 1000) / n });
+    return c.json({ n, ms, us: (ms * 1000) / n, ...(kind === "append" ? { batch } : {}) });
   });
   router.post("/meter/replay", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 200) || 200, 1), 100_000);

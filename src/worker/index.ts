@@ -5,6 +5,7 @@ import { maybeResume, resumeStaleOperations } from "./deploy/resume";
 export { PlatformObject } from "../objects/platform/platform-object";
 export { TenantObject } from "../objects/tenant/tenant-object";
 export { UserObject } from "../objects/user/user-object";
+export { CodeObject } from "../objects/codes/code-object";
 export { EgressGateway } from "./actions/egress-gateway";
 export { BulkUpgradeWorkflow } from "./deploy/bulk";
 export { TenantDeploymentWorkflow } from "./deploy/workflow";

@@ -55,7 +55,7 @@ describe("GET /authorize with response_mode=web_message", () => {
     expect(target).toBe(ORIGIN);
     expect(message.type).toBe("authorization_response");
     expect(message.response.state).toBe("st-1");
-    expect(message.response.code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(message.response.code).toMatch(/^ac1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   });
 
   it("delivers login_required the same way when there is no session", async () => {

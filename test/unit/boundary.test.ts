@@ -40,7 +40,7 @@ describe("the worker/object boundary (issue 7 point 5)", () => {
   it("the worker entry point re-exports only the object classes from src/objects", () => {
     const entry = sources["../../src/worker/index.ts"] ?? "";
     const fromObjects = runtimeImports(entry).filter((s) => s.includes("/objects/"));
-    expect(fromObjects.every((s) => /\/objects\/(tenant|user|platform)\/[a-z]+-object$/.test(s))).toBe(true);
+    expect(fromObjects.every((s) => /\/objects\/(tenant|user|platform|codes)\/[a-z]+-object$/.test(s))).toBe(true);
   });
 
   it("objects import nothing from src/worker, not even types", () => {

@@ -128,13 +128,14 @@ export class TenantBench extends RpcTarget {
   }
 
   /**
-   * Opens a metering window on this tenant's object and its users' objects (same isolate in workerd and the
+   * Opens a metering window on this tenant's object, its users' objects and its code shards (same isolate in workerd and the
    * test pool), keeping a copy of the tenant's rows for the replay; `meterStop` answers the window's counts
    * and the outbox events recorded meanwhile.
    */
   meterStart(tenantId: string): void {
     meterStart(tenantObjectNamed(tenantId));
     meterStart(usersOf(tenantId));
+    meterStart(codesOf(tenantId));
     windows.set(tenantId, { outbox: outboxHead(this.sql), rows: dumpTables(this.sql) });
   }
 
@@ -142,12 +143,14 @@ export class TenantBench extends RpcTarget {
   meterPause(tenantId: string, paused: boolean): void {
     meterPause(tenantObjectNamed(tenantId), paused);
     meterPause(usersOf(tenantId), paused);
+    meterPause(codesOf(tenantId), paused);
   }
 
   meterStop(tenantId: string) {
     const tenant = meterStop(tenantObjectNamed(tenantId));
     const users = meterStop(usersOf(tenantId));
-    return { tenant, users, outbox_events: outboxHead(this.sql) - (windows.get(tenantId)?.outbox ?? 0) };
+    const codes = meterStop(codesOf(tenantId));
+    return { tenant, users, codes, outbox_events: outboxHead(this.sql) - (windows.get(tenantId)?.outbox ?? 0) };
   }
 
   /**
@@ -173,5 +176,7 @@ export class TenantBench extends RpcTarget {
 
 const tenantObjectNamed = (tenantId: string) => (name: string) => name === `tenant:${tenantId}`;
 const usersOf = (tenantId: string) => (name: string) => name.startsWith(`user:${tenantId}/`);
+/** The tenant's code shards (issue 31: sealed codes' single use and their exchanges' log events). */
+const codesOf = (tenantId: string) => (name: string) => name.startsWith(`codes:${tenantId}/`);
 const windows = new Map<string, { outbox: number; rows: TableRows }>();
 const outboxHead = (sql: Sql) => sql.first<{ id: number | null }>`SELECT max(rowid) AS id FROM outbox`?.id ?? 0;

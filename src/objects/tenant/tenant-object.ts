@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
+import type { AuditContext, CodeRedemption, CodeSubject, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import type { BlockingTrigger, HookRecord } from "../../shared/schemas/hooks";
 import { enabledHooks } from "./outbox/hooks";
@@ -10,7 +10,7 @@ import { AttackProtectionRpc } from "./settings/attack-protection";
 import { SettingsDocuments } from "./settings/documents";
 import { AuthenticationMethods } from "./users/authentication-methods";
 import { Challenges, DevMessages } from "./login/challenges";
-import { LOG_TYPES, SYSTEM_CONTEXT } from "./core/audit";
+import { SYSTEM_CONTEXT } from "./core/audit";
 import * as bench from "./bench";
 import { installMeter, meterEnabled } from "../meter";
 import { BrandingRpc } from "./settings/branding";
@@ -21,7 +21,7 @@ import { readConfig } from "./config";
 import { configVersion } from "./core/settings";
 import { composeTenant } from "./composition";
 import { Connections } from "./oauth/connections";
-import { emitAudit, emitHook } from "./core/events";
+import { emitHook } from "./core/events";
 import { LogStreamsRpc, syncPipeline } from "./outbox/log-streams";
 import { Guardian } from "./mfa/guardian";
 import { Logins, Sessions } from "./login/login";
@@ -44,8 +44,9 @@ import type { TenantCleanup } from "./login/cleanup";
 import { EmailProviders } from "./settings/email-provider";
 import { EmailTemplates } from "./settings/email-templates";
 import { ControlPlaneSync } from "./settings/control-plane-sync";
-import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCode, consumeDpopJti, isAccessTokenRevoked, Revocations, Tickets } from "./login/single-use";
+import { Assertions, type CodeOutcome, Codes, consumeAuthorizationCodeLogged, consumeDpopJti, isAccessTokenRevoked, Revocations, Tickets } from "./login/single-use";
 import { tokenSubject, UserAuthorization } from "./roles/user-authorization";
+import { CodeExchanges, codeSubject } from "./login/code-exchanges";
 import { getUser, Users } from "./users/users";
 import { EmailVerifications } from "./jobs/email-verification";
 import type { JobLane } from "./jobs/job-lane";
@@ -162,22 +163,21 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * Consumes an authorization code exactly once (hot), with its `seacft` / `feacft` log event in the same
-   * commit. Its own transaction: a replay also revokes what the code issued (RFC 6749 §4.1.2).
+   * Consumes a stored authorization code exactly once (hot), with its `seacft` / `feacft` log event in the same
+   * commit; a replay also revokes what the code issued (RFC 6749 §4.1.2). See {@link consumeAuthorizationCodeLogged}.
    */
   consumeAuthorizationCode(redemption: CodeRedemption, audit: AuditContext = SYSTEM_CONTEXT): CodeOutcome {
-    return this.core.commit((tx) => {
-      const outcome = consumeAuthorizationCode(tx.sql, redemption, tx.now);
-      emitAudit(tx, audit, {
-        event_type: outcome.ok ? "token.code_exchanged" : "token.code_exchange_failed",
-        log_type: outcome.ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
-        category: "api",
-        description: outcome.ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${outcome.reason}`,
-        client_id: redemption.client_id,
-        user_id: outcome.ok ? outcome.code.user_id : null,
-      });
-      return outcome;
-    });
+    return this.core.commit((tx) => consumeAuthorizationCodeLogged(tx, redemption, audit));
+  }
+
+  /** A sealed code's exchange: its one read here (issue 31), flat. See {@link codeSubject}. */
+  codeSubject(userId: string, sessionId: string | null, audience: string | null, organization: string | null): CodeSubject {
+    return codeSubject(this.core.sql, userId, sessionId, audience, organization);
+  }
+
+  /** Sealed codes' exchange log rows (batches from the code shards) and refusals. */
+  codeExchanges(audit: AuditContext = SYSTEM_CONTEXT): CodeExchanges {
+    return new CodeExchanges(this.core, audit);
   }
 
   /** A client_credentials exchange, recorded only when a credentials-exchange webhook is enabled (worker checks). */

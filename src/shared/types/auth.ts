@@ -1,6 +1,7 @@
 import type { UserRecord, UserWithSecret } from "../schemas/users";
 import type { ActionEffects } from "../schemas/actions";
 import type { Json } from "./json";
+import type { AuditContext } from "./audit";
 
 /** Login transactions, sessions and single-use artifacts (user records live in schemas/users.ts). */
 
@@ -30,6 +31,11 @@ export interface AuthorizeRequest {
   connection?: string;
   /** Set when the transaction is a SAML login (/samlp/{client_id}): it completes with a SAML response. */
   samlp?: SamlTransaction;
+  /**
+   * The code is consumed inside the tenant object (the device flow's approval at /activate/callback, in the
+   * commit that approves the device): it is stored there, never sealed (issue 31).
+   */
+  stored_code?: true;
 }
 
 /** What a SAML login must answer, fixed when it starts (the AuthnRequest's facts, already checked). */
@@ -164,3 +170,59 @@ export interface CodeRedemption {
 
 // Declared with the resource's schema (issue 26 point 4); re-exported for callers.
 export type { SessionRecord } from "../schemas/sessions";
+
+/**
+ * A sealed authorization code's facts (issue 31): what the tenant object stored per code before, carried by
+ * the code itself (sealed in the worker, src/worker/oauth/tokens/sealed-code.ts). `id` names its single use.
+ */
+export interface SealedCodeContent {
+  id: string;
+  client_id: string;
+  user_id: string;
+  session_id: string | null;
+  redirect_uri: string;
+  grant: CodeGrant;
+  code_challenge: string | null;
+  code_challenge_method: "S256" | "plain" | null;
+  /** Epoch milliseconds. */
+  expires_at: number;
+}
+
+/** The `seacft` log event of one redemption, as its code shard keeps it until the tenant's logs have it. */
+export interface CodeExchangeLog {
+  /** The log row's id (`evt_…`, time-ordered): a batch delivered twice writes the row once. */
+  id: string;
+  /** When the code was redeemed (epoch milliseconds): the log row's date. */
+  at: number;
+  client_id: string;
+  user_id: string;
+  audit: AuditContext;
+}
+
+/** One redemption attempt of a sealed code, as its code shard serializes it. */
+export interface SealedCodeRedemption {
+  id: string;
+  user_id: string;
+  expires_at: number;
+  /** False when the worker found the code expired or the request not matching it (client, redirect_uri, PKCE). */
+  consumable: boolean;
+  /** The jti of the access token this redemption issues, kept so a replay revokes it (and its refresh family). */
+  access_jti: string;
+  log: CodeExchangeLog;
+}
+
+export type SealedCodeOutcome =
+  | { ok: true }
+  | { ok: false; reason: "consumed"; user_id: string; access_jti: string; redeemed_at: number }
+  /** Not redeemed before and not consumable now: the worker's own reason stands. */
+  | { ok: false; reason: "unconsumed" };
+
+/** What the exchange of a sealed code reads of the tenant (one read, no write): is the grant still good? */
+export interface CodeSubject {
+  /** The code's user as it is now (null if deleted since). */
+  user: UserRecord | null;
+  /** Whether the browser session the code was issued under still exists (false: revoked, logged out, ended). */
+  session_live: boolean;
+  /** The permissions the user holds now on the grant's audience (RBAC). */
+  permissions: string[];
+}

@@ -195,6 +195,7 @@ export async function scriptUploadFor(deps: StepDeps, target: DeployTarget, rele
       { binding: "PLATFORM", className: "PlatformObject" },
       { binding: "TENANT", className: "TenantObject" },
       { binding: "USER", className: "UserObject" },
+      { binding: "CODES", className: "CodeObject" },
     ],
   };
 }

@@ -111,6 +111,8 @@ export async function activateConfirm(c: AppContext): Promise<Response> {
     // no verifier) but can never be redeemed at /oauth/token, even if it leaked from the browser's history.
     code_challenge: randomToken(32),
     code_challenge_method: "S256",
+    // The callback consumes the code in the commit that approves the device: a stored code, not a sealed one.
+    stored_code: true,
   };
   const loginSession = await stub.logins().start({ id: randomId("ls_"), request, csrf_token: randomToken(24), expires_at: now() + LOGIN_SESSION_TTL_MS });
   return c.redirect(`/u2/login?state=${encodeURIComponent(loginSession.id)}`, 302);

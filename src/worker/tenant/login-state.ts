@@ -1,9 +1,8 @@
 import { now as currentTime } from "../../shared/clock";
-import { EncryptionKeyError } from "../../shared/crypto/encryption";
-import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from "../../shared/crypto/encoding";
 import { SEALED_LOGIN_STATE_PREFIX } from "../../shared/login-state";
 import type { AuthorizeRequest, FreshLoginSession, LoginSession } from "../../shared/types";
 import type { AppContext } from "../context";
+import { type SealPurpose, seal, unseal } from "./sealed";
 import { tenantObject } from "./stubs";
 
 /**
@@ -22,31 +21,8 @@ import { tenantObject } from "./stubs";
  */
 
 const PREFIX = SEALED_LOGIN_STATE_PREFIX;
-const MIN_KEY_LENGTH = 32;
-
-/** The deployment key as HKDF input, imported once per isolate and key. */
-const masters = new Map<string, Promise<CryptoKey>>();
-function master(encryptionKey: string | undefined): Promise<CryptoKey> {
-  if (!encryptionKey || encryptionKey.length < MIN_KEY_LENGTH) throw new EncryptionKeyError("ENCRYPTION_KEY is not configured: refusing to seal login sessions");
-  let key = masters.get(encryptionKey);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", utf8(encryptionKey), "HKDF", false, ["deriveKey"]);
-    masters.set(encryptionKey, key);
-  }
-  return key;
-}
-
-/**
- * Each state's own AES-256-GCM key, derived with HKDF-SHA256 from the deployment key and the state's random
- * 128-bit salt: no key ever encrypts more than one state, so the volume of /authorize requests never brings
- * a key near the birthday bound of random GCM nonces.
- */
-async function stateKey(encryptionKey: string | undefined, salt: Uint8Array): Promise<CryptoKey> {
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt, info: utf8("gatehouse login-state/v1") }, await master(encryptionKey), { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
-}
+/** Sealing (sealed.ts) for login sessions: the `info` every state's key has been derived with since v1. */
+const LOGIN_STATE: SealPurpose = { prefix: PREFIX, info: "gatehouse login-state/v1", name: "login sessions" };
 
 /**
  * The longest sealed state /authorize hands out (characters): a typical request seals into 500-800; a larger one
@@ -73,27 +49,13 @@ export async function sealLoginSession(
 ): Promise<LoginSession> {
   const created = currentTime();
   const body: Sealed = { r: input.request, c: input.csrf_token, e: input.expires_at, t: created };
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: utf8(tenantId) }, await stateKey(encryptionKey, salt), utf8(JSON.stringify(body)));
-  const id = `${PREFIX}${toBase64Url(salt)}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
+  const id = await seal(encryptionKey, LOGIN_STATE, tenantId, body);
   return pendingSession(id, body);
 }
 
 /** The session a sealed state carries, or null when it is not one, does not open for this tenant or expired. */
 export async function openLoginState(encryptionKey: string | undefined, tenantId: string, state: string): Promise<LoginSession | null> {
-  if (!isSealedLoginState(state) || state.length > 16_384) return null;
-  const parts = state.slice(PREFIX.length).split(".");
-  if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return null;
-  const [salt, iv, body] = parts.map((part) => fromBase64Url(part)) as [Uint8Array, Uint8Array, Uint8Array];
-  if (salt.length !== 16 || iv.length !== 12) return null;
-  let sealed: Sealed;
-  try {
-    const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: utf8(tenantId) }, await stateKey(encryptionKey, salt), body);
-    sealed = JSON.parse(fromUtf8(new Uint8Array(opened))) as Sealed;
-  } catch {
-    return null;
-  }
+  const sealed = await unseal<Sealed>(encryptionKey, LOGIN_STATE, tenantId, state);
   if (!sealed || typeof sealed.e !== "number" || !(sealed.e > currentTime()) || typeof sealed.c !== "string" || !sealed.r?.client_id) return null;
   return pendingSession(state, sealed);
 }

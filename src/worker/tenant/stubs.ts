@@ -1,5 +1,5 @@
 import { now as currentTime } from "../../shared/clock";
-import { userObjectName } from "../../shared/object-names";
+import { codeShardName, userObjectName } from "../../shared/object-names";
 import { HostCache } from "../routing/host-cache";
 import type { TenantDirectory } from "../routing/resolve-tenant";
 import type { Settings } from "../settings";
@@ -23,6 +23,9 @@ export function tenantConfigSource(env: Env, tenantId: string): ConfigSource {
 
 /** One user's object inside a tenant. */
 export const userObject = (env: Env, tenantId: string, userId: string) => env.USER.getByName(userObjectName(tenantId, userId));
+
+/** The code shard that serializes a sealed authorization code's single use (issue 31). */
+export const codeShard = (env: Env, tenantId: string, codeId: string) => env.CODES.getByName(codeShardName(tenantId, codeId));
 
 let known: HostCache<true> | undefined;
 

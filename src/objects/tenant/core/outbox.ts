@@ -1,6 +1,9 @@
+import { newEventId } from "../../../shared/event-id";
 import type { AuditEvent, FailedEvent, Json } from "../../../shared/types";
 import { iso, json, type Sql } from "../../sql";
 import { writeLog } from "./logs";
+
+export { newEventId };
 
 /**
  * One event a write records in its own transaction (ARCHITECTURE.md §3 commit phase): an audit event
@@ -83,18 +86,16 @@ export function recordOutboxEvents(
       if (lane === "local") writeLog(sql, id, event.payload as AuditEvent, now);
       continue;
     }
+    // An event delivered to the object twice under its own id (a code shard's batch, issue 31) is one row. Only
+    // the id's conflict is skipped: any other failure (a payload that cannot be stored) still throws and rolls
+    // the write back.
     sql.run`INSERT INTO outbox (id, event_type, payload, lane, created_at, next_retry_at)
-      VALUES (${id}, ${event.event_type}, ${event.payload}, ${lane}, ${now}, ${now})`;
+      VALUES (${id}, ${event.event_type}, ${event.payload}, ${lane}, ${now}, ${now}) ON CONFLICT (id) DO NOTHING`;
     written++;
   }
   return written;
 }
 
-/** Time-ordered, unique event ids: `evt_` + 12 hex digits of milliseconds + 16 random hex digits. */
-export function newEventId(now: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(8));
-  return `evt_${now.toString(16).padStart(12, "0")}${[...random].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
 
 /**
  * The earliest time any outbox job is due (relay of pending or retrying events, expiry of a lease,

@@ -1,4 +1,6 @@
-import type { CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../../shared/types";
+import type { AuditContext, CodeRedemption, NewAuthorizationCode, RedeemedCode } from "../../../shared/types";
+import { LOG_TYPES } from "../core/audit";
+import { emitAudit, type WriteTx } from "../core/events";
 import { json, type Sql } from "../../sql";
 import { TenantRpc } from "../core/rpc";
 import { permissionNames } from "../roles/user-authorization";
@@ -71,6 +73,20 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
   if (existing.client_id !== r.client_id) return { ok: false, reason: "client_mismatch" };
   if (r.redirect_uri !== null && existing.redirect_uri !== r.redirect_uri) return { ok: false, reason: "redirect_mismatch" };
   return { ok: false, reason: "pkce_mismatch" };
+}
+
+/** {@link consumeAuthorizationCode} in a write, with its `seacft` / `feacft` event in the same commit. */
+export function consumeAuthorizationCodeLogged(tx: WriteTx, redemption: CodeRedemption, audit: AuditContext): CodeOutcome {
+  const outcome = consumeAuthorizationCode(tx.sql, redemption, tx.now);
+  emitAudit(tx, audit, {
+    event_type: outcome.ok ? "token.code_exchanged" : "token.code_exchange_failed",
+    log_type: outcome.ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
+    category: "api",
+    description: outcome.ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${outcome.reason}`,
+    client_id: redemption.client_id,
+    user_id: outcome.ok ? outcome.code.user_id : null,
+  });
+  return outcome;
 }
 
 /** Records a client assertion's jti; false when it was already used (replay). */

@@ -1,6 +1,5 @@
 import { now, nowSeconds } from "../../../shared/clock";
-import { randomToken } from "../../../shared/crypto/random";
-import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession, NewAuthorizationCode } from "../../../shared/types";
+import type { AuthorizeRequest, CodeGrant, LoginCompletion, LoginSession } from "../../../shared/types";
 import type { ClientRecord } from "../../../shared/schemas/clients";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { AppContext } from "../../context";
@@ -23,20 +22,12 @@ import { consentNeeded, redirectToConsent } from "../../login/consent";
 import { refuseToClient, respondToClient } from "./respond";
 import { forgetLoginSession } from "../../tenant/login-session-cache";
 import { freshLoginSession } from "../../tenant/login-state";
+import { prepareCode } from "../tokens/sealed-code";
 
 const withFresh = (loginSession: LoginSession) => {
   const fresh = freshLoginSession(loginSession);
   return fresh ? { fresh } : {};
 };
-
-/** Authorization codes live this long (RFC 6749 §4.1.2: short, at most 10 minutes). */
-export const CODE_TTL_MS = 5 * 60 * 1000;
-
-/** A code ready to store: the plaintext for the client, the hashed record for the object. */
-interface PreparedCode {
-  code: string;
-  record: NewAuthorizationCode;
-}
 
 const grantOf = (request: AuthorizeRequest, authTimeS: number): CodeGrant => ({
   scope: request.scope,
@@ -102,30 +93,6 @@ async function deniedByAction(
     .logins(auditContext(c, { actor }))
     .recordFailure({ code: "access_denied", email: user.email ?? "", user_id: user.user_id, description: `Failed login: ${outcome.description}` }, outcome.effects ?? undefined);
   return refuseToClient(c, request, client, outcome.error ?? "access_denied", outcome.description);
-}
-
-/** The authorization code the response type asks for, or undefined when it asks for none. */
-async function prepareCode(
-  request: AuthorizeRequest,
-  client: ClientRecord,
-  user: UserRecord,
-  sessionId: string | null,
-  grant: CodeGrant,
-): Promise<PreparedCode | undefined> {
-  if (!request.response_type.split(" ").includes("code")) return undefined;
-  const code = randomToken(32);
-  const record: NewAuthorizationCode = {
-    code_hash: await hashSecret(code),
-    client_id: client.client_id,
-    user_id: user.user_id,
-    session_id: sessionId,
-    redirect_uri: request.redirect_uri,
-    grant,
-    code_challenge: request.code_challenge ?? null,
-    code_challenge_method: request.code_challenge ? (request.code_challenge_method ?? "plain") : null,
-    expires_at: now() + CODE_TTL_MS,
-  };
-  return { code, record };
 }
 
 /** Issues the tokens of implicit and hybrid response types and delivers everything in the response mode. */
@@ -224,16 +191,17 @@ export async function issueAuthorizationResponse(
     ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
     ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
-  const code = await prepareCode(request, client, user, sessionId, grant);
+  const code = await prepareCode(c, request, client, user, sessionId, grant);
   if (hasEffects(actions.effects)) {
     await touched(null);
     const actor = { type: "user" as const, id: user.user_id, client_id: client.client_id };
-    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record);
-  } else if (code && options.touch && sessionId) {
+    await stub.actions(auditContext(c, { actor })).applyEffects(user.user_id, actions.effects, code?.record ?? undefined);
+  } else if (code?.record && options.touch && sessionId) {
     await stub.sessions(deviceContext(c)).touchWithCode(sessionId, client.client_id, code.record);
-  } else if (code) {
+  } else if (code?.record) {
     await stub.codes().create(code.record);
   } else {
+    // No code, or a sealed one (nothing to store): the session's use is still recorded.
     await touched(null);
   }
   return answer(c, request, client, user, sessionId, grant, code?.code);
@@ -339,7 +307,7 @@ async function completeInteractive(
     ...(actions.custom_claims ? { custom_claims: actions.custom_claims } : {}),
     ...(actions.access_scope ? { access_scope: actions.access_scope } : {}),
   };
-  const code = needsConsent ? undefined : await prepareCode(loginSession.request, client, user, session.input.id, grant);
+  const code = needsConsent ? undefined : await prepareCode(c, loginSession.request, client, user, session.input.id, grant);
   const stub = tenantObject(c.env, c.var.tenant.id);
   const audit = auditContext(c, { actor: { type: "user", id: user.user_id, email: user.email, client_id: client.client_id } });
   const completion: LoginCompletion = {
