@@ -219,7 +219,7 @@ export type SealedCodeOutcome =
 
 /** What the exchange of a sealed code reads of the tenant (one read, no write): is the grant still good? */
 export interface CodeSubject {
-  /** The code's user as it is now (null if deleted since). */
+  /** The code's user as it is now (null if deleted since), its identities left empty. */
   user: UserRecord | null;
   /** Whether the browser session the code was issued under still exists (false: revoked, logged out, ended). */
   session_live: boolean;

@@ -4,7 +4,7 @@ import { LOG_TYPES } from "../core/audit";
 import { emitAudit, type WriteTx } from "../core/events";
 import { TenantRpc } from "../core/rpc";
 import { permissionNames } from "../roles/user-authorization";
-import { getUser } from "../users/users";
+import { getUserWithoutIdentities } from "../users/users";
 import { revokeAccessToken } from "./single-use";
 
 /**
@@ -19,9 +19,13 @@ import { revokeAccessToken } from "./single-use";
 /** The longest access-token lifetime an API can configure (30 days), in milliseconds. */
 const MAX_ACCESS_TOKEN_LIFETIME_MS = 2_592_000_000;
 
-/** The one read of a sealed code's exchange: its user now, whether its session still exists, its permissions now. */
+/**
+ * The one read of a sealed code's exchange: its user now, whether its session still exists, its permissions
+ * now. The user's identities are left empty: nothing the exchange issues shows them (no post-login action runs
+ * at an exchange), so the row is read by its key alone (see getUserWithoutIdentities).
+ */
 export function codeSubject(sql: Sql, userId: string, sessionId: string | null, audience: string | null, organization: string | null): CodeSubject {
-  const user = getUser(sql, userId);
+  const user = getUserWithoutIdentities(sql, userId);
   const session_live = sessionId === null || sql.first`SELECT 1 FROM sessions WHERE id = ${sessionId} AND user_id = ${userId}` !== undefined;
   const permissions = user && audience ? permissionNames(sql, userId, audience, organization) : [];
   return { user, session_live, permissions };
