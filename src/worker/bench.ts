@@ -202,7 +202,7 @@ export function benchRoutes(): Hono<AppEnv> {
       kind === "tx"
         ? (i: number) => stub.consumeDpopJti("bench-floor", `${i}-${crypto.randomUUID()}`, Date.now() + 1000)
         : kind === "append"
-          ? () => stub.codeExchanges().append(entries())
+          ? () => stub.appendCodeExchanges(entries())
           : () => stub.getConfigVersion();
     await run(-1);
     await tick();

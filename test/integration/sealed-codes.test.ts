@@ -6,6 +6,7 @@ import { authorize, pkce, redirectParams, seedClient, seedUser, sessionCookie, t
 import { flushCodeShards, logsOf, tenantSql } from "../helpers/outbox";
 import { MAX_SEALED_CODE_LENGTH, openCode, sealCode } from "../../src/worker/oauth/tokens/sealed-code";
 import { codeShardName } from "../../src/shared/object-names";
+import { CodeExchanges } from "../../src/objects/tenant/login/code-exchanges";
 
 /**
  * Issue 31: the code exchange leaves the tenant object's write path. A code carries its own facts, sealed by
@@ -178,13 +179,37 @@ describe("the exchanges' seacft rows (issue 31: batched from the code shards)", 
     const log = rows[0] as { log_id: string; date: string; client_id: string | null };
     // Delivered again (a shard that crashed after the tenant's commit and before forgetting the row): one row.
     const entry = { id: log.log_id, at: Date.parse(log.date), client_id: client.client_id, user_id: user.user_id, audit: { actor: { type: "client" as const, id: client.client_id, client_id: client.client_id } } };
-    expect(await env.TENANT.getByName(tenant).codeExchanges().append([entry, entry])).toBe(2);
+    expect(await env.TENANT.getByName(tenant).appendCodeExchanges([entry, entry])).toBe(2);
     expect(await logsOf(tenant, `?q=${encodeURIComponent(`type:seacft AND user_id:"${user.user_id}"`)}`)).toHaveLength(1);
   });
 });
 
 describe("a code shard's alarm", () => {
   afterEach(() => setClock());
+
+  it("keeps a batch the tenant did not take and delivers it on a later run: no seacft row is lost", async () => {
+    const { user, code } = await signedIn();
+    const issued = await code();
+    const opened = await openCode(env.ENCRYPTION_KEY, tenant, issued);
+    const shard = env.CODES.getByName(codeShardName(tenant, opened?.id as string));
+    const seacft = async () => (await logsOf(tenant, `?q=${encodeURIComponent(`type:seacft AND user_id:"${user.user_id}"`)}`)).length;
+    // The tenant object refuses the batch (the test pool runs every object in this isolate: its class is patched).
+    const original = CodeExchanges.prototype.append;
+    CodeExchanges.prototype.append = () => {
+      throw new Error("tenant object unavailable");
+    };
+    try {
+      expect((await exchange(issued)).status).toBe(200);
+      await runDurableObjectAlarm(shard);
+      expect(await shard.pendingLogs()).toBe(1);
+    } finally {
+      CodeExchanges.prototype.append = original;
+    }
+    expect(await seacft()).toBe(0);
+    await runDurableObjectAlarm(shard);
+    expect(await shard.pendingLogs()).toBe(0);
+    expect(await seacft()).toBe(1);
+  });
 
   it("forgets a redeemed code once it has expired; its replay is then refused as expired", async () => {
     const { code } = await signedIn();

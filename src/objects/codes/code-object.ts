@@ -76,7 +76,7 @@ export class CodeObject extends DurableObject<Env> {
       const rows = this.sql.all<{ id: string; entry: string }>`SELECT id, entry FROM pending_logs ORDER BY at, id LIMIT ${BATCH}`;
       if (rows.length === 0) break;
       const entries = rows.map((row) => JSON.parse(row.entry) as CodeExchangeLog);
-      await this.env.TENANT.getByName(this.tenantId()).codeExchanges().append(entries);
+      await this.env.TENANT.getByName(this.tenantId()).appendCodeExchanges(entries);
       const ids = JSON.stringify(rows.map((row) => row.id));
       this.ctx.storage.transactionSync(() => this.sql.run`DELETE FROM pending_logs WHERE id IN (SELECT value FROM json_each(${ids}))`);
       delivered += rows.length;

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeRedemption, CodeSubject, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
+import type { AuditContext, CodeExchangeLog, CodeRedemption, CodeSubject, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import type { BlockingTrigger, HookRecord } from "../../shared/schemas/hooks";
 import { enabledHooks } from "./outbox/hooks";
@@ -175,10 +175,11 @@ export class TenantObject extends DurableObject<Env> {
     return codeSubject(this.core.sql, userId, sessionId, audience, organization);
   }
 
-  /** Sealed codes' exchange log rows (batches from the code shards) and refusals. */
-  codeExchanges(audit: AuditContext = SYSTEM_CONTEXT): CodeExchanges {
-    return new CodeExchanges(this.core, audit);
-  }
+  /** Sealed codes' refused exchanges (issue 31). */
+  codeExchanges(audit: AuditContext = SYSTEM_CONTEXT): CodeExchanges { return new CodeExchanges(this.core, audit); }
+
+  /** A code shard's batch of `seacft` events, flat: a refused batch leaves no facade promise behind. See {@link CodeExchanges.append}. */
+  appendCodeExchanges(entries: CodeExchangeLog[]): number { return new CodeExchanges(this.core).append(entries); }
 
   /** A client_credentials exchange, recorded only when a credentials-exchange webhook is enabled (worker checks). */
   recordCredentialsExchange(exchange: { client_id: string; audience: string; scope: string }): void {
