@@ -10,4 +10,7 @@ export const CODE_SHARDS = 4;
  * The code shard that serializes a sealed authorization code's single use (src/objects/codes/code-object.ts),
  * chosen by the code's id (base64url: its first character spreads the codes evenly over the shards).
  */
-export const codeShardName = (tenantId: string, codeId: string) => `${tenantId}/codes-${(codeId.charCodeAt(0) || 0) % CODE_SHARDS}`;
+export const codeShardName = (tenantId: string, codeId: string) => codeShardNameAt(tenantId, (codeId.charCodeAt(0) || 0) % CODE_SHARDS);
+
+/** The name of a tenant's code shard `n` (0 ≤ n < {@link CODE_SHARDS}). */
+export const codeShardNameAt = (tenantId: string, n: number) => `${tenantId}/codes-${n}`;

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import type { TenantObject } from "../../src/objects/tenant/tenant-object";
 import type { MetricRecord } from "../../src/objects/tenant/core/relay";
 import { mgmt } from "./api";
-import { CODE_SHARDS } from "../../src/shared/object-names";
+import { CODE_SHARDS, codeShardNameAt } from "../../src/shared/object-names";
 
 /** The webhook receiver started by test/receiver/global-setup.mjs. */
 export const receiverUrl = () => inject("receiverUrl");
@@ -29,7 +29,7 @@ const stub = (tenantId: string) => env.TENANT.getByName(tenantId);
  * alarms do within a quarter of a second (issue 31); returns how many were delivered.
  */
 export async function flushCodeShards(tenantId: string): Promise<number> {
-  const shards = Array.from({ length: CODE_SHARDS }, (_, n) => env.CODES.getByName(`${tenantId}/codes-${n}`));
+  const shards = Array.from({ length: CODE_SHARDS }, (_, n) => env.CODES.getByName(codeShardNameAt(tenantId, n)));
   return (await Promise.all(shards.map((shard) => shard.flushLogs()))).reduce((a, b) => a + b, 0);
 }
 

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../src/shared/clock";
+import { codeShardNameAt } from "../../src/shared/object-names";
 import type { TenantOperation } from "../../src/shared/types";
 import { call, CP, createTenant, mgmt, uniqueId } from "../helpers/api";
 import { seedUser } from "../helpers/flows";
@@ -21,7 +22,9 @@ async function rowsIn(stub: DurableObjectStub): Promise<number> {
   });
 }
 
-/** A tenant with two users whose objects hold data (a login attempt each), and a custom domain. */
+const shard = (tenantId: string) => env.CODES.getByName(codeShardNameAt(tenantId, 0));
+
+/** A tenant with two users whose objects hold data (a login attempt each), a code shard's redemption, and a custom domain. */
 async function populatedTenant() {
   const id = await createTenant();
   const users = [await seedUser(id, `${uniqueId("u")}@example.com`), await seedUser(id, `${uniqueId("u")}@example.com`)];
@@ -31,6 +34,12 @@ async function populatedTenant() {
     await attempts.settle(false);
     expect(await rowsIn(userStub(id, user.user_id))).toBeGreaterThan(0);
   }
+  // A code shard holding a redeemed code (issue 31: sealed codes' single use lives there).
+  const actor = { type: "client" as const, id: "c", client_id: "c" };
+  const log = { id: `evt_${uniqueId()}`, at: Date.now(), client_id: "c", user_id: users[0]?.user_id as string, audit: { actor } };
+  const redemption = { id: uniqueId("code"), user_id: users[0]?.user_id as string, expires_at: Date.now() + 300_000, consumable: true, access_jti: "jti", log };
+  expect(await shard(id).redeem(redemption)).toEqual({ ok: true });
+  expect(await rowsIn(shard(id))).toBeGreaterThan(0);
   const domain = `del.${uniqueId()}.example.test`;
   expect((await mgmt("POST", "/custom-domains", { body: { tenant_id: id, domain, type: "auth0_managed_certs" } })).status).toBe(201);
   return { id, users, domain };
@@ -42,13 +51,14 @@ const deletionOf = async (tenantId: string): Promise<TenantOperation | undefined
 describe("tenant deletion is a journaled operation that removes everything (issue 15 point 4)", () => {
   afterEach(() => setClock());
 
-  it("DELETE /tenants/{id} wipes every user object, the tenant's data, its domains and organization, journaled step by step", async () => {
+  it("DELETE /tenants/{id} wipes every user object and code shard, the tenant's data, its domains and organization, journaled step by step", async () => {
     const { id, users, domain } = await populatedTenant();
     expect((await mgmt("DELETE", `/tenants/${id}`)).status).toBe(204);
     for (const user of users) {
       expect(await rowsIn(userStub(id, user.user_id))).toBe(0);
       expect((await userStub(id, user.user_id).refreshTokens().list({ offset: 0, limit: 10 })).items).toEqual([]);
     }
+    expect(await rowsIn(shard(id))).toBe(0);
     expect(await rowsIn(env.TENANT.getByName(id))).toBe(0);
     expect((await mgmt("GET", `/tenants/${id}`)).status).toBe(404);
     expect((await mgmt("GET", `/organizations/name/${id}`)).status).toBe(404);
@@ -60,7 +70,7 @@ describe("tenant deletion is a journaled operation that removes everything (issu
     const journal = await registry().operations().get(op?.id as string);
     const succeeded = journal?.events?.filter((e) => e.status === "succeeded").map((e) => e.step);
     expect(succeeded).toEqual(["plan", "unregister", "release-domains", "deprovision", "delete-users", "delete-organization", "delete-tenant-data"]);
-    expect(journal?.events?.find((e) => e.step === "delete-users" && e.status === "succeeded")?.detail).toEqual({ users: 2 });
+    expect(journal?.events?.find((e) => e.step === "delete-users" && e.status === "succeeded")?.detail).toEqual({ users: 2, code_shards: 4 });
   });
 
   it("a run that dies mid-way is resumed by the stale-operation sweep and completes", async () => {

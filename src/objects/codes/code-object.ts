@@ -106,6 +106,17 @@ export class CodeObject extends DurableObject<Env> {
     if (expiry !== null) this.armNoLaterThan(expiry);
   }
 
+  /**
+   * Forgets everything this shard holds (tenant deletion, after the tenant stopped resolving): its rows and
+   * its alarm, then an empty schema again, so the object stays usable and a second wipe is a no-op.
+   */
+  async wipe(): Promise<void> {
+    this.alarmAt = null;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    applyMigrations(this.ctx.storage, codeMigrations);
+  }
+
   /** Makes sure the alarm fires no later than `at` (one storage write only when it moves earlier). */
   private armNoLaterThan(at: number): void {
     if (this.alarmAt != null && this.alarmAt <= at) return;

@@ -1,3 +1,4 @@
+import { CODE_SHARDS, codeShardNameAt } from "../../shared/object-names";
 import { now } from "../../shared/clock";
 import { unwrap } from "../../shared/errors";
 import type { AuditContext, Json, Tenant, TenantOperation } from "../../shared/types";
@@ -92,7 +93,9 @@ async function runStep(env: Env, settings: Settings, step: DeletionStep, plan: D
         if (ids.length < USER_PAGE) break;
         after = ids[ids.length - 1] ?? null;
       }
-      return { users: wiped };
+      // The code shards (issue 31) hold redeemed codes and log rows on their way to the tenant's logs.
+      for (let n = 0; n < CODE_SHARDS; n++) await env.CODES.getByName(codeShardNameAt(id, n)).wipe();
+      return { users: wiped, code_shards: CODE_SHARDS };
     }
     case "delete-organization":
       await removeTenantOrganization(env, settings, id, caller.audit ?? SYSTEM_AUDIT);
