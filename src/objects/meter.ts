@@ -48,6 +48,9 @@ const wrapped = new WeakSet<object>();
 /** Every metered object of this isolate by name ("tenant:<id>", "user:<tenant>/<user>"). */
 const meters = new Map<string, Meter>();
 
+/** The open windows' name filters (meterStart adds, meterStop removes: the same function). */
+const windows = new Set<(name: string) => boolean>();
+
 const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0, background_writes: 0 });
 
 /**
@@ -67,7 +70,9 @@ const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
  * and the constructor excluded), its storage's `transactionSync` and its SQL `exec`.
  */
 export function installMeter(instance: object, storage: DurableObjectStorage, sql: SqlStorage, name: string): void {
-  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, flat: false, flatFailed: false, recording: null, last: [] };
+  // An object started while a window that covers it is open (a code shard's first redemption) records too.
+  const recording = [...windows].some((which) => which(name)) ? [] : null;
+  const meter: Meter = { counts: zero(), depth: 0, txDepth: 0, replaying: false, flat: false, flatFailed: false, recording, last: [] };
   meters.set(name, meter);
   (instance as Record<symbol, Meter>)[METER] = meter;
   wrapPrototype(Object.getPrototypeOf(instance), (self) => (self as Record<symbol, Meter>)[METER], true);
@@ -139,6 +144,7 @@ function wrapPrototype(proto: object, find: Resolve, topLevel: boolean): void {
 
 /** Starts a window: zeroes the counts of the objects whose names `which` accepts, and records their calls. */
 export function meterStart(which: (name: string) => boolean): void {
+  windows.add(which);
   for (const [name, meter] of meters) {
     if (!which(name)) continue;
     meter.counts = zero();
@@ -156,6 +162,7 @@ export function meterPause(which: (name: string) => boolean, paused: boolean): v
 
 /** Ends a window: the summed counts of the objects `which` accepts, how many of them worked, their calls. */
 export function meterStop(which: (name: string) => boolean): MeterCounts & { objects: number; recorded: string[] } {
+  windows.delete(which);
   const total = { ...zero(), objects: 0, recorded: [] as string[] };
   for (const [name, meter] of meters) {
     if (!which(name)) continue;

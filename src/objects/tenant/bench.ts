@@ -174,9 +174,16 @@ export class TenantBench extends RpcTarget {
   }
 }
 
-const tenantObjectNamed = (tenantId: string) => (name: string) => name === `tenant:${tenantId}`;
-const usersOf = (tenantId: string) => (name: string) => name.startsWith(`user:${tenantId}/`);
+/** One name filter per tenant and kind, the same function each time (meter.ts knows an open window by it). */
+const filters = new Map<string, (name: string) => boolean>();
+const filter = (key: string, make: () => (name: string) => boolean) => {
+  const found = filters.get(key) ?? make();
+  filters.set(key, found);
+  return found;
+};
+const tenantObjectNamed = (tenantId: string) => filter(`tenant:${tenantId}`, () => (name) => name === `tenant:${tenantId}`);
+const usersOf = (tenantId: string) => filter(`user:${tenantId}/`, () => (name) => name.startsWith(`user:${tenantId}/`));
 /** The tenant's code shards (issue 31: sealed codes' single use and their exchanges' log events). */
-const codesOf = (tenantId: string) => (name: string) => name.startsWith(`codes:${tenantId}/`);
+const codesOf = (tenantId: string) => filter(`codes:${tenantId}/`, () => (name) => name.startsWith(`codes:${tenantId}/`));
 const windows = new Map<string, { outbox: number; rows: TableRows }>();
 const outboxHead = (sql: Sql) => sql.first<{ id: number | null }>`SELECT max(rowid) AS id FROM outbox`?.id ?? 0;
