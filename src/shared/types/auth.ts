@@ -175,18 +175,7 @@ export type { SessionRecord } from "../schemas/sessions";
  * A sealed authorization code's facts (issue 31): what the tenant object stored per code before, carried by
  * the code itself (sealed in the worker, src/worker/oauth/tokens/sealed-code.ts). `id` names its single use.
  */
-export interface SealedCodeContent {
-  id: string;
-  client_id: string;
-  user_id: string;
-  session_id: string | null;
-  redirect_uri: string;
-  grant: CodeGrant;
-  code_challenge: string | null;
-  code_challenge_method: "S256" | "plain" | null;
-  /** Epoch milliseconds. */
-  expires_at: number;
-}
+export type SealedCodeContent = Omit<NewAuthorizationCode, "code_hash"> & { id: string };
 
 /** The `seacft` log event of one redemption, as its code shard keeps it until the tenant's logs have it. */
 export interface CodeExchangeLog {
