@@ -116,18 +116,18 @@ export async function sendPasswordlessCode(
   if (await overIpLimit(c)) return { ok: false, reason: "ip_limit" };
   const stub = tenantObject(c.env, c.var.tenant.id);
   const subject = passwordlessSubject(connection, identifier);
-  if ((await stub.challenges().countSince("passwordless", subject, now() - IDENTIFIER_WINDOW_MS)) >= MAX_CODES_PER_IDENTIFIER) {
-    return { ok: false, reason: "identifier_limit" };
-  }
   const sender = connection === "email" ? await emailSender(c) : await smsSender(c, config);
   if (!sender) return { ok: false, reason: "no_provider" };
   const code = newNumericCode();
   const id = randomId("pwl_");
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
-  await stub.passwordless(audit).start(
+  // The per-identifier limit is counted in the start's own commit: a code over it is not stored.
+  const started = await stub.passwordless(audit).start(
     { id, purpose: "passwordless", subject, client_id: client.client_id, secret_hash: await codeHash(subject, code), data, expires_at: now() + CODE_TTL_MS },
     identifier,
+    { max: MAX_CODES_PER_IDENTIFIER, since: now() - IDENTIFIER_WINDOW_MS },
   );
+  if (!started) return { ok: false, reason: "identifier_limit" };
   try {
     const authParams = data.auth_params as Record<string, Json> | undefined;
     const uiLocales = typeof authParams?.ui_locales === "string" ? authParams.ui_locales : null;

@@ -157,10 +157,6 @@ export class Challenges extends TenantRpc {
   consumeByHash(purpose: string, subject: string, secretHash: string): ChallengeRecord | null {
     return this.commit(({ sql, now }) => consumeChallengeByHash(sql, purpose, subject, secretHash, now));
   }
-
-  countSince(purpose: string, subject: string, since: number): number {
-    return this.read((sql) => countChallenges(sql, purpose, subject, since));
-  }
 }
 
 /** The development message sink (`stub.devMessages()`): what would have been sent, for a developer. */

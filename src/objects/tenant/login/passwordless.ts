@@ -1,7 +1,7 @@
 import type { AuditContext, NewChallenge, NewSession } from "../../../shared/types";
 import type { UserRecord } from "../../../shared/schemas/users";
 import type { Sql } from "../../sql";
-import { createChallenge } from "./challenges";
+import { countChallenges, createChallenge } from "./challenges";
 import { emitAudit, type WriteTx } from "../core/events";
 import { createSession, emitLogin, setSessionAmr } from "./login";
 import { TenantRpc } from "../core/rpc";
@@ -52,9 +52,14 @@ export function resolvePasswordlessUser(sql: Sql, who: PasswordlessIdentity, now
 
 /** The passwordless facade (`stub.passwordless(audit)`). */
 export class Passwordless extends TenantRpc {
-  /** Stores the code (its hash) with its `cs` log event. */
-  start(challenge: NewChallenge, recipient: string): void {
-    this.commit((tx) => {
+  /**
+   * Stores the code (its hash) with its `cs` log event, unless `limit` says the identifier has had `max` codes
+   * since `since` already: then nothing is written and the answer is false (issue 31: the count and the start
+   * were two round trips).
+   */
+  start(challenge: NewChallenge, recipient: string, limit?: { max: number; since: number }): boolean {
+    return this.commit((tx) => {
+      if (limit && countChallenges(tx.sql, challenge.purpose, challenge.subject, limit.since) >= limit.max) return false;
       createChallenge(tx.sql, challenge, tx.now);
       emitAudit(tx, this.audit, {
         event_type: "user.passwordless_code_sent",
@@ -63,6 +68,7 @@ export class Passwordless extends TenantRpc {
         description: `Passwordless code sent (${recipient.includes("@") ? "email" : "sms"})`,
         client_id: challenge.client_id,
       });
+      return true;
     });
   }
 
