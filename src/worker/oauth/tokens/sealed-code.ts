@@ -20,7 +20,7 @@ import { type SealPurpose, seal, unseal } from "../../tenant/sealed";
 const CODE: SealPurpose = { prefix: "ac1.", info: "gatehouse authorization-code/v1", name: "authorization codes" };
 
 /**
- * The longest sealed code handed out (characters): a typical one seals into 500-800; a larger grant (long
+ * The longest sealed code handed out (characters): a plain login's seals into about 440; a larger grant (long
  * scopes, large custom claims from actions) is stored in the tenant object instead, as every code was before.
  */
 export const MAX_SEALED_CODE_LENGTH = 1_500;
