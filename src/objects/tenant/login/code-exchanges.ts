@@ -1,11 +1,10 @@
-import type { AuditContext, CodeExchangeLog, CodeSubject } from "../../../shared/types";
+import type { CodeExchangeLog, CodeSubject } from "../../../shared/types";
 import type { Sql } from "../../sql";
-import { LOG_TYPES } from "../core/audit";
-import { emitAudit, type WriteTx } from "../core/events";
+import type { WriteTx } from "../core/events";
 import { TenantRpc } from "../core/rpc";
 import { permissionNames } from "../roles/user-authorization";
 import { getUserWithoutIdentities } from "../users/users";
-import { revokeAccessToken } from "./single-use";
+import { emitCodeExchange, revokeRedeemedAccessToken } from "./single-use";
 
 /**
  * The tenant's part in the exchange of a sealed authorization code (issue 31). The code is no row here: it
@@ -15,9 +14,6 @@ import { revokeAccessToken } from "./single-use";
  * session the code was issued under revoked or ended, the user's permissions now), and the exchanges' log
  * rows, which the shards deliver in batches ({@link CodeExchanges.append}).
  */
-
-/** The longest access-token lifetime an API can configure (30 days), in milliseconds. */
-const MAX_ACCESS_TOKEN_LIFETIME_MS = 2_592_000_000;
 
 /**
  * The one read of a sealed code's exchange: its user now, whether its session still exists, its permissions
@@ -31,29 +27,18 @@ export function codeSubject(sql: Sql, userId: string, sessionId: string | null, 
   return { user, session_live, permissions };
 }
 
-function emitExchange(tx: WriteTx, audit: AuditContext, ok: boolean, clientId: string, userId: string | null, reason?: string): void {
-  emitAudit(tx, audit, {
-    event_type: ok ? "token.code_exchanged" : "token.code_exchange_failed",
-    log_type: ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
-    category: "api",
-    description: ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${reason}`,
-    client_id: clientId,
-    user_id: userId,
-  });
-}
-
 /** The log rows of sealed codes' exchanges (`stub.codeExchanges(audit)`). */
 export class CodeExchanges extends TenantRpc {
   /**
    * A code shard's batch of `seacft` events, each with the id, time and audit context of its redemption,
    * in one commit. By id: a batch delivered again (the shard crashed before it forgot the rows) writes
-   * each row once (`INSERT OR IGNORE`, in the logs table and in the outbox alike).
+   * each row once (`INSERT OR IGNORE` in the logs table, `ON CONFLICT (id) DO NOTHING` in the outbox).
    */
   append(entries: CodeExchangeLog[]): number {
     return this.core.commit((tx) => {
       for (const entry of entries) {
         const sub: WriteTx = { ...tx, now: entry.at, emit: (event) => tx.emit({ ...event, id: entry.id }) };
-        emitExchange(sub, entry.audit, true, entry.client_id, entry.user_id);
+        emitCodeExchange(sub, entry.audit, true, entry.client_id, entry.user_id);
       }
       return entries.length;
     });
@@ -66,8 +51,8 @@ export class CodeExchanges extends TenantRpc {
    */
   refused(input: { client_id: string; user_id: string | null; reason: string; revoke?: { access_jti: string; redeemed_at: number } }): void {
     this.core.commit((tx) => {
-      if (input.revoke) revokeAccessToken(tx.sql, input.revoke.access_jti, input.revoke.redeemed_at + MAX_ACCESS_TOKEN_LIFETIME_MS, tx.now);
-      emitExchange(tx, this.audit, false, input.client_id, input.user_id, input.reason);
+      if (input.revoke) revokeRedeemedAccessToken(tx.sql, input.revoke.access_jti, input.revoke.redeemed_at, tx.now);
+      emitCodeExchange(tx, this.audit, false, input.client_id, input.user_id, input.reason);
     });
   }
 }

@@ -63,9 +63,7 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
   if (existing.consumed_at !== null) {
     // RFC 6749 §4.1.2: a code used twice SHOULD revoke what it issued. The token's exact expiry is the
     // worker's business; revoking for the longest lifetime an access token can have is always enough.
-    if (typeof existing.access_jti === "string") {
-      revokeAccessToken(sql, existing.access_jti, Number(existing.consumed_at) + MAX_ACCESS_TOKEN_LIFETIME_MS, now);
-    }
+    if (typeof existing.access_jti === "string") revokeRedeemedAccessToken(sql, existing.access_jti, Number(existing.consumed_at), now);
     const jti = typeof existing.access_jti === "string" ? existing.access_jti : null;
     return { ok: false, reason: "consumed", user_id: String(existing.user_id), access_jti: jti };
   }
@@ -75,17 +73,30 @@ export function consumeAuthorizationCode(sql: Sql, r: CodeRedemption, now: numbe
   return { ok: false, reason: "pkce_mismatch" };
 }
 
+/**
+ * Revokes the access token a code's first redemption issued (RFC 6749 §4.1.2, a replay). The token's exact expiry
+ * is the worker's business; revoking for the longest lifetime an access token can have is always enough.
+ */
+export function revokeRedeemedAccessToken(sql: Sql, jti: string, redeemedAt: number, now: number): void {
+  revokeAccessToken(sql, jti, redeemedAt + MAX_ACCESS_TOKEN_LIFETIME_MS, now);
+}
+
+/** A code exchange's log event: `seacft` when it was redeemed, `feacft` with the reason when it was refused. */
+export function emitCodeExchange(tx: WriteTx, audit: AuditContext, ok: boolean, clientId: string, userId: string | null, reason?: string): void {
+  emitAudit(tx, audit, {
+    event_type: ok ? "token.code_exchanged" : "token.code_exchange_failed",
+    log_type: ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
+    category: "api",
+    description: ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${reason}`,
+    client_id: clientId,
+    user_id: userId,
+  });
+}
+
 /** {@link consumeAuthorizationCode} in a write, with its `seacft` / `feacft` event in the same commit. */
 export function consumeAuthorizationCodeLogged(tx: WriteTx, redemption: CodeRedemption, audit: AuditContext): CodeOutcome {
   const outcome = consumeAuthorizationCode(tx.sql, redemption, tx.now);
-  emitAudit(tx, audit, {
-    event_type: outcome.ok ? "token.code_exchanged" : "token.code_exchange_failed",
-    log_type: outcome.ok ? LOG_TYPES.codeExchange : LOG_TYPES.codeExchangeFailed,
-    category: "api",
-    description: outcome.ok ? "Authorization Code for Access Token" : `Failed exchange of Authorization Code: ${outcome.reason}`,
-    client_id: redemption.client_id,
-    user_id: outcome.ok ? outcome.code.user_id : null,
-  });
+  emitCodeExchange(tx, audit, outcome.ok, redemption.client_id, outcome.ok ? outcome.code.user_id : null, outcome.ok ? undefined : outcome.reason);
   return outcome;
 }
 
