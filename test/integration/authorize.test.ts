@@ -133,7 +133,7 @@ describe("GET /authorize: login and SSO", () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain(`action="${CALLBACK}"`);
-    expect(html).toMatch(/name="code" value="[A-Za-z0-9._-]+"/);
+    expect(html).toMatch(/name="code" value="ac1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"/);
     expect(html).toContain('name="state" value="st-1"');
   });
 
