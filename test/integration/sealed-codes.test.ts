@@ -95,6 +95,17 @@ describe("sealed authorization codes (issue 31: no tenant write to issue or rede
     expect((await exchange(issued, { code_verifier: verifier })).status).toBe(200);
   });
 
+  it("a wrong or missing client secret is refused (invalid_client) before the code is looked at, and does not spend it", async () => {
+    const { code } = await signedIn();
+    const issued = await code();
+    const wrong = await exchange(issued, { client_secret: "not-the-secret" });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: string }).error).toBe("invalid_client");
+    const none = await tokenForm({ grant_type: "authorization_code", code: issued, redirect_uri: CALLBACK, client_id: client.client_id }, {}, host);
+    expect(none.status).toBe(401);
+    expect((await exchange(issued)).status).toBe(200);
+  });
+
   it("an expired, altered, truncated or made-up code, another tenant's, or a sealed login state is refused and logged (feacft)", async () => {
     const { user, code } = await signedIn();
     const since = new Date().toISOString();
