@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { RpcTarget } from "cloudflare:workers";
 
 /**
@@ -5,7 +6,8 @@ import { RpcTarget } from "cloudflare:workers";
  * `OBJECT_METER=1`, so a deployment without the flag pays one comparison per object start and nothing per
  * request. It counts, per object instance:
  * - `round_trips`: RPC calls that enter the object from outside (a facade call pipelined on a top-level call,
- *   `stub.users(audit).create(x)`, rides the same round trip: `calls` counts both);
+ *   `stub.users(audit).create(x)`, rides the same round trip: `calls` counts both); the object's own methods
+ *   its alarm calls are not (`inAlarm`);
  * - `transactions`: outermost `transactionSync` runs inside a request, `background_transactions` the others
  *   (the alarm: outbox relay, retention, cleanup);
  * - `writes`: INSERT / UPDATE / DELETE / REPLACE statements run by the requests, `background_writes` the others
@@ -50,6 +52,13 @@ const meters = new Map<string, Meter>();
 
 /** The open windows' name filters (meterStart adds, meterStop removes: the same function). */
 const windows = new Set<(name: string) => boolean>();
+
+/**
+ * Set while an object's alarm runs, across its awaits: the object's own methods it calls (a code shard's
+ * `flushLogs`) are its background work, not calls entering from outside, however the alarm and a request
+ * interleave.
+ */
+const inAlarm = new AsyncLocalStorage<true>();
 
 const zero = (): MeterCounts => ({ round_trips: 0, calls: 0, transactions: 0, background_transactions: 0, writes: 0, background_writes: 0 });
 
@@ -108,17 +117,21 @@ function wrapPrototype(proto: object, find: Resolve, topLevel: boolean): void {
   const seen = new Set<string>();
   for (let p = proto; p && p !== RpcTarget.prototype && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
     for (const name of Object.getOwnPropertyNames(p)) {
-      if (seen.has(name) || name === "constructor" || name === "alarm" || name === "fetch" || name.startsWith("bench")) continue;
+      if (seen.has(name) || name === "constructor" || name === "fetch" || name.startsWith("bench")) continue;
       seen.add(name);
       const descriptor = Object.getOwnPropertyDescriptor(p, name);
       if (!descriptor || typeof descriptor.value !== "function") continue;
       const original = descriptor.value as (...args: unknown[]) => unknown;
+      if (name === "alarm") {
+        if (topLevel) Object.defineProperty(proto, name, { ...descriptor, value: function alarm(this: object, ...args: unknown[]) { return inAlarm.run(true, () => original.apply(this, args)); } });
+        continue;
+      }
       Object.defineProperty(proto, name, {
         ...descriptor,
         value: function metered(this: object, ...args: unknown[]) {
           const found = find(this);
           const meter = found && "meter" in found ? found.meter : (found as Meter | undefined);
-          if (!meter || meter.depth > 0 || meter.replaying) return original.apply(this, args);
+          if (!meter || meter.depth > 0 || meter.replaying || inAlarm.getStore()) return original.apply(this, args);
           const path = [...(found && "path" in found ? found.path : []), { method: name, args }];
           if (topLevel) meter.counts.round_trips++;
           meter.counts.calls++;
