@@ -282,6 +282,11 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   // The floor (what the runtime itself allows one tenant): one RPC round trip, and one RPC that commits a
   // minimal transaction, each timed in a loop from a worker (caller's side included: an upper bound).
   const rpcTx = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000&kind=tx`, "GET");
+  // A call on a facade (`stub.logins(audit).get(x)`) is one round trip by promise pipelining, but the object opens
+  // the facade, exports it to the caller, takes the pipelined call on it and later its release: each such round
+  // trip is charged what an empty facade call costs over an empty flat one, on top of the round trip.
+  const rpcFacade = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=2000&kind=facade`, "GET");
+  const facadeUs = Math.max(0, rpcFacade.us - rpc.us);
   // The replay times each call in a rolled-back transaction, so a commit's own cost is not in its work: each
   // transaction of a request is charged what the minimal transaction adds to an empty round trip (its two
   // statements included, so an upper bound, like the round trip's).
@@ -292,7 +297,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   const append = await benchJson(ctx, `/__bench/rpc-loop?tenant=${t.id}&n=100&kind=append&batch=${BATCH_EVENTS}`, "GET");
   const batchedEventUs = append.us / BATCH_EVENTS;
   const floorRow = (id, label, us, transactions) => ({
-    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, transactions, writes: transactions * 2, backgroundWrites: 0, backgroundTransactions: 0, outboxEvents: 0,
+    id, label, floor: true, tenantRoundTrips: 1, tenantCalls: 1, facadeRoundTrips: 0, transactions, writes: transactions * 2, backgroundWrites: 0, backgroundTransactions: 0, outboxEvents: 0,
     tenantCallNames: [], tenantCallUs: [], userCallNames: [], userRoundTrips: 0, userTransactions: 0, codeCallNames: [], batchedEvents: 0, workUs: 0, objectUs: us, ceiling: Math.round((BUSY * 1e6) / us),
   });
 
@@ -310,12 +315,15 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
     const workUs = replay.us;
     // Each code-shard redemption in the window is one `seacft` event the tenant takes later, in a batch.
     const batchedEvents = counts.codes?.transactions ?? 0;
-    const objectUs = workUs + counts.outbox_events * relayUs + counts.tenant.round_trips * rpc.us + counts.tenant.transactions * commitUs + batchedEvents * batchedEventUs;
+    // Recorded calls are named by their path: `logins.passwordRead` went through a facade, `codeSubject` did not.
+    const facadeTrips = counts.tenant.recorded.filter((name) => name.includes(".")).length;
+    const objectUs = workUs + counts.outbox_events * relayUs + counts.tenant.round_trips * rpc.us + facadeTrips * facadeUs + counts.tenant.transactions * commitUs + batchedEvents * batchedEventUs;
     const row = {
       id: cls.id,
       label: cls.label,
       tenantRoundTrips: counts.tenant.round_trips,
       tenantCalls: counts.tenant.calls,
+      facadeRoundTrips: facadeTrips,
       transactions: counts.tenant.transactions,
       writes: counts.tenant.writes,
       backgroundWrites: counts.tenant.background_writes,
@@ -342,9 +350,9 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
   // Issue 31: the structure's floor, what each class's tenant round trips and commits cost with no work at all
   // (each kept for a guarantee: the password read before bcrypt, the login's commit, the exchange's and the
   // rotation's reads of the user's standing). A target above it needs less structure, not less work.
-  const structureUs = (r) => (r ? r.tenantRoundTrips * rpc.us + r.transactions * commitUs : 0);
+  const structureUs = (r) => (r ? r.tenantRoundTrips * rpc.us + (r.facadeRoundTrips ?? 0) * facadeUs + r.transactions * commitUs : 0);
   const mixFloorUs = Object.entries(MIX).reduce((sum, [id, w]) => sum + w * structureUs(byId[id]), 0);
-  const structureRow = (id, label, us) => ({ ...floorRow(id, label, us, 0), tenantRoundTrips: null, transactions: null, writes: null });
+  const structureRow = (id, label, us) => ({ ...floorRow(id, label, us, 0), tenantRoundTrips: null, facadeRoundTrips: null, transactions: null, writes: null });
   rows.push(structureRow("floor_login_structure", "floor: an interactive login's round trips and commits, no work", structureUs(byId.login)));
   rows.push(structureRow("floor_mix_structure", "floor: the mix's round trips and commits, no work", mixFloorUs));
   const mix = {
@@ -358,7 +366,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
 
   console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s each ...`);
   const reality = await realityCheck(ctx, stamp, realityS, concurrency);
-  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, batchedEvent: { batch: BATCH_EVENTS, us: batchedEventUs }, rpcUs: rpc.us, rpcTxUs: rpcTx.us, commitUs, rows, mix, reality, load: { before: loadBefore, after: loadavg()[0] }, seconds: Math.round((Date.now() - started) / 1000) };
+  const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, batchedEvent: { batch: BATCH_EVENTS, us: batchedEventUs }, rpcUs: rpc.us, rpcTxUs: rpcTx.us, commitUs, rpcFacadeUs: rpcFacade.us, facadeUs, rows, mix, reality, load: { before: loadBefore, after: loadavg()[0] }, seconds: Math.round((Date.now() - started) / 1000) };
   printCapacity(result);
   return result;
 }
@@ -403,13 +411,13 @@ async function realityCheck(ctx, stamp, seconds, concurrency) {
 
 export function printCapacity(result) {
   const fmt = (n, d = 0) => (n === null || n === undefined ? "-" : Number(n).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }));
-  const head = ["request class", "tenant RPCs", "tx", "writes", "outbox events", "batched events", "user RPCs", "user tx", "object work µs", "object µs (+relay +RPC +commit +batches)", "ceiling req/s @80 %"];
+  const head = ["request class", "tenant RPCs", "of them facade", "tx", "writes", "outbox events", "batched events", "user RPCs", "user tx", "object work µs", "object µs (+relay +RPC +commit +batches)", "ceiling req/s @80 %"];
   const cell = (v) => (v === null || v === undefined ? "-" : v);
-  const table = result.rows.map((r) => [r.label, cell(r.tenantRoundTrips), cell(r.transactions), cell(r.writes), r.outboxEvents, r.batchedEvents ?? 0, r.userRoundTrips, r.userTransactions, fmt(r.workUs, 1), fmt(r.objectUs, 1), fmt(r.ceiling)]);
-  table.push([`mixed workload`, "", "", "", "", "", "", "", "", fmt(result.mix.objectUs, 1), fmt(result.mix.ceiling)]);
+  const table = result.rows.map((r) => [r.label, cell(r.tenantRoundTrips), cell(r.facadeRoundTrips), cell(r.transactions), cell(r.writes), r.outboxEvents, r.batchedEvents ?? 0, r.userRoundTrips, r.userTransactions, fmt(r.workUs, 1), fmt(r.objectUs, 1), fmt(r.ceiling)]);
+  table.push([`mixed workload`, "", "", "", "", "", "", "", "", "", fmt(result.mix.objectUs, 1), fmt(result.mix.ceiling)]);
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
-  console.log(`\nCapacity of one tenant (${result.cores} cores, 1-min load average ${fmt(result.load?.before, 2)} before, ${fmt(result.load?.after, 2)} after; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip + transactions × ${fmt(result.commitUs, 1)} µs per commit (the minimal transaction's cost over an empty round trip) + batched events (sealed codes' seacft rows, issue 31) × ${fmt(result.batchedEvent?.us, 1)} µs each in batches of ${result.batchedEvent?.batch ?? "-"}; the RPC and commit costs are upper bounds of the object's share)\n`);
+  console.log(`\nCapacity of one tenant (${result.cores} cores, 1-min load average ${fmt(result.load?.before, 2)} before, ${fmt(result.load?.after, 2)} after; object µs = in-object work + outbox events × relay ${fmt(result.relay.usPerEvent, 1)} µs/event + tenant RPCs × ${fmt(result.rpcUs, 1)} µs per round trip + facade round trips × ${fmt(result.facadeUs, 1)} µs more (an empty facade call ${fmt(result.rpcFacadeUs, 1)} µs) + transactions × ${fmt(result.commitUs, 1)} µs per commit (the minimal transaction's cost over an empty round trip) + batched events (sealed codes' seacft rows, issue 31) × ${fmt(result.batchedEvent?.us, 1)} µs each in batches of ${result.batchedEvent?.batch ?? "-"}; the RPC and commit costs are upper bounds of the object's share)\n`);
   console.log(line(head));
   console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
   for (const row of table) console.log(line(row));

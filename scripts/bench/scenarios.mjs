@@ -40,6 +40,22 @@ async function warmRotationFloor(ctx, path) {
   return request;
 }
 
+/**
+ * The tenant whose users the guarded rotation floor reads (src/worker/bench.ts, `STANDING_FLOOR_TENANT`): created
+ * over the API with an `email` connection, then 1,000 users seeded in the object (`email|bench0` ...).
+ */
+async function standingFloorTenant(ctx) {
+  const id = "bench-floor-standing";
+  const json = { authorization: `Bearer ${await ctx.managementToken()}`, "content-type": "application/json" };
+  const created = await ctx.fetch("/api/v2/tenants", { method: "POST", headers: json, body: JSON.stringify({ id, name: id }) });
+  if (created.status === 409) return;
+  if (created.status !== 201) throw new Error(`create tenant: HTTP ${created.status} ${await created.text()}`);
+  const connection = await ctx.fetch("/api/v2/connections", { method: "POST", headers: { ...json, "tenant-id": id }, body: JSON.stringify({ name: "email", strategy: "email" }) });
+  if (connection.status !== 201) throw new Error(`create connection: HTTP ${connection.status} ${await connection.text()}`);
+  const seeded = await ctx.fetch(`/__bench/users-seed?${new URLSearchParams({ tenant: id, from: "0", count: "1000" })}`, { method: "POST" });
+  if (!seeded.ok) throw new Error(`/__bench/users-seed: HTTP ${seeded.status} ${await seeded.text()}`);
+}
+
 export const SCENARIOS = [
   {
     id: "hello",
@@ -277,6 +293,17 @@ export const SCENARIOS = [
     kind: "load",
     expectStatus: 200,
     setup: (ctx) => warmRotationFloor(ctx, "/__bench/rotation-floor?reuse=1"),
+  },
+  {
+    id: "rotation_floor_guarded",
+    label: "floor of a rotation with its kept guarantees: the floor with reuse detection, and in parallel the one tenant read a refresh grant keeps (the user's standing, of 1,000 users) (/__bench/rotation-floor?reuse=1&standing=1)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: async (ctx) => {
+      await standingFloorTenant(ctx);
+      return warmRotationFloor(ctx, "/__bench/rotation-floor?reuse=1&standing=1");
+    },
   },
   {
     id: "rotation_floor_no_write",
@@ -852,6 +879,8 @@ export const RATIOS = [
   { label: "refresh rotations for an API ÷ rotation floor by CPU per request (floor µs ÷ rotation µs)", numerator: "rotation_floor", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "rotation floor with reuse detection ÷ rotation floor by CPU per request: the most a rotation that tells a replayed token could reach", numerator: "rotation_floor", denominator: "rotation_floor_reuse", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "refresh rotations for an API ÷ rotation floor with reuse detection by CPU per request (1.0 = a rotation costs nothing beyond that floor)", numerator: "rotation_floor_reuse", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "rotation floor with its kept guarantees (reuse detection, the user's standing read) ÷ rotation floor by CPU per request: the most a rotation that keeps both could reach", numerator: "rotation_floor", denominator: "rotation_floor_guarded", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "refresh rotations for an API ÷ rotation floor with its kept guarantees by CPU per request (1.0 = a rotation costs nothing beyond what its guarantees need)", numerator: "rotation_floor_guarded", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "rotation floor ÷ the same without its user-object write (what one durable per-user write costs a rotation)", numerator: "rotation_floor", denominator: "rotation_floor_no_write" },
   { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
   { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },

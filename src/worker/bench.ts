@@ -8,6 +8,9 @@ import { signJwt } from "../shared/crypto/jwt";
 import { tenantFromRequest } from "./middleware/request-context";
 import { tenantObject, userObject } from "./tenant/stubs";
 
+/** The tenant whose seeded users the guarded rotation floor reads (`?standing=1`). */
+const STANDING_FLOOR_TENANT = "bench-floor-standing";
+
 /**
  * Bench-only routes (mounted when BENCH_ROUTES=1): raw in-worker JWT signing rate, and a hello route as the
  * bundle's own ceiling. Used by `npm run bench`, never by the product.
@@ -46,6 +49,9 @@ export function benchRoutes(): Hono<AppEnv> {
   // `?reuse=1` (issue 31): the least a rotation that keeps reuse detection must do in the user object, in one
   // transaction: read the presented token's row, insert its successor, mark the predecessor rotated. The
   // worker presents each floor user's last successor, as a client would.
+  // `?standing=1` (issue 31): plus, in parallel with the user-object call, the one tenant read a refresh grant keeps
+  // (`tokenSubject`: a user blocked or deleted since the token was issued is refused at once), of a user of
+  // 1,000 seeded in a tenant of its own (`/__bench/users-seed?tenant=bench-floor-standing`).
   let rotations = 0;
   const heads = new Map<string, string>();
   router.post("/rotation-floor", async (c) => {
@@ -54,12 +60,15 @@ export function benchRoutes(): Hono<AppEnv> {
     const [presented, successor] = await Promise.all([refreshSecretHash(params.refresh_token ?? ""), refreshSecretHash(newRefreshSecret())]);
     const reuse = c.req.query("reuse") === "1";
     const next = reuse ? newRefreshTokenId() : "";
+    const standing = c.req.query("standing") === "1";
     const holder = userObject(c.env, reuse ? "bench-floor-reuse" : "bench-floor", user);
-    const stored =
+    const [stored, subject] = await Promise.all([
       c.req.query("write") === "0" ||
-      (reuse ? await holder.benchRotateChainFloor(heads.get(user) ?? "none", next, successor) : await holder.benchRotateFloor(presented.slice(0, 16), successor));
+        (reuse ? holder.benchRotateChainFloor(heads.get(user) ?? "none", next, successor) : holder.benchRotateFloor(presented.slice(0, 16), successor)),
+      standing ? tenantObject(c.env, STANDING_FLOOR_TENANT).tokenSubject(`email|bench${(rotations - 1) % 1000}`, false, false) : null,
+    ]);
     if (reuse) heads.set(user, next);
-    if (!stored) return c.json({ error: "not stored" }, 500);
+    if (!stored || (standing && !subject?.user)) return c.json({ error: "not stored" }, 500);
     const key = await keyFor("RS256");
     const now = Math.floor(Date.now() / 1000);
     const token = await signJwt({ iss: "bench", sub: user, aud: "urn:bench:floor", iat: now, exp: now + 86400, scope: "read:bench" }, key, "bench", "RS256", "at+jwt");
@@ -189,7 +198,8 @@ export function benchRoutes(): Hono<AppEnv> {
   // One RPC round trip's cost, the object's share included (an upper bound of it): `n` sequential cheap
   // reads (the configuration version) from this request into one tenant's object.
   // `kind=tx`: each call also commits one minimal transaction (a DPoP jti recorded: one DELETE of expired
-  // rows, one INSERT), the floor of any request that writes to the tenant.
+  // rows, one INSERT), the floor of any request that writes to the tenant. `kind=facade`: an empty call on a
+  // facade (`stub.bench().ping()`, pipelined on the call that opens it), what a facade round trip costs.
   router.get("/rpc-loop", async (c) => {
     const n = Math.min(Math.max(Number(c.req.query("n") ?? 2000) || 2000, 1), 100_000);
     const stub = tenantObject(c.env, c.req.query("tenant") ?? "");
@@ -203,7 +213,9 @@ export function benchRoutes(): Hono<AppEnv> {
         ? (i: number) => stub.consumeDpopJti("bench-floor", `${i}-${crypto.randomUUID()}`, Date.now() + 1000)
         : kind === "append"
           ? () => stub.appendCodeExchanges(entries())
-          : () => stub.getConfigVersion();
+          : kind === "facade"
+            ? () => stub.bench().ping()
+            : () => stub.getConfigVersion();
     await run(-1);
     await tick();
     const started = Date.now();

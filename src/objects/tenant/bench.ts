@@ -110,6 +110,11 @@ export class TenantBench extends RpcTarget {
     super();
   }
 
+  /** Nothing: the capacity model's facade round trip (`/__bench/rpc-loop?kind=facade`). */
+  ping(): number {
+    return 0;
+  }
+
   relay(backlog: number) {
     return benchRelay(this.publisher, this.sql, this.storage, backlog);
   }

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeExchangeLog, CodeRedemption, CodeSubject, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
+import type { AuditContext, CodeExchangeLog, CodeRedemption, CodeSubject, LoginCompletion, PasswordLoginRead, SessionRecord, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import type { BlockingTrigger, HookRecord } from "../../shared/schemas/hooks";
 import { enabledHooks } from "./outbox/hooks";
@@ -191,100 +191,56 @@ export class TenantObject extends DurableObject<Env> {
     return this.core.commit((tx) => seedTenant(tx.sql, seed, tx.now));
   }
 
-  clients(audit: AuditContext = SYSTEM_CONTEXT): Clients {
-    return new Clients(this.core, audit);
-  }
+  clients(audit: AuditContext = SYSTEM_CONTEXT): Clients { return new Clients(this.core, audit); }
 
-  resourceServers(audit: AuditContext = SYSTEM_CONTEXT): ResourceServers {
-    return new ResourceServers(this.core, audit);
-  }
+  resourceServers(audit: AuditContext = SYSTEM_CONTEXT): ResourceServers { return new ResourceServers(this.core, audit); }
 
-  clientGrants(audit: AuditContext = SYSTEM_CONTEXT): ClientGrants {
-    return new ClientGrants(this.core, audit);
-  }
+  clientGrants(audit: AuditContext = SYSTEM_CONTEXT): ClientGrants { return new ClientGrants(this.core, audit); }
 
   /** Users' consents (issue 29 point 2). */
-  userGrants(audit: AuditContext = SYSTEM_CONTEXT): UserGrants {
-    return new UserGrants(this.core, audit);
-  }
+  userGrants(audit: AuditContext = SYSTEM_CONTEXT): UserGrants { return new UserGrants(this.core, audit); }
 
   /** A client's public keys for private_key_jwt (/clients/{id}/credentials). */
-  clientCredentials(audit: AuditContext = SYSTEM_CONTEXT): ClientCredentials {
-    return new ClientCredentials(this.core, audit);
-  }
+  clientCredentials(audit: AuditContext = SYSTEM_CONTEXT): ClientCredentials { return new ClientCredentials(this.core, audit); }
 
   /** Organizations and the client grants associated with them (issue 28 point 2). */
-  organizationClientGrants(audit: AuditContext = SYSTEM_CONTEXT): OrganizationClientGrants {
-    return new OrganizationClientGrants(this.core, audit);
-  }
+  organizationClientGrants(audit: AuditContext = SYSTEM_CONTEXT): OrganizationClientGrants { return new OrganizationClientGrants(this.core, audit); }
 
-  connections(audit: AuditContext = SYSTEM_CONTEXT): Connections {
-    return new Connections(this.core, audit);
-  }
+  connections(audit: AuditContext = SYSTEM_CONTEXT): Connections { return new Connections(this.core, audit); }
 
-  branding(audit: AuditContext = SYSTEM_CONTEXT): BrandingRpc {
-    return new BrandingRpc(this.core, audit);
-  }
+  branding(audit: AuditContext = SYSTEM_CONTEXT): BrandingRpc { return new BrandingRpc(this.core, audit); }
 
-  attackProtection(audit: AuditContext = SYSTEM_CONTEXT): AttackProtectionRpc {
-    return new AttackProtectionRpc(this.core, audit);
-  }
+  attackProtection(audit: AuditContext = SYSTEM_CONTEXT): AttackProtectionRpc { return new AttackProtectionRpc(this.core, audit); }
 
-  settingsDocuments(audit: AuditContext = SYSTEM_CONTEXT): SettingsDocuments {
-    return new SettingsDocuments(this.core, audit);
-  }
+  settingsDocuments(audit: AuditContext = SYSTEM_CONTEXT): SettingsDocuments { return new SettingsDocuments(this.core, audit); }
 
-  signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys {
-    return new SigningKeys(this.core, audit);
-  }
+  signingKeys(audit: AuditContext = SYSTEM_CONTEXT): SigningKeys { return new SigningKeys(this.core, audit); }
 
-  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc {
-    return new TenantSettingsRpc(this.core, audit);
-  }
+  tenantSettings(audit: AuditContext = SYSTEM_CONTEXT): TenantSettingsRpc { return new TenantSettingsRpc(this.core, audit); }
 
-  accountLinking(audit: AuditContext = SYSTEM_CONTEXT): AccountLinking {
-    return new AccountLinking(this.core, audit);
-  }
+  accountLinking(audit: AuditContext = SYSTEM_CONTEXT): AccountLinking { return new AccountLinking(this.core, audit); }
 
-  logStreams(audit: AuditContext = SYSTEM_CONTEXT): LogStreamsRpc {
-    return new LogStreamsRpc(this.core, audit);
-  }
+  logStreams(audit: AuditContext = SYSTEM_CONTEXT): LogStreamsRpc { return new LogStreamsRpc(this.core, audit); }
 
-  actions(audit: AuditContext = SYSTEM_CONTEXT): ActionsRpc {
-    return new ActionsRpc(this.core, audit);
-  }
+  actions(audit: AuditContext = SYSTEM_CONTEXT): ActionsRpc { return new ActionsRpc(this.core, audit); }
 
-  users(audit: AuditContext = SYSTEM_CONTEXT): Users {
-    return new Users(this.core, audit);
-  }
+  users(audit: AuditContext = SYSTEM_CONTEXT): Users { return new Users(this.core, audit); }
 
   /** User import and export jobs (POST /jobs/users-imports, /jobs/users-exports, GET /jobs/{id}). */
-  jobs(audit: AuditContext = SYSTEM_CONTEXT): Jobs {
-    return new Jobs(this.core, audit);
-  }
+  jobs(audit: AuditContext = SYSTEM_CONTEXT): Jobs { return new Jobs(this.core, audit); }
 
   /** Verification emails: their jobs and single-use links (POST /jobs/verification-email). */
-  emailVerification(audit: AuditContext = SYSTEM_CONTEXT): EmailVerifications {
-    return new EmailVerifications(this.core, audit);
-  }
+  emailVerification(audit: AuditContext = SYSTEM_CONTEXT): EmailVerifications { return new EmailVerifications(this.core, audit); }
 
   /** Password resets and user tickets (issue 29: /dbconnections/change_password, POST /tickets/*). */
-  userTickets(audit: AuditContext = SYSTEM_CONTEXT): UserTickets {
-    return new UserTickets(this.core, audit);
-  }
+  userTickets(audit: AuditContext = SYSTEM_CONTEXT): UserTickets { return new UserTickets(this.core, audit); }
 
-  organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations {
-    return new Organizations(this.core, audit);
-  }
+  organizations(audit: AuditContext = SYSTEM_CONTEXT): Organizations { return new Organizations(this.core, audit); }
 
-  roles(audit: AuditContext = SYSTEM_CONTEXT): Roles {
-    return new Roles(this.core, audit);
-  }
+  roles(audit: AuditContext = SYSTEM_CONTEXT): Roles { return new Roles(this.core, audit); }
 
   /** A user's roles and direct permissions, and what tokens need of them. */
-  userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization {
-    return new UserAuthorization(this.core, audit);
-  }
+  userAuthorization(audit: AuditContext = SYSTEM_CONTEXT): UserAuthorization { return new UserAuthorization(this.core, audit); }
 
   /**
    * The refresh grant's one read of its user, flat (STYLE.md: hot paths stay flat methods, no facade stub
@@ -295,61 +251,52 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** A user's authentication methods (SPEC §2.4): management API and MFA screens. */
-  authenticationMethods(audit: AuditContext = SYSTEM_CONTEXT): AuthenticationMethods {
-    return new AuthenticationMethods(this.core, audit);
-  }
+  authenticationMethods(audit: AuditContext = SYSTEM_CONTEXT): AuthenticationMethods { return new AuthenticationMethods(this.core, audit); }
 
   /** MFA settings and enrollment tickets (SPEC §4.2 guardian routes, §3.4). */
-  guardian(audit: AuditContext = SYSTEM_CONTEXT): Guardian {
-    return new Guardian(this.core, audit);
-  }
+  guardian(audit: AuditContext = SYSTEM_CONTEXT): Guardian { return new Guardian(this.core, audit); }
 
   /** MFA transactions, recovery codes and WebAuthn counters (issue 12). */
-  mfa(audit: AuditContext = SYSTEM_CONTEXT): Mfa {
-    return new Mfa(this.core, audit);
-  }
+  mfa(audit: AuditContext = SYSTEM_CONTEXT): Mfa { return new Mfa(this.core, audit); }
 
   /** Passwordless codes and logins (issue 12 point 6). */
-  passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless {
-    return new Passwordless(this.core, audit);
-  }
+  passwordless(audit: AuditContext = SYSTEM_CONTEXT): Passwordless { return new Passwordless(this.core, audit); }
 
   /** Enterprise (OpenID Connect) connection users (issue 29 point 0). */
   enterprise(audit: AuditContext = SYSTEM_CONTEXT): Enterprise { return new Enterprise(this.core, audit); }
 
   /** One-time codes and WebAuthn challenges. */
-  challenges(): Challenges {
-    return new Challenges(this.core);
-  }
+  challenges(): Challenges { return new Challenges(this.core); }
 
   /** The development message sink (read at GET /__dev/messages when DEV_MESSAGE_SINK=1). */
-  devMessages(): DevMessages {
-    return new DevMessages(this.core);
-  }
+  devMessages(): DevMessages { return new DevMessages(this.core); }
 
-  logins(audit: AuditContext = SYSTEM_CONTEXT): Logins {
-    return new Logins(this.core, audit);
-  }
+  logins(audit: AuditContext = SYSTEM_CONTEXT): Logins { return new Logins(this.core, audit); }
 
-  sessions(audit: AuditContext = SYSTEM_CONTEXT): Sessions {
-    return new Sessions(this.core, audit);
-  }
+  // The interactive login's hot calls, flat (issue 31: a facade round trip costs the object about twice a flat
+  // one: it opens the facade, exports it, takes the pipelined call and later its release).
 
-  codes(): Codes {
-    return new Codes(this.core);
-  }
+  /** The login form's POST, in one read. See {@link Logins.passwordRead}. */
+  passwordLoginRead(id: string, email: string, connections: string[]): PasswordLoginRead { return new Logins(this.core).passwordRead(id, email, connections); }
 
-  tickets(): Tickets {
-    return new Tickets(this.core);
-  }
+  /** An interactive login's completion, in one commit. See {@link Logins.complete}. */
+  completeLogin(input: LoginCompletion, audit: AuditContext = SYSTEM_CONTEXT): boolean { return new Logins(this.core, audit).complete(input); }
 
-  revocations(): Revocations {
-    return new Revocations(this.core);
-  }
+  /** An SSO authorize's read: the browser session and its user. See {@link Sessions.getWithUser}. */
+  sessionWithUser(id: string): { session: SessionRecord | null; user: UserRecord | null } { return new Sessions(this.core).getWithUser(id); }
 
-  assertions(): Assertions {
-    return new Assertions(this.core);
-  }
+  /** Records that a client used the browser session (SSO). See {@link Sessions.touch}. */
+  touchSession(id: string, clientId: string, audit: AuditContext = SYSTEM_CONTEXT): void { new Sessions(this.core, audit).touch(id, clientId); }
+
+  sessions(audit: AuditContext = SYSTEM_CONTEXT): Sessions { return new Sessions(this.core, audit); }
+
+  codes(): Codes { return new Codes(this.core); }
+
+  tickets(): Tickets { return new Tickets(this.core); }
+
+  revocations(): Revocations { return new Revocations(this.core); }
+
+  assertions(): Assertions { return new Assertions(this.core); }
 
   deviceCodes(): DeviceCodes { return new DeviceCodes(this.core); }
   pushedRequests(): PushedRequests { return new PushedRequests(this.core); }
@@ -361,9 +308,7 @@ export class TenantObject extends DurableObject<Env> {
   emailTemplates(audit: AuditContext = SYSTEM_CONTEXT): EmailTemplates { return new EmailTemplates(this.core, audit); }
 
   /** Control-plane sync: `request` on the control plane, `apply` on a child (issue 15 point 2). */
-  controlPlaneSync(): ControlPlaneSync {
-    return new ControlPlaneSync(this.core);
-  }
+  controlPlaneSync(): ControlPlaneSync { return new ControlPlaneSync(this.core); }
 
   hooks(): HooksRpc {
     return new HooksRpc(this.outbox, this.core.sql);

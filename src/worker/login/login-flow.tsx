@@ -122,13 +122,13 @@ export async function loginSubmit(c: AppContext): Promise<Response> {
   let prefetched: PasswordLoginRead | undefined;
   const databases = (await configOf(c)).connections.filter((x) => x.strategy === DATABASE_STRATEGY).map((x) => x.name);
   const submitted = await submittedForm(c, "login", undefined, async (state, fields) => {
-    const logins = tenantObject(c.env, c.get("tenant").id).logins();
+    const stub = tenantObject(c.env, c.get("tenant").id);
     // A sealed state is opened once, here: one that does not open costs the tenant object nothing (no account
     // lookups for a forged one); one that does stands for the session until a step has stored it.
     const sealed = isSealedLoginState(state) ? await openLoginState(c.env.ENCRYPTION_KEY, c.get("tenant").id, state) : null;
     if (isSealedLoginState(state) && !sealed) return null;
-    if (!fields?.email || !databases.length) return (await logins.get(state)) ?? sealed;
-    prefetched = await logins.passwordRead(state, fields.email, databases);
+    if (!fields?.email || !databases.length) return (await stub.logins().get(state)) ?? sealed;
+    prefetched = await stub.passwordLoginRead(state, fields.email, databases);
     return prefetched.session ?? sealed;
   });
   if (submitted instanceof Response) return submitted;

@@ -37,7 +37,7 @@ export async function currentSession(c: AppContext): Promise<SessionRecord | nul
 
 /** {@link currentSession} and its user, read in one round trip (issue 31: an SSO authorize's first read). */
 export async function currentSessionWithUser(c: AppContext): Promise<{ session: SessionRecord; user: UserRecord | null } | null> {
-  const found = await verifiedSession(c, (stub, id) => stub.sessions().getWithUser(id));
+  const found = await verifiedSession(c, (stub, id) => stub.sessionWithUser(id));
   return found.session ? { session: found.session, user: found.user } : null;
 }
 

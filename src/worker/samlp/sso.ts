@@ -183,7 +183,7 @@ async function startSamlLogin(c: AppContext, client: ClientRecord, config: Tenan
       if (stepUp) return stepUp;
       throw new SamlRefusal(403, "LOGIN_REQUIRED", "The session can no longer be used; log in again");
     }
-    await stub.sessions(deviceContext(c)).touch(session.id, client.client_id);
+    await stub.touchSession(session.id, client.client_id, deviceContext(c));
     // The same end as an OIDC login with a session: the organization gate and the post-login actions run on
     // every SSO login too (a deny answers the SP a RequestDenied status), then the SAML response.
     return issueAuthorizationResponse(c, request, client, user, session.id, Math.floor(Date.parse(session.authenticated_at) / 1000));

@@ -164,7 +164,7 @@ export async function issueAuthorizationResponse(
   const stub = tenantObject(c.env, c.var.tenant.id);
   // Every answer but the code's commit records the session's use on its own, as before the answer.
   const touched = async <T>(response: T): Promise<T> => {
-    if (options.touch && sessionId) await stub.sessions(deviceContext(c)).touch(sessionId, client.client_id);
+    if (options.touch && sessionId) await stub.touchSession(sessionId, client.client_id, deviceContext(c));
     return response;
   };
   // Issue 11: membership in the request's organization (src/worker/login/organization.ts).
@@ -322,7 +322,7 @@ async function completeInteractive(
     ? await stub.mfa(audit).completeLogin(how.mfaTransactionId, completion, how.amr ?? [])
     : how.amr
       ? await stub.mfa(audit).completeWithAmr(completion, how.amr)
-      : await stub.logins(audit).complete(completion);
+      : await stub.completeLogin(completion, audit);
   if (!completed) return null;
   // Before the answer is built: headers set after a Response exists do not reach it.
   if (how.mfaTransactionId) clearMfaCookie(c);
