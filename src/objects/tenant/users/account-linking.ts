@@ -1,6 +1,6 @@
 import { ok, type Result } from "../../../shared/errors";
 import type { UserRecord } from "../../../shared/schemas/users";
-import type { Sql } from "../../sql";
+import { binaryOrder, type Sql } from "../../sql";
 import { audited } from "../core/events";
 import { TenantRpc } from "../core/rpc";
 import { linkAccount } from "./user-links";
@@ -35,6 +35,9 @@ function decideLink(sql: Sql, userId: string, requireVerifiedEmail: boolean): Li
   return decideLinkOf(sql, u, requireVerifiedEmail);
 }
 
+/** Creation order, ties by user id in SQLite's binary order (the order the linking's primary is chosen in). */
+const olderThan = (a: Account, b: Account) => a.created_at < b.created_at || (a.created_at === b.created_at && binaryOrder(a.user_id, b.user_id) < 0);
+
 /** {@link decideLink} for an account already read; `hasLinked`: whether accounts are linked to it, when known. */
 function decideLinkOf(sql: Sql, u: Account | undefined, requireVerifiedEmail: boolean, hasLinked?: boolean): LinkDecision {
   if (!u) return { reason: "missing" };
@@ -42,9 +45,12 @@ function decideLinkOf(sql: Sql, u: Account | undefined, requireVerifiedEmail: bo
   if (u.linked_to !== null) return { reason: "already_linked", linkedTo: u.linked_to };
   if (!u.email || (requireVerifiedEmail && u.email_verified !== 1)) return { reason: "unverified" };
   if (hasLinked ?? sql.first`SELECT 1 FROM users WHERE linked_to = ${userId} LIMIT 1`) return { reason: "primary" };
-  const primary = sql.first<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users
-    WHERE email = ${u.email} AND user_id <> ${userId} AND linked_to IS NULL AND (email_verified = 1 OR ${requireVerifiedEmail ? 0 : 1} = 1)
-    ORDER BY created_at, user_id LIMIT 1`;
+  // The oldest other primary account with this email. No ORDER BY (issue 31: its sorter cost a login ~10 µs
+  // even over no row): an email has at most one account per connection, so the few rows are ordered here.
+  const primary = sql
+    .all<Account>`SELECT user_id, email, email_verified, linked_to, created_at FROM users
+      WHERE email = ${u.email} AND user_id <> ${userId} AND linked_to IS NULL AND (email_verified = 1 OR ${requireVerifiedEmail ? 0 : 1} = 1)`
+    .reduce<Account | undefined>((oldest, r) => (!oldest || olderThan(r, oldest) ? r : oldest), undefined);
   if (!primary) return { reason: "no_match" };
   if (primary.created_at > u.created_at || (primary.created_at === u.created_at && primary.user_id > userId)) return { reason: "primary" };
   return { reason: "link", primary: primary.user_id };

@@ -122,10 +122,17 @@ export const userRow = (sql: Sql, userId: string) => sql.first<UserRow>`SELECT *
  * to it, each with its connection's strategy; linked accounts are ordered as {@link loadIdentities} does.
  */
 export function getAccount(sql: Sql, userId: string): UserRecord | null {
-  const rows = sql.all<UserRow & { strategy_: string | null }>`SELECT u.*, (SELECT strategy FROM connections WHERE name = u.connection) AS strategy_
+  const rows = sql.all<AccountRow>`SELECT u.*, (SELECT strategy FROM connections WHERE name = u.connection) AS strategy_
     FROM users u WHERE u.user_id = ${userId} OR u.linked_to = ${userId}`;
   const row = rows.find((r) => r.user_id === userId);
-  if (!row) return null;
+  return row ? accountOf(sql, row, rows) : null;
+}
+
+type AccountRow = UserRow & { strategy_: string | null };
+
+/** An account's record from its row and the rows linked to it, each read with its connection's strategy. */
+function accountOf(sql: Sql, row: AccountRow, rows: AccountRow[]): UserRecord {
+  const userId = String(row.user_id);
   const strategies = new Map(rows.map((r) => [String(r.connection), r.strategy_ ?? undefined]));
   const identities = identitiesOf(sql, [row], rows.filter((r) => r !== row && r.linked_to === userId), (name) => strategies.get(name));
   return { ...toUserBase(row), identities: identities.get(userId) ?? [] };
@@ -153,10 +160,13 @@ export function getUserWithoutIdentities(sql: Sql, userId: string): UserRecord |
 
 /** An account by email in a connection (a secondary included), with its hash for the worker's password check. */
 export function findUserByEmail(sql: Sql, connection: string, email: string): UserWithSecret | null {
-  const row = sql.first<UserRow>`SELECT * FROM users WHERE connection = ${connection} AND email = ${email}`;
-  if (!row) return null;
-  const user = toUsers(sql, [row])[0] as UserRecord;
-  return { ...user, password_hash: text(row.password_hash) };
+  // One statement (issue 31: was three, the row, its linked accounts and its connection's strategy; the login
+  // form's read): the account by its unique (connection, email) key, and the rows linked to it, as getAccount.
+  const rows = sql.all<AccountRow>`SELECT u.*, (SELECT strategy FROM connections WHERE name = u.connection) AS strategy_
+    FROM users u WHERE u.user_id = (SELECT user_id FROM users WHERE connection = ${connection} AND email = ${email})
+      OR u.linked_to = (SELECT user_id FROM users WHERE connection = ${connection} AND email = ${email})`;
+  const row = rows.find((r) => r.connection === connection && r.email === email);
+  return row ? { ...accountOf(sql, row, rows), password_hash: text(row.password_hash) } : null;
 }
 
 /** Primary users with this email (GET /users-by-email): their own, or one of their linked accounts'. */
