@@ -57,8 +57,10 @@ import { UserTickets } from "./login/password-reset";
 
 /**
  * One tenant: every row it owns, in its own SQLite (ARCHITECTURE.md §2). This class is the RPC surface
- * only: hot reads stay flat methods; every resource is a facade (`stub.clients(audit).create(x)`, one round
- * trip by promise pipelining) whose writes all go through `TenantRpc.commit` (src/objects/tenant/core/rpc.ts),
+ * only: hot calls stay flat methods (a facade round trip costs the object about twice a flat one: the interactive
+ * login's and SSO's calls, the token grants' reads); every other resource is a facade
+ * (`stub.clients(audit).create(x)`, one round trip by promise pipelining) whose writes all go through
+ * `TenantRpc.commit` (src/objects/tenant/core/rpc.ts),
  * which delegates to the outbox's `Publisher.commit`: entity rows and their events in one transaction.
  * Facades take the caller's audit context (the system's when omitted).
  * Facades are methods, not getters: the vitest pool's stub wrapper resolves only top-level keys.
