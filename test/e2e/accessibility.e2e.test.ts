@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { AxeBuilder } from "@axe-core/playwright";
 import * as OTPAuth from "otpauth";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserSuite } from "./helpers/browser-suite";
-import { screenshot } from "./helpers/browser";
+import { axeResults, screenshot } from "./helpers/browser";
 
 /**
  * Issue 29 point 7: every universal login page passes axe-core (`@axe-core/playwright`, all rules but the
@@ -19,7 +18,7 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** Scans the page; a violation fails with its rule, its help text and the offending nodes' selectors. */
 async function expectNoViolations(page: Page, name: string) {
   await screenshot(page, `a11y-${name}.png`);
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await axeResults(page);
   const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
   expect(found, `${name} at ${page.url()}`).toEqual([]);
   // The scan ran real rules (a page that failed to load would pass vacuously).

@@ -1,10 +1,9 @@
-import AxeBuilder from "@axe-core/playwright";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, newRecordedContext, screenshot } from "./helpers/browser";
+import { axeResults, launchChromium, newRecordedContext, screenshot } from "./helpers/browser";
 import { type StartedScript, startScript } from "./helpers/start-script";
 
 /**
@@ -34,7 +33,7 @@ afterAll(async () => {
 /** axe on the page as it is: no violation at all (every rule axe runs by default, WCAG A and AA included). */
 async function expectAccessible(page: Page, name: string): Promise<void> {
   await screenshot(page, `console-${name}.png`);
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await axeResults(page);
   const found = results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
   expect(found, name).toEqual([]);
 }

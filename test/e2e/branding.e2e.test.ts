@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { AxeBuilder } from "@axe-core/playwright";
 import { beforeAll, describe, expect, it } from "vitest";
 import { THEME } from "../helpers/theme";
 import { browserSuite } from "./helpers/browser-suite";
-import { screenshot } from "./helpers/browser";
+import { axeResults, screenshot } from "./helpers/browser";
 
 /**
  * Issue 29 point 5 in Chromium against `wrangler dev`: a theme and a page template set with the reference
@@ -92,7 +91,7 @@ describe("a theme and a page template set with the auth0 SDK change the login pa
       return Boolean(link.compareDocumentPosition(document.querySelector("form") as Element) & Node.DOCUMENT_POSITION_FOLLOWING);
     })).toBe(true);
     await screenshot(page, "branding-themed-login.png");
-    const result = await new AxeBuilder({ page }).analyze();
+    const result = await axeResults(page);
     const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
     expect(found).toEqual([]);
     expect(result.passes.length).toBeGreaterThan(10);

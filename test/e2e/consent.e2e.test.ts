@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { AxeBuilder } from "@axe-core/playwright";
 import { beforeAll, describe, expect, it } from "vitest";
-import { screenshot } from "./helpers/browser";
+import { axeResults, screenshot } from "./helpers/browser";
 import { browserSuite } from "./helpers/browser-suite";
 
 /**
@@ -44,7 +43,7 @@ describe("consent for a third-party application in Chromium, grants through the 
     await page.getByRole("heading", { name: "Authorize Partner Dashboard" }).waitFor();
     expect(await page.locator("#consent-scopes li").allInnerTexts()).toEqual(["Your profile: name, nickname and picture", "Your email address"]);
     await screenshot(page, "consent-page.png");
-    const result = await new AxeBuilder({ page }).analyze();
+    const result = await axeResults(page);
     expect(result.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     const callback = suite.callbacks.next("/callback");
     await page.getByRole("button", { name: "Decline" }).click();

@@ -1,12 +1,11 @@
 import type { Server } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
-import { AxeBuilder } from "@axe-core/playwright";
 import Provider from "oidc-provider";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserSuite } from "./helpers/browser-suite";
 import { managementCall, managementToken } from "./helpers/auth0";
-import { screenshot } from "./helpers/browser";
+import { axeResults, screenshot } from "./helpers/browser";
 
 /**
  * Issue 29 point 0 in Chromium against `wrangler dev`: the login page offers the application's enterprise
@@ -22,7 +21,7 @@ let idp: Server;
 let idpIssuer: string;
 
 async function axeClean(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await axeResults(page);
   expect(result.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 

@@ -1,8 +1,7 @@
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserSuite } from "./helpers/browser-suite";
-import { screenshot } from "./helpers/browser";
+import { axeResults, screenshot } from "./helpers/browser";
 
 /**
  * Issue 29 point 3 in headless Chromium: `ui_locales=fr` and `Accept-Language: de` render French and German
@@ -12,7 +11,7 @@ import { screenshot } from "./helpers/browser";
 
 async function expectNoViolations(page: Page, name: string) {
   await screenshot(page, `i18n-${name}.png`);
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await axeResults(page);
   const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
   expect(found, `${name} at ${page.url()}`).toEqual([]);
   expect(result.passes.length).toBeGreaterThan(10);
