@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AuditContext, CodeExchangeLog, CodeRedemption, CodeSubject, LoginCompletion, PasswordLoginRead, SessionRecord, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
+import type { AuditContext, CodeExchangeLog, CodeRedemption, CodeSubject, Json, LoginCompletion, MfaTokenRead, NewChallenge, NewSession, PasswordLoginRead, SessionRecord, TenantConfig, TenantSeed, TokenSubject } from "../../shared/types";
 import type { UserRecord } from "../../shared/schemas/users";
 import type { BlockingTrigger, HookRecord } from "../../shared/schemas/hooks";
 import { enabledHooks } from "./outbox/hooks";
@@ -26,7 +26,7 @@ import { LogStreamsRpc, syncPipeline } from "./outbox/log-streams";
 import { Guardian } from "./mfa/guardian";
 import { Logins, Sessions } from "./login/login";
 import { Mfa } from "./mfa/mfa";
-import { Passwordless } from "./login/passwordless";
+import { Passwordless, type PasswordlessIdentity, type PasswordlessUser } from "./login/passwordless";
 import { Enterprise } from "./login/enterprise";
 import { tenantMigrations } from "./core/migrations";
 import { FailedEventsRpc, HooksRpc, LogsRpc } from "./outbox/outbox-rpc";
@@ -289,6 +289,26 @@ export class TenantObject extends DurableObject<Env> {
 
   /** Records that a client used the browser session (SSO). See {@link Sessions.touch}. */
   touchSession(id: string, clientId: string, audit: AuditContext = SYSTEM_CONTEXT): void { new Sessions(this.core, audit).touch(id, clientId); }
+
+  // One-time codes, MFA tokens and passwordless logins: the MFA API's and the passwordless grant's hot calls, flat.
+
+  /** Stores a one-time code, MFA token or WebAuthn challenge (its hash). See {@link Challenges.create}. */
+  createChallenge(challenge: NewChallenge): void { new Challenges(this.core).create(challenge); }
+
+  /** A typed code's attempt, counted, checked and consumed once, in one commit. See {@link Challenges.redeem}. */
+  redeemChallenge(purpose: string, subject: string, clientId: string | null, maxAttempts: number, typedHash: string): Record<string, Json> | null { return new Challenges(this.core).redeem(purpose, subject, clientId, maxAttempts, typedHash); }
+
+  /** An MFA token with its user and factors, in one read. See {@link Mfa.tokenRead}. */
+  mfaTokenRead(purpose: string, hash: string, sent: { purpose: string; since: number } | null): MfaTokenRead { return new Mfa(this.core).tokenRead(purpose, hash, sent); }
+
+  /** The MFA grant's completion, in one commit. See {@link Mfa.completeGrant}. */
+  completeMfaGrant(tokenId: string, session: NewSession, amr: string[], methodId: string | null, audit: AuditContext = SYSTEM_CONTEXT): boolean { return new Mfa(this.core, audit).completeGrant(tokenId, session, amr, methodId); }
+
+  /** A passwordless code stored, within the identifier's limit. See {@link Passwordless.start}. */
+  startPasswordless(challenge: NewChallenge, recipient: string, limit: { max: number; since: number } | undefined, audit: AuditContext = SYSTEM_CONTEXT): boolean { return new Passwordless(this.core, audit).start(challenge, recipient, limit); }
+
+  /** A passwordless login's user and session, in one commit. See {@link Passwordless.login}. */
+  passwordlessLogin(who: PasswordlessIdentity, session: Omit<NewSession, "user_id">, amr: string[], audit: AuditContext = SYSTEM_CONTEXT): PasswordlessUser & { session_id?: string } { return new Passwordless(this.core, audit).login(who, session, amr); }
 
   sessions(audit: AuditContext = SYSTEM_CONTEXT): Sessions { return new Sessions(this.core, audit); }
 

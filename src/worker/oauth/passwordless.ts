@@ -122,10 +122,11 @@ export async function sendPasswordlessCode(
   const id = randomId("pwl_");
   const audit = auditContext(c, { actor: { type: "anonymous", id: null, client_id: client.client_id } });
   // The per-identifier limit is counted in the start's own commit: a code over it is not stored.
-  const started = await stub.passwordless(audit).start(
+  const started = await stub.startPasswordless(
     { id, purpose: "passwordless", subject, client_id: client.client_id, secret_hash: await codeHash(subject, code), data, expires_at: now() + CODE_TTL_MS },
     identifier,
     { max: MAX_CODES_PER_IDENTIFIER, since: now() - IDENTIFIER_WINDOW_MS },
+    audit,
   );
   if (!started) return { ok: false, reason: "identifier_limit" };
   try {

@@ -79,8 +79,7 @@ export async function enterpriseStart(c: AppContext): Promise<Response> {
   const verifier = randomToken(48);
   const binding = randomToken(32);
   await tenantObject(c.env, c.var.tenant.id)
-    .challenges()
-    .create({
+    .createChallenge({
       id: `oidc_${randomToken(12)}`,
       purpose: PURPOSE,
       subject: await stateSubject(state),

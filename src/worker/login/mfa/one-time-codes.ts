@@ -33,20 +33,19 @@ export async function issueCode(c: AppContext, input: { purpose: string; subject
   const code = newNumericCode();
   const id = randomId("otp_");
   await tenantObject(c.env, c.var.tenant.id)
-    .challenges()
-    .create({ id, purpose: input.purpose, subject: input.subject, client_id: input.clientId, secret_hash: await codeHash(input.subject, code), data: input.data ?? {}, expires_at: now() + CODE_TTL_MS });
+    .createChallenge({ id, purpose: input.purpose, subject: input.subject, client_id: input.clientId, secret_hash: await codeHash(input.subject, code), data: input.data ?? {}, expires_at: now() + CODE_TTL_MS });
   return { id, code };
 }
 
 /**
  * Checks a typed code against the newest live code of a purpose and subject: the attempt is counted first
  * (a code dies after CODE_MAX_ATTEMPTS wrong guesses), compared in constant time, then consumed once, all in
- * one commit of the tenant object (`challenges().redeem`). Answers the code's stored data when it was
+ * one commit of the tenant object (`redeemChallenge`). Answers the code's stored data when it was
  * accepted, else null.
  */
 export async function redeemCode(c: AppContext, purpose: string, subject: string, clientId: string | null, typed: string): Promise<Record<string, Json> | null> {
   if (!/^\d{6}$/.test(typed)) return null;
-  return tenantObject(c.env, c.var.tenant.id).challenges().redeem(purpose, subject, clientId, CODE_MAX_ATTEMPTS, await codeHash(subject, typed));
+  return tenantObject(c.env, c.var.tenant.id).redeemChallenge(purpose, subject, clientId, CODE_MAX_ATTEMPTS, await codeHash(subject, typed));
 }
 
 /** A phone number with all but its last four digits masked: `+•••••••0100`. */

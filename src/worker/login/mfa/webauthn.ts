@@ -67,8 +67,7 @@ async function userVerificationFor(c: AppContext, kind: CredentialKind): Promise
 
 async function storeChallenge(c: AppContext, purpose: string, subject: string, challenge: string): Promise<void> {
   await tenantObject(c.env, c.var.tenant.id)
-    .challenges()
-    .create({ id: randomId("wch_"), purpose, subject, client_id: null, secret_hash: await hashSecret(challenge), data: {}, expires_at: now() + WEBAUTHN_TIMEOUT_MS });
+    .createChallenge({ id: randomId("wch_"), purpose, subject, client_id: null, secret_hash: await hashSecret(challenge), data: {}, expires_at: now() + WEBAUTHN_TIMEOUT_MS });
 }
 
 /** Registration options for a user; the challenge is stored for `subject` (an MFA transaction). */

@@ -76,8 +76,7 @@ export async function requireMfa(ctx: GrantContext, client: ClientRecord, pendin
   const hash = await tokenHash(token);
   const data = { ...pending } as unknown as Record<string, string>;
   await tenantObject(ctx.c.env, ctx.c.var.tenant.id)
-    .challenges()
-    .create({ id: randomId("mfat_"), purpose: PURPOSE, subject: hash, client_id: client.client_id, secret_hash: hash, data, expires_at: now() + MFA_TOKEN_TTL_MS });
+    .createChallenge({ id: randomId("mfat_"), purpose: PURPOSE, subject: hash, client_id: client.client_id, secret_hash: hash, data, expires_at: now() + MFA_TOKEN_TTL_MS });
   throw new OAuthError("mfa_required", "Multifactor authentication required").withFields({ mfa_token: token });
 }
 
@@ -95,7 +94,7 @@ export async function openMfaToken(
   sent: { purpose: string; since: number } | null = null,
 ): Promise<OpenedMfaToken> {
   if (!token) throw new OAuthError("invalid_request", "Missing required parameter: mfa_token");
-  const read = await tenantObject(c.env, c.var.tenant.id).mfa().tokenRead(PURPOSE, await tokenHash(token), sent);
+  const read = await tenantObject(c.env, c.var.tenant.id).mfaTokenRead(PURPOSE, await tokenHash(token), sent);
   const found = read.challenge;
   if (!found || found.consumed || found.client_id !== client.client_id) throw invalidGrant(client, "Invalid mfa_token");
   if (Date.parse(found.expires_at) <= now()) throw invalidGrant(client, "mfa_token is expired");
@@ -141,7 +140,7 @@ export async function completeMfaGrant(
   const amr = amrAfter(opened.pending.amr, factor);
   const session = await prepareSession(opened.user.user_id, client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const audit = auditContext(c, { actor: { type: "user", id: opened.user.user_id, email: opened.user.email, client_id: client.client_id } });
-  if (!(await tenantObject(c.env, c.var.tenant.id).mfa(audit).completeGrant(opened.id, session.input, amr, methodId))) throw invalidGrant(client, "Invalid mfa_token");
+  if (!(await tenantObject(c.env, c.var.tenant.id).completeMfaGrant(opened.id, session.input, amr, methodId, audit))) throw invalidGrant(client, "Invalid mfa_token");
   const { pending } = opened;
   const grant = {
     scope: pending.scope,

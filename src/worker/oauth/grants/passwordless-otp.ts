@@ -65,7 +65,7 @@ export async function passwordlessOtpGrant(ctx: GrantContext, client: ClientReco
   }
   const session = await prepareSession("", client.client_id, c.var.tenant.issuer, (await sessionLifetimes(c)).absoluteMs);
   const { user_id: _pending, ...sessionInput } = session.input;
-  const outcome = await stub.passwordless(audit).login(who, sessionInput, amr);
+  const outcome = await stub.passwordlessLogin(who, sessionInput, amr, audit);
   if (!outcome.ok) throw refused(outcome.reason);
   const grant: CodeGrant = {
     scope,
