@@ -52,7 +52,7 @@ function decideLinkOf(sql: Sql, u: Account | undefined, requireVerifiedEmail: bo
       WHERE email = ${u.email} AND user_id <> ${userId} AND linked_to IS NULL AND (email_verified = 1 OR ${requireVerifiedEmail ? 0 : 1} = 1)`
     .reduce<Account | undefined>((oldest, r) => (!oldest || olderThan(r, oldest) ? r : oldest), undefined);
   if (!primary) return { reason: "no_match" };
-  if (primary.created_at > u.created_at || (primary.created_at === u.created_at && primary.user_id > userId)) return { reason: "primary" };
+  if (olderThan(u, primary)) return { reason: "primary" };
   return { reason: "link", primary: primary.user_id };
 }
 
