@@ -14,8 +14,9 @@
  * objects metered with OBJECT_METER=1); results in .bench/capacity.json.
  *
  * Options: --connections=N (default 4), --duration=S (default 8), --warmup=S (default 2),
- * --only=id,id (scenario ids), --var=KEY=VALUE (extra worker variable, repeatable). Environment
- * BENCH_CONNECTIONS / BENCH_DURATION_S / BENCH_WARMUP_S / BENCH_ONLY also work.
+ * --only=id,id (scenario ids), --var=KEY=VALUE (extra worker variable, repeatable), --rounds=N (each load row N
+ * times, in turns; the median round by CPU is kept). Environment BENCH_CONNECTIONS / BENCH_DURATION_S /
+ * BENCH_WARMUP_S / BENCH_ONLY / BENCH_ROUNDS also work.
  */
 import { spawn } from "node:child_process";
 import { availableParallelism, cpus, tmpdir } from "node:os";
@@ -48,6 +49,12 @@ function option(name, envName, fallback) {
 const CONNECTIONS = Math.min(Math.max(Number(option("connections", "BENCH_CONNECTIONS", 4)), 1), 64);
 const DURATION_S = Math.min(Math.max(Number(option("duration", "BENCH_DURATION_S", 8)), 1), 60);
 const WARMUP_S = Math.min(Math.max(Number(option("warmup", "BENCH_WARMUP_S", 2)), 0), 30);
+/**
+ * `--rounds=N` (stop 33): each load row measured N times, the rows taken in turns (all rows once, then all again),
+ * and the round whose workerd CPU per request is the median kept with all its figures (the others in `rounds`).
+ * One round moved a row by ±20 % on this machine; rounds in turns move the rows of a ratio alike.
+ */
+const ROUNDS = Math.min(Math.max(Math.floor(Number(option("rounds", "BENCH_ROUNDS", 1))) || 1, 1), 9);
 /** `--var=KEY=VALUE` (repeatable): extra worker variables, e.g. `--var=CONFIG_CACHE_TTL_MS=0`. */
 const EXTRA_VARS = Object.fromEntries(
   process.argv
@@ -226,6 +233,33 @@ async function main() {
   }
 
   const rows = [];
+  /** The load rows measured again in later rounds (`--rounds`), with their targets. */
+  const again = [];
+  /** One measured run of a load row: its figures (throughput, workerd CPU per request, latency, failures). */
+  const measureLoad = async (scenario, target, pid) => {
+    if (WARMUP_S > 0) await load(baseUrl, host, target, WARMUP_S);
+    const cpuBefore = await cpuMicros(pid);
+    const result = await load(baseUrl, host, target, DURATION_S);
+    const cpuAfter = await cpuMicros(pid);
+    // A flow's /authorize answers 302 by design (scenarios.mjs, `redirectsAnswer`): not a failure.
+    const redirects = scenario.redirectsAnswer
+      ? Object.entries(result.statusCodeStats ?? {}).reduce((n, [code, { count }]) => (code.startsWith("3") ? n + count : n), 0)
+      : 0;
+    const bad = result.non2xx - redirects + result.errors + result.timeouts;
+    return {
+      // A row whose unit is several requests (a whole flow) counts units: scenarios.mjs, `requestsPerUnit`.
+      perSecond: Math.round(result.requests.total / result.duration / (scenario.requestsPerUnit ?? 1)),
+      cpuUsPerRequest: cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1)),
+      meanMs: result.latency.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      total: result.requests.total,
+      failed: bad,
+      statusCodes: result.statusCodeStats,
+      errors: result.errors,
+      timeouts: result.timeouts,
+    };
+  };
   try {
     const scenarios = ONLY.length ? SCENARIOS.filter((s) => ONLY.includes(s.id)) : SCENARIOS;
     for (const scenario of scenarios) {
@@ -243,31 +277,9 @@ async function main() {
             const text = await probe.text();
             if (probe.status !== (scenario.expectStatus ?? 200)) throw new Error(`probe answered HTTP ${probe.status}: ${text.slice(0, 300)}`);
           }
-          if (WARMUP_S > 0) await load(baseUrl, host, target, WARMUP_S);
-          const cpuBefore = await cpuMicros(server.pid);
-          const result = await load(baseUrl, host, target, DURATION_S);
-          const cpuAfter = await cpuMicros(server.pid);
-          // A flow's /authorize answers 302 by design (scenarios.mjs, `redirectsAnswer`): not a failure.
-          const redirects = scenario.redirectsAnswer
-            ? Object.entries(result.statusCodeStats ?? {}).reduce((n, [code, { count }]) => (code.startsWith("3") ? n + count : n), 0)
-            : 0;
-          const bad = result.non2xx - redirects + result.errors + result.timeouts;
-          rows.push({
-            id: scenario.id,
-            label: scenario.label,
-            unit: scenario.unit,
-            // A row whose unit is several requests (a whole flow) counts units: scenarios.mjs, `requestsPerUnit`.
-            perSecond: Math.round(result.requests.total / result.duration / (scenario.requestsPerUnit ?? 1)),
-            cpuUsPerRequest: cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) / Math.max(result.requests.total, 1)),
-            meanMs: result.latency.average,
-            p50: result.latency.p50,
-            p99: result.latency.p99,
-            total: result.requests.total,
-            failed: bad,
-            statusCodes: result.statusCodeStats,
-            errors: result.errors,
-            timeouts: result.timeouts,
-          });
+          const row = { id: scenario.id, label: scenario.label, unit: scenario.unit, ...(await measureLoad(scenario, target, server.pid)) };
+          rows.push(row);
+          if (ROUNDS > 1) again.push({ scenario, target, row });
         }
         const row = rows.at(-1);
         console.log(`${row.perSecond.toLocaleString("en-US")} ${row.unit}${row.failed ? ` (${row.failed} failed)` : ""}`);
@@ -276,6 +288,26 @@ async function main() {
         console.log(`FAILED: ${error.message}`);
       }
     }
+    for (let round = 2; round <= ROUNDS; round++) {
+      console.log(`  round ${round} of ${ROUNDS}:`);
+      for (const entry of again) {
+        process.stdout.write(`  ${entry.scenario.label} ... `);
+        try {
+          const got = await measureLoad(entry.scenario, entry.target, server.pid);
+          entry.runs = [...(entry.runs ?? []), got];
+          console.log(`${got.perSecond.toLocaleString("en-US")} ${entry.scenario.unit}${got.failed ? ` (${got.failed} failed)` : ""}`);
+        } catch (error) {
+          console.log(`FAILED: ${error.message}`);
+        }
+      }
+    }
+    for (const entry of again) {
+      const { id, label, unit, ...first } = entry.row;
+      const runs = [first, ...(entry.runs ?? [])];
+      const byCpu = [...runs].sort((a, b) => (a.cpuUsPerRequest ?? 0) - (b.cpuUsPerRequest ?? 0));
+      const kept = byCpu[Math.floor(byCpu.length / 2)];
+      Object.assign(entry.row, kept, { failed: runs.reduce((n, r) => n + (r.failed ?? 0), 0), rounds: runs.map((r) => ({ perSecond: r.perSecond, cpuUsPerRequest: r.cpuUsPerRequest })) });
+    }
   } finally {
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
@@ -283,6 +315,9 @@ async function main() {
   }
 
   printReport(rows, workerd.version);
+  for (const row of rows.filter((r) => r.rounds)) {
+    console.log(`  ${row.id}: rounds ${row.rounds.map((r) => `${r.perSecond}/s ${r.cpuUsPerRequest} µs`).join(", ")}; kept the median by CPU`);
+  }
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   const ratios = RATIOS.filter((r) => ratioValue(r, byId) !== null).map((r) => ({ ...r, value: ratioValue(r, byId) }));
   await mkdir(BENCH_DIR, { recursive: true });
