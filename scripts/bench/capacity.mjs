@@ -440,7 +440,7 @@ export async function runCapacity(ctx, { realityS = 8, concurrency = 8 } = {}) {
     structureCeiling: Math.round((BUSY * 1e6) / mixFloorUs),
   };
 
-  console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s each ...`);
+  console.log(`  reality check: password logins, 1 tenant vs 10 tenants, ${concurrency} concurrent flows, ${realityS} s an arm (one, ten, ten, one) ...`);
   const reality = await realityCheck(ctx, stamp, realityS, concurrency);
   const result = { at: new Date().toISOString(), cores: availableParallelism(), relay: { perSecond: relay.per_second, usPerEvent: relayUs }, batchedEvent: { batch: BATCH_EVENTS, us: batchedEventUs }, rpcUs: rtUs, rpcLoopUs: rpc.us, loops, floorWork, rpcTxUs: rpcTx.us, commitUs, rpcFacadeUs: rpcFacade.us, facadeUs, rows, mix, reality, load: { before: loadBefore, after: loadavg()[0] }, seconds: Math.round((Date.now() - started) / 1000) };
   printCapacity(result);
