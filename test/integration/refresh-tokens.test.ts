@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, mgmt } from "../helpers/api";
 import { authorize, pkce, redirectParams, seedClient, seedUser, sessionCookie, type TestClient, tokenForm } from "../helpers/flows";
 import { createApi, tenantManagementToken } from "../helpers/management";
+import { applyMigrations } from "../../src/objects/sql";
+import { userMigrations } from "../../src/objects/user/migrations";
 import { CALLBACK, expectRefused, loginOffline, refreshGrant, refreshSetup, type TokenBody } from "../helpers/refresh";
 
 /** Refresh tokens (SPEC §2.8, §3.3, §4.1 rule 1, §7; RFC 9700 §4.14.2), through the real token endpoint. */
@@ -360,5 +362,49 @@ describe("the per-client cap", () => {
       state.storage.sql.exec("SELECT id FROM refresh_tokens WHERE revoked_at IS NOT NULL").toArray(),
     );
     expect(revoked.map((r) => r.id)).toEqual([ids[0]]);
+  });
+});
+
+describe("storage (migration user/0010: one user's rows without the indexes a rotation paid for)", () => {
+  it("tokens stored before the migration keep their rows, rotate, list and still reveal reuse after it", async () => {
+    const s = await setup({ leeway: 0 });
+    const first = await login(s);
+    const second = (await (await refresh(s.client, first.refresh_token as string)).json()) as TokenBody;
+    const stub = env.USER.getByName(`${tenant}/${s.user.user_id}`);
+    const migrated = await runInDurableObject(stub, async (_o, state) => {
+      const sql = state.storage.sql;
+      const before = sql.exec("SELECT * FROM refresh_tokens ORDER BY id").toArray();
+      // The object as it was before 0010: the schema of the first nine migrations, holding the same rows.
+      await state.storage.deleteAll();
+      applyMigrations(state.storage, userMigrations.slice(0, 9));
+      const oldIndexes = sql.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'refresh_tokens'").toArray().length;
+      for (const row of before) {
+        const columns = Object.keys(row);
+        sql.exec(`INSERT INTO refresh_tokens (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...columns.map((c) => row[c]));
+      }
+      const { applied } = applyMigrations(state.storage, userMigrations);
+      return {
+        applied,
+        oldIndexes,
+        same: JSON.stringify(sql.exec("SELECT * FROM refresh_tokens ORDER BY id").toArray()) === JSON.stringify(before),
+        rows: before.length,
+        indexes: sql.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'refresh_tokens' AND sql IS NOT NULL").toArray().map((r) => r.name),
+      };
+    });
+    expect(migrated).toEqual({ applied: ["0010_refresh_rotation_indexes"], oldIndexes: 8, same: true, rows: 2, indexes: ["refresh_tokens_by_family"] });
+    // The head rotates; the listing shows the live head; the predecessor's replay revokes the family.
+    const third = (await (await refresh(s.client, second.refresh_token as string)).json()) as TokenBody;
+    expect(third.refresh_token).toMatch(/^v1\./);
+    // A family started after it (the per-client cap's query scans the user's rows now) lists first.
+    const later = await login(s);
+    const listed = await mgmt("GET", `/users/${encodeURIComponent(s.user.user_id)}/refresh-tokens`, { headers: { "tenant-id": tenant } });
+    expect(listed.status).toBe(200);
+    const heads = (await listed.json()) as { client_id: string; created_at: string }[];
+    expect(heads.map((t) => t.client_id)).toEqual([s.client.client_id, s.client.client_id]);
+    const [newest, oldest] = heads.map((t) => Date.parse(t.created_at));
+    expect(newest).toBeGreaterThan(oldest as number);
+    expect((await refresh(s.client, later.refresh_token as string)).status).toBe(200);
+    await expectRefused(await refresh(s.client, first.refresh_token as string), "Refresh token has been revoked");
+    await expectRefused(await refresh(s.client, third.refresh_token as string), "Refresh token has been revoked");
   });
 });

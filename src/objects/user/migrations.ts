@@ -7,6 +7,7 @@ import endedSessions from "../../../migrations/user/0006_ended_sessions.sql";
 import refreshMetadata from "../../../migrations/user/0007_refresh_metadata.sql";
 import refusedFamilies from "../../../migrations/user/0008_refused_families.sql";
 import consoleSessions from "../../../migrations/user/0009_console_sessions.sql";
+import rotationIndexes from "../../../migrations/user/0010_refresh_rotation_indexes.sql";
 import { defineMigrations } from "../sql";
 
 /** UserObject schema, append-only. */
@@ -20,4 +21,5 @@ export const userMigrations = defineMigrations("user", [
   { name: "0007_refresh_metadata", sql: refreshMetadata },
   { name: "0008_refused_families", sql: refusedFamilies },
   { name: "0009_console_sessions", sql: consoleSessions },
+  { name: "0010_refresh_rotation_indexes", sql: rotationIndexes },
 ]);

@@ -299,7 +299,7 @@ export function nextEndedSessionExpiry(sql: Sql): number | null {
 /**
  * The user's current tokens, newest first: the live head of each family (rotated predecessors are history,
  * not tokens a person holds), plus soft-revoked ones so `revoked_at` stays visible. `client_id` narrows them
- * to one application (GET /refresh-tokens?client_id=, index refresh_tokens_by_client).
+ * to one application (GET /refresh-tokens?client_id=). One user's rows, scanned: see user/0010.
  */
 export function listRefreshTokens(sql: Sql, window: ListWindow, filter: { client_id?: string } = {}): ListPage<RefreshTokenRecord> {
   const clientId = filter.client_id ?? null;
