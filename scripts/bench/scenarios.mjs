@@ -27,12 +27,12 @@ const form = (fields) => new URLSearchParams(fields).toString();
 
 /** @type {Array<object>} */
 /** A rotation floor's request, after every one of its 1,000 user objects exists and is warm, as the seeded rotation rows' are. */
-async function warmRotationFloor(ctx, path) {
+async function warmRotationFloor(ctx, path, client = { clientId: ctx.clientId, clientSecret: ctx.clientSecret }) {
   const request = {
     method: "POST",
     path,
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: ctx.clientId, client_secret: ctx.clientSecret }),
+    body: form({ grant_type: "refresh_token", refresh_token: "floor.".padEnd(80, "x"), client_id: client.clientId, client_secret: client.clientSecret }),
   };
   for (let i = 0; i < 1000; i += 50) {
     await Promise.all(Array.from({ length: 50 }, () => ctx.fetch(request.path, { method: "POST", headers: request.headers, body: request.body }).then((r) => r.text())));
@@ -303,6 +303,17 @@ export const SCENARIOS = [
     setup: async (ctx) => {
       await standingFloorTenant(ctx);
       return warmRotationFloor(ctx, "/__bench/rotation-floor?reuse=1&standing=1");
+    },
+  },
+  {
+    id: "rotation_floor_endpoint",
+    label: "floor of a rotation with its kept guarantees through the token endpoint's front: the auth surface's middleware and the request's checks and client authentication (tokenRequest), then the guarded floor (/__bench/rotation-floor-endpoint)",
+    unit: "req/s",
+    kind: "load",
+    expectStatus: 200,
+    setup: async (ctx) => {
+      await standingFloorTenant(ctx);
+      return warmRotationFloor(ctx, "/__bench/rotation-floor-endpoint", await refreshClient(ctx, "bench rotation floor (endpoint)"));
     },
   },
   {
@@ -758,6 +769,18 @@ async function commitCost(ctx) {
  * family is held by one request at a time (taken from the pool, returned with its successor), so rotations
  * never look like reuse; the first request (the runner's check) takes one as well.
  */
+/** A regular web application of the bench tenant that may use the refresh grant: its id and secret. */
+async function refreshClient(ctx, name) {
+  const created = await ctx.fetch("/api/v2/clients", {
+    method: "POST",
+    headers: { authorization: `Bearer ${await ctx.managementToken()}`, "content-type": "application/json" },
+    body: JSON.stringify({ name, app_type: "regular_web", grant_types: ["authorization_code", "refresh_token"] }),
+  });
+  if (created.status !== 201) throw new Error(`create client: HTTP ${created.status} ${await created.text()}`);
+  const { client_id: clientId, client_secret: clientSecret } = await created.json();
+  return { clientId, clientSecret };
+}
+
 async function rotationLoad(ctx, { users, families, api = false }) {
   const token = await ctx.managementToken();
   const seedScope = {};
@@ -773,13 +796,7 @@ async function rotationLoad(ctx, { users, families, api = false }) {
     if (created.status !== 201) throw new Error(`create API: HTTP ${created.status} ${await created.text()}`);
     Object.assign(seedScope, { audience: identifier, scope: "offline_access read:bench" });
   }
-  const created = await ctx.fetch("/api/v2/clients", {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: `bench refresh ${users}x${families}`, app_type: "regular_web", grant_types: ["authorization_code", "refresh_token"] }),
-  });
-  if (created.status !== 201) throw new Error(`create client: HTTP ${created.status} ${await created.text()}`);
-  const { client_id: clientId, client_secret: clientSecret } = await created.json();
+  const { clientId, clientSecret } = await refreshClient(ctx, `bench refresh ${users}x${families}`);
   const pool = [];
   for (let offset = 0; offset < users; offset += 250) {
     const seeded = await ctx.fetch(`/__bench/refresh-seed?${new URLSearchParams({ client_id: clientId, users: String(Math.min(250, users - offset)), families: String(families), offset: String(offset), ...seedScope })}`, { method: "POST" });
@@ -881,6 +898,8 @@ export const RATIOS = [
   { label: "refresh rotations for an API ÷ rotation floor with reuse detection by CPU per request (1.0 = a rotation costs nothing beyond that floor)", numerator: "rotation_floor_reuse", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "rotation floor with its kept guarantees (reuse detection, the user's standing read) ÷ rotation floor by CPU per request: the most a rotation that keeps both could reach", numerator: "rotation_floor", denominator: "rotation_floor_guarded", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "refresh rotations for an API ÷ rotation floor with its kept guarantees by CPU per request (1.0 = a rotation costs nothing beyond what its guarantees need)", numerator: "rotation_floor_guarded", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "rotation floor with its kept guarantees ÷ the same through the token endpoint's front by CPU per request: what the front every grant goes through costs a rotation", numerator: "rotation_floor_guarded", denominator: "rotation_floor_endpoint", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
+  { label: "refresh rotations for an API ÷ rotation floor through the token endpoint by CPU per request (1.0 = the refresh grant costs nothing beyond its floor, its guarantees and the endpoint's front)", numerator: "rotation_floor_endpoint", denominator: "refresh_spread_api", fields: ["cpuUsPerRequest", "cpuUsPerRequest"] },
   { label: "rotation floor ÷ the same without its user-object write (what one durable per-user write costs a rotation)", numerator: "rotation_floor", denominator: "rotation_floor_no_write" },
   { label: "refresh rotations/s for an API without openid (one signature, as client_credentials) ÷ client_credentials tokens/s", numerator: "refresh_spread_api", denominator: "token" },
   { label: "refresh rotations/s with openid ÷ code exchanges/s (both sign an access and an ID token)", numerator: "refresh_spread", denominator: "code_exchange" },

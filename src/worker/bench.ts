@@ -7,6 +7,11 @@ import { readOAuthParams } from "./http/body";
 import { signJwt } from "../shared/crypto/jwt";
 import { tenantFromRequest } from "./middleware/request-context";
 import { tenantObject, userObject } from "./tenant/stubs";
+import type { AppContext } from "./context";
+import { authRateLimit } from "./middleware/auth-rate-limit";
+import { tokenCors } from "./middleware/cors";
+import { noStore } from "./middleware/no-store";
+import { NO_STORE, tokenRequest } from "./oauth/token";
 
 /** The tenant whose seeded users the guarded rotation floor reads (`?standing=1`). */
 const STANDING_FLOOR_TENANT = "bench-floor-standing";
@@ -54,16 +59,14 @@ export function benchRoutes(): Hono<AppEnv> {
   // 1,000 seeded in a tenant of its own (`/__bench/users-seed?tenant=bench-floor-standing`).
   let rotations = 0;
   const heads = new Map<string, string>();
-  router.post("/rotation-floor", async (c) => {
-    const params = await readOAuthParams(c.req.raw);
+  const rotationFloor = async (c: AppContext, params: Record<string, string | undefined>, options: { reuse: boolean; standing: boolean; write: boolean }) => {
     const user = `floor-${rotations++ % 1000}`;
     const [presented, successor] = await Promise.all([refreshSecretHash(params.refresh_token ?? ""), refreshSecretHash(newRefreshSecret())]);
-    const reuse = c.req.query("reuse") === "1";
+    const { reuse, standing } = options;
     const next = reuse ? newRefreshTokenId() : "";
-    const standing = c.req.query("standing") === "1";
     const holder = userObject(c.env, reuse ? "bench-floor-reuse" : "bench-floor", user);
     const [stored, subject] = await Promise.all([
-      c.req.query("write") === "0" ||
+      !options.write ||
         (reuse ? holder.benchRotateChainFloor(heads.get(user) ?? "none", next, successor) : holder.benchRotateFloor(presented.slice(0, 16), successor)),
       standing ? tenantObject(c.env, STANDING_FLOOR_TENANT).tokenSubject(`email|bench${(rotations - 1) % 1000}`, false, false) : null,
     ]);
@@ -72,7 +75,22 @@ export function benchRoutes(): Hono<AppEnv> {
     const key = await keyFor("RS256");
     const now = Math.floor(Date.now() / 1000);
     const token = await signJwt({ iss: "bench", sub: user, aud: "urn:bench:floor", iat: now, exp: now + 86400, scope: "read:bench" }, key, "bench", "RS256", "at+jwt");
-    return c.json({ access_token: token, refresh_token: successor, token_type: "Bearer", expires_in: 86400 }, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
+    return c.json({ access_token: token, refresh_token: successor, token_type: "Bearer", expires_in: 86400 }, 200, NO_STORE);
+  };
+  router.post("/rotation-floor", async (c) =>
+    rotationFloor(c, await readOAuthParams(c.req.raw), {
+      reuse: c.req.query("reuse") === "1",
+      standing: c.req.query("standing") === "1",
+      write: c.req.query("write") !== "0",
+    }),
+  );
+  // The floor with its kept guarantees, through the token endpoint's own front (issue 31): the auth surface's
+  // middleware (tenant from the host, the per-tenant limit, CORS) and `tokenRequest` (the form read and checked,
+  // the client found and authenticated, DPoP), then the guarded floor's work. What a refresh costs beyond this
+  // row is the refresh grant's own handling; what this row costs beyond the guarded floor, every grant pays.
+  router.post("/rotation-floor-endpoint", noStore, tenantFromRequest, authRateLimit, tokenCors, async (c) => {
+    const { ctx } = await tokenRequest(c);
+    return rotationFloor(c, ctx.params, { reuse: true, standing: true, write: true });
   });
   // The floor of a login page that reads its login session from the tenant object (issue 29 point 1): the
   // tenant resolved from the request, one `logins().get(state)` RPC, a fixed HTML document of `bytes` bytes.

@@ -14,6 +14,7 @@ describe("benchmark routes in a deployment without BENCH_ROUTES", () => {
       ["/__bench/sign?alg=ES256&n=1", {}],
       ["/__bench/token-floor", form],
       ["/__bench/rotation-floor", form],
+      ["/__bench/rotation-floor-endpoint", form],
       ["/__bench/refresh-seed?client_id=x&users=1", { method: "POST" }],
       ["/__bench/users-seed?tenant=control_plane&count=1", { method: "POST" }],
       ["/__bench/commit?n=1", {}],

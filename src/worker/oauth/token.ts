@@ -6,7 +6,8 @@ import { signerResolver } from "../tenant/keys";
 import { tenantConfigSource } from "../tenant/stubs";
 import { assertGrantAllowed, authenticateClient, findClient, presentedClient } from "./client-auth";
 import type { GrantContext } from "./grants/context";
-import { GRANTS } from "./grants";
+import { type Grant, GRANTS } from "./grants";
+import type { ClientRecord } from "../../shared/schemas/clients";
 import { dpopHeader, endpointUrls, offerDpopNonce, verifyDpopProof } from "./dpop/proof";
 
 /**
@@ -14,6 +15,19 @@ import { dpopHeader, endpointUrls, offerDpopNonce, verifyDpopProof } from "./dpo
  * grant allowlist (before authentication, rule 2), client authentication, then the grant itself.
  */
 export async function tokenEndpoint(c: AppContext): Promise<Response> {
+  const { grant, ctx, client } = await tokenRequest(c);
+  return c.json(await grant.handler(ctx, client), 200, NO_STORE);
+}
+
+/** RFC 6749 §5.1: token responses are never cached. */
+export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
+/**
+ * Everything the token endpoint does before its grant runs: the request read and checked, the client
+ * authenticated, a DPoP proof verified (and a nonce offered). Also the front of the bench's rotation floor
+ * through the endpoint (src/worker/bench.ts), so that floor pays exactly what every grant pays.
+ */
+export async function tokenRequest(c: AppContext): Promise<{ grant: Grant; ctx: GrantContext; client: ClientRecord }> {
   const params = await readOAuthParams(c.req.raw);
   const grantType = params.grant_type;
   if (!grantType) throw new OAuthError("invalid_request", "Missing required parameter: grant_type");
@@ -34,6 +48,5 @@ export async function tokenEndpoint(c: AppContext): Promise<Response> {
   const dpop = proof === null ? null : await verifyDpopProof(c, proof, { site: "token", urls: endpointUrls(c, "oauth/token"), config });
   const ctx: GrantContext = { c, params, config, signer: signerResolver(c.env, settings, tenant.id), ...(dpop ? { dpopJkt: dpop.jkt } : {}) };
   await offerDpopNonce(c, config);
-  const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
-  return c.json(await grant.handler(ctx, client), 200, noStore);
+  return { grant, ctx, client };
 }
