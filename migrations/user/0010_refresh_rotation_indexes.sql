@@ -1,5 +1,5 @@
 -- Issue 31: a rotation writes one row and marks another, and every index of refresh_tokens is written with it.
--- The table had nine b-trees (the rows, the id and token_hash uniqueness indexes, five indexes and two partial
+-- The table had nine b-trees (the rows, the id and token_hash uniqueness indexes, four indexes and two partial
 -- ones), so a rotation in this object cost 83-92 µs, of which about 50 were index upkeep (measured in the
 -- object, 3,000 rotations a loop). This table is one user's tokens only: the paths those indexes served are
 -- rare (a management listing, a session's revocation cascade, the expiry alarm, a family's start) and scan the
